@@ -1,0 +1,18 @@
+/**
+ * All of Herald's activities, created once per worker with their dependencies. Workflow code
+ * imports only the *type* of this object.
+ */
+import { conversationActivities } from './conversation.js';
+import type { ActivityDeps } from './deps.js';
+import { modelActivities } from './model/call-model.js';
+import { toolActivities } from './tools/run-tool.js';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...conversationActivities(deps),
+    ...modelActivities(deps),
+    ...toolActivities(deps),
+  };
+}
+
+export type HeraldActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,37 @@
+/**
+ * SDK clients per provider endpoint. Keys are read here, in the worker, from the environment
+ * variable the workflow names; they never enter Temporal or the database (SPEC §1.5).
+ * Clients run with `maxRetries: 0`: Temporal owns retries.
+ */
+import OpenAI from 'openai';
+import type { ProviderRef } from '../../common/providers.js';
+
+export class MissingCredentialError extends Error {
+  constructor(readonly envName: string, provider: string) {
+    super(`no API key for provider "${provider}": set ${envName} in the worker's environment`);
+    this.name = 'MissingCredentialError';
+  }
+}
+
+/** Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) usually need no key at all. */
+const KEYLESS_PLACEHOLDER = 'no-key';
+
+export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv): string {
+  const key = env[ref.apiKeyEnv];
+  if (key) return key;
+  if (ref.provider === 'custom') return KEYLESS_PLACEHOLDER;
+  throw new MissingCredentialError(ref.apiKeyEnv, ref.provider);
+}
+
+const openaiClients = new Map<string, OpenAI>();
+
+export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): OpenAI {
+  const apiKey = resolveApiKey(ref, env);
+  const cacheKey = `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`;
+  let client = openaiClients.get(cacheKey);
+  if (!client) {
+    client = new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs });
+    openaiClients.set(cacheKey, client);
+  }
+  return client;
+}

@@ -1,0 +1,83 @@
+/**
+ * Turn provider errors into ApplicationFailures the workflow can reason about: `type` is the
+ * failure reason, details carry status and provider message, `nextRetryDelay` carries
+ * Retry-After (capped at 10 minutes) or jittered backoff, and `nonRetryable` is set where another
+ * attempt cannot help.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { APIConnectionError, APIError } from 'openai';
+import { backoffMs, classifyProviderError, parseRetryAfter } from '../../common/classify-error.js';
+import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
+import { REASON_POLICIES } from '../../common/error-reasons.js';
+import type { ProviderRef } from '../../common/providers.js';
+import { MalformedResponseError } from './chat-completions.js';
+import { MissingCredentialError } from './clients.js';
+
+export interface FailureContext {
+  provider: ProviderRef;
+  attempt: number;
+  approxTokens?: number;
+  messageCount?: number;
+}
+
+interface ErrorFacts {
+  status?: number | undefined;
+  message: string;
+  code?: string | undefined;
+  transport: boolean;
+  retryAfter?: string | null | undefined;
+}
+
+function factsOf(err: unknown): ErrorFacts {
+  if (err instanceof APIConnectionError) {
+    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+    return { message: `${err.message} ${cause?.message ?? ''} ${cause?.code ?? ''}`.trim(), transport: true };
+  }
+  if (err instanceof APIError) {
+    const body = err.error as { message?: string; code?: string | number; type?: string; metadata?: { raw?: string } } | undefined;
+    const code = body?.code ?? body?.type ?? (err as { code?: string | null }).code ?? undefined;
+    const message = [err.message, body?.metadata?.raw].filter(Boolean).join(' ');
+    return { status: typeof err.status === 'number' ? err.status : undefined, message, code: code === undefined || code === null ? undefined : String(code), transport: false, retryAfter: (err.headers as Headers | undefined)?.get('retry-after') };
+  }
+  if (err instanceof MalformedResponseError) return { message: err.message, transport: false, code: 'malformed_response' };
+  const e = err as { message?: string; code?: string; name?: string };
+  return { message: `${e.name ?? 'Error'}: ${e.message ?? String(err)}`, code: e.code, transport: e.code !== undefined };
+}
+
+export function toModelFailure(err: unknown, ctx: FailureContext): ApplicationFailure {
+  if (err instanceof MissingCredentialError) return failure('auth', err.message, ctx, { transport: false, message: err.message }, true);
+  const facts = factsOf(err);
+  const reason: FailureReason =
+    err instanceof MalformedResponseError
+      ? 'server_error'
+      : classifyProviderError({
+          status: facts.status,
+          message: facts.message,
+          code: facts.code,
+          transport: facts.transport,
+          approxTokens: ctx.approxTokens,
+          contextLength: ctx.provider.contextLength,
+          messageCount: ctx.messageCount,
+        });
+  return failure(reason, facts.message, ctx, facts, !REASON_POLICIES[reason].retryable);
+}
+
+function failure(reason: FailureReason, message: string, ctx: FailureContext, facts: ErrorFacts, nonRetryable: boolean): ApplicationFailure {
+  const retryAfterMs = parseRetryAfter(facts.retryAfter, Date.now());
+  const details: ModelFailureDetails = {
+    reason,
+    providerMessage: message.slice(0, 2000),
+    provider: ctx.provider.provider,
+    model: ctx.provider.model,
+    ...(facts.status !== undefined ? { status: facts.status } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+  const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
+  return ApplicationFailure.create({
+    type: reason,
+    message: `${ctx.provider.provider}/${ctx.provider.model}${status}: ${message.slice(0, 500)}`,
+    nonRetryable,
+    details: [details],
+    ...(nonRetryable ? {} : { nextRetryDelay: retryAfterMs ?? backoffMs(ctx.attempt, Math.random()) }),
+  });
+}

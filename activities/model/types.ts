@@ -1,0 +1,49 @@
+/** What every API-mode adapter takes and gives back, in Herald's OpenAI-shaped terms. */
+import type { ChatMessage, ToolCall } from '../../common/messages.js';
+
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  /** System prompt first, then the repaired transcript. */
+  messages: ChatMessage[];
+  tools: ToolSchema[];
+  maxOutputTokens?: number | undefined;
+}
+
+/** Raw token counts as the provider reported them (before pricing). */
+export interface TokenCounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+}
+
+export interface ModelResponse {
+  content: string;
+  reasoning: string | null;
+  toolCalls: ToolCall[];
+  /** OpenAI-style: stop | tool_calls | length | content_filter. */
+  finishReason: string;
+  tokens: TokenCounts;
+  model: string;
+}
+
+/** Where streamed output goes while a call runs (events for watching clients, liveness). */
+export interface StreamSink {
+  text(delta: string): void;
+  reasoning(delta: string): void;
+  toolGenerating(name: string): void;
+  /** Any bytes arrived: the call is alive. */
+  alive(): void;
+}
+
+export interface CallContext {
+  signal: AbortSignal;
+  sink: StreamSink;
+}

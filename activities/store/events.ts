@@ -1,0 +1,86 @@
+/**
+ * The event side channel (SPEC §6.4): what clients watch live, kept out of Temporal history.
+ * Each conversation has its own gap-free sequence so a client can reconnect from an offset;
+ * `NOTIFY herald_events` tells listeners that new rows are there (the payload stays tiny because
+ * NOTIFY payloads are capped at 8,000 bytes).
+ */
+import type { Db } from './db.js';
+import { withTransaction } from './db.js';
+
+export const EVENTS_CHANNEL = 'herald_events';
+
+export const EVENT_KINDS = [
+  'turn.started',
+  'step',
+  'thinking',
+  'reasoning.delta',
+  'text.delta',
+  'tool.generating',
+  'tool.started',
+  'tool.completed',
+  'approval.requested',
+  'clarify.requested',
+  'status',
+  'stream.reset',
+  'turn.ended',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export interface NewEvent {
+  kind: EventKind;
+  turnId?: string | undefined;
+  payload: Record<string, unknown>;
+}
+
+export interface StoredEvent {
+  conversation_id: string;
+  seq: number;
+  kind: EventKind;
+  turn_id: string | null;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** Append events for a conversation in order and notify listeners. Returns the last sequence number. */
+export async function appendEvents(db: Db, conversationId: string, events: readonly NewEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  return await withTransaction(db, async (client) => {
+    const counter = await client.query<{ last_seq: string }>(
+      `INSERT INTO event_counters (conversation_id, last_seq) VALUES ($1, $2)
+       ON CONFLICT (conversation_id) DO UPDATE SET last_seq = event_counters.last_seq + $2
+       RETURNING last_seq`,
+      [conversationId, events.length],
+    );
+    const last = Number(counter.rows[0]!.last_seq);
+    const first = last - events.length + 1;
+    const values: unknown[] = [];
+    const rows = events.map((e, i) => {
+      values.push(conversationId, first + i, e.kind, e.turnId ?? null, JSON.stringify(e.payload));
+      const b = i * 5;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}::jsonb)`;
+    });
+    await client.query(`INSERT INTO events (conversation_id, seq, kind, turn_id, payload) VALUES ${rows.join(', ')}`, values);
+    await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, JSON.stringify({ c: conversationId, s: last })]);
+    return last;
+  });
+}
+
+/** Events of a conversation after `afterSeq`, oldest first. */
+export async function readEvents(db: Db, conversationId: string, afterSeq: number, limit = 500): Promise<StoredEvent[]> {
+  const r = await db.query<StoredEvent & { seq: string }>(
+    'SELECT * FROM events WHERE conversation_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+    [conversationId, afterSeq, limit],
+  );
+  return r.rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+export async function lastEventSeq(db: Db, conversationId: string): Promise<number> {
+  const r = await db.query<{ last_seq: string }>('SELECT last_seq FROM event_counters WHERE conversation_id = $1', [conversationId]);
+  return r.rows[0] ? Number(r.rows[0].last_seq) : 0;
+}
+
+/** Delete events older than `maxAgeMs` (the transcript stays; events are a live view). */
+export async function pruneEvents(db: Db, maxAgeMs: number): Promise<number> {
+  const r = await db.query("DELETE FROM events WHERE created_at < now() - ($1::bigint * interval '1 millisecond')", [maxAgeMs]);
+  return r.rowCount ?? 0;
+}

@@ -1,0 +1,105 @@
+/** Session rows: one per session id; compression and delegation link sessions by parent id. */
+import type { Usage } from '../../common/messages.js';
+import type { ProviderRef } from '../../common/providers.js';
+import type { Db } from './db.js';
+
+export interface SessionRow {
+  id: string;
+  parent_id: string | null;
+  conversation_id: string;
+  workflow_id: string | null;
+  title: string | null;
+  source: string;
+  provider: string | null;
+  model: string | null;
+  system_prompt: string | null;
+  cwd: string | null;
+  started_at: Date;
+  ended_at: Date | null;
+  end_reason: string | null;
+  api_calls: number;
+  input_tokens: string;
+  output_tokens: string;
+  estimated_cost_usd: string;
+}
+
+export interface NewSession {
+  id: string;
+  conversationId: string;
+  workflowId: string;
+  source: string;
+  provider: ProviderRef;
+  systemPrompt: string;
+  cwd: string;
+  title?: string | undefined;
+  parentId?: string | undefined;
+}
+
+/** Create the session row if it does not exist; an existing row (a resumed session) is kept. */
+export async function ensureSession(db: Db, s: NewSession): Promise<SessionRow> {
+  await db.query(
+    `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      s.id,
+      s.parentId ?? null,
+      s.conversationId,
+      s.workflowId,
+      s.title ?? null,
+      s.source,
+      s.provider.provider,
+      s.provider.model,
+      s.provider.apiMode,
+      s.provider.baseUrl,
+      s.systemPrompt,
+      s.cwd,
+    ],
+  );
+  const row = await getSession(db, s.id);
+  if (!row) throw new Error(`session ${s.id} vanished right after it was written`);
+  return row;
+}
+
+export async function getSession(db: Db, id: string): Promise<SessionRow | undefined> {
+  const r = await db.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [id]);
+  return r.rows[0];
+}
+
+/** Totals are absolute values from the workflow, so writing them twice changes nothing. */
+export async function setSessionTotals(db: Db, id: string, usage: Usage, apiCalls: number): Promise<void> {
+  await db.query(
+    `UPDATE sessions SET api_calls = $2, input_tokens = $3, output_tokens = $4, cache_read_tokens = $5,
+            cache_write_tokens = $6, reasoning_tokens = $7, estimated_cost_usd = $8
+      WHERE id = $1`,
+    [id, apiCalls, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.reasoning_tokens, usage.cost_usd],
+  );
+}
+
+export async function setTitleIfMissing(db: Db, id: string, title: string): Promise<void> {
+  await db.query('UPDATE sessions SET title = $2 WHERE id = $1 AND title IS NULL', [id, title]);
+}
+
+export async function endSession(db: Db, id: string, reason: string): Promise<void> {
+  await db.query('UPDATE sessions SET ended_at = coalesce(ended_at, now()), end_reason = coalesce(end_reason, $2) WHERE id = $1', [id, reason]);
+}
+
+export interface SessionListItem {
+  id: string;
+  title: string | null;
+  source: string;
+  model: string | null;
+  started_at: Date;
+  ended_at: Date | null;
+  messages: number;
+}
+
+export async function listSessions(db: Db, limit = 20): Promise<SessionListItem[]> {
+  const r = await db.query<SessionListItem>(
+    `SELECT s.id, s.title, s.source, s.model, s.started_at, s.ended_at,
+            (SELECT count(*)::int FROM messages m WHERE m.session_id = s.id) AS messages
+       FROM sessions s ORDER BY s.started_at DESC LIMIT $1`,
+    [limit],
+  );
+  return r.rows;
+}

@@ -1,0 +1,57 @@
+/** `read_file`: read a text file of the workspace with line numbers, by line offset and limit. */
+import { open, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { defineTool } from './registry.js';
+import { resolveInWorkspace, workspaceRelative } from './workspace.js';
+
+const MAX_LINE_CHARS = 2000;
+const DEFAULT_LIMIT = 500;
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+const params = z
+  .object({
+    path: z.string().min(1).describe('File path, relative to the workspace'),
+    offset: z.number().int().min(1).optional().describe('First line to read (1-based, default 1)'),
+    limit: z.number().int().min(1).max(5000).optional().describe(`How many lines to read (default ${DEFAULT_LIMIT})`),
+  })
+  .strict();
+
+export const readFileTool = defineTool({
+  name: 'read_file',
+  toolset: 'file',
+  description: 'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
+  parameters: params,
+  traits: { readOnly: true, pathScoped: true, serial: false },
+  paths: (a) => [a.path],
+  summarize: (a) => `read_file: ${a.path}${a.offset ? `:${a.offset}` : ''}`,
+  async handler(args, ctx) {
+    const abs = await resolveInWorkspace(ctx.cwd, args.path);
+    const info = await stat(abs).catch(() => undefined);
+    if (!info) return { content: `File not found: ${args.path}`, isError: true };
+    if (info.isDirectory()) return { content: `${args.path} is a directory, not a file`, isError: true };
+    if (info.size > MAX_FILE_BYTES) return { content: `${args.path} is ${info.size} bytes; too large to read`, isError: true };
+    const handle = await open(abs, 'r');
+    let buf: Buffer;
+    try {
+      buf = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+    if (buf.subarray(0, 8192).includes(0)) return { content: `${args.path} looks like a binary file (${info.size} bytes); not shown`, isError: true };
+    const lines = buf.toString('utf8').split('\n');
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const offset = args.offset ?? 1;
+    const limit = args.limit ?? DEFAULT_LIMIT;
+    if (offset > lines.length && lines.length > 0) {
+      return { content: `${args.path} has ${lines.length} lines; offset ${offset} is past the end`, isError: true };
+    }
+    const slice = lines.slice(offset - 1, offset - 1 + limit);
+    const width = String(offset + slice.length).length;
+    const body = slice
+      .map((line, i) => `${String(offset + i).padStart(width, ' ')}\t${line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line}`)
+      .join('\n');
+    const end = offset + slice.length - 1;
+    const more = end < lines.length ? `\n[${workspaceRelative(ctx.cwd, abs)}: lines ${offset}-${end} of ${lines.length}; read on with offset ${end + 1}]` : '';
+    return { content: (body || '(empty file)') + more };
+  },
+});

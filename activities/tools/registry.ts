@@ -1,0 +1,108 @@
+/**
+ * The tool registry (SPEC §7.1): each tool is a name, a toolset, a description, a zod schema for
+ * its arguments (JSON Schema generated from it), a handler, an optional availability check and a
+ * result size limit. Invalid arguments become a readable tool error for the model, never a crash.
+ */
+import { z } from 'zod';
+import type { ToolTraits } from '../../common/tool-batch.js';
+import type { ToolSchema } from '../model/types.js';
+
+export interface ToolContext {
+  /** The conversation's workspace (absolute, real path). */
+  cwd: string;
+  /** Aborted when the turn is stopped or the activity is cancelled. */
+  signal: AbortSignal;
+  /** Tell Temporal the tool is alive (cheap; throttled by the SDK). */
+  heartbeat: () => void;
+  /** Environment for child processes, with Herald's secrets removed. */
+  childEnv: NodeJS.ProcessEnv;
+}
+
+export interface ToolOutput {
+  content: string;
+  isError?: boolean;
+}
+
+export interface ToolDefinition<A = unknown> {
+  name: string;
+  toolset: string;
+  description: string;
+  parameters: z.ZodType<A>;
+  handler(args: A, ctx: ToolContext): Promise<ToolOutput>;
+  /** Returns why the tool cannot be used here, or undefined when it can. */
+  unavailableReason?(): string | undefined;
+  maxResultChars?: number;
+  traits: ToolTraits;
+  /** Workspace paths the call touches (for batch planning). */
+  paths?(args: A): string[];
+  /** One-line description for the Web UI and events, e.g. `terminal: npm test`. */
+  summarize?(args: A): string;
+  /** The longest this call may legitimately run. */
+  timeoutSeconds?(args: A): number;
+}
+
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 120;
+export const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
+export function defineTool<A>(def: ToolDefinition<A>): ToolDefinition<A> {
+  return def;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition<unknown>>();
+
+  register<A>(tool: ToolDefinition<A>): this {
+    if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+    this.tools.set(tool.name, tool);
+    return this;
+  }
+
+  get(name: string): ToolDefinition<unknown> | undefined {
+    return this.tools.get(name);
+  }
+
+  all(): ToolDefinition<unknown>[] {
+    return [...this.tools.values()];
+  }
+
+  /** Names of the tools usable under the given toolsets (all toolsets when none are given). */
+  enabled(toolsets?: readonly string[]): string[] {
+    return this.all()
+      .filter((t) => !toolsets || toolsets.includes(t.toolset) || toolsets.includes(t.name))
+      .filter((t) => t.unavailableReason?.() === undefined)
+      .map((t) => t.name);
+  }
+
+  schemas(names: readonly string[]): ToolSchema[] {
+    return names.flatMap((n) => {
+      const t = this.tools.get(n);
+      return t ? [{ name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) }] : [];
+    });
+  }
+}
+
+/** JSON Schema for a provider's tool definition, generated from the zod schema. */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+export type ParsedArgs<A> = { ok: true; args: A } | { ok: false; error: string };
+
+/** Parse and validate a call's JSON arguments; errors are written for the model to correct. */
+export function parseToolArgs<A>(tool: ToolDefinition<A>, raw: string): ParsedArgs<A> {
+  let json: unknown;
+  try {
+    json = raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch (err) {
+    return { ok: false, error: `Invalid JSON arguments for ${tool.name}: ${(err as Error).message}. Send a JSON object matching the tool's schema.` };
+  }
+  const parsed = tool.parameters.safeParse(json);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  const issues = parsed.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`)
+    .join('; ');
+  return { ok: false, error: `Invalid arguments for ${tool.name}: ${issues}` };
+}

@@ -1,0 +1,82 @@
+/**
+ * The tool activity: load the call's arguments from the transcript, validate them, run the tool,
+ * and write its result at the sequence the workflow assigned. Tool failures are results for the
+ * model to read, not activity failures; only cancellation and infrastructure errors throw.
+ */
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js';
+import { oneLine, truncateMiddle } from '../../common/text.js';
+import type { ActivityDeps } from '../deps.js';
+import { keepHeartbeating, scrubbedEnv } from '../deps.js';
+import { EventPublisher } from '../events/publisher.js';
+import { getMessage, writeMessage } from '../store/messages.js';
+import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
+import type { ToolOutput } from './registry.js';
+import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
+
+export const RE_EXECUTED_NOTE = '[re-executed after worker restart: an earlier run of this call may have had effects too]';
+
+export function toolActivities(deps: ActivityDeps) {
+  const { db } = deps;
+  const childEnv = scrubbedEnv(deps.env);
+
+  async function execute(a: RunToolArgs, ctx: Context): Promise<ToolOutput> {
+    if (a.call.argsError) return { content: a.call.argsError, isError: true };
+    const tool = deps.tools.get(a.call.name);
+    if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
+    const assistant = await getMessage(db, a.sessionId, a.assistantSeq);
+    const call = assistant?.tool_calls?.find((c) => c.id === a.call.id);
+    if (!call) throw new Error(`tool call ${a.call.id} not found at ${a.sessionId}#${a.assistantSeq}`);
+    const parsed = parseToolArgs(tool, call.function.arguments);
+    if (!parsed.ok) return { content: parsed.error, isError: true };
+    try {
+      return await tool.handler(parsed.args, {
+        cwd: a.cwd,
+        signal: ctx.cancellationSignal,
+        heartbeat: () => ctx.heartbeat({ tool: a.call.name }),
+        childEnv,
+      });
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw err;
+      return { content: `Error running ${a.call.name}: ${(err as Error).message ?? String(err)}`, isError: true };
+    }
+  }
+
+  return {
+    async runTool(a: RunToolArgs): Promise<RunToolResult> {
+      const ctx = Context.current();
+      const started = Date.now();
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      const reExecuted = await markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name);
+      pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
+      const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ tool: a.call.name }), 500);
+      try {
+        let output: ToolOutput;
+        try {
+          output = await execute(a, ctx);
+        } catch (err) {
+          if (ctx.cancellationSignal.aborted) {
+            pub.emit('tool.completed', { id: a.call.id, name: a.call.name, cancelled: true, durationMs: Date.now() - started });
+            await pub.flush();
+            const reason: unknown = ctx.cancellationSignal.reason;
+            throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
+          }
+          throw err;
+        }
+        const limit = deps.tools.get(a.call.name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+        let content = truncateMiddle(output.content, limit);
+        if (reExecuted) content = `${RE_EXECUTED_NOTE}\n${content}`;
+        await writeMessage(db, a.sessionId, { seq: a.resultSeq, role: 'tool', content, toolCallId: a.call.id, toolName: a.call.name, turnId: a.turnId });
+        const durationMs = Date.now() - started;
+        const isError = output.isError ?? false;
+        await markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs);
+        const preview = oneLine(content, 200);
+        pub.emit('tool.completed', { id: a.call.id, name: a.call.name, durationMs, isError, preview });
+        await pub.flush();
+        return { isError, preview, durationMs, reExecuted };
+      } finally {
+        stopHeartbeat();
+      }
+    },
+  };
+}

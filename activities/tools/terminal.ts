@@ -1,0 +1,136 @@
+/**
+ * `terminal`: run a shell command in the workspace. The command runs in its own process group so
+ * `/stop`, timeouts and worker shutdown kill it and everything it started. Output is capped
+ * (head and tail kept) and the exit code is always reported.
+ */
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { oneLine, truncateMiddle } from '../../common/text.js';
+import { defineTool } from './registry.js';
+
+export interface TerminalSettings {
+  timeoutSeconds: number;
+  maxOutputChars: number;
+}
+
+const MAX_TIMEOUT_SECONDS = 3600;
+
+export function terminalTool(settings: TerminalSettings) {
+  const params = z
+    .object({
+      command: z.string().min(1).describe('Shell command (bash) to run in the workspace directory'),
+      timeout: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_TIMEOUT_SECONDS)
+        .optional()
+        .describe(`Seconds before the command is killed (default ${settings.timeoutSeconds})`),
+    })
+    .strict();
+
+  return defineTool({
+    name: 'terminal',
+    toolset: 'terminal',
+    description:
+      'Run a shell command in the workspace and return its combined stdout/stderr and exit code. Non-interactive; ' +
+      'commands that wait for input will time out.',
+    parameters: params,
+    traits: { readOnly: false, pathScoped: false, serial: true },
+    summarize: (a) => `terminal: ${oneLine(a.command, 100)}`,
+    timeoutSeconds: (a) => a.timeout ?? settings.timeoutSeconds,
+    maxResultChars: settings.maxOutputChars + 500,
+    async handler(args, ctx) {
+      const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
+      const r = await runCommand(args.command, ctx.cwd, ctx.childEnv, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
+      const output = truncateMiddle(r.output, settings.maxOutputChars);
+      const status = r.timedOut ? `killed after ${timeoutSeconds}s timeout` : r.signal ? `killed by ${r.signal}` : `exit code ${r.code}`;
+      return {
+        content: `${output}${output && !output.endsWith('\n') ? '\n' : ''}[${status}, ${(r.durationMs / 1000).toFixed(1)}s]`,
+        isError: r.timedOut || r.code !== 0,
+      };
+    },
+  });
+}
+
+export interface CommandResult {
+  output: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+const OUTPUT_COLLECT_CAP = 4 * 1024 * 1024;
+const PIPE_DRAIN_MS = 2000;
+
+/** Run `command` under bash in its own process group; abort or timeout kills the whole group. */
+export function runCommand(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  signal: AbortSignal,
+  heartbeat: () => void,
+): Promise<CommandResult> {
+  return new Promise((resolvePromise, reject) => {
+    const started = Date.now();
+    const child = spawn('bash', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let timedOut = false;
+    const collect = (chunk: Buffer) => {
+      if (output.length < OUTPUT_COLLECT_CAP) output += chunk.toString('utf8');
+      heartbeat();
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is already gone
+      }
+    };
+    const beat = setInterval(heartbeat, 1000);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    const onAbort = () => killGroup();
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    let exit: { code: number | null; sig: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const cleanup = () => {
+      clearInterval(beat);
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const finish = () => {
+      if (settled || !exit) return;
+      settled = true;
+      cleanup();
+      if (signal.aborted) reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+      else resolvePromise({ output, code: exit.code, signal: exit.sig, timedOut, durationMs: Date.now() - started });
+    };
+    child.on('error', (err) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(err);
+    });
+    child.on('exit', (code, sig) => {
+      exit = { code, sig };
+      // Background processes the command left in its group go too; then give the pipes a moment
+      // to drain. A process that escaped the group (setsid) must not hold the result hostage.
+      killGroup();
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, PIPE_DRAIN_MS).unref();
+    });
+    child.on('close', finish);
+  });
+}

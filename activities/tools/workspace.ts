@@ -1,0 +1,46 @@
+/**
+ * Workspace confinement for file tools (SPEC §7.2): a path resolves inside the conversation's
+ * workspace or is refused. `..`, absolute paths elsewhere, and symlinks that lead out are all
+ * caught by comparing real paths.
+ */
+import { realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+
+export class WorkspaceEscapeError extends Error {
+  constructor(path: string) {
+    super(`path "${path}" is outside the workspace; file tools only work inside it`);
+    this.name = 'WorkspaceEscapeError';
+  }
+}
+
+function inside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** Real path of the nearest existing ancestor of `p` plus the part that does not exist yet. */
+async function realpathAllowMissing(p: string): Promise<string> {
+  try {
+    return await realpath(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const parent = dirname(p);
+    if (parent === p) return p;
+    return resolve(await realpathAllowMissing(parent), relative(parent, p));
+  }
+}
+
+/** Resolve a tool's path argument to an absolute real path inside the workspace `root`. */
+export async function resolveInWorkspace(root: string, path: string): Promise<string> {
+  const realRoot = await realpath(root);
+  const candidate = resolve(realRoot, path);
+  if (!inside(realRoot, candidate)) throw new WorkspaceEscapeError(path);
+  const real = await realpathAllowMissing(candidate);
+  if (!inside(realRoot, real)) throw new WorkspaceEscapeError(path);
+  return real;
+}
+
+/** A path relative to the workspace, for display and batch planning. */
+export function workspaceRelative(root: string, abs: string): string {
+  return relative(root, abs) || '.';
+}

@@ -1,0 +1,217 @@
+/**
+ * Provider error classifier (SPEC §5.1, hermes-reference §3.1): HTTP status, provider error body
+ * and message text → one failure reason. Pure and table-driven; the first matching rule wins.
+ */
+import type { FailureReason } from './error-reasons.js';
+
+export interface ProviderErrorInput {
+  status?: number | undefined;
+  /** Error message text (SDK message, provider `error.message`, OpenRouter `metadata.raw`), any case. */
+  message: string;
+  /** Provider error code (`error.code` or `error.type`), if any. */
+  code?: string | undefined;
+  /** Transport failure (connection refused/reset, DNS, TLS, socket timeout): no HTTP response at all. */
+  transport?: boolean | undefined;
+  /** Estimated prompt tokens and the model's window, for the "generic 400 on a big session" rule. */
+  approxTokens?: number | undefined;
+  contextLength?: number | undefined;
+  messageCount?: number | undefined;
+}
+
+const has = (text: string, phrases: readonly string[]) => phrases.some((p) => text.includes(p));
+
+const CONTENT_POLICY = [
+  'flagged for possible cybersecurity risk',
+  'violates our usage policies',
+  'violate our usage policies',
+  'prompt was flagged by our safety',
+  'content_filter',
+  'content filter',
+  'responsibleaipolicyviolation',
+  'new_sensitive',
+  'content management policy',
+];
+const OVERFLOW = [
+  'context length',
+  'context_length',
+  'context window',
+  'maximum context',
+  'too many tokens',
+  'prompt is too long',
+  'input is too long',
+  'exceeds the context',
+  'reduce the length',
+  'token limit',
+  'max_tokens',
+  'maximum number of tokens',
+  'context size',
+  'request too large',
+];
+const BILLING = [
+  'insufficient_quota',
+  'insufficient quota',
+  'billing',
+  'payment required',
+  'credit balance',
+  'insufficient credits',
+  'insufficient_credits',
+  'out of credits',
+  'spending limit',
+  'key limit exceeded',
+  'exceeded your current quota',
+  'purchase more credits',
+];
+const USAGE_LIMIT = ['usage limit', 'quota', 'limit exceeded', 'limit reached'];
+const TRANSIENT_HINT = ['try again', 'retry', 'resets at', 'reset in', 'wait', 'window', 'later'];
+const RATE_LIMIT = ['rate limit', 'rate_limit', 'too many requests', 'ratelimit', 'requests per minute', 'tokens per minute'];
+const OVERLOADED_429 = ['overloaded', 'at capacity'];
+const OVERLOADED = ['overloaded', 'at capacity', 'capacity', 'temporarily unavailable', 'service unavailable'];
+const MODEL_NOT_FOUND = [
+  'model not found',
+  'model_not_found',
+  'no such model',
+  'does not exist',
+  'unknown model',
+  'invalid model',
+  'is not a valid model',
+  'model is not available',
+  'no endpoints found',
+];
+const AUTH = ['invalid api key', 'invalid_api_key', 'incorrect api key', 'unauthorized', 'authentication', 'forbidden', 'token expired', 'invalid x-api-key', 'no auth credentials'];
+const UNSUPPORTED_PARAM = ['unknown parameter', 'unsupported parameter', 'unrecognized request argument', 'extra inputs are not permitted'];
+const TIMEOUT = ['timed out', 'timeout', 'deadline exceeded'];
+const DISCONNECT = ['server disconnected', 'peer closed connection', 'unexpected eof', 'connection reset', 'socket hang up', 'econnreset', 'econnrefused', 'connection refused', 'connection error', 'terminated', 'other side closed', 'fetch failed', 'getaddrinfo', 'enotfound'];
+const SSL = ['bad record mac', '[ssl:', 'ssl alert', 'tls', 'certificate'];
+
+const CODE_REASONS: Record<string, FailureReason> = {
+  resource_exhausted: 'rate_limit',
+  throttled: 'rate_limit',
+  rate_limit_exceeded: 'rate_limit',
+  rate_limit_error: 'rate_limit',
+  insufficient_quota: 'billing',
+  billing_not_active: 'billing',
+  payment_required: 'billing',
+  insufficient_credits: 'billing',
+  model_not_found: 'model_not_found',
+  model_not_available: 'model_not_found',
+  invalid_model: 'model_not_found',
+  context_length_exceeded: 'context_overflow',
+  max_tokens_exceeded: 'context_overflow',
+  overloaded_error: 'overloaded',
+  authentication_error: 'auth',
+  permission_error: 'auth',
+  request_too_large: 'payload_too_large',
+};
+
+/** A large session makes a bare, uninformative 400 most likely a context overflow. */
+function isLargeSession(e: ProviderErrorInput, share: number, tokens: number, msgs: number): boolean {
+  const ctx = e.contextLength;
+  const approx = e.approxTokens ?? 0;
+  if (ctx && approx > ctx * share) return true;
+  if (ctx !== undefined && ctx > 256_000) return false;
+  return approx > tokens || (e.messageCount ?? 0) > msgs;
+}
+
+export function classifyProviderError(e: ProviderErrorInput): FailureReason {
+  const text = `${e.message} ${e.code ?? ''}`.toLowerCase();
+  const status = e.status;
+
+  if (has(text, CONTENT_POLICY)) return 'content_policy_blocked';
+  if (status === 400 && text.includes('thinking') && has(text, ['signature', 'cannot be modified', 'must remain as they were'])) {
+    return 'thinking_signature';
+  }
+  if (status === 429 && text.includes('extra usage') && text.includes('long context')) return 'long_context_tier';
+
+  if (status !== undefined) {
+    const byStatus = classifyByStatus(status, text, e);
+    if (byStatus) return byStatus;
+  }
+
+  const code = e.code?.toLowerCase();
+  if (code && CODE_REASONS[code]) return CODE_REASONS[code];
+
+  return classifyByMessage(text, e);
+}
+
+function classifyByStatus(status: number, text: string, e: ProviderErrorInput): FailureReason | undefined {
+  switch (status) {
+    case 401:
+      return 'auth';
+    case 403:
+      return has(text, BILLING) ? 'billing' : 'auth';
+    case 402:
+      return has(text, USAGE_LIMIT) && has(text, TRANSIENT_HINT) ? 'rate_limit' : 'billing';
+    case 404:
+      if (has(text, BILLING)) return 'billing';
+      if (has(text, MODEL_NOT_FOUND)) return 'model_not_found';
+      return 'unknown';
+    case 413:
+      return 'payload_too_large';
+    case 429:
+      if (has(text, OVERLOADED_429)) return 'overloaded';
+      if (has(text, BILLING) && !has(text, TRANSIENT_HINT)) return 'billing';
+      return 'rate_limit';
+    case 400:
+      if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
+      if (has(text, OVERFLOW)) return 'context_overflow';
+      if (has(text, MODEL_NOT_FOUND)) return 'model_not_found';
+      if (has(text, RATE_LIMIT)) return 'rate_limit';
+      if (has(text, BILLING)) return 'billing';
+      if (e.message.trim().length < 30 && isLargeSession(e, 0.4, 80_000, 80)) return 'context_overflow';
+      return 'format_error';
+    case 500:
+    case 502:
+      if (has(text, OVERFLOW)) return 'context_overflow';
+      return 'server_error';
+    case 503:
+    case 529:
+      if (has(text, OVERFLOW)) return 'context_overflow';
+      return 'overloaded';
+    case 408:
+    case 504:
+      return 'timeout';
+    default:
+      if (status >= 500) return 'server_error';
+      if (status >= 400) return 'format_error';
+      return undefined;
+  }
+}
+
+function classifyByMessage(text: string, e: ProviderErrorInput): FailureReason {
+  if (has(text, ['payload too large', 'request entity too large'])) return 'payload_too_large';
+  if (has(text, USAGE_LIMIT) && has(text, TRANSIENT_HINT)) return 'rate_limit';
+  if (has(text, OVERLOADED)) return 'overloaded';
+  if (has(text, BILLING)) return 'billing';
+  if (has(text, RATE_LIMIT)) return 'rate_limit';
+  if (has(text, OVERFLOW)) return 'context_overflow';
+  if (has(text, AUTH)) return 'auth';
+  if (has(text, MODEL_NOT_FOUND)) return 'model_not_found';
+  if (has(text, TIMEOUT)) return 'timeout';
+  if (has(text, SSL)) return 'timeout';
+  if (has(text, DISCONNECT)) {
+    return isLargeSession(e, 0.6, 120_000, 200) ? 'context_overflow' : 'timeout';
+  }
+  if (e.transport) return 'timeout';
+  return 'unknown';
+}
+
+/** Parse a Retry-After header (seconds or an HTTP date) into milliseconds, capped. */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number, capMs = 600_000): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  let ms: number;
+  if (Number.isFinite(seconds)) ms = seconds * 1000;
+  else {
+    const date = Date.parse(value);
+    if (Number.isNaN(date)) return undefined;
+    ms = date - nowMs;
+  }
+  if (ms < 0) ms = 0;
+  return Math.min(ms, capMs);
+}
+
+/** Jittered exponential backoff: min(base·2^(attempt−1), cap) plus up to half of that again. */
+export function backoffMs(attempt: number, random: number, baseMs = 2000, capMs = 60_000): number {
+  const core = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), capMs);
+  return Math.round(core + random * 0.5 * core);
+}

@@ -1,0 +1,68 @@
+/**
+ * The Herald config file (YAML, SPEC §1.4), validated by one zod schema. Every number is a
+ * default that can be changed here. Environment variables override the file where both exist.
+ */
+import { z } from 'zod';
+import { BUSY_POLICIES } from './contract.js';
+import { API_MODES, PROVIDER_NAMES } from './providers.js';
+
+const pricingSchema = z
+  .object({
+    /** USD per million prompt tokens not served from cache. */
+    input: z.number().min(0),
+    /** USD per million output tokens. */
+    output: z.number().min(0),
+    cacheRead: z.number().min(0).optional(),
+    cacheWrite: z.number().min(0).optional(),
+  })
+  .strict();
+
+export const configFileSchema = z
+  .object({
+    model: z
+      .object({
+        provider: z.enum(PROVIDER_NAMES).optional(),
+        name: z.string().min(1).optional(),
+        apiMode: z.enum(API_MODES).optional(),
+        baseUrl: z.string().url().optional(),
+        apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+        contextLength: z.number().int().min(1024).optional(),
+        maxOutputTokens: z.number().int().min(1).optional(),
+        /** Seconds without any bytes from the provider before a call is abandoned. */
+        requestTimeoutSeconds: z.number().int().min(1).optional(),
+      })
+      .strict()
+      .default({}),
+    agent: z
+      .object({
+        maxIterations: z.number().int().min(1).default(90),
+        busyPolicy: z.enum(BUSY_POLICIES).default('interrupt'),
+        systemMessage: z.string().optional(),
+      })
+      .strict()
+      .default({ maxIterations: 90, busyPolicy: 'interrupt' }),
+    tools: z
+      .object({
+        /** Toolsets enabled when a conversation does not choose. */
+        toolsets: z.array(z.string().min(1)).optional(),
+        terminal: z
+          .object({
+            timeoutSeconds: z.number().int().min(1).max(3600).default(180),
+            maxOutputChars: z.number().int().min(1000).default(50_000),
+          })
+          .strict()
+          .default({ timeoutSeconds: 180, maxOutputChars: 50_000 }),
+      })
+      .strict()
+      .default({ terminal: { timeoutSeconds: 180, maxOutputChars: 50_000 } }),
+    /** Model name → pricing (USD per million tokens). */
+    pricing: z.record(z.string(), pricingSchema).default({}),
+    events: z
+      .object({ retentionDays: z.number().min(0.01).default(7) })
+      .strict()
+      .default({ retentionDays: 7 }),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type Pricing = z.infer<typeof pricingSchema>;

@@ -1,0 +1,33 @@
+/**
+ * Names that form Herald's public contract with Temporal: changing any of them breaks running
+ * conversations and every client that talks to them.
+ */
+
+/** Workflow type of a conversation. */
+export const CONVERSATION_WORKFLOW = 'conversation';
+
+/** Default task queue shared by Herald workers (override with HERALD_TASK_QUEUE). */
+export const DEFAULT_TASK_QUEUE = 'herald';
+
+const WORKFLOW_ID_PREFIX = 'session-';
+
+/** Workflow ids are business keys so any client can reattach: `session-<sessionId>`. */
+export function workflowIdFor(sessionId: string): string {
+  return `${WORKFLOW_ID_PREFIX}${sessionId}`;
+}
+
+/** The session id a workflow id stands for (`session-abc` → `abc`; any other id is used as is). */
+export function sessionIdFromWorkflowId(workflowId: string): string {
+  return workflowId.startsWith(WORKFLOW_ID_PREFIX) ? workflowId.slice(WORKFLOW_ID_PREFIX.length) : workflowId;
+}
+
+/** Custom search attributes Herald registers and sets, so runs can be filtered in the Web UI. */
+export const SEARCH_ATTRIBUTES = {
+  sessionId: 'HeraldSessionId',
+  model: 'HeraldModel',
+  provider: 'HeraldProvider',
+  status: 'HeraldStatus',
+} as const;
+
+/** All Herald search attributes are Keyword attributes. */
+export const SEARCH_ATTRIBUTE_NAMES: readonly string[] = Object.values(SEARCH_ATTRIBUTES);

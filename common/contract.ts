@@ -1,0 +1,173 @@
+/**
+ * The conversation workflow's public contract (SPEC §2): its input, the payloads of its signals
+ * and updates, the turn result and the state query. zod is the single source of truth; these
+ * schemas run in the workflow sandbox too (zod is deterministic), so validation happens where the
+ * data enters.
+ */
+import { z } from 'zod';
+import { API_MODES, PROVIDER_NAMES } from './providers.js';
+import type { Usage } from './messages.js';
+
+export const BUSY_POLICIES = ['interrupt', 'queue', 'steer'] as const;
+export type BusyPolicy = (typeof BUSY_POLICIES)[number];
+
+export const APPROVAL_MODES = ['manual', 'off', 'smart'] as const;
+
+const sessionIdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'use letters, digits, ".", "_", ":" or "-"');
+
+/** A duration in the `ms` format Temporal accepts, e.g. "90s", "5 minutes", "30 days". */
+export const durationSchema = z
+  .string()
+  .regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?)$/i, 'a duration such as "90s", "5 minutes" or "30 days"');
+
+export const fallbackProviderSchema = z
+  .object({
+    provider: z.enum(PROVIDER_NAMES),
+    model: z.string().min(1),
+    baseUrl: z.string().url().optional(),
+    apiMode: z.enum(API_MODES).optional(),
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+  })
+  .strict();
+
+/** Workflow input: one JSON object, every field optional (SPEC §2.2). */
+export const conversationInputSchema = z
+  .object({
+    sessionId: sessionIdSchema.optional(),
+    message: z.string().min(1).optional(),
+    /** Client message id of `message`, so a retried start cannot run it twice. */
+    messageId: z.string().min(1).max(200).optional(),
+    provider: z.enum(PROVIDER_NAMES).optional(),
+    model: z.string().min(1).optional(),
+    apiMode: z.enum(API_MODES).optional(),
+    baseUrl: z.string().url().optional(),
+    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+    systemMessage: z.string().optional(),
+    maxIterations: z.number().int().min(1).max(10_000).optional(),
+    toolsets: z.array(z.string().min(1)).optional(),
+    fallbackProviders: z.array(fallbackProviderSchema).optional(),
+    contextLength: z.number().int().min(1024).optional(),
+    busyPolicy: z.enum(BUSY_POLICIES).optional(),
+    approvals: z.object({ mode: z.enum(APPROVAL_MODES).optional(), timeoutSeconds: z.number().int().positive().optional() }).strict().optional(),
+    cwd: z.string().min(1).optional(),
+    /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
+    source: z.string().min(1).max(40).optional(),
+    /** Idle time before the conversation completes on its own, e.g. "30 days" or milliseconds. */
+    idleTimeout: z.union([durationSchema, z.number().int().positive()]).optional(),
+    /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
+    continueAsNewAfterTurns: z.number().int().min(1).optional(),
+    /** Internal: state carried across continue-as-new. Not for callers. */
+    carried: z.unknown().optional(),
+  })
+  .strict();
+
+export type ConversationInput = z.infer<typeof conversationInputSchema>;
+
+/** Signal `userMessage`: a string, or `{ text, id? }`. */
+export const userMessageSchema = z.union([
+  z.string().min(1),
+  z.object({ text: z.string().min(1), id: z.string().min(1).max(200).optional() }).strict(),
+]);
+
+/** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
+export const sendMessageSchema = z.object({ text: z.string().min(1), id: z.string().min(1).max(200).optional() }).strict();
+export type SendMessageInput = z.infer<typeof sendMessageSchema>;
+
+/** Signal `stop`: an optional reason. */
+export const stopSchema = z.union([z.undefined(), z.null(), z.string(), z.object({ reason: z.string().optional() }).strict()]);
+
+/** Signal `end`: an optional reason. */
+export const endSchema = stopSchema;
+
+/** Turn exit reasons (`turn_exit_reason`). */
+export type TurnExitReason =
+  | 'text_response'
+  | 'interrupted_by_user'
+  | 'interrupted_during_api_call'
+  | 'interrupted_during_tools'
+  | 'budget_exhausted'
+  | 'model_error'
+  | 'invalid_tool_calls'
+  | 'internal_error'
+  | 'conversation_ended';
+
+/** Usage of one turn and of the whole session so far. */
+export interface TurnUsage {
+  turn: Usage;
+  session: Usage;
+}
+
+/** The result of one turn, and the shape of the workflow's final result (SPEC §2.4). */
+export interface TurnResult {
+  final_response: string | null;
+  last_reasoning: string | null;
+  messages_count: number;
+  api_calls: number;
+  completed: boolean;
+  interrupted: boolean;
+  failed: boolean;
+  partial: boolean;
+  turn_exit_reason: TurnExitReason;
+  model: string;
+  provider: string;
+  usage: TurnUsage;
+  /** Session total, in US dollars, from the configured pricing (0 when unknown). */
+  estimated_cost_usd: number;
+  session_id: string;
+  /** 1-based turn number within the conversation. */
+  turn: number;
+  /** Client id of the user message that started the turn. */
+  message_id: string;
+  error?: string;
+}
+
+export const CONVERSATION_STATUSES = [
+  'idle',
+  'thinking',
+  'running_tools',
+  'awaiting_approval',
+  'awaiting_clarify',
+  'compressing',
+  'ended',
+] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+export interface QueuedMessageView {
+  id: string;
+  preview: string;
+}
+
+/** What the `state` query returns (SPEC §2.3). */
+export interface ConversationStateView {
+  status: ConversationStatus;
+  session_id: string;
+  conversation_id: string;
+  turn: number;
+  iteration: number;
+  budget: { used: number; max: number };
+  provider: string;
+  model: string;
+  api_mode: string;
+  busy_policy: BusyPolicy;
+  pending_approvals: unknown[];
+  clarify: unknown;
+  queued_messages: QueuedMessageView[];
+  usage: Usage;
+  last_error: string | null;
+  last_result: TurnResult | null;
+  current_tools: string[];
+  run_turns: number;
+}
+
+/** Describe the first problem of a failed zod parse as `field: message`. */
+export function describeZodError(error: z.ZodError, root = 'input'): string {
+  const issue = error.issues[0];
+  if (!issue) return `${root}: invalid`;
+  const path = issue.path.length ? issue.path.map(String).join('.') : root;
+  const unknownKeys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+  return `${path}: ${issue.message}${unknownKeys}`;
+}

@@ -1,0 +1,39 @@
+/** Fuzzy name matching for "did you mean" hints (unknown tool names, CLI commands). */
+
+export function levenshtein(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** Normalise a model's tool name guess: case, separators, CamelCase, a trailing "tool". */
+export function normaliseToolName(name: string): string {
+  return name
+    .trim()
+    .replace(/^["'`<]+|["'`>]+$/g, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
+    .replace(/_?tool$/, '');
+}
+
+/** The closest candidate to `name`, if it is close enough (similarity ≥ 0.7). */
+export function closestName(name: string, candidates: readonly string[]): string | undefined {
+  const target = normaliseToolName(name);
+  let best: { name: string; score: number } | undefined;
+  for (const c of candidates) {
+    if (normaliseToolName(c) === target) return c;
+    const d = levenshtein(target, c);
+    const score = 1 - d / Math.max(target.length, c.length, 1);
+    if (!best || score > best.score) best = { name: c, score };
+  }
+  return best && best.score >= 0.7 ? best.name : undefined;
+}

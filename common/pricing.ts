@@ -1,0 +1,43 @@
+/** Cost of a model call from configured per-million-token prices (SPEC §11 usage ledger). */
+import type { Usage } from './messages.js';
+import { roundCost } from './messages.js';
+
+export interface ModelPricing {
+  input: number;
+  output: number;
+  cacheRead?: number | undefined;
+  cacheWrite?: number | undefined;
+}
+
+export interface RawTokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+}
+
+/** Usage with its cost; cache reads default to the input price, cache writes to 1.25× input. */
+export function priceUsage(t: RawTokens, pricing: ModelPricing | undefined): Usage {
+  const cost = pricing
+    ? (t.input * pricing.input +
+        t.output * pricing.output +
+        t.cacheRead * (pricing.cacheRead ?? pricing.input) +
+        t.cacheWrite * (pricing.cacheWrite ?? pricing.input * 1.25)) /
+      1_000_000
+    : 0;
+  return {
+    input_tokens: t.input,
+    output_tokens: t.output,
+    cache_read_tokens: t.cacheRead,
+    cache_write_tokens: t.cacheWrite,
+    reasoning_tokens: t.reasoning,
+    total_tokens: t.input + t.output + t.cacheRead + t.cacheWrite,
+    cost_usd: roundCost(cost),
+  };
+}
+
+/** Find a model's pricing: exact name first, then the name without a `vendor/` prefix. */
+export function findPricing(table: Record<string, ModelPricing>, model: string): ModelPricing | undefined {
+  return table[model] ?? table[model.split('/').pop() ?? model];
+}

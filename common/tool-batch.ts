@@ -1,0 +1,77 @@
+/**
+ * Tool batch planning (SPEC §7.3): several tool calls from one assistant message run
+ * concurrently only when that is safe; everything else runs in call order.
+ * Pure: the workflow calls it with the small call descriptors the model activity returned.
+ */
+
+/** What the workflow knows about one requested tool call (no arguments: those stay in Postgres). */
+export interface ToolCallRef {
+  id: string;
+  name: string;
+  /** One-line description of the call for the Web UI and events, e.g. `terminal: npm test`. */
+  summary: string;
+  /** Workspace paths the call touches (file tools only). */
+  paths?: string[];
+  /** Set when the arguments are not valid JSON (the tool will answer with an error). */
+  argsError?: string;
+  /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
+  traits?: ToolTraits;
+  /** The longest the call may legitimately run (seconds), for the activity's timeout. */
+  timeoutSeconds: number;
+}
+
+/** How a tool behaves with respect to concurrency. */
+export interface ToolTraits {
+  /** Never changes anything: safe next to any other read-only call. */
+  readOnly: boolean;
+  /** Touches only the paths in its arguments (file tools). */
+  pathScoped: boolean;
+  /** Must run alone and in order (interactive, shell, delegation, agent state). */
+  serial: boolean;
+}
+
+export const SERIAL_TOOLS = new Set(['clarify', 'terminal', 'delegate_task', 'memory', 'todo']);
+
+export type BatchPlan = { mode: 'parallel' | 'sequential' };
+
+/**
+ * Concurrent only when every call is known, none is serial, and each is read-only or a
+ * path-scoped file tool whose paths overlap no other call's paths.
+ */
+export function planToolBatch(calls: readonly ToolCallRef[]): BatchPlan {
+  if (calls.length < 2) return { mode: 'sequential' };
+  const writtenPaths: string[] = [];
+  const readPaths: string[] = [];
+  for (const call of calls) {
+    const traits = call.traits;
+    if (!traits || traits.serial || SERIAL_TOOLS.has(call.name) || call.argsError) return { mode: 'sequential' };
+    if (traits.readOnly) {
+      readPaths.push(...(call.paths ?? []));
+      continue;
+    }
+    if (!traits.pathScoped || !call.paths?.length) return { mode: 'sequential' };
+    for (const p of call.paths) {
+      if ([...writtenPaths, ...readPaths].some((q) => pathsOverlap(p, q))) return { mode: 'sequential' };
+      writtenPaths.push(p);
+    }
+  }
+  for (const r of readPaths) if (writtenPaths.some((w) => pathsOverlap(r, w))) return { mode: 'sequential' };
+  return { mode: 'parallel' };
+}
+
+/** Two workspace paths overlap when one is the other or contains it. */
+export function pathsOverlap(a: string, b: string): boolean {
+  const na = normalise(a);
+  const nb = normalise(b);
+  return na === nb || na.startsWith(`${nb}/`) || nb.startsWith(`${na}/`) || na === '' || nb === '';
+}
+
+function normalise(p: string): string {
+  const parts: string[] = [];
+  for (const seg of p.replace(/\\/g, '/').split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return parts.join('/');
+}

@@ -1,0 +1,140 @@
+/**
+ * Herald's configuration: environment variables for the basics (SPEC §1.4) plus one optional YAML
+ * file, both validated with zod. A bad value is one clear error that names the key.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { ConfigFile } from '../common/config-schema.js';
+import { configFileSchema } from '../common/config-schema.js';
+import { DEFAULT_TASK_QUEUE } from '../common/constants.js';
+import type { ProviderDefaults, ProviderName } from '../common/providers.js';
+import { PROVIDER_NAMES } from '../common/providers.js';
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly key: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const port = z.coerce.number().int().min(1).max(65535);
+const optionalUrl = z.string().url().optional();
+
+const envSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  DATABASE_URL: z.string().min(1).optional(),
+  HERALD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  HERALD_HOME: z.string().min(1).optional(),
+  HERALD_CONFIG: z.string().min(1).optional(),
+  HERALD_MODEL: z.string().min(1).optional(),
+  HERALD_PROVIDER: z.enum(PROVIDER_NAMES).optional(),
+  HERALD_WORKSPACE: z.string().min(1).optional(),
+  OPENAI_BASE_URL: optionalUrl,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  HERALD_TEMPORAL_PORT: port.default(7233),
+  HERALD_UI_PORT: port.default(8233),
+  HERALD_PG_PORT: port.default(54329),
+  HERALD_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+});
+
+export interface HeraldConfig {
+  temporalAddress: string | undefined;
+  namespace: string;
+  databaseUrl: string | undefined;
+  taskQueue: string;
+  home: string;
+  configPath: string | undefined;
+  workspace: string | undefined;
+  providerDefaults: ProviderDefaults;
+  ports: { temporal: number; ui: number; postgres: number };
+  logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
+  file: ConfigFile;
+}
+
+const DEFAULT_MODELS: Record<ProviderName, string | undefined> = {
+  openai: 'gpt-4.1',
+  openrouter: 'openai/gpt-4.1',
+  anthropic: 'claude-sonnet-4-5',
+  'openai-codex': 'gpt-5-codex',
+  custom: undefined,
+};
+
+/** Which provider a user most likely means when HERALD_PROVIDER is not set. */
+function inferProvider(env: NodeJS.ProcessEnv): ProviderName {
+  if (env.OPENAI_BASE_URL) return 'custom';
+  if (env.OPENAI_API_KEY) return 'openai';
+  if (env.ANTHROPIC_API_KEY) return 'anthropic';
+  if (env.OPENROUTER_API_KEY) return 'openrouter';
+  return 'openai';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
+  const parsed = envSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = issue.path.map(String).join('.');
+    throw new ConfigError(`config error: ${key}: ${issue.message}`, key);
+  }
+  const e = parsed.data;
+  const home = resolve(e.HERALD_HOME ?? join(homedir(), '.herald'));
+  const configPath = e.HERALD_CONFIG ? resolve(e.HERALD_CONFIG) : join(home, 'config.yaml');
+  const file = loadConfigFile(configPath, e.HERALD_CONFIG !== undefined);
+
+  const provider = e.HERALD_PROVIDER ?? file.model.provider ?? inferProvider(env);
+  const model = e.HERALD_MODEL ?? file.model.name ?? DEFAULT_MODELS[provider] ?? '';
+  const providerDefaults: ProviderDefaults = { provider, model };
+  const openaiBaseUrl = e.OPENAI_BASE_URL ?? (provider !== 'anthropic' ? file.model.baseUrl : undefined);
+  const anthropicBaseUrl = e.ANTHROPIC_BASE_URL ?? (provider === 'anthropic' ? file.model.baseUrl : undefined);
+  if (openaiBaseUrl) providerDefaults.openaiBaseUrl = openaiBaseUrl;
+  if (anthropicBaseUrl) providerDefaults.anthropicBaseUrl = anthropicBaseUrl;
+  if (file.model.contextLength) providerDefaults.contextLength = file.model.contextLength;
+
+  return {
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    databaseUrl: e.DATABASE_URL,
+    taskQueue: e.HERALD_TASK_QUEUE,
+    home,
+    configPath: existsSync(configPath) ? configPath : undefined,
+    workspace: e.HERALD_WORKSPACE ? resolve(e.HERALD_WORKSPACE) : undefined,
+    providerDefaults,
+    ports: { temporal: e.HERALD_TEMPORAL_PORT, ui: e.HERALD_UI_PORT, postgres: e.HERALD_PG_PORT },
+    logLevel: e.HERALD_LOG_LEVEL,
+    file,
+  };
+}
+
+function loadConfigFile(path: string, required: boolean): ConfigFile {
+  if (!existsSync(path)) {
+    if (required) throw new ConfigError(`config error: HERALD_CONFIG: no such file ${path}`, 'HERALD_CONFIG');
+    return configFileSchema.parse({});
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
+  } catch (err) {
+    throw new ConfigError(`config error in ${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`, '(file)');
+  }
+  const parsed = configFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = issue.path.map(String).join('.') || '(root)';
+    const extra = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+    throw new ConfigError(`config error in ${path}: ${key}: ${issue.message}${extra}`, key);
+  }
+  return parsed.data;
+}
+
+/** Treat `FOO=` like an unset variable, as shells and compose files often produce it. */
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}

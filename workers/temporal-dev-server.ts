@@ -1,0 +1,90 @@
+/**
+ * The embedded Temporal dev server (`temporal server start-dev`): Web UI on, history persisted to
+ * a file under the Herald home, Herald's search attributes registered.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
+import { ensureDir } from '../runtime/paths.js';
+
+export interface DevServerOptions {
+  cliPath: string;
+  port: number;
+  /** Web UI port; undefined runs headless. */
+  uiPort?: number | undefined;
+  /** SQLite file for history; undefined keeps everything in memory. */
+  dbFile?: string | undefined;
+  namespace?: string;
+  extraArgs?: string[];
+  log?: (line: string) => void;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | undefined;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startTemporalDevServer(o: DevServerOptions): Promise<DevServer> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn'];
+  args.push(...(o.uiPort ? ['--ui-port', String(o.uiPort)] : ['--headless']));
+  if (o.dbFile) {
+    ensureDir(dirname(o.dbFile));
+    args.push('--db-filename', o.dbFile);
+  }
+  if (o.namespace && o.namespace !== 'default') args.push('--namespace', o.namespace);
+  for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
+  args.push(...(o.extraArgs ?? []));
+
+  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null | undefined;
+  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code) => ((exited = code), resolve())));
+
+  const address = `127.0.0.1:${o.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the Temporal dev server exited (code ${exited}) while starting: ${output.trim().slice(-800)}`);
+    if (await reachable(address)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${output.trim().slice(-800)}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  o.log?.(`Temporal dev server on ${address}${o.uiPort ? `, Web UI http://127.0.0.1:${o.uiPort}` : ''}`);
+
+  return {
+    address,
+    uiUrl: o.uiPort ? `http://127.0.0.1:${o.uiPort}` : undefined,
+    process: child,
+    async stop() {
+      if (exited !== undefined) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exitPromise;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function reachable(address: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 1000 });
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => {});
+  }
+}

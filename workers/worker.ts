@@ -1,0 +1,130 @@
+/**
+ * A Herald worker: polls the task queue, runs conversation workflows and their activities.
+ * Applies migrations to the database first, so a fresh database just works.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { LogLevel } from '@temporalio/worker';
+import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
+import { createActivities } from '../activities/index.js';
+import type { Db } from '../activities/store/db.js';
+import { createDb, redactUrl } from '../activities/store/db.js';
+import { pruneEvents } from '../activities/store/events.js';
+import { migrate } from '../activities/store/migrate.js';
+import { builtinTools } from '../activities/tools/builtin.js';
+import type { HeraldConfig } from '../runtime/config.js';
+import { ConfigError } from '../runtime/config.js';
+import type { Logger } from '../runtime/logger.js';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface WorkerOptions {
+  config: HeraldConfig;
+  log: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Path of a pre-built workflow bundle (HERALD_WORKFLOW_BUNDLE); bundles on start otherwise. */
+  workflowBundlePath?: string | undefined;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  db: Db;
+  /** Resolves when the worker has stopped. */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Route the Temporal core's logs into pino (once per process). */
+function installRuntime(log: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('WARN', (entry) => log[levels[entry.level]]({ ...entry.meta }, entry.message)),
+    });
+  } catch {
+    // Already installed by the embedding program (tests): keep theirs.
+  }
+}
+
+/** Make sure Herald's search attributes exist; upserting unknown ones would fail workflow tasks. */
+async function ensureSearchAttributes(address: string, namespace: string, log: Logger): Promise<boolean> {
+  const connection = await Connection.connect({ address });
+  try {
+    const existing = await connection.operatorService.listSearchAttributes({ namespace });
+    const have = new Set(Object.keys(existing.customAttributes ?? {}));
+    const missing = SEARCH_ATTRIBUTE_NAMES.filter((n) => !have.has(n));
+    if (missing.length === 0) return true;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((n) => [n, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+    });
+    log.info({ missing }, 'registered search attributes');
+    return true;
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not check or register search attributes; runs will not carry them');
+    return false;
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
+  const { config, log } = o;
+  const env = o.env ?? process.env;
+  if (!config.temporalAddress) throw new ConfigError('config error: TEMPORAL_ADDRESS is not set (or run `herald dev`)', 'TEMPORAL_ADDRESS');
+  if (!config.databaseUrl) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
+  installRuntime(log);
+
+  const db = createDb(config.databaseUrl);
+  try {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'applied database migrations');
+  } catch (err) {
+    await db.end().catch(() => {});
+    throw new Error(`cannot prepare the database at ${redactUrl(config.databaseUrl)}: ${(err as Error).message}`);
+  }
+
+  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const activities = createActivities({ db, config, log, tools: builtinTools(config.file), searchAttributes, env });
+  const bundlePath = o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE;
+  const worker = await Worker.create({
+    connection,
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    ...(bundlePath && existsSync(bundlePath) ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+    activities,
+    // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
+    maxHeartbeatThrottleInterval: '500 ms',
+    defaultHeartbeatThrottleInterval: '500 ms',
+    shutdownGraceTime: '5 seconds',
+  });
+
+  const retentionMs = config.file.events.retentionDays * 86_400_000;
+  const prune = () => pruneEvents(db, retentionMs).catch((err: unknown) => log.warn({ err: String(err) }, 'event pruning failed'));
+  void prune();
+  const pruneTimer = setInterval(() => void prune(), 3_600_000);
+  pruneTimer.unref();
+
+  const done = worker.run().finally(async () => {
+    clearInterval(pruneTimer);
+    await connection.close().catch(() => {});
+    await db.end().catch(() => {});
+  });
+  log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, database: redactUrl(config.databaseUrl) }, 'worker started');
+  return {
+    worker,
+    db,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,354 @@
+/**
+ * The conversation workflow (SPEC §2): one per session, alive between turns. It owns the order of
+ * the transcript and the turn queue; turns never run concurrently. Messages arrive as signals and
+ * updates, `/stop` cancels only the running turn, and the workflow continues-as-new between turns
+ * when its history grows, carrying its small state.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  setCurrentDetails,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
+import { SEARCH_ATTRIBUTES, sessionIdFromWorkflowId } from '../common/constants.js';
+import type { ConversationInput, TurnResult } from '../common/contract.js';
+import {
+  conversationInputSchema,
+  describeZodError,
+  endSchema,
+  sendMessageSchema,
+  stopSchema,
+  userMessageSchema,
+} from '../common/contract.js';
+import { emptyUsage } from '../common/messages.js';
+import { store } from './activities.js';
+import { endSignal, sendMessageUpdate, stateQuery, steerSignal, stopSignal, userMessageSignal } from './definitions.js';
+import type { ConversationState, QueuedMessage } from './state.js';
+import { carriedStateSchema, findResult, preview, rememberResult, stateView } from './state.js';
+import { TurnProgress, runTurn } from './turn.js';
+
+const DEFAULT_IDLE_TIMEOUT = '30 days';
+const DEFAULT_CAN_AFTER_TURNS = 200;
+
+const SA = {
+  sessionId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId, 'KEYWORD'),
+  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
+  provider: defineSearchAttributeKey(SEARCH_ATTRIBUTES.provider, 'KEYWORD'),
+  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
+};
+
+export async function conversation(rawInput?: unknown): Promise<TurnResult | null> {
+  const input = parseInput(rawInput);
+  const conversationId = input.sessionId ?? sessionIdFromWorkflowId(workflowInfo().workflowId);
+  const carried = input.carried === undefined ? undefined : parseCarried(input.carried);
+  const state: ConversationState = carried ?? initialState(conversationId, input);
+  const canAfterTurns = input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS;
+
+  let current: TurnProgress | undefined;
+  let ended = false;
+  let endReason = 'ended';
+  let runTurns = 0;
+
+  const refreshDetails = () => setCurrentDetails(describe(state, current, ended));
+
+  const enqueue = (msg: QueuedMessage) => {
+    state.queue.push(msg);
+    if (current && state.busyPolicy === 'interrupt') current.requestStop();
+    refreshDetails();
+  };
+
+  setHandler(userMessageSignal, (payload: unknown) => {
+    const parsed = userMessageSchema.safeParse(payload);
+    if (!parsed.success) {
+      log.warn('ignored malformed userMessage signal', { error: describeZodError(parsed.error, 'userMessage') });
+      return;
+    }
+    if (ended) {
+      log.warn('ignored userMessage: the conversation has ended');
+      return;
+    }
+    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+    const id = typeof parsed.data === 'string' ? uuid4() : (parsed.data.id ?? uuid4());
+    if (isKnownMessage(state, current, id)) return;
+    if (current && state.busyPolicy === 'steer') {
+      state.pendingSteer.push(text);
+      return;
+    }
+    enqueue({ id, text, awaited: false });
+  });
+
+  setHandler(steerSignal, (payload: unknown) => {
+    const parsed = userMessageSchema.safeParse(payload);
+    if (!parsed.success || ended) {
+      log.warn('ignored steer signal', { reason: ended ? 'ended' : describeZodError(parsed.error!, 'steer') });
+      return;
+    }
+    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+    if (current) state.pendingSteer.push(text);
+    else enqueue({ id: uuid4(), text, awaited: false });
+  });
+
+  setHandler(stopSignal, (payload?: unknown) => {
+    if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+    if (current) current.requestStop();
+    else log.info('stop signal while idle: nothing to interrupt');
+  });
+
+  setHandler(endSignal, (payload?: unknown) => {
+    const parsed = endSchema.safeParse(payload);
+    const reason = parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
+    ended = true;
+    endReason = reason ?? 'ended by user';
+    refreshDetails();
+  });
+
+  setHandler(
+    sendMessageUpdate,
+    async (msg) => {
+      const id = msg.id ?? uuid4();
+      const earlier = findResult(state, id);
+      if (earlier) return earlier;
+      const queued = state.queue.find((m) => m.id === id);
+      if (queued) queued.awaited = true;
+      else if (!isKnownMessage(state, current, id)) enqueue({ id, text: msg.text, awaited: true });
+      await condition(() => findResult(state, id) !== undefined);
+      return findResult(state, id)!;
+    },
+    {
+      validator: (msg) => {
+        const parsed = sendMessageSchema.safeParse(msg);
+        if (!parsed.success) throw new Error(`invalid sendMessage: ${describeZodError(parsed.error, 'sendMessage')}`);
+        if (ended) throw new Error('the conversation has ended; start a new session');
+      },
+    },
+  );
+
+  setHandler(stateQuery, () =>
+    stateView(state, current ? { iteration: current.iteration, status: current.status, currentTools: current.currentTools } : undefined, runTurns, ended),
+  );
+
+  if (!carried) await prepare(state, input);
+  if (state.searchAttributes) upsertAttributes(state, 'idle');
+  if (input.message && !carried) enqueue({ id: input.messageId ?? `${conversationId}:first`, text: input.message, awaited: false });
+  refreshDetails();
+
+  const idleTimeout = input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
+  const canDue = () => workflowInfo().continueAsNewSuggested || runTurns >= canAfterTurns;
+
+  for (;;) {
+    const woke = await condition(() => state.queue.length > 0 || ended || canDue(), idleTimeout);
+    if (!woke) {
+      endReason = 'idle timeout';
+      break;
+    }
+    if (ended) break;
+    if (state.queue.length === 0 || (canDue() && state.queue.every((m) => !m.awaited))) {
+      // Continue-as-new only once no update is in flight: updates cannot follow a run.
+      await condition(() => allHandlersFinished() || ended || state.queue.some((m) => m.awaited));
+      if (ended) break;
+      if (allHandlersFinished() && !state.queue.some((m) => m.awaited)) {
+        await continueAsNew<typeof conversation>(carryInput(input, state));
+      }
+      if (state.queue.length === 0) continue;
+    }
+    const msg = state.queue.shift()!;
+    if (!state.titleSet) {
+      upsertMemo({ title: preview(msg.text, 120) });
+      state.titleSet = true;
+    }
+    state.turn += 1;
+    current = new TurnProgress(`${state.conversationId}:${state.turn}`, state.turn, msg.id);
+    if (state.searchAttributes) upsertAttributes(state, 'running');
+    const host = {
+      state,
+      onProgress: () => refreshDetails(),
+      takeSteer: () => {
+        const text = state.pendingSteer.join('\n');
+        state.pendingSteer = [];
+        return text || undefined;
+      },
+    };
+    refreshDetails();
+    const result = await runTurn(host, msg, current);
+    current = undefined;
+    runTurns += 1;
+    rememberResult(state, msg.id, result);
+    if (state.pendingSteer.length) {
+      // Steer that found no model call becomes the next user message (SPEC §6.3).
+      state.queue.unshift({ id: `${msg.id}:steer`, text: state.pendingSteer.join('\n'), awaited: false });
+      state.pendingSteer = [];
+    }
+    if (state.searchAttributes) upsertAttributes(state, 'idle');
+    refreshDetails();
+  }
+
+  // Messages that never ran still get an answer: the conversation is over.
+  for (const msg of state.queue.splice(0)) rememberResult(state, msg.id, endedResult(state, msg.id));
+  await condition(allHandlersFinished);
+  await store.endConversation({ conversationId: state.conversationId, sessionId: state.sessionId, reason: endReason });
+  ended = true;
+  if (state.searchAttributes) upsertAttributes(state, 'ended');
+  refreshDetails();
+  return state.lastResult;
+}
+
+function parseInput(raw: unknown): ConversationInput {
+  const parsed = conversationInputSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid conversation input: ${describeZodError(parsed.error)}`,
+      nonRetryable: true,
+      details: [{ field: issue?.path.join('.') ?? '', issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message })) }],
+    });
+  }
+  return parsed.data;
+}
+
+function parseCarried(raw: unknown): ConversationState {
+  const parsed = carriedStateSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid carried state: ${describeZodError(parsed.error, 'carried')}`,
+      nonRetryable: true,
+    });
+  }
+  return parsed.data as ConversationState;
+}
+
+function initialState(conversationId: string, input: ConversationInput): ConversationState {
+  return {
+    conversationId,
+    sessionId: conversationId,
+    nextSeq: 0,
+    turn: 0,
+    provider: {
+      provider: input.provider ?? 'custom',
+      model: input.model ?? '',
+      apiMode: input.apiMode ?? 'chat_completions',
+      baseUrl: input.baseUrl ?? '',
+      apiKeyEnv: input.apiKeyEnv ?? '',
+    },
+    cwd: input.cwd ?? '',
+    tools: [],
+    searchAttributes: false,
+    maxIterations: input.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    busyPolicy: input.busyPolicy ?? 'interrupt',
+    sessionUsage: emptyUsage(),
+    sessionApiCalls: 0,
+    queue: [],
+    pendingSteer: [],
+    recentResults: [],
+    lastResult: null,
+    lastError: null,
+    titleSet: false,
+  };
+}
+
+/** Resolve provider, workspace and tools in the worker (which knows the environment), once per session. */
+async function prepare(state: ConversationState, input: ConversationInput): Promise<void> {
+  try {
+    const r = await store.prepareConversation({
+      conversationId: state.conversationId,
+      sessionId: state.sessionId,
+      workflowId: workflowInfo().workflowId,
+      provider: {
+        provider: input.provider,
+        model: input.model,
+        apiMode: input.apiMode,
+        baseUrl: input.baseUrl,
+        apiKeyEnv: input.apiKeyEnv,
+        contextLength: input.contextLength,
+      },
+      ...(input.systemMessage !== undefined ? { systemMessage: input.systemMessage } : {}),
+      ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+      ...(input.source !== undefined ? { source: input.source } : {}),
+      ...(input.toolsets !== undefined ? { toolsets: input.toolsets } : {}),
+      ...(input.message !== undefined ? { firstMessage: input.message } : {}),
+    });
+    state.provider = r.provider;
+    state.cwd = r.cwd;
+    state.tools = r.tools;
+    state.searchAttributes = r.searchAttributes;
+    state.nextSeq = r.nextSeq;
+    state.maxIterations = input.maxIterations ?? r.maxIterations;
+    state.busyPolicy = input.busyPolicy ?? r.busyPolicy;
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {
+      throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, details: cause.details ?? [] });
+    }
+    throw err;
+  }
+}
+
+function carryInput(input: ConversationInput, state: ConversationState): ConversationInput {
+  const next: ConversationInput = { ...input, carried: state };
+  delete next.message;
+  delete next.messageId;
+  return next;
+}
+
+function isKnownMessage(state: ConversationState, current: TurnProgress | undefined, id: string): boolean {
+  return state.queue.some((m) => m.id === id) || findResult(state, id) !== undefined || (current !== undefined && current.messageId === id);
+}
+
+function upsertAttributes(state: ConversationState, status: string): void {
+  upsertSearchAttributes([
+    { key: SA.sessionId, value: state.sessionId },
+    { key: SA.model, value: state.provider.model },
+    { key: SA.provider, value: state.provider.provider },
+    { key: SA.status, value: status },
+  ]);
+}
+
+function endedResult(state: ConversationState, messageId: string): TurnResult {
+  return {
+    final_response: null,
+    last_reasoning: null,
+    messages_count: state.nextSeq,
+    api_calls: 0,
+    completed: false,
+    interrupted: false,
+    failed: true,
+    partial: false,
+    turn_exit_reason: 'conversation_ended',
+    model: state.provider.model,
+    provider: state.provider.provider,
+    usage: { turn: emptyUsage(), session: state.sessionUsage },
+    estimated_cost_usd: state.sessionUsage.cost_usd,
+    session_id: state.sessionId,
+    turn: state.turn,
+    message_id: messageId,
+    error: 'the conversation ended before this message ran',
+  };
+}
+
+/** Markdown shown as the workflow's current details in the Web UI. */
+function describe(state: ConversationState, current: TurnProgress | undefined, ended: boolean): string {
+  const status = ended ? 'ended' : (current?.status ?? 'idle');
+  const lines = [
+    `**Status:** ${status} · **Session:** \`${state.sessionId}\` · **Turn:** ${state.turn}`,
+    `**Model:** ${state.provider.model || '(resolving)'} via ${state.provider.provider}`,
+  ];
+  if (current) lines.push(`**Iteration:** ${current.iteration} of ${state.maxIterations}`);
+  if (current?.currentTools.length) lines.push(`**Running:** ${current.currentTools.join(', ')}`);
+  if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
+  const last = state.lastResult;
+  if (last?.final_response) lines.push(`**Last reply:** ${preview(last.final_response, 300)}`);
+  if (state.lastError) lines.push(`**Last error:** ${preview(state.lastError, 300)}`);
+  lines.push(`**Usage:** ${state.sessionUsage.total_tokens} tokens, $${state.sessionUsage.cost_usd.toFixed(4)}`);
+  return lines.join('\n\n');
+}

@@ -1,0 +1,2 @@
+/** Workflow entry module: everything the worker registers. */
+export { conversation } from './conversation.js';

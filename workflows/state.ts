@@ -1,0 +1,128 @@
+/**
+ * The conversation's durable state: small (counters, names, queue), carried whole across
+ * continue-as-new. The transcript itself is in Postgres.
+ */
+import { z } from 'zod';
+import type { BusyPolicy, ConversationStateView, ConversationStatus, TurnResult } from '../common/contract.js';
+import { BUSY_POLICIES } from '../common/contract.js';
+import type { Usage } from '../common/messages.js';
+import { emptyUsage } from '../common/messages.js';
+import type { ProviderRef } from '../common/providers.js';
+import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
+
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  /** Came from the `sendMessage` update: a handler is waiting for this turn's result. */
+  awaited: boolean;
+}
+
+export interface ConversationState {
+  conversationId: string;
+  sessionId: string;
+  nextSeq: number;
+  turn: number;
+  provider: ProviderRef;
+  cwd: string;
+  tools: string[];
+  searchAttributes: boolean;
+  maxIterations: number;
+  busyPolicy: BusyPolicy;
+  sessionUsage: Usage;
+  sessionApiCalls: number;
+  queue: QueuedMessage[];
+  pendingSteer: string[];
+  /** Results of recent turns by message id, so a repeated `sendMessage` id returns the first result. */
+  recentResults: Array<{ id: string; result: TurnResult }>;
+  lastResult: TurnResult | null;
+  lastError: string | null;
+  titleSet: boolean;
+}
+
+const usageSchema = z.object({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cache_read_tokens: z.number(),
+  cache_write_tokens: z.number(),
+  reasoning_tokens: z.number(),
+  total_tokens: z.number(),
+  cost_usd: z.number(),
+});
+
+/** Carried state is internal, but it arrives as workflow input: validate it like any input. */
+export const carriedStateSchema = z.object({
+  conversationId: z.string().min(1),
+  sessionId: z.string().min(1),
+  nextSeq: z.number().int().min(0),
+  turn: z.number().int().min(0),
+  provider: z.object({
+    provider: z.enum(PROVIDER_NAMES),
+    model: z.string(),
+    apiMode: z.enum(API_MODES),
+    baseUrl: z.string(),
+    apiKeyEnv: z.string(),
+    contextLength: z.number().optional(),
+  }),
+  cwd: z.string(),
+  tools: z.array(z.string()),
+  searchAttributes: z.boolean(),
+  maxIterations: z.number().int().min(1),
+  busyPolicy: z.enum(BUSY_POLICIES),
+  sessionUsage: usageSchema,
+  sessionApiCalls: z.number().int().min(0),
+  queue: z.array(z.object({ id: z.string(), text: z.string(), awaited: z.boolean() })),
+  pendingSteer: z.array(z.string()),
+  recentResults: z.array(z.object({ id: z.string(), result: z.any() })),
+  lastResult: z.any().nullable(),
+  lastError: z.string().nullable(),
+  titleSet: z.boolean(),
+});
+
+export const RECENT_RESULTS_KEPT = 20;
+
+export function rememberResult(state: ConversationState, id: string, result: TurnResult): void {
+  state.recentResults = [...state.recentResults.filter((r) => r.id !== id), { id, result }].slice(-RECENT_RESULTS_KEPT);
+  state.lastResult = result;
+}
+
+export function findResult(state: ConversationState, id: string): TurnResult | undefined {
+  return state.recentResults.find((r) => r.id === id)?.result;
+}
+
+export interface LiveTurnView {
+  iteration: number;
+  status: ConversationStatus;
+  currentTools: string[];
+}
+
+export function stateView(s: ConversationState, live: LiveTurnView | undefined, runTurns: number, ended: boolean): ConversationStateView {
+  return {
+    status: ended ? 'ended' : (live?.status ?? 'idle'),
+    session_id: s.sessionId,
+    conversation_id: s.conversationId,
+    turn: s.turn,
+    iteration: live?.iteration ?? 0,
+    budget: { used: live?.iteration ?? 0, max: s.maxIterations },
+    provider: s.provider.provider,
+    model: s.provider.model,
+    api_mode: s.provider.apiMode,
+    busy_policy: s.busyPolicy,
+    pending_approvals: [],
+    clarify: null,
+    queued_messages: s.queue.map((m) => ({ id: m.id, preview: preview(m.text, 80) })),
+    usage: s.sessionUsage,
+    last_error: s.lastError,
+    last_result: s.lastResult,
+    current_tools: live?.currentTools ?? [],
+    run_turns: runTurns,
+  };
+}
+
+export function preview(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function freshUsage(): Usage {
+  return emptyUsage();
+}
