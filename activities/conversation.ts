@@ -80,6 +80,7 @@ export function conversationActivities(deps: ActivityDeps) {
           provider,
           systemPrompt,
           cwd,
+          history: a.history,
         });
       }
       return {

@@ -18,6 +18,7 @@ export interface PrepareConversationArgs {
   source?: string;
   toolsets?: string[];
   firstMessage?: string;
+  history?: Array<{ role: 'user' | 'assistant'; content: string }>;
 }
 
 export interface PrepareConversationResult {

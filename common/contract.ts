@@ -47,6 +47,11 @@ export const conversationInputSchema = z
     baseUrl: z.string().url().optional(),
     apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
     systemMessage: z.string().optional(),
+    /** Earlier messages that seed a new session's transcript (ignored when the session exists). */
+    history: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict())
+      .max(10_000)
+      .optional(),
     maxIterations: z.number().int().min(1).max(10_000).optional(),
     toolsets: z.array(z.string().min(1)).optional(),
     fallbackProviders: z.array(fallbackProviderSchema).optional(),

@@ -277,6 +277,7 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
       ...(input.source !== undefined ? { source: input.source } : {}),
       ...(input.toolsets !== undefined ? { toolsets: input.toolsets } : {}),
       ...(input.message !== undefined ? { firstMessage: input.message } : {}),
+      ...(input.history !== undefined ? { history: input.history } : {}),
     });
     state.provider = r.provider;
     state.cwd = r.cwd;
@@ -298,6 +299,7 @@ function carryInput(input: ConversationInput, state: ConversationState): Convers
   const next: ConversationInput = { ...input, carried: state };
   delete next.message;
   delete next.messageId;
+  delete next.history;
   return next;
 }
 

@@ -2,6 +2,7 @@
 import type { Usage } from '../../common/messages.js';
 import type { ProviderRef } from '../../common/providers.js';
 import type { Db } from './db.js';
+import { withTransaction } from './db.js';
 
 export interface SessionRow {
   id: string;
@@ -33,29 +34,42 @@ export interface NewSession {
   cwd: string;
   title?: string | undefined;
   parentId?: string | undefined;
+  /** Messages to seed a new session with; written with the session row, atomically. */
+  history?: Array<{ role: 'user' | 'assistant'; content: string }> | undefined;
 }
 
 /** Create the session row if it does not exist; an existing row (a resumed session) is kept. */
 export async function ensureSession(db: Db, s: NewSession): Promise<SessionRow> {
-  await db.query(
-    `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd)
+  await withTransaction(db, async (client) => {
+    const inserted = await client.query(
+      `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (id) DO NOTHING`,
-    [
-      s.id,
-      s.parentId ?? null,
-      s.conversationId,
-      s.workflowId,
-      s.title ?? null,
-      s.source,
-      s.provider.provider,
-      s.provider.model,
-      s.provider.apiMode,
-      s.provider.baseUrl,
-      s.systemPrompt,
-      s.cwd,
-    ],
-  );
+      [
+        s.id,
+        s.parentId ?? null,
+        s.conversationId,
+        s.workflowId,
+        s.title ?? null,
+        s.source,
+        s.provider.provider,
+        s.provider.model,
+        s.provider.apiMode,
+        s.provider.baseUrl,
+        s.systemPrompt,
+        s.cwd,
+      ],
+    );
+    if (inserted.rowCount !== 1) return;
+    for (const [seq, m] of (s.history ?? []).entries()) {
+      await client.query('INSERT INTO messages (session_id, seq, role, content) VALUES ($1, $2, $3, $4)', [
+        s.id,
+        seq,
+        m.role,
+        m.content,
+      ]);
+    }
+  });
   const row = await getSession(db, s.id);
   if (!row) throw new Error(`session ${s.id} vanished right after it was written`);
   return row;
@@ -72,7 +86,16 @@ export async function setSessionTotals(db: Db, id: string, usage: Usage, apiCall
     `UPDATE sessions SET api_calls = $2, input_tokens = $3, output_tokens = $4, cache_read_tokens = $5,
             cache_write_tokens = $6, reasoning_tokens = $7, estimated_cost_usd = $8
       WHERE id = $1`,
-    [id, apiCalls, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.reasoning_tokens, usage.cost_usd],
+    [
+      id,
+      apiCalls,
+      usage.input_tokens,
+      usage.output_tokens,
+      usage.cache_read_tokens,
+      usage.cache_write_tokens,
+      usage.reasoning_tokens,
+      usage.cost_usd,
+    ],
   );
 }
 
@@ -81,7 +104,10 @@ export async function setTitleIfMissing(db: Db, id: string, title: string): Prom
 }
 
 export async function endSession(db: Db, id: string, reason: string): Promise<void> {
-  await db.query('UPDATE sessions SET ended_at = coalesce(ended_at, now()), end_reason = coalesce(end_reason, $2) WHERE id = $1', [id, reason]);
+  await db.query(
+    'UPDATE sessions SET ended_at = coalesce(ended_at, now()), end_reason = coalesce(end_reason, $2) WHERE id = $1',
+    [id, reason],
+  );
 }
 
 export interface SessionListItem {

@@ -1,0 +1,161 @@
+/**
+ * `herald chat`: an interactive REPL on one conversation. Replies stream in from the event side
+ * channel; typing while the agent works follows the busy policy; Ctrl-C or `/stop` interrupts.
+ */
+import { createInterface } from 'node:readline';
+import pc from 'picocolors';
+import type { TurnResult } from '../common/contract.js';
+import { lastEventSeq } from '../activities/store/events.js';
+import { createDb } from '../activities/store/db.js';
+import type { Conversation, HeraldClient, StartOptions } from './client.js';
+import { newSessionId } from './client.js';
+import type { EventWatch } from './events.js';
+import { EventRenderer } from './render.js';
+
+export interface ChatOptions {
+  sessionId?: string | undefined;
+  start: StartOptions;
+  showReasoning: boolean;
+}
+
+const HELP = `commands: /stop  /steer <text>  /new  /resume <id>  /usage  /model <name>  /help  /quit   (Ctrl-C stops a running turn)`;
+
+export async function runChat(client: HeraldClient, options: ChatOptions): Promise<void> {
+  const interactive = Boolean(process.stdin.isTTY);
+  const renderer = new EventRenderer({ reasoning: options.showReasoning, spinner: Boolean(process.stderr.isTTY) });
+  let start: StartOptions = { source: 'cli', ...options.start };
+  let conv: Conversation = client.conversation(options.sessionId ?? newSessionId());
+  let watch: EventWatch | undefined;
+  let busy = 0;
+
+  const attach = async () => {
+    await watch?.stop();
+    watch = undefined;
+    const url = client.settings.databaseUrl;
+    if (!url) return;
+    const db = createDb(url, 1);
+    const from = await lastEventSeq(db, conv.sessionId).finally(() => db.end());
+    watch = await conv.watch((e) => renderer.render(e), from);
+  };
+  await attach();
+  process.stderr.write(pc.dim(`session ${conv.sessionId}${client.settings.uiUrl ? ` · Web UI ${client.settings.uiUrl}` : ''} · /help for commands\n`));
+
+  const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: pc.bold('› '), terminal: interactive });
+  const prompt = () => {
+    if (busy === 0) rl.prompt();
+  };
+  let closing: Promise<void> | undefined;
+
+  const send = (text: string) => {
+    busy += 1;
+    conv
+      .send(text, { start })
+      .then((r: TurnResult) => {
+        if (!watch) {
+          if (r.final_response) process.stdout.write(`${r.final_response}\n`);
+          if (r.failed) process.stderr.write(pc.red(`error: ${r.error ?? 'the turn failed'}\n`));
+          if (r.interrupted) process.stderr.write(pc.yellow('(interrupted)\n'));
+        }
+      })
+      .catch((err: unknown) => {
+        renderer.stopSpinner();
+        process.stderr.write(pc.red(`error: ${(err as Error).message}\n`));
+      })
+      .finally(() => {
+        busy -= 1;
+        if (closing === undefined) prompt();
+      });
+  };
+
+  const command = async (line: string): Promise<boolean> => {
+    const [cmd, ...rest] = line.split(' ');
+    const arg = rest.join(' ').trim();
+    switch (cmd) {
+      case '/quit':
+      case '/exit':
+        return false;
+      case '/help':
+        process.stderr.write(`${HELP}\n`);
+        break;
+      case '/stop':
+        await conv.stop('user');
+        break;
+      case '/steer':
+        if (arg) await conv.steer(arg);
+        break;
+      case '/new':
+        conv = client.conversation(newSessionId());
+        await attach();
+        process.stderr.write(pc.dim(`new session ${conv.sessionId}\n`));
+        break;
+      case '/resume':
+        if (!arg) process.stderr.write('usage: /resume <session id>\n');
+        else {
+          conv = client.conversation(arg);
+          await attach();
+          process.stderr.write(pc.dim(`resumed session ${conv.sessionId}\n`));
+        }
+        break;
+      case '/model':
+        if (!arg) process.stderr.write('usage: /model <name> (applies to the next new session)\n');
+        else {
+          start = { ...start, model: arg };
+          conv = client.conversation(newSessionId());
+          await attach();
+          process.stderr.write(pc.dim(`new session ${conv.sessionId} on ${arg}\n`));
+        }
+        break;
+      case '/usage': {
+        const s = await conv.state().catch(() => undefined);
+        if (!s) process.stderr.write('no usage yet\n');
+        else process.stderr.write(`${s.turn} turns · ${s.usage.total_tokens} tokens (in ${s.usage.input_tokens}, out ${s.usage.output_tokens}, cache ${s.usage.cache_read_tokens}) · $${s.usage.cost_usd.toFixed(4)}\n`);
+        break;
+      }
+      default:
+        process.stderr.write(`unknown command ${cmd}; ${HELP}\n`);
+    }
+    return true;
+  };
+
+  await new Promise<void>((resolve) => {
+    const finish = () => {
+      closing ??= (async () => {
+        rl.close();
+        renderer.stopSpinner();
+        await watch?.stop();
+        resolve();
+      })();
+    };
+    rl.on('line', (raw) => {
+      const line = raw.trim();
+      if (!line) return prompt();
+      if (line.startsWith('/')) {
+        void command(line).then(
+          (keepGoing) => (keepGoing ? prompt() : finish()),
+          (err: unknown) => {
+            process.stderr.write(pc.red(`error: ${(err as Error).message}\n`));
+            prompt();
+          },
+        );
+        return;
+      }
+      if (busy > 0) {
+        void conv.post(line).catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+        return;
+      }
+      send(line);
+    });
+    rl.on('SIGINT', () => {
+      if (busy > 0) {
+        process.stderr.write(pc.yellow('\n/stop\n'));
+        void conv.stop('user').catch(() => {});
+      } else finish();
+    });
+    rl.on('close', () => {
+      // End of input (piped stdin): wait for running turns, then leave.
+      const waitIdle = () => (busy > 0 ? setTimeout(waitIdle, 100) : finish());
+      waitIdle();
+    });
+    prompt();
+  });
+}

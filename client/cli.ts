@@ -1,0 +1,325 @@
+/**
+ * The `herald` command line (SPEC §14). Errors are one clear line on stderr; `--json` prints
+ * machine-readable results on stdout. Exit codes: 0 ok, 1 error, 2 usage, 3 the turn failed,
+ * 4 the turn was interrupted.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import pc from 'picocolors';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { TurnResult } from '../common/contract.js';
+import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
+import { BUSY_POLICIES } from '../common/contract.js';
+import type { HeraldConfig } from '../runtime/config.js';
+import { ConfigError, loadConfig } from '../runtime/config.js';
+import { createLogger } from '../runtime/logger.js';
+import { createDb } from '../activities/store/db.js';
+import { listSessions } from '../activities/store/sessions.js';
+import { startDevStack } from '../workers/dev-stack.js';
+import { startWorker } from '../workers/worker.js';
+import type { StartOptions } from './client.js';
+import { HeraldClient } from './client.js';
+import { runChat } from './chat.js';
+import { clientSettings, readRuntimeInfo } from './connection.js';
+import { EventRenderer } from './render.js';
+import { runDemo } from './demo.js';
+
+const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
+
+function config(): HeraldConfig {
+  return loadConfig();
+}
+
+async function connect(): Promise<HeraldClient> {
+  return await HeraldClient.connect(clientSettings(config()));
+}
+
+function print(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+}
+
+function exitCodeOf(r: TurnResult): number {
+  return r.interrupted ? EXIT.interrupted : r.failed ? EXIT.failed : EXIT.ok;
+}
+
+function describeResult(r: TurnResult): string {
+  const lines: string[] = [];
+  if (r.final_response) lines.push(r.final_response);
+  if (r.interrupted) lines.push(pc.yellow(`(interrupted: ${r.turn_exit_reason})`));
+  if (r.failed) lines.push(pc.red(`error: ${r.error ?? r.turn_exit_reason}`));
+  return lines.join('\n');
+}
+
+/** Run until SIGINT/SIGTERM, then stop cleanly. */
+function untilSignal(stop: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(pc.dim(`\n${sig}: stopping…\n`));
+      void stop().finally(() => resolve());
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+}
+
+function startOptions(o: Record<string, unknown>): StartOptions {
+  const s: StartOptions = {};
+  if (typeof o.model === 'string') s.model = o.model;
+  if (typeof o.provider === 'string') s.provider = o.provider as StartOptions['provider'];
+  if (typeof o.apiMode === 'string') s.apiMode = o.apiMode as StartOptions['apiMode'];
+  if (typeof o.baseUrl === 'string') s.baseUrl = o.baseUrl;
+  if (typeof o.system === 'string') s.systemMessage = o.system;
+  if (typeof o.cwd === 'string') s.cwd = o.cwd;
+  if (typeof o.maxIterations === 'string') s.maxIterations = Number(o.maxIterations);
+  if (typeof o.busyPolicy === 'string') s.busyPolicy = o.busyPolicy as StartOptions['busyPolicy'];
+  return s;
+}
+
+function withModelOptions(cmd: Command): Command {
+  return cmd
+    .option('--model <name>', 'model name')
+    .addOption(new Option('--provider <name>', 'provider').choices([...PROVIDER_NAMES]))
+    .addOption(new Option('--api-mode <mode>', 'API mode').choices([...API_MODES]))
+    .option('--base-url <url>', 'OpenAI-compatible base URL (provider custom)')
+    .option('--system <text>', 'extra system message')
+    .option('--cwd <dir>', 'workspace directory (on the worker)')
+    .option('--max-iterations <n>', 'model calls per turn')
+    .addOption(new Option('--busy-policy <policy>', 'what a message does while a turn runs').choices([...BUSY_POLICIES]));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('herald')
+    .description('Durable agent conversations on Temporal')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('dev')
+    .description('start the embedded stack (Temporal dev server, Postgres, a worker) in the foreground')
+    .option('--no-ui', 'run the Temporal dev server without its Web UI')
+    .option('--no-worker', 'do not start a worker in this process')
+    .action(async (o: { ui: boolean; worker: boolean }) => {
+      const cfg = config();
+      const log = createLogger(cfg.logLevel);
+      const stack = await startDevStack({ config: cfg, log, ui: o.ui, worker: o.worker, say: (l) => process.stderr.write(`${l}\n`) });
+      process.stderr.write(pc.green('Herald is running. Ctrl-C stops everything.\n'));
+      await untilSignal(() => stack.stop());
+    });
+
+  program
+    .command('worker')
+    .description('run a worker (TEMPORAL_ADDRESS and DATABASE_URL, or a running `herald dev`)')
+    .action(async () => {
+      const cfg = config();
+      const rt = readRuntimeInfo(cfg.home);
+      const resolved: HeraldConfig = {
+        ...cfg,
+        temporalAddress: cfg.temporalAddress ?? rt?.temporalAddress,
+        databaseUrl: cfg.databaseUrl ?? rt?.databaseUrl,
+        namespace: cfg.temporalAddress ? cfg.namespace : (rt?.namespace ?? cfg.namespace),
+      };
+      const running = await startWorker({ config: resolved, log: createLogger(cfg.logLevel) });
+      process.stderr.write(`worker polling task queue ${resolved.taskQueue} on ${resolved.temporalAddress}\n`);
+      await Promise.race([untilSignal(() => running.shutdown()), running.done]);
+    });
+
+  withModelOptions(
+    program
+      .command('start')
+      .description('start a conversation (optionally with a first message)')
+      .argument('[message]', 'first user message')
+      .option('--session <id>', 'session id (default: a new one)')
+      .option('--wait', 'wait for the first turn and print its result')
+      .option('--json', 'print JSON'),
+  ).action(async (message: string | undefined, o: Record<string, unknown>) => {
+    const client = await connect();
+    try {
+      const start = startOptions(o);
+      if (typeof o.session === 'string') start.sessionId = o.session;
+      if (message && o.wait) {
+        const conv = client.conversation(start.sessionId ?? (await import('./client.js')).newSessionId());
+        const r = await conv.send(message, { start: { ...start, source: 'cli' } });
+        print(Boolean(o.json), { sessionId: conv.sessionId, workflowId: conv.workflowId, result: r }, `session ${conv.sessionId}\n${describeResult(r)}`);
+        process.exitCode = exitCodeOf(r);
+        return;
+      }
+      const conv = await client.start({ ...start, ...(message ? { message } : {}), source: 'cli' });
+      print(Boolean(o.json), { sessionId: conv.sessionId, workflowId: conv.workflowId }, `started session ${conv.sessionId} (workflow ${conv.workflowId})`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  program
+    .command('send')
+    .description('send a message to a conversation and wait for the turn result')
+    .argument('<session>', 'session id')
+    .argument('<text>', 'message')
+    .option('--id <id>', 'message id (makes retries idempotent)')
+    .option('--no-wait', 'only queue the message (signal userMessage)')
+    .option('--json', 'print JSON')
+    .action(async (session: string, text: string, o: { id?: string; wait: boolean; json?: boolean }) => {
+      const client = await connect();
+      try {
+        const conv = client.conversation(session);
+        if (!o.wait) {
+          await conv.post(text, o.id);
+          print(Boolean(o.json), { queued: true }, 'queued');
+          return;
+        }
+        const r = await conv.send(text, o.id ? { id: o.id } : {});
+        print(Boolean(o.json), r, describeResult(r));
+        process.exitCode = exitCodeOf(r);
+      } finally {
+        await client.close();
+      }
+    });
+
+  for (const [name, description] of [
+    ['stop', 'interrupt the running turn (/stop)'],
+    ['end', 'end the conversation (the workflow completes)'],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .argument('<session>', 'session id')
+      .argument('[reason]', 'reason')
+      .action(async (session: string, reason?: string) => {
+        const client = await connect();
+        try {
+          const conv = client.conversation(session);
+          await (name === 'stop' ? conv.stop(reason) : conv.end(reason));
+          process.stderr.write(`${name} sent to ${conv.workflowId}\n`);
+        } finally {
+          await client.close();
+        }
+      });
+  }
+
+  program
+    .command('steer')
+    .description('give the running turn extra guidance at its next model call')
+    .argument('<session>', 'session id')
+    .argument('<text>', 'guidance')
+    .action(async (session: string, text: string) => {
+      const client = await connect();
+      try {
+        await client.conversation(session).steer(text);
+      } finally {
+        await client.close();
+      }
+    });
+
+  program
+    .command('state')
+    .description("show a conversation's state")
+    .argument('<session>', 'session id')
+    .option('--json', 'print JSON')
+    .action(async (session: string, o: { json?: boolean }) => {
+      const client = await connect();
+      try {
+        const s = await client.conversation(session).state();
+        const text = [
+          `session ${s.session_id} · ${s.status} · turn ${s.turn} · iteration ${s.budget.used}/${s.budget.max}`,
+          `model ${s.model} via ${s.provider} (${s.api_mode}) · busy policy ${s.busy_policy}`,
+          `usage ${s.usage.total_tokens} tokens · $${s.usage.cost_usd.toFixed(4)}`,
+          ...(s.queued_messages.length ? [`queued: ${s.queued_messages.map((q) => q.preview).join(' | ')}`] : []),
+          ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
+          ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
+        ].join('\n');
+        print(Boolean(o.json), s, text);
+      } finally {
+        await client.close();
+      }
+    });
+
+  withModelOptions(
+    program
+      .command('chat')
+      .description('interactive chat (streamed replies; Ctrl-C or /stop interrupts)')
+      .option('--resume <id>', 'continue an existing session')
+      .option('--reasoning', 'show reasoning as it streams'),
+  ).action(async (o: Record<string, unknown>) => {
+    const client = await connect();
+    try {
+      await runChat(client, { sessionId: typeof o.resume === 'string' ? o.resume : undefined, start: startOptions(o), showReasoning: Boolean(o.reasoning) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  program
+    .command('watch')
+    .description("follow a conversation's events live")
+    .argument('<session>', 'session id')
+    .option('--from <seq>', 'replay from this event sequence number', '0')
+    .option('--json', 'print events as JSON lines')
+    .action(async (session: string, o: { from: string; json?: boolean }) => {
+      const client = await connect();
+      const renderer = new EventRenderer({ reasoning: true, spinner: false });
+      const watch = await client.conversation(session).watch((e) => {
+        if (o.json) process.stdout.write(`${JSON.stringify(e)}\n`);
+        else renderer.render(e);
+      }, Number(o.from) || 0);
+      await untilSignal(async () => {
+        await watch.stop();
+        await client.close();
+      });
+    });
+
+  program
+    .command('sessions')
+    .description('list recent sessions')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'print JSON')
+    .action(async (o: { limit: string; json?: boolean }) => {
+      const url = clientSettings(config()).databaseUrl;
+      if (!url) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
+      const db = createDb(url, 1);
+      try {
+        const rows = await listSessions(db, Number(o.limit) || 20);
+        print(
+          Boolean(o.json),
+          rows,
+          rows.map((r) => `${r.id}  ${r.started_at.toISOString().slice(0, 16)}  ${String(r.messages).padStart(4)} msgs  ${r.model ?? ''}  ${r.title ?? ''}`).join('\n') || '(no sessions)',
+        );
+      } finally {
+        await db.end();
+      }
+    });
+
+  program
+    .command('demo')
+    .description('run a scripted conversation on the embedded stack (no real model needed)')
+    .option('--once', 'exit after the demo instead of keeping the stack up')
+    .action(async (o: { once?: boolean }) => {
+      await runDemo({ once: Boolean(o.once) });
+    });
+
+  return program;
+}
+
+/** Turn any failure into one clear line. */
+export function describeError(err: unknown): string {
+  if (err instanceof WorkflowNotFoundError) return `no such conversation (${err.workflowId ?? 'unknown workflow'}) is running`;
+  if (err instanceof WorkflowUpdateFailedError) return `rejected: ${err.cause?.message ?? err.message}`;
+  if (err instanceof WorkflowFailedError) return `conversation failed: ${err.cause?.message ?? err.message}`;
+  if (err instanceof Error) return err.message.split('\n')[0] ?? String(err);
+  return String(err);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    process.stderr.write(`${pc.red('herald:')} ${describeError(err)}\n`);
+    process.exitCode = EXIT.error;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Herald's typed client library. `HeraldClient` starts and steers conversations; `HeraldAgent`
+ * mirrors the seeds' two entry points: `chat(text)` → the final response string, and
+ * `runConversation({ userMessage, … })` → the full turn result (SPEC §14).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
+import type { ConversationInput, ConversationStateView, TurnResult } from '../common/contract.js';
+import type { conversation } from '../workflows/conversation.js';
+import { endSignal, sendMessageUpdate, stateQuery, steerSignal, stopSignal, userMessageSignal } from '../workflows/definitions.js';
+import type { ClientSettings } from './connection.js';
+import { connectTemporal } from './connection.js';
+import type { EventWatch, StoredEvent } from './events.js';
+import { watchEvents } from './events.js';
+
+/** Session ids sort by time and are unique: `20261130-101500-a1b2c3`. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+export type StartOptions = Omit<ConversationInput, 'carried'>;
+
+export class HeraldClient {
+  private constructor(
+    readonly temporal: Client,
+    readonly settings: ClientSettings,
+  ) {}
+
+  static async connect(settings: ClientSettings): Promise<HeraldClient> {
+    return new HeraldClient(await connectTemporal(settings), settings);
+  }
+
+  /** A handle on a conversation, started or not. */
+  conversation(sessionId: string): Conversation {
+    return new Conversation(this, sessionId);
+  }
+
+  /** Start a conversation workflow (its `message`, if any, runs as the first turn). */
+  async start(input: StartOptions = {}): Promise<Conversation> {
+    const sessionId = input.sessionId ?? newSessionId();
+    await this.temporal.workflow.start(CONVERSATION_WORKFLOW, {
+      taskQueue: this.settings.taskQueue,
+      workflowId: workflowIdFor(sessionId),
+      args: [{ ...input, sessionId }],
+      staticSummary: input.message ? summaryOf(input.message) : `Herald session ${sessionId}`,
+    });
+    return this.conversation(sessionId);
+  }
+
+  async close(): Promise<void> {
+    await this.temporal.connection.close();
+  }
+}
+
+function summaryOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}
+
+export class Conversation {
+  readonly workflowId: string;
+
+  constructor(
+    private readonly herald: HeraldClient,
+    readonly sessionId: string,
+  ) {
+    this.workflowId = workflowIdFor(sessionId);
+  }
+
+  get handle(): WorkflowHandle<typeof conversation> {
+    return this.herald.temporal.workflow.getHandle<typeof conversation>(this.workflowId);
+  }
+
+  /** Send a message and wait for its turn's result. `start` creates the conversation if needed. */
+  async send(text: string, options: { id?: string; start?: StartOptions } = {}): Promise<TurnResult> {
+    const id = options.id ?? randomBytes(8).toString('hex');
+    if (!options.start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
+    const startOp = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
+      taskQueue: this.herald.settings.taskQueue,
+      workflowId: this.workflowId,
+      args: [{ ...options.start, sessionId: this.sessionId }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: summaryOf(text),
+    });
+    return await this.herald.temporal.workflow.executeUpdateWithStart(sendMessageUpdate, {
+      args: [{ text, id }],
+      updateId: id,
+      startWorkflowOperation: startOp,
+    });
+  }
+
+  /** Fire-and-forget message (signal `userMessage`); the busy policy decides when it runs. */
+  async post(text: string, id?: string): Promise<void> {
+    await this.handle.signal(userMessageSignal, id ? { text, id } : text);
+  }
+
+  async stop(reason?: string): Promise<void> {
+    await this.handle.signal(stopSignal, reason ? { reason } : undefined);
+  }
+
+  async steer(text: string): Promise<void> {
+    await this.handle.signal(steerSignal, text);
+  }
+
+  async end(reason?: string): Promise<void> {
+    await this.handle.signal(endSignal, reason ? { reason } : undefined);
+  }
+
+  async state(): Promise<ConversationStateView> {
+    return await this.handle.query(stateQuery);
+  }
+
+  /** Follow this conversation's events from `fromSeq` (needs the database URL). */
+  async watch(onEvent: (e: StoredEvent) => void, fromSeq = 0): Promise<EventWatch> {
+    const url = this.herald.settings.databaseUrl;
+    if (!url) throw new Error('watching events needs the database: set DATABASE_URL (or run `herald dev`)');
+    return await watchEvents(url, this.sessionId, fromSeq, onEvent);
+  }
+}
+
+export interface AgentOptions extends StartOptions {
+  client: HeraldClient;
+}
+
+export interface RunConversationOptions {
+  userMessage: string;
+  systemMessage?: string;
+  /** Earlier messages to seed a new session's transcript with. */
+  conversationHistory?: Array<{ role: 'user' | 'assistant'; content: string }>;
+  /** Scopes the turn; defaults to a fresh id. Reusing one makes the call idempotent. */
+  taskId?: string;
+}
+
+/** The seeds' agent object: one conversation, two ways to talk to it. */
+export class HeraldAgent {
+  readonly conversation: Conversation;
+  private readonly start: StartOptions;
+
+  constructor(options: AgentOptions) {
+    const { client, ...start } = options;
+    this.start = { ...start, sessionId: start.sessionId ?? newSessionId() };
+    this.conversation = client.conversation(this.start.sessionId!);
+  }
+
+  /** Send `text`; resolves to the final response (throws when the turn failed). */
+  async chat(text: string): Promise<string> {
+    const r = await this.conversation.send(text, { start: this.start });
+    if (r.failed) throw new Error(r.error ?? 'the turn failed');
+    return r.final_response ?? '';
+  }
+
+  /** Send a user message; resolves to the full turn result (SPEC §2.4). */
+  async runConversation(o: RunConversationOptions): Promise<TurnResult> {
+    const start: StartOptions = { ...this.start };
+    if (o.systemMessage !== undefined) start.systemMessage = o.systemMessage;
+    if (o.conversationHistory?.length) start.history = o.conversationHistory;
+    return await this.conversation.send(o.userMessage, { id: o.taskId ?? randomBytes(8).toString('hex'), start });
+  }
+}
