@@ -1,0 +1,174 @@
+/**
+ * A real Herald stack for one integration test file: the shared Temporal dev server and Postgres
+ * (started by scripts/run-tests.ts, or here when a file runs alone), a fresh database and task
+ * queue, a fake provider, and an in-process worker.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
+import { HeraldClient } from '../../client/client.js';
+import type { StoredMessage } from '../../common/messages.js';
+import type { Db } from '../../activities/store/db.js';
+import { createDb } from '../../activities/store/db.js';
+import type { StoredEvent } from '../../activities/store/events.js';
+import { readEvents } from '../../activities/store/events.js';
+import { loadTranscript } from '../../activities/store/messages.js';
+import { migrate } from '../../activities/store/migrate.js';
+import type { HeraldConfig } from '../../runtime/config.js';
+import { loadConfig } from '../../runtime/config.js';
+import { createLogger } from '../../runtime/logger.js';
+import { freePort } from '../../runtime/ports.js';
+import { ensureTemporalCli } from '../../runtime/temporal-cli.js';
+import { startEmbeddedPostgres } from '../../workers/embedded-postgres.js';
+import { startTemporalDevServer } from '../../workers/temporal-dev-server.js';
+import type { RunningWorker } from '../../workers/worker.js';
+import { startWorker } from '../../workers/worker.js';
+import { FakeProvider } from './fake-provider.js';
+
+export const FAKE_MODEL = 'fake-model';
+
+interface SharedInfra {
+  temporalAddress: string;
+  adminDatabaseUrl: string;
+}
+
+let shared: Promise<SharedInfra> | undefined;
+
+/** The run's shared servers, or (running one file by hand) servers started for this process. */
+function infra(): Promise<SharedInfra> {
+  shared ??= (async () => {
+    let temporalAddress = process.env.HERALD_TEST_TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      const server = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort() });
+      process.once('exit', () => server.process.kill('SIGKILL'));
+      temporalAddress = server.address;
+    }
+    let adminDatabaseUrl = process.env.HERALD_TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL;
+    if (!adminDatabaseUrl) {
+      const pgServer = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'herald-pg-')), await freePort());
+      adminDatabaseUrl = pgServer.url;
+    }
+    return { temporalAddress, adminDatabaseUrl };
+  })();
+  return shared;
+}
+
+async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `herald_test_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await c.end();
+    },
+  };
+}
+
+export interface TestStackOptions {
+  /** Start an in-process worker (default true). */
+  worker?: boolean;
+  /** Extra environment for the worker's config. */
+  env?: Record<string, string>;
+}
+
+export interface TestStack {
+  fake: FakeProvider;
+  config: HeraldConfig;
+  temporal: Client;
+  herald: HeraldClient;
+  db: Db;
+  worker: RunningWorker | undefined;
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  home: string;
+  /** Environment for a worker in a child process, equivalent to this stack's config. */
+  workerEnv(): NodeJS.ProcessEnv;
+  startWorker(): Promise<RunningWorker>;
+  transcript(sessionId: string): Promise<StoredMessage[]>;
+  events(sessionId: string): Promise<StoredEvent[]>;
+  close(): Promise<void>;
+}
+
+export async function createTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const { temporalAddress, adminDatabaseUrl } = await infra();
+  const database = await createDatabase(adminDatabaseUrl);
+  const fake = await FakeProvider.start();
+  const taskQueue = `herald-test-${randomBytes(4).toString('hex')}`;
+  const home = mkdtempSync(join(tmpdir(), 'herald-home-'));
+  const envVars: Record<string, string> = {
+    TEMPORAL_ADDRESS: temporalAddress,
+    DATABASE_URL: database.url,
+    HERALD_TASK_QUEUE: taskQueue,
+    HERALD_HOME: home,
+    HERALD_PROVIDER: 'custom',
+    HERALD_MODEL: FAKE_MODEL,
+    OPENAI_BASE_URL: fake.url,
+    HERALD_LOG_LEVEL: process.env.HERALD_LOG_LEVEL ?? 'warn',
+    ...(options.env ?? {}),
+  };
+  const config = loadConfig({ PATH: process.env.PATH ?? '', ...envVars });
+  const db = createDb(database.url, 4);
+  await migrate(db);
+  const temporal = new Client({ connection: await Connection.connect({ address: temporalAddress }) });
+  const herald = await HeraldClient.connect({ address: temporalAddress, namespace: 'default', taskQueue, databaseUrl: database.url, uiUrl: undefined });
+  const workers: RunningWorker[] = [];
+  const start = async () => {
+    const w = await startWorker({ config, log: createLogger(config.logLevel), env: { ...process.env, ...envVars } });
+    workers.push(w);
+    return w;
+  };
+  const worker = options.worker === false ? undefined : await start();
+
+  return {
+    fake,
+    config,
+    temporal,
+    herald,
+    db,
+    worker,
+    databaseUrl: database.url,
+    temporalAddress,
+    taskQueue,
+    home,
+    workerEnv: () => ({ ...process.env, ...envVars }),
+    startWorker: start,
+    transcript: (sessionId) => loadTranscript(db, sessionId),
+    events: (sessionId) => readEvents(db, sessionId, 0, 10_000),
+    async close() {
+      for (const w of workers) await w.shutdown().catch(() => {});
+      await herald.close().catch(() => {});
+      await temporal.connection.close().catch(() => {});
+      await db.end().catch(() => {});
+      await fake.stop().catch(() => {});
+      await database.drop().catch(() => {});
+    },
+  };
+}
+
+/** Poll `fn` until it returns a truthy value. */
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
