@@ -268,8 +268,9 @@ function pieces(text: string, size: number): string[] {
   return out;
 }
 
+/** Unref'd, so a scripted long delay never keeps a finished test process alive. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 function hangUntilClosed(res: ServerResponse): Promise<void> {

@@ -1,0 +1,91 @@
+/**
+ * `/stop` (signal `stop`) interrupts the running turn, not the conversation: the HTTP request to
+ * the provider is aborted, running tools are killed, and the transcript stays valid.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { isValidOrder } from '../../common/role-order.js';
+import type { TestStack } from '../support/stack.js';
+import { createTestStack, eventually } from '../support/stack.js';
+
+describe('stop', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await createTestStack();
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it('aborts a slow streaming model call within a second and ends the turn as interrupted', async () => {
+    stack.fake.script([{ text: 'I am thinking very slowly', hangAfterChunks: 2 }, { text: 'Back again.' }]);
+    const conv = stack.herald.conversation('stop-model');
+    const pending = conv.send('take your time', { id: 'slow', start: {} });
+    const req = await stack.fake.waitForRequests(1);
+    await eventually(async () => (await stack.events('stop-model')).some((e) => e.kind === 'text.delta'));
+    const stopAt = Date.now();
+    await conv.stop('user');
+    const result = await pending;
+    await eventually(async () => req.abortedAt !== undefined);
+    const latency = req.abortedAt! - stopAt;
+    console.log(`stop → HTTP request aborted: ${latency} ms; stop → turn result: ${Date.now() - stopAt} ms`);
+    assert.ok(latency < 1000, `abort took ${latency} ms`);
+    assert.equal(result.interrupted, true);
+    assert.equal(result.completed, false);
+    assert.equal(result.turn_exit_reason, 'interrupted_during_api_call');
+    assert.equal(result.final_response, null);
+
+    // No partial model output entered the transcript; the conversation goes on.
+    const transcript = await stack.transcript('stop-model');
+    assert.deepEqual(
+      transcript.map((m) => [m.role, m.content]),
+      [
+        ['user', 'take your time'],
+        ['assistant', 'Operation interrupted.'],
+      ],
+    );
+    const next = await conv.send('still there?', { id: 'next' });
+    assert.equal(next.final_response, 'Back again.');
+    assert.ok(isValidOrder(await stack.transcript('stop-model')));
+  });
+
+  it('kills a running terminal command and its children, and records a cancelled result', async () => {
+    const workspace = join(stack.home, 'stop-ws');
+    mkdirSync(workspace, { recursive: true });
+    const marker = join(workspace, 'child-survived');
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: `(sleep 3 && touch ${marker}) & sleep 60` } }] },
+    ]);
+    const conv = stack.herald.conversation('stop-tool');
+    const pending = conv.send('sleep', { start: { cwd: workspace } });
+    await eventually(async () => (await stack.events('stop-tool')).some((e) => e.kind === 'tool.started'));
+    await new Promise((r) => setTimeout(r, 300));
+    const stopAt = Date.now();
+    await conv.stop();
+    const result = await pending;
+    console.log(`stop → turn result during a tool: ${Date.now() - stopAt} ms`);
+    assert.equal(result.interrupted, true);
+    assert.equal(result.turn_exit_reason, 'interrupted_during_tools');
+    const transcript = await stack.transcript('stop-tool');
+    assert.deepEqual(
+      transcript.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'assistant'],
+    );
+    assert.match(transcript[2]!.content!, /cancelled/);
+    assert.ok(isValidOrder(transcript));
+    await new Promise((r) => setTimeout(r, 3500));
+    assert.equal(existsSync(marker), false, 'the background child of the command kept running');
+    stack.fake.script([{ text: 'fine' }]);
+    assert.equal((await conv.send('ok?')).final_response, 'fine');
+  });
+
+  it('treats stop while idle as a no-op', async () => {
+    stack.fake.script([{ text: 'one' }, { text: 'two' }]);
+    const conv = stack.herald.conversation('stop-idle');
+    await conv.send('1', { start: {} });
+    await conv.stop();
+    assert.equal((await conv.send('2')).final_response, 'two');
+  });
+});
