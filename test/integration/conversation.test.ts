@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { isValidOrder } from '../../common/role-order.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
@@ -17,6 +17,9 @@ describe('conversation', () => {
   });
   after(async () => {
     await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
   });
 
   it('runs several turns with tool calls and keeps the transcript in Postgres', async () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { isValidOrder } from '../../common/role-order.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
@@ -17,6 +17,9 @@ describe('stop', () => {
   });
   after(async () => {
     await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
   });
 
   it('aborts a slow streaming model call within a second and ends the turn as interrupted', async () => {

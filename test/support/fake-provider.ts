@@ -86,6 +86,16 @@ export class FakeProvider {
     return this;
   }
 
+  /** Forget scripts, recorded requests and errors (between tests sharing one fake). */
+  reset(): this {
+    this.queue.length = 0;
+    this.byModel.clear();
+    this.requests.length = 0;
+    this.errors.length = 0;
+    this.responder = undefined;
+    return this;
+  }
+
   /** Answer requests with a function when the queues are empty. */
   respond(responder: Responder | undefined): this {
     this.responder = responder;
