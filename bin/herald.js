@@ -5,5 +5,6 @@ import { register } from 'tsx/esm/api';
 register();
 const { main } = await import('../client/cli.ts');
 await main(process.argv);
-// Some clients keep sockets open after the command is done; one-shot commands should not hang.
-if (!['dev', 'worker', 'chat', 'watch', 'demo'].includes(process.argv[2] ?? '')) process.exit(process.exitCode ?? 0);
+// main() returns when the command is done (long-running ones after a clean stop). Exit explicitly:
+// some libraries keep sockets or exit hooks around that would hang the process or change its code.
+process.exit(process.exitCode ?? 0);

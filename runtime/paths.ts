@@ -15,7 +15,6 @@ export function homePaths(home: string) {
   return {
     home,
     temporalDb: join(home, 'temporal', 'temporal.db'),
-    postgresData: join(home, 'postgres'),
     runtimeFile: join(home, 'runtime.json'),
     logs: join(home, 'logs'),
   };

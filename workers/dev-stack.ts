@@ -11,7 +11,7 @@ import { assertPortFree } from '../runtime/ports.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';
 import { redactUrl } from '../activities/store/db.js';
 import type { EmbeddedDb } from './embedded-postgres.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { postgresDataDir, startEmbeddedPostgres } from './embedded-postgres.js';
 import type { DevServer } from './temporal-dev-server.js';
 import { startTemporalDevServer } from './temporal-dev-server.js';
 import type { RunningWorker } from './worker.js';
@@ -76,11 +76,13 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     }
 
     let databaseUrl = o.config.databaseUrl;
+    let embeddedData: string | undefined;
     if (!databaseUrl) {
       await assertPortFree(o.config.ports.postgres, 'embedded Postgres', 'HERALD_PG_PORT', 'set DATABASE_URL to use an existing Postgres');
-      const embedded: EmbeddedDb = await startEmbeddedPostgres(paths.postgresData, o.config.ports.postgres);
+      const embedded: EmbeddedDb = await startEmbeddedPostgres(postgresDataDir(paths.home), o.config.ports.postgres);
       stops.push(() => embedded.stop());
       databaseUrl = embedded.url;
+      embeddedData = embedded.dataDir;
     }
 
     const config: HeraldConfig = { ...o.config, temporalAddress, databaseUrl };
@@ -102,7 +104,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     stops.push(() => Promise.resolve(rmSync(paths.runtimeFile, { force: true })));
     say(`Temporal:  ${temporalAddress} (namespace ${config.namespace}, task queue ${config.taskQueue})`);
     if (uiUrl) say(`Web UI:    ${uiUrl}`);
-    say(`Database:  ${redactUrl(databaseUrl)}`);
+    say(`Database:  ${redactUrl(databaseUrl)}${embeddedData ? ` (embedded, data in ${embeddedData})` : ''}`);
     say(`Home:      ${paths.home}`);
     return { config, info, worker, stop: stopAll };
   } catch (err) {

