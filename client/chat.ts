@@ -45,6 +45,8 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     if (busy === 0) rl.prompt();
   };
   let closing: Promise<void> | undefined;
+  let inputClosed = false;
+  let onIdle: () => void = prompt;
 
   const send = (text: string) => {
     busy += 1;
@@ -63,7 +65,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       })
       .finally(() => {
         busy -= 1;
-        if (closing === undefined) prompt();
+        if (closing === undefined) onIdle();
       });
   };
 
@@ -126,15 +128,17 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         resolve();
       })();
     };
-    rl.on('line', (raw) => {
-      const line = raw.trim();
+    // Piped input runs one line at a time, each after the previous turn ends; typed input while a
+    // turn runs follows the conversation's busy policy.
+    const backlog: string[] = [];
+    const handle = (line: string) => {
       if (!line) return prompt();
       if (line.startsWith('/')) {
         void command(line).then(
-          (keepGoing) => (keepGoing ? prompt() : finish()),
+          (keepGoing) => (keepGoing ? next() : finish()),
           (err: unknown) => {
             process.stderr.write(pc.red(`error: ${(err as Error).message}\n`));
-            prompt();
+            next();
           },
         );
         return;
@@ -144,6 +148,19 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         return;
       }
       send(line);
+    };
+    const next = () => {
+      if (busy > 0) return;
+      const line = backlog.shift();
+      if (line === undefined) return inputClosed ? finish() : prompt();
+      handle(line);
+    };
+    onIdle = next;
+    rl.on('line', (raw) => {
+      const line = raw.trim();
+      if (interactive) return handle(line);
+      backlog.push(line);
+      next();
     });
     rl.on('SIGINT', () => {
       if (busy > 0) {
@@ -152,9 +169,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       } else finish();
     });
     rl.on('close', () => {
-      // End of input (piped stdin): wait for running turns, then leave.
-      const waitIdle = () => (busy > 0 ? setTimeout(waitIdle, 100) : finish());
-      waitIdle();
+      // End of input: finish once the running turn and any piped lines are done.
+      inputClosed = true;
+      next();
     });
     prompt();
   });

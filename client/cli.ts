@@ -102,7 +102,8 @@ export function buildProgram(): Command {
     .option('--no-worker', 'do not start a worker in this process')
     .action(async (o: { ui: boolean; worker: boolean }) => {
       const cfg = config();
-      const log = createLogger(cfg.logLevel);
+      // The foreground stack prints its own summary; logs only for problems unless asked.
+      const log = createLogger(process.env.HERALD_LOG_LEVEL ? cfg.logLevel : 'warn');
       const stack = await startDevStack({ config: cfg, log, ui: o.ui, worker: o.worker, say: (l) => process.stderr.write(`${l}\n`) });
       process.stderr.write(pc.green('Herald is running. Ctrl-C stops everything.\n'));
       await untilSignal(() => stack.stop());

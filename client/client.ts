@@ -11,7 +11,8 @@ import type { ConversationInput, ConversationStateView, TurnResult } from '../co
 import type { conversation } from '../workflows/conversation.js';
 import { endSignal, sendMessageUpdate, stateQuery, steerSignal, stopSignal, userMessageSignal } from '../workflows/definitions.js';
 import type { ClientSettings } from './connection.js';
-import { connectTemporal } from './connection.js';
+import { clientSettings, connectTemporal } from './connection.js';
+import { loadConfig } from '../runtime/config.js';
 import type { EventWatch, StoredEvent } from './events.js';
 import { watchEvents } from './events.js';
 
@@ -31,6 +32,11 @@ export class HeraldClient {
 
   static async connect(settings: ClientSettings): Promise<HeraldClient> {
     return new HeraldClient(await connectTemporal(settings), settings);
+  }
+
+  /** Connect the way the `herald` CLI does: environment variables, else the running `herald dev`. */
+  static async fromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<HeraldClient> {
+    return await HeraldClient.connect(clientSettings(loadConfig(env)));
   }
 
   /** A handle on a conversation, started or not. */

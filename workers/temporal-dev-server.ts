@@ -4,7 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { ensureDir } from '../runtime/paths.js';
@@ -31,15 +32,18 @@ export interface DevServer {
 export async function startTemporalDevServer(o: DevServerOptions): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn'];
   args.push(...(o.uiPort ? ['--ui-port', String(o.uiPort)] : ['--headless']));
+  const pidFile = o.dbFile ? join(dirname(o.dbFile), 'dev-server.pid') : undefined;
   if (o.dbFile) {
     ensureDir(dirname(o.dbFile));
     args.push('--db-filename', o.dbFile);
+    await stopLeftoverServer(pidFile!);
   }
   if (o.namespace && o.namespace !== 'default') args.push('--namespace', o.namespace);
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   args.push(...(o.extraArgs ?? []));
 
   const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-4000);
@@ -72,8 +76,38 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exitPromise;
       clearTimeout(timer);
+      if (pidFile) rmSync(pidFile, { force: true });
     },
   };
+}
+
+/**
+ * A dev server left running by a Herald that was killed (SIGKILL) still holds the history file and
+ * the ports: stop it, so this start can take over its data.
+ */
+async function stopLeftoverServer(pidFile: string): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  let cmdline = '';
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return; // gone (or not Linux: then leave it alone)
+  }
+  if (!cmdline.includes('start-dev')) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.kill(pid, 'SIGKILL');
 }
 
 async function reachable(address: string): Promise<boolean> {

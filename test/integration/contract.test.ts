@@ -46,7 +46,7 @@ describe('conversation contract', () => {
   it('rejects malformed sendMessage updates without touching history', async () => {
     stack.fake.script([{ text: 'hello' }]);
     const h = await start('validate', {});
-    await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ text: '' } as never] }), WorkflowUpdateFailedError);
+    await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ text: '' }] }), WorkflowUpdateFailedError);
     await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ body: 'x' } as never] }), (err: Error) => /invalid sendMessage/.test(String((err.cause as Error | undefined)?.message)));
     await h.signal(userMessageSignal, 42);
     const r = await h.executeUpdate(sendMessageUpdate, { args: [{ text: 'hi', id: 'ok-1' }] });

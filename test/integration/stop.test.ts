@@ -31,7 +31,7 @@ describe('stop', () => {
     const stopAt = Date.now();
     await conv.stop('user');
     const result = await pending;
-    await eventually(async () => req.abortedAt !== undefined);
+    await eventually(() => req.abortedAt !== undefined);
     const latency = req.abortedAt! - stopAt;
     console.log(`stop → HTTP request aborted: ${latency} ms; stop → turn result: ${Date.now() - stopAt} ms`);
     assert.ok(latency < 1000, `abort took ${latency} ms`);

@@ -45,7 +45,7 @@ describe('worker crash mid-turn', () => {
     // Kill while the model call is in flight.
     const req = await stack.fake.waitForRequests(1);
     first.kill('SIGKILL');
-    await eventually(async () => req.abortedAt !== undefined);
+    await eventually(() => req.abortedAt !== undefined);
     const second = await worker(stack);
     processes.push(second);
 

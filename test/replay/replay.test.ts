@@ -22,7 +22,7 @@ describe('replay of committed histories', () => {
   for (const file of files) {
     it(`replays ${file}`, async () => {
       const history = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
-      await Worker.runReplayHistory(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH }, history as never, file);
+      await Worker.runReplayHistory(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH }, history, file);
     });
   }
 });
