@@ -40,9 +40,10 @@ export function repairMessageOrder(messages: readonly ChatMessage[]): ChatMessag
   return out;
 }
 
+/** A deep-enough copy; a call id repeated within one message is kept once (it can be answered once). */
 function cloneMessage(m: ChatMessage): ChatMessage {
   const copy: ChatMessage = { ...m };
-  if (m.tool_calls) copy.tool_calls = m.tool_calls.map((c) => ({ ...c, function: { ...c.function } }));
+  if (m.tool_calls) copy.tool_calls = dedupeCalls(m.tool_calls.map((c) => ({ ...c, function: { ...c.function } })));
   return copy;
 }
 

@@ -90,6 +90,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     throw new Error(`cannot prepare the database at ${redactUrl(config.databaseUrl)}: ${(err as Error).message}`);
   }
 
+  if (!config.providerDefaults.model) {
+    log.warn({ provider: config.providerDefaults.provider }, 'no default model configured (HERALD_MODEL): conversations must name a model');
+  }
   const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const activities = createActivities({ db, config, log, tools: builtinTools(config.file), searchAttributes, env });

@@ -38,6 +38,7 @@ export const readFileTool = defineTool({
       await handle.close();
     }
     if (buf.subarray(0, 8192).includes(0)) return { content: `${args.path} looks like a binary file (${info.size} bytes); not shown`, isError: true };
+    if (buf.length === 0) return { content: `(empty file: ${args.path})` };
     const lines = buf.toString('utf8').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const offset = args.offset ?? 1;
@@ -52,6 +53,6 @@ export const readFileTool = defineTool({
       .join('\n');
     const end = offset + slice.length - 1;
     const more = end < lines.length ? `\n[${workspaceRelative(ctx.cwd, abs)}: lines ${offset}-${end} of ${lines.length}; read on with offset ${end + 1}]` : '';
-    return { content: (body || '(empty file)') + more };
+    return { content: body + more };
   },
 });

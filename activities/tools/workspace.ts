@@ -3,7 +3,7 @@
  * workspace or is refused. `..`, absolute paths elsewhere, and symlinks that lead out are all
  * caught by comparing real paths.
  */
-import { realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 export class WorkspaceEscapeError extends Error {
@@ -18,15 +18,23 @@ function inside(root: string, target: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/** Real path of the nearest existing ancestor of `p` plus the part that does not exist yet. */
-async function realpathAllowMissing(p: string): Promise<string> {
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Real path of `p` when it exists; otherwise the real path of its nearest existing ancestor plus
+ * the missing rest. A dangling symlink is followed to where a write would land.
+ */
+async function realpathAllowMissing(p: string, hops = 0): Promise<string> {
   try {
     return await realpath(p);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (hops > MAX_LINK_HOPS) throw Object.assign(new Error(`too many symbolic links at ${p}`), { code: 'ELOOP' });
+    const link = await lstat(p).catch(() => undefined);
+    if (link?.isSymbolicLink()) return await realpathAllowMissing(resolve(dirname(p), await readlink(p)), hops + 1);
     const parent = dirname(p);
     if (parent === p) return p;
-    return resolve(await realpathAllowMissing(parent), relative(parent, p));
+    return resolve(await realpathAllowMissing(parent, hops), relative(parent, p));
   }
 }
 

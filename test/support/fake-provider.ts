@@ -232,7 +232,9 @@ export class FakeProvider {
       if (res.destroyed) return;
       if (r.hangAfterChunks !== undefined && sent >= r.hangAfterChunks) return await hangUntilClosed(res);
       if (r.cutAfterChunks !== undefined && sent >= r.cutAfterChunks) {
-        res.destroy();
+        // Let what was written reach the client first: a cut mid-stream, not before it.
+        await new Promise<void>((resolve) => res.write('', () => resolve()));
+        res.socket?.destroy();
         return;
       }
       res.write(`data: ${JSON.stringify(frame)}\n\n`);

@@ -1,0 +1,161 @@
+/**
+ * Herald's configuration (SPEC §1.4): environment variables plus an optional YAML file. A bad
+ * value must be one clear error naming the key, and sensible defaults apply otherwise.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../runtime/config.js';
+
+describe('loadConfig', () => {
+  let home: string;
+  before(() => {
+    home = mkdtempSync(join(tmpdir(), 'herald-config-'));
+  });
+  after(() => {
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** An environment isolated from the machine's: no ~/.herald, no real keys. */
+  const env = (vars: Record<string, string> = {}): NodeJS.ProcessEnv => ({ HERALD_HOME: home, ...vars });
+
+  function configFile(name: string, yaml: string): string {
+    const path = join(home, name);
+    writeFileSync(path, yaml);
+    return path;
+  }
+
+  function configError(vars: Record<string, string>): ConfigError {
+    try {
+      loadConfig(env(vars));
+    } catch (err) {
+      assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${String(err)}`);
+      return err;
+    }
+    assert.fail('expected loadConfig to throw');
+  }
+
+  it('has working defaults with an empty environment', () => {
+    const c = loadConfig(env());
+    assert.equal(c.taskQueue, 'herald');
+    assert.equal(c.namespace, 'default');
+    assert.equal(c.home, home);
+    assert.equal(c.configPath, undefined);
+    assert.equal(c.temporalAddress, undefined);
+    assert.equal(c.logLevel, 'info');
+    assert.deepEqual(c.ports, { temporal: 7233, ui: 8233, postgres: 54329 });
+    assert.deepEqual(c.providerDefaults, { provider: 'openai', model: 'gpt-4.1' });
+    assert.equal(c.file.agent.maxIterations, 90);
+    assert.equal(c.file.agent.busyPolicy, 'interrupt');
+    assert.deepEqual(c.file.tools.terminal, { timeoutSeconds: 180, maxOutputChars: 50_000 });
+  });
+
+  it('reads the basics from the environment', () => {
+    const c = loadConfig(env({ HERALD_TASK_QUEUE: 'q2', TEMPORAL_NAMESPACE: 'prod', TEMPORAL_ADDRESS: 'temporal:7233', HERALD_PG_PORT: '6543', HERALD_MODEL: 'gpt-5' }));
+    assert.equal(c.taskQueue, 'q2');
+    assert.equal(c.namespace, 'prod');
+    assert.equal(c.temporalAddress, 'temporal:7233');
+    assert.equal(c.ports.postgres, 6543);
+    assert.equal(c.providerDefaults.model, 'gpt-5');
+  });
+
+  it('treats empty variables as unset', () => {
+    const c = loadConfig(env({ HERALD_TASK_QUEUE: '', HERALD_PROVIDER: '', OPENAI_BASE_URL: '' }));
+    assert.equal(c.taskQueue, 'herald');
+    assert.equal(c.providerDefaults.provider, 'openai');
+  });
+
+  it('names HERALD_PROVIDER when it is not a known provider', () => {
+    const err = configError({ HERALD_PROVIDER: 'openia' });
+    assert.equal(err.key, 'HERALD_PROVIDER');
+    assert.match(err.message, /HERALD_PROVIDER/);
+  });
+
+  it('names a bad port variable', () => {
+    assert.equal(configError({ HERALD_UI_PORT: 'eighty' }).key, 'HERALD_UI_PORT');
+    assert.equal(configError({ HERALD_TEMPORAL_PORT: '70000' }).key, 'HERALD_TEMPORAL_PORT');
+  });
+
+  it('infers the provider from the environment', () => {
+    const provider = (vars: Record<string, string>) => loadConfig(env(vars)).providerDefaults;
+    assert.deepEqual(provider({ OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_API_KEY: 'k' }), {
+      provider: 'custom',
+      model: '',
+      openaiBaseUrl: 'http://localhost:11434/v1',
+    });
+    assert.equal(provider({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' }).provider, 'openai');
+    assert.deepEqual(provider({ ANTHROPIC_API_KEY: 'k' }), { provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    assert.deepEqual(provider({ OPENROUTER_API_KEY: 'k' }), { provider: 'openrouter', model: 'openai/gpt-4.1' });
+    assert.equal(provider({ HERALD_PROVIDER: 'openrouter', OPENAI_BASE_URL: 'http://x/v1' }).provider, 'openrouter');
+  });
+
+  it('loads a valid YAML file from HERALD_CONFIG', () => {
+    const path = configFile(
+      'valid.yaml',
+      ['model:', '  provider: anthropic', '  name: claude-opus', '  contextLength: 200000', 'agent:', '  maxIterations: 25', 'tools:', '  terminal:', '    timeoutSeconds: 30', 'pricing:', '  claude-opus:', '    input: 15', '    output: 75', ''].join('\n'),
+    );
+    const c = loadConfig(env({ HERALD_CONFIG: path }));
+    assert.equal(c.configPath, path);
+    assert.deepEqual(c.providerDefaults, { provider: 'anthropic', model: 'claude-opus', contextLength: 200_000 });
+    assert.equal(c.file.agent.maxIterations, 25);
+    assert.deepEqual(c.file.tools.terminal, { timeoutSeconds: 30, maxOutputChars: 50_000 });
+    assert.deepEqual(c.file.pricing['claude-opus'], { input: 15, output: 75 });
+  });
+
+  it('lets the environment override the file', () => {
+    const path = configFile('override.yaml', 'model:\n  provider: anthropic\n  name: claude-opus\n');
+    const c = loadConfig(env({ HERALD_CONFIG: path, HERALD_PROVIDER: 'openai', HERALD_MODEL: 'gpt-5' }));
+    assert.deepEqual(c.providerDefaults, { provider: 'openai', model: 'gpt-5' });
+  });
+
+  it('reads config.yaml from HERALD_HOME when HERALD_CONFIG is not set', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-home-'));
+    try {
+      writeFileSync(join(dir, 'config.yaml'), 'agent:\n  maxIterations: 7\n');
+      const c = loadConfig({ HERALD_HOME: dir });
+      assert.equal(c.file.agent.maxIterations, 7);
+      assert.equal(c.configPath, join(dir, 'config.yaml'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the key path of an invalid value in the file', () => {
+    const path = configFile('bad-value.yaml', 'agent:\n  maxIterations: 0\n');
+    const err = configError({ HERALD_CONFIG: path });
+    assert.equal(err.key, 'agent.maxIterations');
+    assert.match(err.message, /agent\.maxIterations/);
+    assert.ok(err.message.includes(path), 'the message names the file');
+  });
+
+  it('names nested key paths', () => {
+    const path = configFile('bad-nested.yaml', 'tools:\n  terminal:\n    timeoutSeconds: "soon"\n');
+    assert.equal(configError({ HERALD_CONFIG: path }).key, 'tools.terminal.timeoutSeconds');
+  });
+
+  it('names an unknown key in the file', () => {
+    const nested = configError({ HERALD_CONFIG: configFile('unknown-nested.yaml', 'agent:\n  maxIteratons: 5\n') });
+    assert.equal(nested.key, 'agent');
+    assert.match(nested.message, /maxIteratons/);
+    const top = configError({ HERALD_CONFIG: configFile('unknown-top.yaml', 'modle:\n  name: x\n') });
+    assert.match(top.message, /modle/);
+  });
+
+  it('reports a file that is not YAML', () => {
+    const err = configError({ HERALD_CONFIG: configFile('broken.yaml', 'agent: [unclosed\n  x: : :\n') });
+    assert.match(err.message, /not valid YAML/);
+  });
+
+  it('treats an empty file as all defaults', () => {
+    const c = loadConfig(env({ HERALD_CONFIG: configFile('empty.yaml', '') }));
+    assert.equal(c.file.agent.maxIterations, 90);
+  });
+
+  it('fails when HERALD_CONFIG points to a missing file', () => {
+    const err = configError({ HERALD_CONFIG: join(home, 'does-not-exist.yaml') });
+    assert.equal(err.key, 'HERALD_CONFIG');
+    assert.match(err.message, /does-not-exist\.yaml/);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * Provider errors become ApplicationFailures the workflow can act on: the type is the failure
+ * reason, Retry-After becomes the next retry delay, and hopeless errors are non-retryable.
+ * Errors come from the real openai client talking to the fake provider.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import OpenAI from 'openai';
+import { MalformedResponseError, callChatCompletions } from '../../activities/model/chat-completions.js';
+import { MissingCredentialError } from '../../activities/model/clients.js';
+import { toModelFailure } from '../../activities/model/failures.js';
+import type { ModelFailureDetails } from '../../common/error-reasons.js';
+import type { ProviderRef } from '../../common/providers.js';
+import type { ScriptedReply } from '../support/fake-provider.js';
+import { FakeProvider } from '../support/fake-provider.js';
+
+const ref: ProviderRef = { provider: 'openrouter', model: 'some/model', apiMode: 'chat_completions', baseUrl: 'http://unused/v1', apiKeyEnv: 'OPENROUTER_API_KEY' };
+const details = (f: ApplicationFailure) => f.details?.[0] as ModelFailureDetails;
+
+describe('toModelFailure', () => {
+  let fake: FakeProvider;
+  let client: OpenAI;
+  before(async () => {
+    fake = await FakeProvider.start();
+    client = new OpenAI({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
+  });
+  after(async () => {
+    await fake.stop();
+  });
+  beforeEach(() => {
+    fake.reset();
+  });
+
+  /** The error the openai client throws for one scripted reply. */
+  async function providerError(reply: ScriptedReply, c: OpenAI = client): Promise<unknown> {
+    fake.script([reply]);
+    try {
+      await c.chat.completions.create({ model: 'some/model', messages: [{ role: 'user', content: 'hi' }] });
+    } catch (err) {
+      return err;
+    }
+    assert.fail('expected the call to fail');
+  }
+
+  it('turns a 429 with Retry-After into a retryable rate_limit failure with that delay', async () => {
+    const err = await providerError({ status: 429, error: { message: 'Rate limit reached for requests' }, headers: { 'retry-after': '7' } });
+    assert.ok(err instanceof OpenAI.APIError);
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.ok(f instanceof ApplicationFailure);
+    assert.equal(f.type, 'rate_limit');
+    assert.equal(f.nonRetryable, false);
+    assert.equal(f.nextRetryDelay, 7000);
+    assert.match(f.message, /^openrouter\/some\/model \(HTTP 429\): .*Rate limit reached/);
+    const d = details(f);
+    assert.equal(d.reason, 'rate_limit');
+    assert.equal(d.status, 429);
+    assert.equal(d.provider, 'openrouter');
+    assert.equal(d.model, 'some/model');
+    assert.equal(d.retryAfterMs, 7000);
+    assert.match(d.providerMessage, /Rate limit reached/);
+  });
+
+  it('uses jittered backoff for a retryable error without Retry-After', async () => {
+    const err = await providerError({ status: 503, error: { message: 'Service Unavailable' } });
+    const first = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(first.type, 'overloaded');
+    assert.equal(first.nonRetryable, false);
+    const d1 = first.nextRetryDelay as number;
+    assert.ok(d1 >= 2000 && d1 <= 3000, `attempt 1 delay ${d1}`);
+    const d3 = toModelFailure(err, { provider: ref, attempt: 3 }).nextRetryDelay as number;
+    assert.ok(d3 >= 8000 && d3 <= 12_000, `attempt 3 delay ${d3}`);
+    assert.equal(details(first).retryAfterMs, undefined);
+  });
+
+  it('turns a 401 into a non-retryable auth failure', async () => {
+    const err = await providerError({ status: 401, error: { message: 'Incorrect API key provided' } });
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'auth');
+    assert.equal(f.nonRetryable, true);
+    assert.equal(f.nextRetryDelay, undefined);
+    assert.equal(details(f).status, 401);
+    assert.equal(details(f).provider, 'openrouter');
+  });
+
+  it('turns a context-length 400 into a non-retryable context_overflow', async () => {
+    const err = await providerError({ status: 400, error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } });
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'context_overflow');
+    assert.equal(f.nonRetryable, true);
+  });
+
+  it('uses the provider error code from the body', async () => {
+    const err = await providerError({ status: 404, error: { message: 'Not found', code: 'model_not_found' } });
+    assert.equal(toModelFailure(err, { provider: ref, attempt: 1 }).type, 'model_not_found');
+  });
+
+  it('treats a refused connection as a retryable timeout without a status', async () => {
+    const gone = await FakeProvider.start();
+    const url = gone.url;
+    await gone.stop();
+    const err = await providerError({ text: 'unused' }, new OpenAI({ apiKey: 'k', baseURL: url, maxRetries: 0 }));
+    fake.reset();
+    assert.ok(err instanceof OpenAI.APIConnectionError);
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'timeout');
+    assert.equal(f.nonRetryable, false);
+    assert.equal(details(f).status, undefined);
+  });
+
+  it('treats a stream cut mid-response as a retryable timeout', async () => {
+    fake.script([{ text: 'a long answer that is cut off before it ends', cutAfterChunks: 3, chunkDelayMs: 5 }]);
+    const sink = { text() {}, reasoning() {}, toolGenerating() {}, alive() {} };
+    const err = await callChatCompletions(client, fake.url, { model: 'm-cut', messages: [{ role: 'user', content: 'hi' }], tools: [] }, { signal: new AbortController().signal, sink }).then(
+      () => assert.fail('expected the call to fail'),
+      (e: unknown) => e,
+    );
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'timeout');
+    assert.equal(f.nonRetryable, false);
+  });
+
+  it('treats a malformed 200 response as a retryable server_error', () => {
+    const f = toModelFailure(new MalformedResponseError('the response has no choices'), { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'server_error');
+    assert.equal(f.nonRetryable, false);
+  });
+
+  it('treats a missing API key as a non-retryable auth failure', () => {
+    const f = toModelFailure(new MissingCredentialError('OPENROUTER_API_KEY', 'openrouter'), { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'auth');
+    assert.equal(f.nonRetryable, true);
+    assert.match(f.message, /OPENROUTER_API_KEY/);
+  });
+
+  it('classifies an unexpected error as unknown and retryable', () => {
+    const f = toModelFailure(new Error('something odd'), { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'unknown');
+    assert.equal(f.nonRetryable, false);
+    assert.match(details(f).providerMessage, /something odd/);
+  });
+});
