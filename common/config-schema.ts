@@ -30,9 +30,11 @@ export const configFileSchema = z
         maxOutputTokens: z.number().int().min(1).optional(),
         /** Seconds without any bytes from the provider before a call is abandoned. */
         requestTimeoutSeconds: z.number().int().min(1).optional(),
+        /** Anthropic prompt-cache breakpoint lifetime. */
+        promptCacheTtl: z.enum(['5m', '1h']).default('5m'),
       })
       .strict()
-      .default({}),
+      .default({ promptCacheTtl: '5m' }),
     agent: z
       .object({
         maxIterations: z.number().int().min(1).default(90),

@@ -11,6 +11,27 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** Anthropic thinking blocks, replayed with their signatures on the next call. */
+export type AnthropicThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
+
+/** A Responses API reasoning item (`store: false` means the encrypted content travels with us). */
+export interface ResponsesReasoningItem {
+  type: 'reasoning';
+  id?: string;
+  encrypted_content?: string | null;
+  summary: Array<{ type: 'summary_text'; text: string }>;
+}
+
+/**
+ * Provider-specific reasoning an adapter needs to send back verbatim. Opaque to the rest of Herald;
+ * an adapter ignores the other format (after a provider switch).
+ */
+export type ReasoningDetails =
+  | { format: 'anthropic'; blocks: AnthropicThinkingBlock[] }
+  | { format: 'responses'; items: ResponsesReasoningItem[] };
+
 export interface ChatMessage {
   role: Role;
   content: string | null;
@@ -20,6 +41,8 @@ export interface ChatMessage {
   name?: string;
   /** Visible reasoning text of an assistant message (never sent back as content). */
   reasoning?: string;
+  /** Provider reasoning to replay (thinking signatures, encrypted reasoning items). */
+  reasoning_details?: ReasoningDetails;
 }
 
 /** A message as stored in the transcript: its position in the session is part of it. */

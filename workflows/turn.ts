@@ -148,7 +148,7 @@ async function callModel(host: TurnHost, p: TurnProgress, opts: CallOptions): Pr
     iteration: p.iteration,
     maxIterations: s.maxIterations,
     provider: s.provider,
-    tools: opts.toolChoiceNone ? [] : s.tools,
+    tools: s.tools,
     ...(opts.note ? { ephemeralNote: opts.note } : {}),
     ...(opts.steer ? { steer: opts.steer } : {}),
     ...(opts.toolChoiceNone ? { toolChoiceNone: true } : {}),

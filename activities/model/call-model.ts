@@ -19,8 +19,10 @@ import { appendToContent, loadTranscript, writeMessage } from '../store/messages
 import { getSession } from '../store/sessions.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { callAnthropicMessages } from './anthropic-messages.js';
 import { callChatCompletions } from './chat-completions.js';
-import { openaiClient } from './clients.js';
+import { anthropicClient, openaiClient } from './clients.js';
+import { callResponses } from './codex-responses.js';
 import { toModelFailure } from './failures.js';
 import type { ModelRequest, ModelResponse, StreamSink } from './types.js';
 
@@ -54,6 +56,8 @@ export function modelActivities(deps: ActivityDeps) {
           messages,
           tools: deps.tools.schemas(a.tools),
           maxOutputTokens: config.file.model.maxOutputTokens,
+          cacheTtl: config.file.model.promptCacheTtl,
+          toolChoiceNone: a.toolChoiceNone,
         };
         const sink: StreamSink = {
           text: (d) => pub.textDelta(d),
@@ -70,6 +74,7 @@ export function modelActivities(deps: ActivityDeps) {
           content: response.content,
           toolCalls,
           reasoning: response.reasoning,
+          reasoningDetails: response.reasoningDetails,
           finishReason: response.finishReason,
           turnId: a.turnId,
         });
@@ -159,8 +164,10 @@ async function dispatch(deps: ActivityDeps, a: CallModelArgs, request: ModelRequ
   switch (ref.apiMode) {
     case 'chat_completions':
       return await callChatCompletions(openaiClient(ref, deps.env, timeoutMs), ref.baseUrl, request, ctx);
-    default:
-      throw new Error(`API mode ${ref.apiMode} is not supported by this worker yet`);
+    case 'codex_responses':
+      return await callResponses(openaiClient(ref, deps.env, timeoutMs), request, ctx);
+    case 'anthropic_messages':
+      return await callAnthropicMessages(anthropicClient(ref, deps.env, timeoutMs), request, ctx);
   }
 }
 

@@ -43,6 +43,7 @@ function buildParams(req: ModelRequest): Omit<ChatParams, 'stream'> {
   const params: Omit<ChatParams, 'stream'> = { model: req.model, messages: toWireMessages(req.messages) };
   if (req.tools.length) {
     params.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    if (req.toolChoiceNone) params.tool_choice = 'none';
   }
   if (req.maxOutputTokens) params.max_tokens = req.maxOutputTokens;
   return params;

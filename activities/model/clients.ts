@@ -3,11 +3,15 @@
  * variable the workflow names; they never enter Temporal or the database (SPEC §1.5).
  * Clients run with `maxRetries: 0`: Temporal owns retries.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ProviderRef } from '../../common/providers.js';
 
 export class MissingCredentialError extends Error {
-  constructor(readonly envName: string, provider: string) {
+  constructor(
+    readonly envName: string,
+    provider: string,
+  ) {
     super(`no API key for provider "${provider}": set ${envName} in the worker's environment`);
     this.name = 'MissingCredentialError';
   }
@@ -24,14 +28,23 @@ export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv): string 
 }
 
 const openaiClients = new Map<string, OpenAI>();
+const anthropicClients = new Map<string, Anthropic>();
+
+function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let client = map.get(key);
+  if (!client) {
+    client = make();
+    map.set(key, client);
+  }
+  return client;
+}
 
 export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): OpenAI {
   const apiKey = resolveApiKey(ref, env);
-  const cacheKey = `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`;
-  let client = openaiClients.get(cacheKey);
-  if (!client) {
-    client = new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs });
-    openaiClients.set(cacheKey, client);
-  }
-  return client;
+  return cached(openaiClients, `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`, () => new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }));
+}
+
+export function anthropicClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): Anthropic {
+  const apiKey = resolveApiKey(ref, env);
+  return cached(anthropicClients, `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`, () => new Anthropic({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }));
 }

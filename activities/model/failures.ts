@@ -6,12 +6,14 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIError } from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 import { backoffMs, classifyProviderError, parseRetryAfter } from '../../common/classify-error.js';
 import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
 import { REASON_POLICIES } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';
 import { MalformedResponseError } from './chat-completions.js';
 import { MissingCredentialError } from './clients.js';
+import { ResponsesFailedError } from './codex-responses.js';
 
 export interface FailureContext {
   provider: ProviderRef;
@@ -39,6 +41,22 @@ function factsOf(err: unknown): ErrorFacts {
     const message = [err.message, body?.metadata?.raw].filter(Boolean).join(' ');
     return { status: typeof err.status === 'number' ? err.status : undefined, message, code: code === undefined || code === null ? undefined : String(code), transport: false, retryAfter: (err.headers as Headers | undefined)?.get('retry-after') };
   }
+  if (err instanceof Anthropic.APIConnectionError) {
+    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+    return { message: `${err.message} ${cause?.message ?? ''} ${cause?.code ?? ''}`.trim(), transport: true };
+  }
+  if (err instanceof Anthropic.APIError) {
+    // Anthropic bodies: { type: 'error', error: { type: 'rate_limit_error', message } }
+    const body = err.error as { error?: { type?: string; message?: string } } | undefined;
+    return {
+      status: typeof err.status === 'number' ? err.status : undefined,
+      message: body?.error?.message ? `${body.error.message}` : err.message,
+      code: body?.error?.type,
+      transport: false,
+      retryAfter: (err.headers as Headers | undefined)?.get('retry-after'),
+    };
+  }
+  if (err instanceof ResponsesFailedError) return { message: err.message, code: err.code, transport: false };
   if (err instanceof MalformedResponseError) return { message: err.message, transport: false, code: 'malformed_response' };
   const e = err as { message?: string; code?: string; name?: string };
   return { message: `${e.name ?? 'Error'}: ${e.message ?? String(err)}`, code: e.code, transport: e.code !== undefined };

@@ -1,5 +1,5 @@
 /** What every API-mode adapter takes and gives back, in Herald's OpenAI-shaped terms. */
-import type { ChatMessage, ToolCall } from '../../common/messages.js';
+import type { ChatMessage, ReasoningDetails, ToolCall } from '../../common/messages.js';
 
 export interface ToolSchema {
   name: string;
@@ -12,7 +12,12 @@ export interface ModelRequest {
   /** System prompt first, then the repaired transcript. */
   messages: ChatMessage[];
   tools: ToolSchema[];
+  /** Output token cap (Anthropic requires one; others use it when set). */
   maxOutputTokens?: number | undefined;
+  /** Anthropic prompt caching: breakpoint TTL. */
+  cacheTtl?: '5m' | '1h' | undefined;
+  /** Ask for no tool use on this call (the budget-summary call). */
+  toolChoiceNone?: boolean | undefined;
 }
 
 /** Raw token counts as the provider reported them (before pricing). */
@@ -27,6 +32,8 @@ export interface TokenCounts {
 export interface ModelResponse {
   content: string;
   reasoning: string | null;
+  /** Provider reasoning to store for replay, when the mode has any. */
+  reasoningDetails?: ReasoningDetails | undefined;
   toolCalls: ToolCall[];
   /** OpenAI-style: stop | tool_calls | length | content_filter. */
   finishReason: string;

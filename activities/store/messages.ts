@@ -1,5 +1,5 @@
 /** Transcript rows. The workflow assigns each message its sequence number; writes are upserts. */
-import type { ChatMessage, Role, StoredMessage, ToolCall } from '../../common/messages.js';
+import type { ChatMessage, ReasoningDetails, Role, StoredMessage, ToolCall } from '../../common/messages.js';
 import type { Db } from './db.js';
 
 export interface MessageWrite {
@@ -10,6 +10,7 @@ export interface MessageWrite {
   toolCallId?: string | undefined;
   toolName?: string | undefined;
   reasoning?: string | null | undefined;
+  reasoningDetails?: ReasoningDetails | null | undefined;
   finishReason?: string | undefined;
   turnId?: string | undefined;
   messageId?: string | undefined;
@@ -26,11 +27,12 @@ export async function writeMessage(db: Db, sessionId: string, m: MessageWrite, o
       ? 'DO NOTHING'
       : `DO UPDATE SET role = EXCLUDED.role, content = EXCLUDED.content, tool_calls = EXCLUDED.tool_calls,
            tool_call_id = EXCLUDED.tool_call_id, tool_name = EXCLUDED.tool_name, reasoning = EXCLUDED.reasoning,
+           reasoning_details = EXCLUDED.reasoning_details,
            finish_reason = EXCLUDED.finish_reason, turn_id = EXCLUDED.turn_id, message_id = EXCLUDED.message_id,
            synthetic = EXCLUDED.synthetic, compacted = false, updated_at = now()`;
   await db.query(
-    `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, reasoning, finish_reason, turn_id, message_id, synthetic)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, reasoning, finish_reason, turn_id, message_id, synthetic, reasoning_details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (session_id, seq) ${conflict}`,
     [
       sessionId,
@@ -45,6 +47,7 @@ export async function writeMessage(db: Db, sessionId: string, m: MessageWrite, o
       m.turnId ?? null,
       m.messageId ?? null,
       m.synthetic ?? false,
+      m.reasoningDetails ? JSON.stringify(m.reasoningDetails) : null,
     ],
   );
 }
@@ -63,6 +66,7 @@ interface Row {
   tool_call_id: string | null;
   tool_name: string | null;
   reasoning: string | null;
+  reasoning_details: ReasoningDetails | null;
 }
 
 function toMessage(r: Row): StoredMessage {
@@ -71,10 +75,11 @@ function toMessage(r: Row): StoredMessage {
   if (r.tool_call_id) m.tool_call_id = r.tool_call_id;
   if (r.tool_name) m.name = r.tool_name;
   if (r.reasoning) m.reasoning = r.reasoning;
+  if (r.reasoning_details) m.reasoning_details = r.reasoning_details;
   return m;
 }
 
-const COLUMNS = 'seq, role, content, tool_calls, tool_call_id, tool_name, reasoning';
+const COLUMNS = 'seq, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_details';
 
 /** The session's live (not compacted) transcript before `beforeSeq`, in order. */
 export async function loadTranscript(db: Db, sessionId: string, beforeSeq?: number): Promise<StoredMessage[]> {

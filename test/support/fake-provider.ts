@@ -1,26 +1,19 @@
 /**
  * A fake LLM provider: a real `node:http` server on loopback that speaks the OpenAI chat
- * completions wire format (JSON and SSE) to the real `openai` client. Tests script its replies
+ * completions, OpenAI Responses and Anthropic Messages wire formats (JSON and SSE) to the real
+ * `openai` and `@anthropic-ai/sdk` clients. Tests script its replies
  * in order, inspect the requests it received, inject delays, hangs and HTTP errors, and see a loud
  * failure when the script runs out. `npm run demo` uses it too, labelled as a demo provider.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ReplyContent, SseFrame, Wire } from './fake-wire.js';
+import { anthropicWire, chatCompletionsWire, responsesWire } from './fake-wire.js';
 
-export interface ScriptedToolCall {
-  name: string;
-  /** A JSON string is sent as is (so tests can send broken JSON); objects are serialised. */
-  arguments: string | Record<string, unknown>;
-  id?: string;
-}
+export type { ScriptedToolCall } from './fake-wire.js';
 
-export interface ScriptedReply {
-  text?: string;
-  reasoning?: string;
-  toolCalls?: ScriptedToolCall[];
-  finishReason?: 'stop' | 'tool_calls' | 'length' | 'content_filter';
-  usage?: { prompt?: number; completion?: number; cached?: number; reasoning?: number };
+export interface ScriptedReply extends ReplyContent {
   /** Answer with this HTTP status and error body instead of a completion. */
   status?: number;
   error?: { message: string; type?: string; code?: string };
@@ -79,6 +72,11 @@ export class FakeProvider {
     return `http://127.0.0.1:${this.port}/v1`;
   }
 
+  /** Base URL for the Anthropic client (`ANTHROPIC_BASE_URL`; the SDK adds `/v1/messages`). */
+  get anthropicUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
   /** Queue replies, used in order; `model` scopes them to requests for that model. */
   script(replies: ScriptedReply[], model?: string): this {
     if (model) this.byModel.set(model, [...(this.byModel.get(model) ?? []), ...replies]);
@@ -110,7 +108,8 @@ export class FakeProvider {
   async waitForRequests(count: number, timeoutMs = 30_000): Promise<RecordedRequest> {
     const deadline = Date.now() + timeoutMs;
     while (this.requests.length < count) {
-      if (Date.now() > deadline) throw new Error(`fake provider: expected ${count} requests, got ${this.requests.length}`);
+      if (Date.now() > deadline)
+        throw new Error(`fake provider: expected ${count} requests, got ${this.requests.length}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 100);
@@ -147,86 +146,62 @@ export class FakeProvider {
     } catch {
       // recorded as an empty body
     }
-    const rec: RecordedRequest = { n: this.requests.length + 1, path: req.url ?? '', body, headers: req.headers, receivedAt: Date.now() };
+    const rec: RecordedRequest = {
+      n: this.requests.length + 1,
+      path: req.url ?? '',
+      body,
+      headers: req.headers,
+      receivedAt: Date.now(),
+    };
     this.requests.push(rec);
     for (const w of this.waiters.splice(0)) w();
     res.on('close', () => {
       if (!res.writableFinished && rec.abortedAt === undefined) rec.abortedAt = Date.now();
     });
 
-    if (!rec.path.endsWith('/chat/completions')) {
-      return this.sendError(res, 404, { message: `fake provider: no route for ${req.method} ${rec.path}`, type: 'invalid_request_error' });
+    const wire = wireFor(rec.path);
+    if (!wire) {
+      return this.send(res, 404, openaiNotFound(`fake provider: no route for ${req.method} ${rec.path}`));
     }
     const reply = this.next(rec);
     if (!reply) {
-      const msg = `FAKE PROVIDER SCRIPT EXHAUSTED: request #${rec.n} (model ${String(body.model)}) has no scripted reply`;
+      const msg = `FAKE PROVIDER SCRIPT EXHAUSTED: request #${rec.n} (model ${modelOf(body)}) has no scripted reply`;
       this.errors.push(msg);
-      return this.sendError(res, 400, { message: msg, type: 'invalid_request_error', code: 'fake_script_exhausted' });
+      return this.send(res, 400, wire.error(400, msg, undefined, 'fake_script_exhausted'));
     }
     rec.reply = reply;
     if (reply.delayMs) await sleep(reply.delayMs);
     if (res.destroyed) return;
     if (reply.status && reply.status >= 400) {
-      return this.sendError(res, reply.status, reply.error ?? { message: `injected HTTP ${reply.status}` }, reply.headers);
+      return this.send(
+        res,
+        reply.status,
+        wire.error(
+          reply.status,
+          reply.error?.message ?? `injected HTTP ${reply.status}`,
+          reply.error?.type,
+          reply.error?.code,
+        ),
+        reply.headers,
+      );
     }
-    if (body.stream === true) await this.streamChat(res, body, reply);
-    else this.jsonChat(res, body, reply);
+    if (body.stream === true) await this.stream(res, wire.frames(modelOf(body), reply, body), reply);
+    else this.send(res, 200, wire.json(modelOf(body), reply), reply.headers);
     rec.completedAt = Date.now();
   }
 
-  private sendError(res: ServerResponse, status: number, error: { message: string; type?: string; code?: string }, headers: Record<string, string> = {}): void {
+  private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify({ error: { type: 'error', code: null, param: null, ...error } }));
+    res.end(JSON.stringify(body));
   }
 
-  private jsonChat(res: ServerResponse, body: Record<string, unknown>, r: ScriptedReply): void {
-    const calls = toolCallsOf(r);
-    res.writeHead(200, { 'content-type': 'application/json', ...(r.headers ?? {}) });
-    res.end(
-      JSON.stringify({
-        id: `chatcmpl-${Date.now()}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: modelOf(body),
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: r.text ?? (calls.length ? null : ''),
-              ...(r.reasoning ? { reasoning_content: r.reasoning } : {}),
-              ...(calls.length ? { tool_calls: calls } : {}),
-            },
-            finish_reason: finishOf(r, calls.length),
-          },
-        ],
-        usage: usageOf(r),
-      }),
-    );
-  }
-
-  private async streamChat(res: ServerResponse, body: Record<string, unknown>, r: ScriptedReply): Promise<void> {
-    const id = `chatcmpl-${Date.now()}`;
-    const model = modelOf(body);
-    const created = Math.floor(Date.now() / 1000);
-    const base = { id, object: 'chat.completion.chunk', created, model };
-    const frames: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
-    for (const piece of pieces(r.reasoning ?? '', 12)) frames.push({ ...base, choices: [{ index: 0, delta: { reasoning_content: piece }, finish_reason: null }] });
-    for (const piece of pieces(r.text ?? '', 8)) frames.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
-    toolCallsOf(r).forEach((call, index) => {
-      frames.push({
-        ...base,
-        choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, finish_reason: null }],
-      });
-      for (const piece of pieces(call.function.arguments, 16)) {
-        frames.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] });
-      }
+  private async stream(res: ServerResponse, frames: SseFrame[], r: ScriptedReply): Promise<void> {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...(r.headers ?? {}),
     });
-    frames.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishOf(r, toolCallsOf(r).length) }] });
-    const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
-    if (wantsUsage) frames.push({ ...base, choices: [], usage: usageOf(r) });
-
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...(r.headers ?? {}) });
     let sent = 0;
     for (const frame of frames) {
       if (res.destroyed) return;
@@ -237,47 +212,29 @@ export class FakeProvider {
         res.socket?.destroy();
         return;
       }
-      res.write(`data: ${JSON.stringify(frame)}\n\n`);
+      const data = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data);
+      res.write(`${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`);
       sent += 1;
       if (r.chunkDelayMs) await sleep(r.chunkDelayMs);
     }
     if (r.hangAfterChunks !== undefined) return await hangUntilClosed(res);
-    res.end('data: [DONE]\n\n');
+    res.end();
   }
+}
+
+function wireFor(path: string): Wire | undefined {
+  if (path.endsWith('/chat/completions')) return chatCompletionsWire;
+  if (path.endsWith('/responses')) return responsesWire;
+  if (path.endsWith('/messages')) return anthropicWire;
+  return undefined;
+}
+
+function openaiNotFound(message: string) {
+  return { error: { message, type: 'invalid_request_error', code: 'not_found', param: null } };
 }
 
 function modelOf(body: Record<string, unknown>): string {
   return typeof body.model === 'string' ? body.model : 'fake';
-}
-
-function toolCallsOf(r: ScriptedReply) {
-  return (r.toolCalls ?? []).map((c, i) => ({
-    id: c.id ?? `call_${Math.random().toString(36).slice(2, 10)}_${i}`,
-    type: 'function' as const,
-    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
-  }));
-}
-
-function finishOf(r: ScriptedReply, calls: number): string {
-  return r.finishReason ?? (calls ? 'tool_calls' : 'stop');
-}
-
-function usageOf(r: ScriptedReply) {
-  const prompt = r.usage?.prompt ?? 100;
-  const completion = r.usage?.completion ?? Math.max(1, Math.ceil((r.text ?? '').length / 4));
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: r.usage?.cached ?? 0 },
-    completion_tokens_details: { reasoning_tokens: r.usage?.reasoning ?? 0 },
-  };
-}
-
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
 }
 
 /** Unref'd, so a scripted long delay never keeps a finished test process alive. */
