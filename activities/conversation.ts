@@ -14,7 +14,7 @@ import type {
   RecordMessagesArgs,
   RecordUserMessageArgs,
 } from '../common/activity-types.js';
-import type { ProviderRef } from '../common/providers.js';
+import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
 import { oneLine } from '../common/text.js';
 import type { ActivityDeps } from './deps.js';
@@ -30,18 +30,17 @@ function invalid(message: string, field: string): ApplicationFailure {
 export function conversationActivities(deps: ActivityDeps) {
   const { db, config } = deps;
 
-  function resolveRef(a: PrepareConversationArgs): ProviderRef {
-    let ref: ProviderRef;
+  function resolveRef(req: ProviderRequest, path = ''): ProviderRef {
     try {
-      ref = resolveProvider(a.provider, config.providerDefaults);
+      return resolveProvider(req, config.providerDefaults);
     } catch (err) {
       if (err instanceof ProviderResolutionError) {
-        const hint = err.field === 'model' ? ' (set "model" in the input, or HERALD_MODEL on the worker)' : '';
-        throw invalid(`invalid conversation input: ${err.field}: ${err.message}${hint}`, err.field);
+        const field = `${path}${err.field}`;
+        const hint = field === 'model' ? ' (set "model" in the input, or HERALD_MODEL on the worker)' : '';
+        throw invalid(`invalid conversation input: ${field}: ${err.message}${hint}`, field);
       }
       throw err;
     }
-    return ref;
   }
 
   function resolveCwd(cwd: string | undefined): string {
@@ -53,7 +52,11 @@ export function conversationActivities(deps: ActivityDeps) {
   return {
     /** Resolve provider, workspace and tools against this worker's configuration; create the session row. */
     async prepareConversation(a: PrepareConversationArgs): Promise<PrepareConversationResult> {
-      const provider = resolveRef(a);
+      const provider = resolveRef(a.provider);
+      const chain = a.fallbackProviders ?? config.file.fallbackProviders;
+      const fallbacks = chain.map((f, i) => resolveRef(f, `fallbackProviders.${i}.`));
+      const aux = config.file.auxiliary;
+      const auxiliary = aux ? resolveRef(aux, 'auxiliary.') : provider;
       const cwd = resolveCwd(a.cwd);
       const toolsets = a.toolsets ?? config.file.tools.toolsets;
       if (toolsets) {
@@ -85,6 +88,8 @@ export function conversationActivities(deps: ActivityDeps) {
       }
       return {
         provider,
+        fallbacks,
+        auxiliary,
         cwd: existing?.cwd ?? cwd,
         tools: deps.tools.enabled(toolsets),
         searchAttributes: deps.searchAttributes,

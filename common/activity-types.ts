@@ -19,10 +19,16 @@ export interface PrepareConversationArgs {
   toolsets?: string[];
   firstMessage?: string;
   history?: Array<{ role: 'user' | 'assistant'; content: string }>;
+  /** The conversation's own fallback chain (else the worker's configured one). */
+  fallbackProviders?: ProviderRequest[];
 }
 
 export interface PrepareConversationResult {
   provider: ProviderRef;
+  /** The ordered fallback chain, resolved. */
+  fallbacks: ProviderRef[];
+  /** The auxiliary model for summaries and titles. */
+  auxiliary: ProviderRef;
   cwd: string;
   /** Names of the tools this conversation may use. */
   tools: string[];

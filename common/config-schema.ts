@@ -17,6 +17,41 @@ const pricingSchema = z
   })
   .strict();
 
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
+
+const providerEntrySchema = z
+  .object({
+    apiMode: z.enum(API_MODES).optional(),
+    baseUrl: z.string().url().optional(),
+    /** The environment variable holding the key. */
+    apiKeyEnv: envName.optional(),
+    /** Several key variables: rotated on a second consecutive rate limit and at once on billing errors. */
+    credentialPool: z.array(envName).min(1).optional(),
+    models: z
+      .record(
+        z.string(),
+        z
+          .object({
+            contextLength: z.number().int().min(1024).optional(),
+            maxOutputTokens: z.number().int().min(1).optional(),
+            pricing: pricingSchema.optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
+const modelChoiceSchema = z
+  .object({
+    provider: z.enum(PROVIDER_NAMES),
+    model: z.string().min(1),
+    baseUrl: z.string().url().optional(),
+    apiMode: z.enum(API_MODES).optional(),
+    apiKeyEnv: envName.optional(),
+  })
+  .strict();
+
 export const configFileSchema = z
   .object({
     model: z
@@ -59,6 +94,12 @@ export const configFileSchema = z
       .default({ terminal: { timeoutSeconds: 180, maxOutputChars: 50_000 } }),
     /** Model name → pricing (USD per million tokens). */
     pricing: z.record(z.string(), pricingSchema).default({}),
+    /** Per-provider endpoints, keys, credential pools and per-model limits and prices. */
+    providers: z.partialRecord(z.enum(PROVIDER_NAMES), providerEntrySchema).default({}),
+    /** The fallback chain used when a conversation does not give its own. */
+    fallbackProviders: z.array(modelChoiceSchema).default([]),
+    /** The auxiliary model (compression summaries, titles); defaults to the conversation's model. */
+    auxiliary: modelChoiceSchema.extend({ fallbackProviders: z.array(modelChoiceSchema).optional() }).strict().optional(),
     events: z
       .object({ retentionDays: z.number().min(0.01).default(7) })
       .strict()

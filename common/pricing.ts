@@ -37,6 +37,21 @@ export function priceUsage(t: RawTokens, pricing: ModelPricing | undefined): Usa
   };
 }
 
+/** The config parts pricing comes from (structural, so common/ need not import the config schema). */
+export interface PricingSources {
+  pricing: Record<string, ModelPricing>;
+  providers: Partial<Record<string, { models?: Record<string, { pricing?: ModelPricing | undefined }> | undefined }>>;
+}
+
+/** Pricing for a call: the provider's per-model entry, else the global table (requested, then reported model). */
+export function pricingFor(src: PricingSources, provider: string, model: string, reportedModel?: string): ModelPricing | undefined {
+  return (
+    src.providers[provider]?.models?.[model]?.pricing ??
+    findPricing(src.pricing, model) ??
+    (reportedModel && reportedModel !== model ? findPricing(src.pricing, reportedModel) : undefined)
+  );
+}
+
 /** Find a model's pricing: exact name first, then the name without a `vendor/` prefix. */
 export function findPricing(table: Record<string, ModelPricing>, model: string): ModelPricing | undefined {
   return table[model] ?? table[model.split('/').pop() ?? model];

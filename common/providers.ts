@@ -20,8 +20,27 @@ export interface ProviderRef {
   baseUrl: string;
   /** Name of the environment variable holding the key, read by the worker. */
   apiKeyEnv: string;
+  /** A credential pool: several key variables for this provider, rotated on rate limits and billing errors. */
+  credentialPool?: string[];
   /** The model's context window when known (tokens). */
   contextLength?: number;
+  /** The model's output cap (tokens). */
+  maxOutputTokens?: number;
+}
+
+/** Per-model settings from the config file. */
+export interface ModelSettings {
+  contextLength?: number | undefined;
+  maxOutputTokens?: number | undefined;
+}
+
+/** Per-provider settings from the config file (`providers.<name>`). */
+export interface ProviderSettings {
+  apiMode?: ApiMode | undefined;
+  baseUrl?: string | undefined;
+  apiKeyEnv?: string | undefined;
+  credentialPool?: string[] | undefined;
+  models?: Record<string, ModelSettings> | undefined;
 }
 
 const DEFAULT_BASE_URLS: Record<ProviderName, string | undefined> = {
@@ -47,6 +66,9 @@ export interface ProviderDefaults {
   openaiBaseUrl?: string;
   anthropicBaseUrl?: string;
   contextLength?: number;
+  maxOutputTokens?: number;
+  /** The config file's `providers` table. */
+  providers?: Partial<Record<ProviderName, ProviderSettings>>;
 }
 
 export interface ProviderRequest {
@@ -90,7 +112,10 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
   const provider = req.provider ?? defaults.provider;
   const model = req.model ?? (provider === defaults.provider ? defaults.model : undefined);
   if (!model) throw new ProviderResolutionError(`no model given for provider "${provider}"`, 'model');
-  const baseUrl = req.baseUrl ?? defaultBaseUrl(provider, defaults);
+  const settings = defaults.providers?.[provider];
+  const modelSettings = settings?.models?.[model];
+  const isDefault = provider === defaults.provider && model === defaults.model;
+  const baseUrl = req.baseUrl ?? settings?.baseUrl ?? defaultBaseUrl(provider, defaults);
   if (!baseUrl) {
     throw new ProviderResolutionError(
       'provider "custom" needs a base URL: set baseUrl in the input or OPENAI_BASE_URL on the worker',
@@ -100,12 +125,15 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
   const ref: ProviderRef = {
     provider,
     model,
-    apiMode: resolveApiMode(provider, baseUrl, req.apiMode),
+    apiMode: resolveApiMode(provider, baseUrl, req.apiMode ?? settings?.apiMode),
     baseUrl,
-    apiKeyEnv: req.apiKeyEnv ?? DEFAULT_KEY_ENVS[provider],
+    apiKeyEnv: req.apiKeyEnv ?? settings?.apiKeyEnv ?? settings?.credentialPool?.[0] ?? DEFAULT_KEY_ENVS[provider],
   };
-  const contextLength = req.contextLength ?? defaults.contextLength;
+  if (!req.apiKeyEnv && settings?.credentialPool?.length) ref.credentialPool = [...settings.credentialPool];
+  const contextLength = req.contextLength ?? modelSettings?.contextLength ?? (isDefault ? defaults.contextLength : undefined);
   if (contextLength !== undefined) ref.contextLength = contextLength;
+  const maxOutputTokens = modelSettings?.maxOutputTokens ?? (isDefault ? defaults.maxOutputTokens : undefined);
+  if (maxOutputTokens !== undefined) ref.maxOutputTokens = maxOutputTokens;
   return ref;
 }
 

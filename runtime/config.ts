@@ -95,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
   if (openaiBaseUrl) providerDefaults.openaiBaseUrl = openaiBaseUrl;
   if (anthropicBaseUrl) providerDefaults.anthropicBaseUrl = anthropicBaseUrl;
   if (file.model.contextLength) providerDefaults.contextLength = file.model.contextLength;
+  if (file.model.maxOutputTokens) providerDefaults.maxOutputTokens = file.model.maxOutputTokens;
+  if (Object.keys(file.providers).length) providerDefaults.providers = file.providers;
 
   return {
     temporalAddress: e.TEMPORAL_ADDRESS,

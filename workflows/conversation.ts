@@ -31,6 +31,7 @@ import {
   userMessageSchema,
 } from '../common/contract.js';
 import { emptyUsage } from '../common/messages.js';
+import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
 import { endSignal, sendMessageUpdate, stateQuery, steerSignal, stopSignal, userMessageSignal } from './definitions.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -225,22 +226,28 @@ function parseCarried(raw: unknown): ConversationState {
       nonRetryable: true,
     });
   }
-  return parsed.data as ConversationState;
+  const s = parsed.data;
+  // Fields added after a run was started: fill them from what it already has.
+  return { ...s, primary: s.primary ?? s.provider, auxiliary: s.auxiliary ?? s.provider } as ConversationState;
 }
 
 function initialState(conversationId: string, input: ConversationInput): ConversationState {
+  const placeholder: ProviderRef = {
+    provider: input.provider ?? 'custom',
+    model: input.model ?? '',
+    apiMode: input.apiMode ?? 'chat_completions',
+    baseUrl: input.baseUrl ?? '',
+    apiKeyEnv: input.apiKeyEnv ?? '',
+  };
   return {
     conversationId,
     sessionId: conversationId,
     nextSeq: 0,
     turn: 0,
-    provider: {
-      provider: input.provider ?? 'custom',
-      model: input.model ?? '',
-      apiMode: input.apiMode ?? 'chat_completions',
-      baseUrl: input.baseUrl ?? '',
-      apiKeyEnv: input.apiKeyEnv ?? '',
-    },
+    provider: placeholder,
+    primary: placeholder,
+    fallbacks: [],
+    auxiliary: placeholder,
     cwd: input.cwd ?? '',
     tools: [],
     searchAttributes: false,
@@ -278,8 +285,13 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
       ...(input.toolsets !== undefined ? { toolsets: input.toolsets } : {}),
       ...(input.message !== undefined ? { firstMessage: input.message } : {}),
       ...(input.history !== undefined ? { history: input.history } : {}),
+      ...(input.fallbackProviders !== undefined ? { fallbackProviders: input.fallbackProviders } : {}),
     });
     state.provider = r.provider;
+    state.primary = r.provider;
+    // Results recorded by older workers lack these fields (replay must still work).
+    state.fallbacks = r.fallbacks ?? [];
+    state.auxiliary = r.auxiliary ?? r.provider;
     state.cwd = r.cwd;
     state.tools = r.tools;
     state.searchAttributes = r.searchAttributes;

@@ -22,7 +22,12 @@ export interface ConversationState {
   sessionId: string;
   nextSeq: number;
   turn: number;
+  /** The model of the current turn (the primary, or a fallback while one is active). */
   provider: ProviderRef;
+  /** The conversation's own model; every turn starts on it. */
+  primary: ProviderRef;
+  fallbacks: ProviderRef[];
+  auxiliary: ProviderRef;
   cwd: string;
   tools: string[];
   searchAttributes: boolean;
@@ -49,20 +54,27 @@ const usageSchema = z.object({
   cost_usd: z.number(),
 });
 
+const providerRefSchema = z.object({
+  provider: z.enum(PROVIDER_NAMES),
+  model: z.string(),
+  apiMode: z.enum(API_MODES),
+  baseUrl: z.string(),
+  apiKeyEnv: z.string(),
+  credentialPool: z.array(z.string()).optional(),
+  contextLength: z.number().optional(),
+  maxOutputTokens: z.number().optional(),
+});
+
 /** Carried state is internal, but it arrives as workflow input: validate it like any input. */
 export const carriedStateSchema = z.object({
   conversationId: z.string().min(1),
   sessionId: z.string().min(1),
   nextSeq: z.number().int().min(0),
   turn: z.number().int().min(0),
-  provider: z.object({
-    provider: z.enum(PROVIDER_NAMES),
-    model: z.string(),
-    apiMode: z.enum(API_MODES),
-    baseUrl: z.string(),
-    apiKeyEnv: z.string(),
-    contextLength: z.number().optional(),
-  }),
+  provider: providerRefSchema,
+  primary: providerRefSchema.optional(),
+  fallbacks: z.array(providerRefSchema).default([]),
+  auxiliary: providerRefSchema.optional(),
   cwd: z.string(),
   tools: z.array(z.string()),
   searchAttributes: z.boolean(),

@@ -7,7 +7,7 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import type { CallModelArgs, CallModelResult } from '../../common/activity-types.js';
 import { closestName } from '../../common/fuzzy.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
-import { findPricing, priceUsage } from '../../common/pricing.js';
+import { pricingFor, priceUsage } from '../../common/pricing.js';
 import { repairMessageOrder } from '../../common/role-order.js';
 import { oneLine } from '../../common/text.js';
 import type { ToolCallRef } from '../../common/tool-batch.js';
@@ -55,7 +55,7 @@ export function modelActivities(deps: ActivityDeps) {
           model: ref.model,
           messages,
           tools: deps.tools.schemas(a.tools),
-          maxOutputTokens: config.file.model.maxOutputTokens,
+          maxOutputTokens: ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
           cacheTtl: config.file.model.promptCacheTtl,
           toolChoiceNone: a.toolChoiceNone,
         };
@@ -66,7 +66,7 @@ export function modelActivities(deps: ActivityDeps) {
           alive: () => ctx.heartbeat({ phase: 'model', attempt }),
         };
         const response = await dispatch(deps, a, request, { signal: ctx.cancellationSignal, sink });
-        const usage = priceUsage(response.tokens, findPricing(config.file.pricing, response.model) ?? findPricing(config.file.pricing, ref.model));
+        const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
         const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
         await writeMessage(db, a.sessionId, {
           seq: a.seq,
