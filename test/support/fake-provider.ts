@@ -37,6 +37,8 @@ export interface RecordedRequest {
   /** When the client went away before the response was complete. */
   abortedAt?: number;
   completedAt?: number;
+  /** When the first streamed frame carrying output was written. */
+  firstChunkAt?: number;
   reply?: ScriptedReply;
 }
 
@@ -185,7 +187,7 @@ export class FakeProvider {
         reply.headers,
       );
     }
-    if (body.stream === true) await this.stream(res, wire.frames(modelOf(body), reply, body), reply);
+    if (body.stream === true) await this.stream(res, wire.frames(modelOf(body), reply, body), reply, rec);
     else this.send(res, 200, wire.json(modelOf(body), reply), reply.headers);
     rec.completedAt = Date.now();
   }
@@ -195,7 +197,7 @@ export class FakeProvider {
     res.end(JSON.stringify(body));
   }
 
-  private async stream(res: ServerResponse, frames: SseFrame[], r: ScriptedReply): Promise<void> {
+  private async stream(res: ServerResponse, frames: SseFrame[], r: ScriptedReply, rec: RecordedRequest): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -215,6 +217,7 @@ export class FakeProvider {
       const data = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data);
       res.write(`${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`);
       sent += 1;
+      if (sent === 2) rec.firstChunkAt ??= Date.now();
       if (r.chunkDelayMs) await sleep(r.chunkDelayMs);
     }
     if (r.hangAfterChunks !== undefined) return await hangUntilClosed(res);

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench`: Herald's speed and footprint on the real stack (Temporal dev server, Postgres,
+ * an in-process worker, the fake provider over HTTP with zero model latency). Prints:
+ *   - orchestration overhead per step (what Herald adds around each model call and tool call),
+ *   - history bytes per step against transcript length (must stay flat: history holds references),
+ *   - throughput under concurrency,
+ *   - streaming latency (provider's first byte → event at a LISTENing client),
+ *   - interrupt latency (`stop` signal → the provider's HTTP request aborted).
+ * Not part of `npm test`: numbers, not assertions.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoredEvent } from '../client/events.js';
+import { lastEventSeq } from '../activities/store/events.js';
+import type { ScriptedReply } from '../test/support/fake-provider.js';
+import { createTestStack, eventually } from '../test/support/stack.js';
+
+const quick = process.argv.includes('--quick');
+const stack = await createTestStack();
+const out: string[] = [];
+const say = (line: string) => {
+  out.push(line);
+  console.log(line);
+};
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+try {
+  const ws = join(stack.home, 'bench');
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(join(ws, 'small.txt'), 'hello\n');
+  writeFileSync(join(ws, 'big.txt'), `${'x'.repeat(199)}\n`.repeat(100)); // 20 KB
+
+  say(`Herald benchmark · ${new Date().toISOString()} · node ${process.version}`);
+  say('');
+
+  // Warm-up: first workflow task, bundles, connections.
+  stack.fake.script([{ text: 'warm' }]);
+  await stack.herald.conversation('bench-warm').send('hi', { start: { cwd: ws } });
+
+  // 1. Orchestration overhead per step.
+  {
+    const steps = quick ? 10 : 30;
+    const script: ScriptedReply[] = [];
+    for (let i = 0; i < steps; i++) script.push({ toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] });
+    script.push({ text: 'done' });
+    stack.fake.reset().script(script);
+    const t0 = performance.now();
+    const r = await stack.herald.conversation('bench-steps').send('go', { start: { cwd: ws } });
+    const wall = performance.now() - t0;
+    const provider = stack.fake.requests.reduce((n, q) => n + ((q.completedAt ?? q.receivedAt) - q.receivedAt), 0);
+    const tools = await stack.db.query<{ ms: string }>("SELECT coalesce(sum(duration_ms), 0) AS ms FROM tool_runs WHERE session_id = 'bench-steps'");
+    const toolMs = Number(tools.rows[0]!.ms);
+    const stepCount = r.api_calls + steps;
+    say(`orchestration overhead: ${steps} tool steps + ${r.api_calls} model calls in ${ms(wall)}`);
+    say(`  per step (model call or tool call): ${ms(wall / stepCount)} total, ${ms((wall - provider - toolMs) / stepCount)} of it Herald + Temporal + Postgres`);
+    say('');
+  }
+
+  // 2. History bytes per step against transcript length.
+  {
+    const turns = quick ? 4 : 10;
+    const conv = stack.herald.conversation('bench-history');
+    let prevBytes = 0;
+    let prevEvents = 0;
+    say('history bytes per step vs transcript length (each turn: read a 20 KB file, answer):');
+    say('  turn  transcript chars  history bytes  bytes added  per step');
+    for (let t = 1; t <= turns; t++) {
+      stack.fake.reset().script([{ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }, { text: `turn ${t} done` }]);
+      await conv.send(`turn ${t}`, { start: { cwd: ws } });
+      // The server's own accounting of the run's history size (what the 50 MB limit applies to).
+      const info = (await stack.temporal.workflow.getHandle(conv.workflowId).describe()).raw.workflowExecutionInfo;
+      const bytes = Number(info?.historySizeBytes ?? 0);
+      const events = Number(info?.historyLength ?? 0);
+      const chars = await stack.db.query<{ n: string }>("SELECT coalesce(sum(length(content)), 0) AS n FROM messages WHERE session_id = 'bench-history'");
+      const added = bytes - prevBytes;
+      say(`  ${String(t).padStart(4)}  ${chars.rows[0]!.n.padStart(16)}  ${String(bytes).padStart(13)}  ${String(added).padStart(11)}  ${String(Math.round(added / 3)).padStart(8)}`);
+      prevBytes = bytes;
+      prevEvents = events;
+    }
+    say(`  (${prevEvents} history events; a turn here is 3 steps: user message, 2 model calls, 1 tool call, epilogue)`);
+    say('');
+  }
+
+  // 3. Throughput under concurrency.
+  {
+    const n = quick ? 10 : 40;
+    stack.fake.reset().respond((req) => {
+      const msgs = req.body.messages as Array<{ role: string }>;
+      return msgs[msgs.length - 1]!.role === 'tool' ? { text: 'ok' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] };
+    });
+    const t0 = performance.now();
+    const latencies = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const s = performance.now();
+        await stack.herald.conversation(`bench-conc-${i}`).send('go', { start: { cwd: ws } });
+        return performance.now() - s;
+      }),
+    );
+    const wall = performance.now() - t0;
+    say(`throughput: ${n} concurrent conversations, 1 turn each (2 model calls + 1 tool), one worker`);
+    say(`  ${(n / (wall / 1000)).toFixed(1)} turns/s, ${((n * 3) / (wall / 1000)).toFixed(1)} steps/s; turn latency p50 ${ms(pct(latencies, 50))}, p95 ${ms(pct(latencies, 95))}`);
+    say('');
+    stack.fake.respond(undefined);
+  }
+
+  // 4. Streaming latency: provider first byte → event at a LISTENing client.
+  {
+    const samples: number[] = [];
+    for (let i = 0; i < (quick ? 5 : 15); i++) {
+      stack.fake.reset().script([{ text: 'streamed reply here', chunkDelayMs: 20 }]);
+      const conv = stack.herald.conversation(`bench-stream-${i}`);
+      let firstSeen: number | undefined;
+      const watch = await conv.watch((e: StoredEvent) => {
+        if (e.kind === 'text.delta' && firstSeen === undefined) firstSeen = Date.now();
+      }, await lastEventSeq(stack.db, conv.sessionId));
+      await conv.send('stream', { start: { cwd: ws } });
+      await eventually(() => firstSeen !== undefined, 5000);
+      await watch.stop();
+      samples.push(firstSeen! - stack.fake.requests[0]!.firstChunkAt!);
+    }
+    say(`streaming latency (provider first byte → LISTEN client, includes the 40 ms delta batching): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}`);
+  }
+
+  // 5. Interrupt latency: stop signal → provider HTTP request aborted.
+  {
+    const samples: number[] = [];
+    for (let i = 0; i < (quick ? 3 : 8); i++) {
+      stack.fake.reset().script([{ text: 'slow', hangAfterChunks: 2 }]);
+      const conv = stack.herald.conversation(`bench-stop-${i}`);
+      const pending = conv.send('slow', { start: { cwd: ws } });
+      const req = await stack.fake.waitForRequests(1);
+      await new Promise((r) => setTimeout(r, 150));
+      const t0 = Date.now();
+      await conv.stop();
+      await pending;
+      await eventually(() => req.abortedAt !== undefined, 5000);
+      samples.push(req.abortedAt! - t0);
+    }
+    say(`interrupt latency (stop signal → HTTP request aborted): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}, max ${ms(Math.max(...samples))}`);
+  }
+} finally {
+  await stack.close();
+}
+process.exit(0);
