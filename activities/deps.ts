@@ -27,7 +27,14 @@ const SECRET_NAME = /(_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD|_PASS)$/i;
 export function scrubbedEnv(env: NodeJS.ProcessEnv, extraSecrets: readonly string[] = []): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {
-    if (SECRET_NAME.test(k) || k === 'DATABASE_URL' || k.startsWith('HERALD_') || k.startsWith('TEMPORAL_') || extraSecrets.includes(k)) continue;
+    if (
+      SECRET_NAME.test(k) ||
+      k === 'DATABASE_URL' ||
+      k.startsWith('HERALD_') ||
+      k.startsWith('TEMPORAL_') ||
+      extraSecrets.includes(k)
+    )
+      continue;
     out[k] = v;
   }
   return out;

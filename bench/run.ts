@@ -45,18 +45,23 @@ try {
   {
     const steps = quick ? 10 : 30;
     const script: ScriptedReply[] = [];
-    for (let i = 0; i < steps; i++) script.push({ toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] });
+    for (let i = 0; i < steps; i++)
+      script.push({ toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] });
     script.push({ text: 'done' });
     stack.fake.reset().script(script);
     const t0 = performance.now();
     const r = await stack.herald.conversation('bench-steps').send('go', { start: { cwd: ws } });
     const wall = performance.now() - t0;
     const provider = stack.fake.requests.reduce((n, q) => n + ((q.completedAt ?? q.receivedAt) - q.receivedAt), 0);
-    const tools = await stack.db.query<{ ms: string }>("SELECT coalesce(sum(duration_ms), 0) AS ms FROM tool_runs WHERE session_id = 'bench-steps'");
+    const tools = await stack.db.query<{ ms: string }>(
+      "SELECT coalesce(sum(duration_ms), 0) AS ms FROM tool_runs WHERE session_id = 'bench-steps'",
+    );
     const toolMs = Number(tools.rows[0]!.ms);
     const stepCount = r.api_calls + steps;
     say(`orchestration overhead: ${steps} tool steps + ${r.api_calls} model calls in ${ms(wall)}`);
-    say(`  per step (model call or tool call): ${ms(wall / stepCount)} total, ${ms((wall - provider - toolMs) / stepCount)} of it Herald + Temporal + Postgres`);
+    say(
+      `  per step (model call or tool call): ${ms(wall / stepCount)} total, ${ms((wall - provider - toolMs) / stepCount)} of it Herald + Temporal + Postgres`,
+    );
     say('');
   }
 
@@ -69,15 +74,21 @@ try {
     say('history bytes per step vs transcript length (each turn: read a 20 KB file, answer):');
     say('  turn  transcript chars  history bytes  bytes added  per step');
     for (let t = 1; t <= turns; t++) {
-      stack.fake.reset().script([{ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }, { text: `turn ${t} done` }]);
+      stack.fake
+        .reset()
+        .script([{ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }, { text: `turn ${t} done` }]);
       await conv.send(`turn ${t}`, { start: { cwd: ws } });
       // The server's own accounting of the run's history size (what the 50 MB limit applies to).
       const info = (await stack.temporal.workflow.getHandle(conv.workflowId).describe()).raw.workflowExecutionInfo;
       const bytes = Number(info?.historySizeBytes ?? 0);
       const events = Number(info?.historyLength ?? 0);
-      const chars = await stack.db.query<{ n: string }>("SELECT coalesce(sum(length(content)), 0) AS n FROM messages WHERE session_id = 'bench-history'");
+      const chars = await stack.db.query<{ n: string }>(
+        "SELECT coalesce(sum(length(content)), 0) AS n FROM messages WHERE session_id = 'bench-history'",
+      );
       const added = bytes - prevBytes;
-      say(`  ${String(t).padStart(4)}  ${chars.rows[0]!.n.padStart(16)}  ${String(bytes).padStart(13)}  ${String(added).padStart(11)}  ${String(Math.round(added / 3)).padStart(8)}`);
+      say(
+        `  ${String(t).padStart(4)}  ${chars.rows[0]!.n.padStart(16)}  ${String(bytes).padStart(13)}  ${String(added).padStart(11)}  ${String(Math.round(added / 3)).padStart(8)}`,
+      );
       prevBytes = bytes;
       prevEvents = events;
     }
@@ -90,7 +101,9 @@ try {
     const n = quick ? 10 : 40;
     stack.fake.reset().respond((req) => {
       const msgs = req.body.messages as Array<{ role: string }>;
-      return msgs[msgs.length - 1]!.role === 'tool' ? { text: 'ok' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] };
+      return msgs[msgs.length - 1]!.role === 'tool'
+        ? { text: 'ok' }
+        : { toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] };
     });
     const t0 = performance.now();
     const latencies = await Promise.all(
@@ -102,7 +115,9 @@ try {
     );
     const wall = performance.now() - t0;
     say(`throughput: ${n} concurrent conversations, 1 turn each (2 model calls + 1 tool), one worker`);
-    say(`  ${(n / (wall / 1000)).toFixed(1)} turns/s, ${((n * 3) / (wall / 1000)).toFixed(1)} steps/s; turn latency p50 ${ms(pct(latencies, 50))}, p95 ${ms(pct(latencies, 95))}`);
+    say(
+      `  ${(n / (wall / 1000)).toFixed(1)} turns/s, ${((n * 3) / (wall / 1000)).toFixed(1)} steps/s; turn latency p50 ${ms(pct(latencies, 50))}, p95 ${ms(pct(latencies, 95))}`,
+    );
     say('');
     stack.fake.respond(undefined);
   }
@@ -114,15 +129,20 @@ try {
       stack.fake.reset().script([{ text: 'streamed reply here', chunkDelayMs: 20 }]);
       const conv = stack.herald.conversation(`bench-stream-${i}`);
       let firstSeen: number | undefined;
-      const watch = await conv.watch((e: StoredEvent) => {
-        if (e.kind === 'text.delta' && firstSeen === undefined) firstSeen = Date.now();
-      }, await lastEventSeq(stack.db, conv.sessionId));
+      const watch = await conv.watch(
+        (e: StoredEvent) => {
+          if (e.kind === 'text.delta' && firstSeen === undefined) firstSeen = Date.now();
+        },
+        await lastEventSeq(stack.db, conv.sessionId),
+      );
       await conv.send('stream', { start: { cwd: ws } });
       await eventually(() => firstSeen !== undefined, 5000);
       await watch.stop();
       samples.push(firstSeen! - stack.fake.requests[0]!.firstChunkAt!);
     }
-    say(`streaming latency (provider first byte → LISTEN client, includes the 40 ms delta batching): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}`);
+    say(
+      `streaming latency (provider first byte → LISTEN client, includes the 40 ms delta batching): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}`,
+    );
   }
 
   // 5. Interrupt latency: stop signal → provider HTTP request aborted.
@@ -140,7 +160,9 @@ try {
       await eventually(() => req.abortedAt !== undefined, 5000);
       samples.push(req.abortedAt! - t0);
     }
-    say(`interrupt latency (stop signal → HTTP request aborted): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}, max ${ms(Math.max(...samples))}`);
+    say(
+      `interrupt latency (stop signal → HTTP request aborted): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}, max ${ms(Math.max(...samples))}`,
+    );
   }
 } finally {
   await stack.close();

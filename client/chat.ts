@@ -38,9 +38,18 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     watch = await conv.watch((e) => renderer.render(e), from);
   };
   await attach();
-  process.stderr.write(pc.dim(`session ${conv.sessionId}${client.settings.uiUrl ? ` · Web UI ${client.settings.uiUrl}` : ''} · /help for commands\n`));
+  process.stderr.write(
+    pc.dim(
+      `session ${conv.sessionId}${client.settings.uiUrl ? ` · Web UI ${client.settings.uiUrl}` : ''} · /help for commands\n`,
+    ),
+  );
 
-  const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: pc.bold('› '), terminal: interactive });
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    prompt: pc.bold('› '),
+    terminal: interactive,
+  });
   const prompt = () => {
     if (busy === 0) rl.prompt();
   };
@@ -110,7 +119,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       case '/usage': {
         const s = await conv.state().catch(() => undefined);
         if (!s) process.stderr.write('no usage yet\n');
-        else process.stderr.write(`${s.turn} turns · ${s.usage.total_tokens} tokens (in ${s.usage.input_tokens}, out ${s.usage.output_tokens}, cache ${s.usage.cache_read_tokens}) · $${s.usage.cost_usd.toFixed(4)}\n`);
+        else
+          process.stderr.write(
+            `${s.turn} turns · ${s.usage.total_tokens} tokens (in ${s.usage.input_tokens}, out ${s.usage.output_tokens}, cache ${s.usage.cache_read_tokens}) · $${s.usage.cost_usd.toFixed(4)}\n`,
+          );
         break;
       }
       default:
@@ -144,7 +156,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         return;
       }
       if (busy > 0) {
-        void conv.post(line).catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+        void conv
+          .post(line)
+          .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
         return;
       }
       send(line);

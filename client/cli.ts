@@ -86,7 +86,9 @@ function withModelOptions(cmd: Command): Command {
     .option('--system <text>', 'extra system message')
     .option('--cwd <dir>', 'workspace directory (on the worker)')
     .option('--max-iterations <n>', 'model calls per turn')
-    .addOption(new Option('--busy-policy <policy>', 'what a message does while a turn runs').choices([...BUSY_POLICIES]));
+    .addOption(
+      new Option('--busy-policy <policy>', 'what a message does while a turn runs').choices([...BUSY_POLICIES]),
+    );
 }
 
 export function buildProgram(): Command {
@@ -104,7 +106,13 @@ export function buildProgram(): Command {
       const cfg = config();
       // The foreground stack prints its own summary; logs only for problems unless asked.
       const log = createLogger(process.env.HERALD_LOG_LEVEL ? cfg.logLevel : 'warn');
-      const stack = await startDevStack({ config: cfg, log, ui: o.ui, worker: o.worker, say: (l) => process.stderr.write(`${l}\n`) });
+      const stack = await startDevStack({
+        config: cfg,
+        log,
+        ui: o.ui,
+        worker: o.worker,
+        say: (l) => process.stderr.write(`${l}\n`),
+      });
       process.stderr.write(pc.green('Herald is running. Ctrl-C stops everything.\n'));
       await untilSignal(() => stack.stop());
     });
@@ -142,12 +150,20 @@ export function buildProgram(): Command {
       if (message && o.wait) {
         const conv = client.conversation(start.sessionId ?? (await import('./client.js')).newSessionId());
         const r = await conv.send(message, { start: { ...start, source: 'cli' } });
-        print(Boolean(o.json), { sessionId: conv.sessionId, workflowId: conv.workflowId, result: r }, `session ${conv.sessionId}\n${describeResult(r)}`);
+        print(
+          Boolean(o.json),
+          { sessionId: conv.sessionId, workflowId: conv.workflowId, result: r },
+          `session ${conv.sessionId}\n${describeResult(r)}`,
+        );
         process.exitCode = exitCodeOf(r);
         return;
       }
       const conv = await client.start({ ...start, ...(message ? { message } : {}), source: 'cli' });
-      print(Boolean(o.json), { sessionId: conv.sessionId, workflowId: conv.workflowId }, `started session ${conv.sessionId} (workflow ${conv.workflowId})`);
+      print(
+        Boolean(o.json),
+        { sessionId: conv.sessionId, workflowId: conv.workflowId },
+        `started session ${conv.sessionId} (workflow ${conv.workflowId})`,
+      );
     } finally {
       await client.close();
     }
@@ -241,11 +257,15 @@ export function buildProgram(): Command {
       .command('chat')
       .description('interactive chat (streamed replies; Ctrl-C or /stop interrupts)')
       .option('--resume <id>', 'continue an existing session')
-      .option('--reasoning', 'show reasoning as it streams'),
+      .option('--no-reasoning', "hide the model's reasoning (shown dimmed by default)"),
   ).action(async (o: Record<string, unknown>) => {
     const client = await connect();
     try {
-      await runChat(client, { sessionId: typeof o.resume === 'string' ? o.resume : undefined, start: startOptions(o), showReasoning: Boolean(o.reasoning) });
+      await runChat(client, {
+        sessionId: typeof o.resume === 'string' ? o.resume : undefined,
+        start: startOptions(o),
+        showReasoning: Boolean(o.reasoning),
+      });
     } finally {
       await client.close();
     }
@@ -260,10 +280,13 @@ export function buildProgram(): Command {
     .action(async (session: string, o: { from: string; json?: boolean }) => {
       const client = await connect();
       const renderer = new EventRenderer({ reasoning: true, spinner: false });
-      const watch = await client.conversation(session).watch((e) => {
-        if (o.json) process.stdout.write(`${JSON.stringify(e)}\n`);
-        else renderer.render(e);
-      }, Number(o.from) || 0);
+      const watch = await client.conversation(session).watch(
+        (e) => {
+          if (o.json) process.stdout.write(`${JSON.stringify(e)}\n`);
+          else renderer.render(e);
+        },
+        Number(o.from) || 0,
+      );
       await untilSignal(async () => {
         await watch.stop();
         await client.close();
@@ -284,7 +307,12 @@ export function buildProgram(): Command {
         print(
           Boolean(o.json),
           rows,
-          rows.map((r) => `${r.id}  ${r.started_at.toISOString().slice(0, 16)}  ${String(r.messages).padStart(4)} msgs  ${r.model ?? ''}  ${r.title ?? ''}`).join('\n') || '(no sessions)',
+          rows
+            .map(
+              (r) =>
+                `${r.id}  ${r.started_at.toISOString().slice(0, 16)}  ${String(r.messages).padStart(4)} msgs  ${r.model ?? ''}  ${r.title ?? ''}`,
+            )
+            .join('\n') || '(no sessions)',
         );
       } finally {
         await db.end();
@@ -304,7 +332,8 @@ export function buildProgram(): Command {
 
 /** Turn any failure into one clear line. */
 export function describeError(err: unknown): string {
-  if (err instanceof WorkflowNotFoundError) return `no such conversation (${err.workflowId ?? 'unknown workflow'}) is running`;
+  if (err instanceof WorkflowNotFoundError)
+    return `no such conversation (${err.workflowId ?? 'unknown workflow'}) is running`;
   if (err instanceof WorkflowUpdateFailedError) return `rejected: ${err.cause?.message ?? err.message}`;
   if (err instanceof WorkflowFailedError) return `conversation failed: ${err.cause?.message ?? err.message}`;
   if (err instanceof Error) return err.message.split('\n')[0] ?? String(err);

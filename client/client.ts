@@ -9,7 +9,14 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
 import type { ConversationInput, ConversationStateView, TurnResult } from '../common/contract.js';
 import type { conversation } from '../workflows/conversation.js';
-import { endSignal, sendMessageUpdate, stateQuery, steerSignal, stopSignal, userMessageSignal } from '../workflows/definitions.js';
+import {
+  endSignal,
+  sendMessageUpdate,
+  stateQuery,
+  steerSignal,
+  stopSignal,
+  userMessageSignal,
+} from '../workflows/definitions.js';
 import type { ClientSettings } from './connection.js';
 import { clientSettings, connectTemporal } from './connection.js';
 import { loadConfig } from '../runtime/config.js';
@@ -83,7 +90,8 @@ export class Conversation {
   /** Send a message and wait for its turn's result. `start` creates the conversation if needed. */
   async send(text: string, options: { id?: string; start?: StartOptions } = {}): Promise<TurnResult> {
     const id = options.id ?? randomBytes(8).toString('hex');
-    if (!options.start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
+    if (!options.start)
+      return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
     const startOp = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
       taskQueue: this.herald.settings.taskQueue,
       workflowId: this.workflowId,

@@ -42,7 +42,9 @@ export async function connectTemporal(settings: Pick<ClientSettings, 'address' |
   try {
     connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
   } catch (err) {
-    throw new Error(`cannot reach Temporal at ${settings.address} (${(err as Error).message}); start it with \`herald dev\` or set TEMPORAL_ADDRESS`);
+    throw new Error(
+      `cannot reach Temporal at ${settings.address} (${(err as Error).message}); start it with \`herald dev\` or set TEMPORAL_ADDRESS`,
+    );
   }
   return new Client({ connection, namespace: settings.namespace });
 }

@@ -30,14 +30,25 @@ if (result !== 4) { console.error('wrong average!'); process.exit(1); }
 `;
 
 export const DEMO_SCRIPT: ScriptedReply[] = [
-  { reasoning: 'Read the file first.', text: "I'll start by reading main.js.", toolCalls: [{ name: 'read_file', arguments: { path: 'main.js' } }] },
-  { text: 'Let me run it to see the failure.', toolCalls: [{ name: 'terminal', arguments: { command: 'node main.js' } }] },
+  {
+    reasoning: 'Read the file first.',
+    text: "I'll start by reading main.js.",
+    toolCalls: [{ name: 'read_file', arguments: { path: 'main.js' } }],
+  },
+  {
+    text: 'Let me run it to see the failure.',
+    toolCalls: [{ name: 'terminal', arguments: { command: 'node main.js' } }],
+  },
   {
     text: 'The average adds 1 after dividing. Fixing it and re-running:',
     toolCalls: [{ name: 'terminal', arguments: { command: "sed -i 's| + 1;|;|' main.js && node main.js" } }],
   },
-  { text: 'Fixed: `average()` returned `total / items.length + 1`; it now returns `total / items.length`, and `node main.js` prints `average: 4`.' },
-  { text: 'I read `main.js`, ran `node main.js` (it failed with "wrong average!"), removed the stray `+ 1` with `sed`, and ran it again: it passes. (This is the scripted demo model: no real LLM was called.)' },
+  {
+    text: 'Fixed: `average()` returned `total / items.length + 1`; it now returns `total / items.length`, and `node main.js` prints `average: 4`.',
+  },
+  {
+    text: 'I read `main.js`, ran `node main.js` (it failed with "wrong average!"), removed the stray `+ 1` with `sed`, and ran it again: it passes. (This is the scripted demo model: no real LLM was called.)',
+  },
 ];
 
 export async function runDemo(o: { once: boolean }): Promise<void> {
@@ -74,7 +85,9 @@ export async function runDemo(o: { once: boolean }): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 300)); // let the last events render
       if (r.failed) throw new Error(`the demo turn failed: ${r.error ?? 'unknown error'}`);
     }
-    const link = stack.info.uiUrl ? `${stack.info.uiUrl}/namespaces/${stack.info.namespace}/workflows/${conv.workflowId}` : undefined;
+    const link = stack.info.uiUrl
+      ? `${stack.info.uiUrl}/namespaces/${stack.info.namespace}/workflows/${conv.workflowId}`
+      : undefined;
     process.stdout.write(`\n${pc.green('Demo complete.')} Session ${conv.sessionId}, workflow ${conv.workflowId}.\n`);
     if (link) process.stdout.write(`Open it in the Temporal Web UI: ${pc.underline(link)}\n`);
     process.stdout.write(`Workspace: ${workspace}\n`);

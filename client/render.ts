@@ -28,7 +28,8 @@ export class EventRenderer {
     const p = e.payload;
     switch (e.kind) {
       case 'thinking':
-        if (p.state === 'started') this.startSpinner(p.attempt && Number(p.attempt) > 1 ? `retrying (attempt ${str(p.attempt)})…` : 'thinking…');
+        if (p.state === 'started')
+          this.startSpinner(p.attempt && Number(p.attempt) > 1 ? `retrying (attempt ${str(p.attempt)})…` : 'thinking…');
         else this.stopSpinner();
         break;
       case 'text.delta':
@@ -53,7 +54,10 @@ export class EventRenderer {
       case 'tool.completed':
         this.stopSpinner();
         if (p.cancelled) this.line(pc.yellow(`  ✗ ${str(p.name)} cancelled`));
-        else this.line(`  ${p.isError ? pc.red('✗') : pc.green('✓')} ${pc.dim(`${str(p.name)} ${((Number(p.durationMs) || 0) / 1000).toFixed(1)}s`)}`);
+        else
+          this.line(
+            `  ${p.isError ? pc.red('✗') : pc.green('✓')} ${pc.dim(`${str(p.name)} ${((Number(p.durationMs) || 0) / 1000).toFixed(1)}s`)}`,
+          );
         break;
       case 'stream.reset':
         this.stopSpinner();
@@ -85,7 +89,11 @@ export class EventRenderer {
     if (r.failed && r.error) this.line(pc.red(`error: ${r.error}`));
     if (r.turn_exit_reason === 'budget_exhausted') this.line(pc.yellow('(iteration budget exhausted)'));
     const u = r.usage.turn;
-    this.line(pc.dim(`[${r.api_calls} call${r.api_calls === 1 ? '' : 's'}, ${u.total_tokens} tokens${u.cost_usd ? `, $${u.cost_usd.toFixed(4)}` : ''}]`));
+    this.line(
+      pc.dim(
+        `[${r.api_calls} call${r.api_calls === 1 ? '' : 's'}, ${u.total_tokens} tokens${u.cost_usd ? `, $${u.cost_usd.toFixed(4)}` : ''}]`,
+      ),
+    );
   }
 
   private endReasoning(): void {

@@ -63,7 +63,14 @@ const BILLING = [
 ];
 const USAGE_LIMIT = ['usage limit', 'quota', 'limit exceeded', 'limit reached'];
 const TRANSIENT_HINT = ['try again', 'retry', 'resets at', 'reset in', 'wait', 'window', 'later'];
-const RATE_LIMIT = ['rate limit', 'rate_limit', 'too many requests', 'ratelimit', 'requests per minute', 'tokens per minute'];
+const RATE_LIMIT = [
+  'rate limit',
+  'rate_limit',
+  'too many requests',
+  'ratelimit',
+  'requests per minute',
+  'tokens per minute',
+];
 const OVERLOADED_429 = ['overloaded', 'at capacity'];
 const OVERLOADED = ['overloaded', 'at capacity', 'capacity', 'temporarily unavailable', 'service unavailable'];
 const MODEL_NOT_FOUND = [
@@ -77,10 +84,40 @@ const MODEL_NOT_FOUND = [
   'model is not available',
   'no endpoints found',
 ];
-const AUTH = ['invalid api key', 'invalid_api_key', 'incorrect api key', 'unauthorized', 'authentication', 'forbidden', 'token expired', 'invalid x-api-key', 'no auth credentials'];
-const UNSUPPORTED_PARAM = ['unknown parameter', 'unsupported parameter', 'unrecognized request argument', 'extra inputs are not permitted'];
+const AUTH = [
+  'invalid api key',
+  'invalid_api_key',
+  'incorrect api key',
+  'unauthorized',
+  'authentication',
+  'forbidden',
+  'token expired',
+  'invalid x-api-key',
+  'no auth credentials',
+];
+const UNSUPPORTED_PARAM = [
+  'unknown parameter',
+  'unsupported parameter',
+  'unrecognized request argument',
+  'extra inputs are not permitted',
+];
 const TIMEOUT = ['timed out', 'timeout', 'deadline exceeded'];
-const DISCONNECT = ['server disconnected', 'peer closed connection', 'unexpected eof', 'connection reset', 'socket hang up', 'econnreset', 'econnrefused', 'connection refused', 'connection error', 'terminated', 'other side closed', 'fetch failed', 'getaddrinfo', 'enotfound'];
+const DISCONNECT = [
+  'server disconnected',
+  'peer closed connection',
+  'unexpected eof',
+  'connection reset',
+  'socket hang up',
+  'econnreset',
+  'econnrefused',
+  'connection refused',
+  'connection error',
+  'terminated',
+  'other side closed',
+  'fetch failed',
+  'getaddrinfo',
+  'enotfound',
+];
 const SSL = ['bad record mac', '[ssl:', 'ssl alert', 'tls', 'certificate'];
 
 const CODE_REASONS: Record<string, FailureReason> = {
@@ -117,7 +154,11 @@ export function classifyProviderError(e: ProviderErrorInput): FailureReason {
   const status = e.status;
 
   if (has(text, CONTENT_POLICY)) return 'content_policy_blocked';
-  if (status === 400 && text.includes('thinking') && has(text, ['signature', 'cannot be modified', 'must remain as they were'])) {
+  if (
+    status === 400 &&
+    text.includes('thinking') &&
+    has(text, ['signature', 'cannot be modified', 'must remain as they were'])
+  ) {
     return 'thinking_signature';
   }
   if (status === 429 && text.includes('extra usage') && text.includes('long context')) return 'long_context_tier';

@@ -60,7 +60,10 @@ export const configFileSchema = z
         name: z.string().min(1).optional(),
         apiMode: z.enum(API_MODES).optional(),
         baseUrl: z.string().url().optional(),
-        apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+        apiKeyEnv: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/)
+          .optional(),
         contextLength: z.number().int().min(1024).optional(),
         maxOutputTokens: z.number().int().min(1).optional(),
         /** Seconds without any bytes from the provider before a call is abandoned. */
@@ -99,7 +102,10 @@ export const configFileSchema = z
     /** The fallback chain used when a conversation does not give its own. */
     fallbackProviders: z.array(modelChoiceSchema).default([]),
     /** The auxiliary model (compression summaries, titles); defaults to the conversation's model. */
-    auxiliary: modelChoiceSchema.extend({ fallbackProviders: z.array(modelChoiceSchema).optional() }).strict().optional(),
+    auxiliary: modelChoiceSchema
+      .extend({ fallbackProviders: z.array(modelChoiceSchema).optional() })
+      .strict()
+      .optional(),
     events: z
       .object({ retentionDays: z.number().min(0.01).default(7) })
       .strict()

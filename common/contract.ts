@@ -22,7 +22,10 @@ const sessionIdSchema = z
 /** A duration in the `ms` format Temporal accepts, e.g. "90s", "5 minutes", "30 days". */
 export const durationSchema = z
   .string()
-  .regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?)$/i, 'a duration such as "90s", "5 minutes" or "30 days"');
+  .regex(
+    /^\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?)$/i,
+    'a duration such as "90s", "5 minutes" or "30 days"',
+  );
 
 export const fallbackProviderSchema = z
   .object({
@@ -30,7 +33,10 @@ export const fallbackProviderSchema = z
     model: z.string().min(1),
     baseUrl: z.string().url().optional(),
     apiMode: z.enum(API_MODES).optional(),
-    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+      .optional(),
   })
   .strict();
 
@@ -45,7 +51,10 @@ export const conversationInputSchema = z
     model: z.string().min(1).optional(),
     apiMode: z.enum(API_MODES).optional(),
     baseUrl: z.string().url().optional(),
-    apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+      .optional(),
     systemMessage: z.string().optional(),
     /** Earlier messages that seed a new session's transcript (ignored when the session exists). */
     history: z
@@ -57,7 +66,10 @@ export const conversationInputSchema = z
     fallbackProviders: z.array(fallbackProviderSchema).optional(),
     contextLength: z.number().int().min(1024).optional(),
     busyPolicy: z.enum(BUSY_POLICIES).optional(),
-    approvals: z.object({ mode: z.enum(APPROVAL_MODES).optional(), timeoutSeconds: z.number().int().positive().optional() }).strict().optional(),
+    approvals: z
+      .object({ mode: z.enum(APPROVAL_MODES).optional(), timeoutSeconds: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
     cwd: z.string().min(1).optional(),
     /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
     source: z.string().min(1).max(40).optional(),
@@ -79,11 +91,18 @@ export const userMessageSchema = z.union([
 ]);
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
-export const sendMessageSchema = z.object({ text: z.string().min(1), id: z.string().min(1).max(200).optional() }).strict();
+export const sendMessageSchema = z
+  .object({ text: z.string().min(1), id: z.string().min(1).max(200).optional() })
+  .strict();
 export type SendMessageInput = z.infer<typeof sendMessageSchema>;
 
 /** Signal `stop`: an optional reason. */
-export const stopSchema = z.union([z.undefined(), z.null(), z.string(), z.object({ reason: z.string().optional() }).strict()]);
+export const stopSchema = z.union([
+  z.undefined(),
+  z.null(),
+  z.string(),
+  z.object({ reason: z.string().optional() }).strict(),
+]);
 
 /** Signal `end`: an optional reason. */
 export const endSchema = stopSchema;

@@ -51,7 +51,9 @@ export const REASON_POLICIES: Record<FailureReason, ReasonPolicy> = {
 };
 
 /** Reasons Temporal must not retry on its own: the workflow decides what happens next. */
-export const NON_RETRYABLE_REASONS: readonly FailureReason[] = FAILURE_REASONS.filter((r) => !REASON_POLICIES[r].retryable);
+export const NON_RETRYABLE_REASONS: readonly FailureReason[] = FAILURE_REASONS.filter(
+  (r) => !REASON_POLICIES[r].retryable,
+);
 
 export function isFailureReason(value: unknown): value is FailureReason {
   return typeof value === 'string' && (FAILURE_REASONS as readonly string[]).includes(value);

@@ -13,8 +13,7 @@ export interface ToolCall {
 
 /** Anthropic thinking blocks, replayed with their signatures on the next call. */
 export type AnthropicThinkingBlock =
-  | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'redacted_thinking'; data: string };
+  { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
 
 /** A Responses API reasoning item (`store: false` means the encrypted content travels with us). */
 export interface ResponsesReasoningItem {
@@ -29,8 +28,7 @@ export interface ResponsesReasoningItem {
  * an adapter ignores the other format (after a provider switch).
  */
 export type ReasoningDetails =
-  | { format: 'anthropic'; blocks: AnthropicThinkingBlock[] }
-  | { format: 'responses'; items: ResponsesReasoningItem[] };
+  { format: 'anthropic'; blocks: AnthropicThinkingBlock[] } | { format: 'responses'; items: ResponsesReasoningItem[] };
 
 export interface ChatMessage {
   role: Role;

@@ -44,7 +44,12 @@ export interface PricingSources {
 }
 
 /** Pricing for a call: the provider's per-model entry, else the global table (requested, then reported model). */
-export function pricingFor(src: PricingSources, provider: string, model: string, reportedModel?: string): ModelPricing | undefined {
+export function pricingFor(
+  src: PricingSources,
+  provider: string,
+  model: string,
+  reportedModel?: string,
+): ModelPricing | undefined {
   return (
     src.providers[provider]?.models?.[model]?.pricing ??
     findPricing(src.pricing, model) ??

@@ -81,7 +81,11 @@ export interface ProviderRequest {
 }
 
 /** API mode resolution, strongest first: explicit → provider → base URL heuristics → chat_completions. */
-export function resolveApiMode(provider: ProviderName | undefined, baseUrl: string | undefined, explicit?: ApiMode): ApiMode {
+export function resolveApiMode(
+  provider: ProviderName | undefined,
+  baseUrl: string | undefined,
+  explicit?: ApiMode,
+): ApiMode {
   if (explicit) return explicit;
   if (provider === 'anthropic') return 'anthropic_messages';
   if (provider === 'openai-codex') return 'codex_responses';
@@ -130,7 +134,8 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
     apiKeyEnv: req.apiKeyEnv ?? settings?.apiKeyEnv ?? settings?.credentialPool?.[0] ?? DEFAULT_KEY_ENVS[provider],
   };
   if (!req.apiKeyEnv && settings?.credentialPool?.length) ref.credentialPool = [...settings.credentialPool];
-  const contextLength = req.contextLength ?? modelSettings?.contextLength ?? (isDefault ? defaults.contextLength : undefined);
+  const contextLength =
+    req.contextLength ?? modelSettings?.contextLength ?? (isDefault ? defaults.contextLength : undefined);
   if (contextLength !== undefined) ref.contextLength = contextLength;
   const maxOutputTokens = modelSettings?.maxOutputTokens ?? (isDefault ? defaults.maxOutputTokens : undefined);
   if (maxOutputTokens !== undefined) ref.maxOutputTokens = maxOutputTokens;

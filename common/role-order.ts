@@ -49,7 +49,7 @@ function cloneMessage(m: ChatMessage): ChatMessage {
 
 function mergeSameRole(a: ChatMessage, b: ChatMessage): ChatMessage {
   const text = [a.content, b.content].filter((t): t is string => typeof t === 'string' && t.length > 0).join('\n\n');
-  const merged: ChatMessage = { ...a, content: text.length > 0 ? text : a.content ?? b.content };
+  const merged: ChatMessage = { ...a, content: text.length > 0 ? text : (a.content ?? b.content) };
   const calls = [...(a.tool_calls ?? []), ...(b.tool_calls ?? [])];
   if (calls.length) merged.tool_calls = dedupeCalls(calls);
   const reasoning = [a.reasoning, b.reasoning].filter(Boolean).join('\n\n');

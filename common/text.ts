@@ -1,7 +1,11 @@
 /** Small text helpers shared by tools, prompts and displays. */
 
 /** Keep the head and tail of a long text with a marker saying how much was cut. */
-export function truncateMiddle(text: string, max: number, marker = (n: number) => `\n[… ${n} characters omitted …]\n`): string {
+export function truncateMiddle(
+  text: string,
+  max: number,
+  marker = (n: number) => `\n[… ${n} characters omitted …]\n`,
+): string {
   if (text.length <= max) return text;
   const cut = text.length - max;
   const head = Math.ceil(max * 0.6);

@@ -122,7 +122,10 @@ function loadConfigFile(path: string, required: boolean): ConfigFile {
   try {
     raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
   } catch (err) {
-    throw new ConfigError(`config error in ${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`, '(file)');
+    throw new ConfigError(
+      `config error in ${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+      '(file)',
+    );
   }
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {

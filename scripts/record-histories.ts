@@ -31,7 +31,13 @@ try {
 
   // 1. Several turns, parallel reads, a terminal call, an unknown tool, then `end`.
   stack.fake.script([
-    { text: 'Reading both.', toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }, { name: 'read_file', arguments: { path: 'b.txt' } }] },
+    {
+      text: 'Reading both.',
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'a.txt' } },
+        { name: 'read_file', arguments: { path: 'b.txt' } },
+      ],
+    },
     { toolCalls: [{ name: 'terminal', arguments: { command: 'cat a.txt b.txt | wc -l' } }] },
     { toolCalls: [{ name: 'grep', arguments: { pattern: 'A' } }] },
     { text: 'Two files, two lines.' },
@@ -47,7 +53,10 @@ try {
   // 2. A stop during a model call, a queued signal message, continue-as-new after two turns.
   stack.fake.script([{ text: 'slow…', hangAfterChunks: 1 }, { text: 'second turn' }, { text: 'third turn, new run' }]);
   const c2 = stack.herald.conversation('replay-interrupt-can');
-  const pending = c2.send('start something slow', { id: 's1', start: { continueAsNewAfterTurns: 2, busyPolicy: 'queue' } });
+  const pending = c2.send('start something slow', {
+    id: 's1',
+    start: { continueAsNewAfterTurns: 2, busyPolicy: 'queue' },
+  });
   await stack.fake.waitForRequests(6);
   await c2.stop('recording');
   await pending;
@@ -57,14 +66,20 @@ try {
     return d.runId !== d.raw.workflowExecutionInfo?.firstRunId;
   });
   await c2.send('after continue-as-new', { id: 's3' });
-  const first = (await stack.temporal.workflow.getHandle(c2.workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
+  const first =
+    (await stack.temporal.workflow.getHandle(c2.workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ??
+    undefined;
   await save(stack.temporal, 'interrupt-then-continue-as-new', c2.workflowId, first);
   await c2.end('recorded');
   await stack.temporal.workflow.getHandle(c2.workflowId).result();
   await save(stack.temporal, 'after-continue-as-new', c2.workflowId);
 
   // 3. Invalid input.
-  const bad = await stack.temporal.workflow.start('conversation', { taskQueue: stack.taskQueue, workflowId: 'session-replay-invalid', args: [{ maxIterations: 0 }] });
+  const bad = await stack.temporal.workflow.start('conversation', {
+    taskQueue: stack.taskQueue,
+    workflowId: 'session-replay-invalid',
+    args: [{ maxIterations: 0 }],
+  });
   await bad.result().catch(() => {});
   await save(stack.temporal, 'invalid-input', 'session-replay-invalid');
 } finally {

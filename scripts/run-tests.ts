@@ -64,20 +64,29 @@ try {
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
 
-    const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } });
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
+    });
     const bundlePath = join(tmp, 'workflow-bundle.js');
     writeFileSync(bundlePath, bundle.code);
     env.HERALD_WORKFLOW_BUNDLE = bundlePath;
-    log(`Temporal dev server ${server.address}, workflow bundle ready (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    log(
+      `Temporal dev server ${server.address}, workflow bundle ready (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    );
   }
 
   log(`running ${files.length} test files: ${files.map((f) => relative(PROJECT_ROOT, f)).join(' ')}`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files], {
-      cwd: PROJECT_ROOT,
-      env,
-      stdio: 'inherit',
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files],
+      {
+        cwd: PROJECT_ROOT,
+        env,
+        stdio: 'inherit',
+      },
+    );
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
   });
   process.exitCode = code;

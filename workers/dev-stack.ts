@@ -60,7 +60,12 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     if (!temporalAddress) {
       const cli = ensureTemporalCli(process.env, say);
       const { temporal, ui } = o.config.ports;
-      await assertPortFree(temporal, 'Temporal dev server', 'HERALD_TEMPORAL_PORT', 'set TEMPORAL_ADDRESS to use the server already running there');
+      await assertPortFree(
+        temporal,
+        'Temporal dev server',
+        'HERALD_TEMPORAL_PORT',
+        'set TEMPORAL_ADDRESS to use the server already running there',
+      );
       if (o.ui !== false) await assertPortFree(ui, 'Temporal Web UI', 'HERALD_UI_PORT');
       const server: DevServer = await startTemporalDevServer({
         cliPath: cli,
@@ -78,7 +83,12 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     let databaseUrl = o.config.databaseUrl;
     let embeddedData: string | undefined;
     if (!databaseUrl) {
-      await assertPortFree(o.config.ports.postgres, 'embedded Postgres', 'HERALD_PG_PORT', 'set DATABASE_URL to use an existing Postgres');
+      await assertPortFree(
+        o.config.ports.postgres,
+        'embedded Postgres',
+        'HERALD_PG_PORT',
+        'set DATABASE_URL to use an existing Postgres',
+      );
       const embedded: EmbeddedDb = await startEmbeddedPostgres(postgresDataDir(paths.home), o.config.ports.postgres);
       stops.push(() => embedded.stop());
       databaseUrl = embedded.url;

@@ -77,7 +77,11 @@ export function postgresDataDir(home: string): string {
   return join('/var/lib/herald', `postgres-${hash}`);
 }
 
-export async function startEmbeddedPostgres(dataDir: string, port: number, log?: (line: string) => void): Promise<EmbeddedDb> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log?: (line: string) => void,
+): Promise<EmbeddedDb> {
   ensureDir(dataDir);
   if (isRoot()) accessSync(dirname(dataDir), constants.W_OK);
   const recent: string[] = [];
@@ -101,7 +105,10 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log?:
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
   } catch (err) {
-    const detail = err instanceof Error ? err.message : recent.filter(Boolean).slice(-3).join(' | ') || 'postgres exited while starting';
+    const detail =
+      err instanceof Error
+        ? err.message
+        : recent.filter(Boolean).slice(-3).join(' | ') || 'postgres exited while starting';
     throw new Error(`the embedded Postgres did not start on port ${port} (data in ${dataDir}): ${detail}`);
   }
   const admin = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });

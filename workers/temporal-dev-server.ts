@@ -56,7 +56,8 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
   const address = `127.0.0.1:${o.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited !== undefined) throw new Error(`the Temporal dev server exited (code ${exited}) while starting: ${output.trim().slice(-800)}`);
+    if (exited !== undefined)
+      throw new Error(`the Temporal dev server exited (code ${exited}) while starting: ${output.trim().slice(-800)}`);
     if (await reachable(address)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -42,7 +42,13 @@ let runtimeInstalled = false;
 function installRuntime(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
   try {
     Runtime.install({
       logger: new DefaultLogger('WARN', (entry) => log[levels[entry.level]]({ ...entry.meta }, entry.message)),
@@ -67,7 +73,10 @@ async function ensureSearchAttributes(address: string, namespace: string, log: L
     log.info({ missing }, 'registered search attributes');
     return true;
   } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not check or register search attributes; runs will not carry them');
+    log.warn(
+      { err: (err as Error).message },
+      'could not check or register search attributes; runs will not carry them',
+    );
     return false;
   } finally {
     await connection.close();
@@ -77,8 +86,10 @@ async function ensureSearchAttributes(address: string, namespace: string, log: L
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const { config, log } = o;
   const env = o.env ?? process.env;
-  if (!config.temporalAddress) throw new ConfigError('config error: TEMPORAL_ADDRESS is not set (or run `herald dev`)', 'TEMPORAL_ADDRESS');
-  if (!config.databaseUrl) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
+  if (!config.temporalAddress)
+    throw new ConfigError('config error: TEMPORAL_ADDRESS is not set (or run `herald dev`)', 'TEMPORAL_ADDRESS');
+  if (!config.databaseUrl)
+    throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
   installRuntime(log);
 
   const db = createDb(config.databaseUrl);
@@ -91,7 +102,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   }
 
   if (!config.providerDefaults.model) {
-    log.warn({ provider: config.providerDefaults.provider }, 'no default model configured (HERALD_MODEL): conversations must name a model');
+    log.warn(
+      { provider: config.providerDefaults.provider },
+      'no default model configured (HERALD_MODEL): conversations must name a model',
+    );
   }
   const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
@@ -101,7 +115,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     connection,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
-    ...(bundlePath && existsSync(bundlePath) ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(bundlePath && existsSync(bundlePath)
+      ? { workflowBundle: { codePath: bundlePath } }
+      : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',
@@ -110,7 +126,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   });
 
   const retentionMs = config.file.events.retentionDays * 86_400_000;
-  const prune = () => pruneEvents(db, retentionMs).catch((err: unknown) => log.warn({ err: String(err) }, 'event pruning failed'));
+  const prune = () =>
+    pruneEvents(db, retentionMs).catch((err: unknown) => log.warn({ err: String(err) }, 'event pruning failed'));
   void prune();
   const pruneTimer = setInterval(() => void prune(), 3_600_000);
   pruneTimer.unref();
@@ -120,7 +137,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     await connection.close().catch(() => {});
     await db.end().catch(() => {});
   });
-  log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, database: redactUrl(config.databaseUrl) }, 'worker started');
+  log.info(
+    { taskQueue: config.taskQueue, temporal: config.temporalAddress, database: redactUrl(config.databaseUrl) },
+    'worker started',
+  );
   return {
     worker,
     db,

@@ -15,7 +15,12 @@ export const store = proxyActivities<HeraldActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '30 minutes',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: NON_RETRYABLE_STORE },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE_STORE,
+  },
 });
 
 /** A model call with a UI summary. 3 attempts per call slot; backoff comes from the activity (jitter, Retry-After). */
@@ -47,6 +52,12 @@ export function toolActivities(summary: string, timeoutSeconds: number, taskQueu
     startToCloseTimeout: `${timeoutSeconds + 60} seconds`,
     heartbeatTimeout: '10 seconds',
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_STORE },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: 4,
+      nonRetryableErrorTypes: NON_RETRYABLE_STORE,
+    },
   });
 }

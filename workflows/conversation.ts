@@ -107,7 +107,8 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
 
   setHandler(endSignal, (payload?: unknown) => {
     const parsed = endSchema.safeParse(payload);
-    const reason = parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
+    const reason =
+      parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
     ended = true;
     endReason = reason ?? 'ended by user';
     refreshDetails();
@@ -135,12 +136,20 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   );
 
   setHandler(stateQuery, () =>
-    stateView(state, current ? { iteration: current.iteration, status: current.status, currentTools: current.currentTools } : undefined, runTurns, ended),
+    stateView(
+      state,
+      current
+        ? { iteration: current.iteration, status: current.status, currentTools: current.currentTools }
+        : undefined,
+      runTurns,
+      ended,
+    ),
   );
 
   if (!carried) await prepare(state, input);
   if (state.searchAttributes) upsertAttributes(state, 'idle');
-  if (input.message && !carried) enqueue({ id: input.messageId ?? `${conversationId}:first`, text: input.message, awaited: false });
+  if (input.message && !carried)
+    enqueue({ id: input.messageId ?? `${conversationId}:first`, text: input.message, awaited: false });
   refreshDetails();
 
   const idleTimeout = input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
@@ -211,7 +220,12 @@ function parseInput(raw: unknown): ConversationInput {
       type: 'InvalidInput',
       message: `invalid conversation input: ${describeZodError(parsed.error)}`,
       nonRetryable: true,
-      details: [{ field: issue?.path.join('.') ?? '', issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message })) }],
+      details: [
+        {
+          field: issue?.path.join('.') ?? '',
+          issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message })),
+        },
+      ],
     });
   }
   return parsed.data;
@@ -301,7 +315,12 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {
-      throw ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, details: cause.details ?? [] });
+      throw ApplicationFailure.create({
+        type: cause.type,
+        message: cause.message,
+        nonRetryable: true,
+        details: cause.details ?? [],
+      });
     }
     throw err;
   }
@@ -316,7 +335,11 @@ function carryInput(input: ConversationInput, state: ConversationState): Convers
 }
 
 function isKnownMessage(state: ConversationState, current: TurnProgress | undefined, id: string): boolean {
-  return state.queue.some((m) => m.id === id) || findResult(state, id) !== undefined || (current !== undefined && current.messageId === id);
+  return (
+    state.queue.some((m) => m.id === id) ||
+    findResult(state, id) !== undefined ||
+    (current !== undefined && current.messageId === id)
+  );
 }
 
 function upsertAttributes(state: ConversationState, status: string): void {

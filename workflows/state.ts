@@ -107,7 +107,12 @@ export interface LiveTurnView {
   currentTools: string[];
 }
 
-export function stateView(s: ConversationState, live: LiveTurnView | undefined, runTurns: number, ended: boolean): ConversationStateView {
+export function stateView(
+  s: ConversationState,
+  live: LiveTurnView | undefined,
+  runTurns: number,
+  ended: boolean,
+): ConversationStateView {
   return {
     status: ended ? 'ended' : (live?.status ?? 'idle'),
     session_id: s.sessionId,

@@ -79,7 +79,14 @@ interface Outcome {
 
 export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: TurnProgress): Promise<TurnResult> {
   const s = host.state;
-  const outcome: Outcome = { finalText: null, lastReasoning: null, exit: 'text_response', failed: false, interrupted: false, partial: false };
+  const outcome: Outcome = {
+    finalText: null,
+    lastReasoning: null,
+    exit: 'text_response',
+    failed: false,
+    interrupted: false,
+    partial: false,
+  };
 
   // The user message is recorded before anything else and cannot be interrupted: nothing is lost.
   const userSeq = s.nextSeq;
@@ -198,7 +205,11 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
 /** Budget spent: one last tool-less call asks the model to summarise (SPEC §8). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
-  const r = await callModel(host, p, { note: BUDGET_SUMMARY_NOTE, toolChoiceNone: true, steer: p.lastStepWasTools ? host.takeSteer() : undefined });
+  const r = await callModel(host, p, {
+    note: BUDGET_SUMMARY_NOTE,
+    toolChoiceNone: true,
+    steer: p.lastStepWasTools ? host.takeSteer() : undefined,
+  });
   outcome.finalText = r.text;
   if (r.reasoning) outcome.lastReasoning = r.reasoning;
   outcome.exit = 'budget_exhausted';
@@ -208,7 +219,11 @@ function recordFailure(err: unknown, p: TurnProgress, outcome: Outcome): void {
   if (isCancellation(err)) {
     outcome.interrupted = true;
     outcome.exit =
-      p.phase === 'api' ? 'interrupted_during_api_call' : p.phase === 'tools' ? 'interrupted_during_tools' : 'interrupted_by_user';
+      p.phase === 'api'
+        ? 'interrupted_during_api_call'
+        : p.phase === 'tools'
+          ? 'interrupted_during_tools'
+          : 'interrupted_by_user';
     return;
   }
   outcome.failed = true;
@@ -244,11 +259,15 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
       role: 'tool',
       toolCallId: open.call.id,
       toolName: open.call.name,
-      content: outcome.interrupted ? CANCELLED_TOOL_RESULT(open.call.name) : `[Tool ${open.call.name} failed to run: ${outcome.error ?? 'unknown error'}]`,
+      content: outcome.interrupted
+        ? CANCELLED_TOOL_RESULT(open.call.name)
+        : `[Tool ${open.call.name} failed to run: ${outcome.error ?? 'unknown error'}]`,
     });
   }
   if ((outcome.interrupted || outcome.failed) && p.tailRole !== 'assistant') {
-    const note = outcome.interrupted ? 'Operation interrupted.' : `The turn failed: ${outcome.error ?? 'unknown error'}`;
+    const note = outcome.interrupted
+      ? 'Operation interrupted.'
+      : `The turn failed: ${outcome.error ?? 'unknown error'}`;
     synthetic.push({ seq: s.nextSeq, role: 'assistant', content: note });
     s.nextSeq += 1;
   }
@@ -257,7 +276,10 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
 
   const finalText = outcome.finalText;
   const result: TurnResult = {
-    final_response: finalText !== null && finalText.length > MAX_RESULT_TEXT ? `${finalText.slice(0, MAX_RESULT_TEXT)}\n[…truncated: the full reply is in the transcript]` : finalText,
+    final_response:
+      finalText !== null && finalText.length > MAX_RESULT_TEXT
+        ? `${finalText.slice(0, MAX_RESULT_TEXT)}\n[…truncated: the full reply is in the transcript]`
+        : finalText,
     last_reasoning: outcome.lastReasoning,
     messages_count: s.nextSeq,
     api_calls: p.apiCalls,

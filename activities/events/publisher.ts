@@ -72,8 +72,14 @@ export class EventPublisher {
   }
 
   private moveDeltas(): void {
-    if (this.text) this.pending.push({ kind: 'text.delta', turnId: this.turnId, payload: { ...this.deltaTags, text: this.text } });
-    if (this.reasoning) this.pending.push({ kind: 'reasoning.delta', turnId: this.turnId, payload: { ...this.deltaTags, text: this.reasoning } });
+    if (this.text)
+      this.pending.push({ kind: 'text.delta', turnId: this.turnId, payload: { ...this.deltaTags, text: this.text } });
+    if (this.reasoning)
+      this.pending.push({
+        kind: 'reasoning.delta',
+        turnId: this.turnId,
+        payload: { ...this.deltaTags, text: this.reasoning },
+      });
     this.text = '';
     this.reasoning = '';
   }

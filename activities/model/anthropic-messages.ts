@@ -6,7 +6,8 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicThinkingBlock, ChatMessage, ToolCall } from '../../common/messages.js';
-import { MalformedResponseError } from './chat-completions.js';
+import { canonicalArguments } from '../../common/role-order.js';
+import { MalformedResponseError, readStream } from './stream-errors.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';
 
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -37,17 +38,26 @@ function parseInput(args: string): Record<string, unknown> {
 function thinkingBlocks(m: ChatMessage): BlockParam[] {
   if (m.reasoning_details?.format !== 'anthropic') return [];
   return m.reasoning_details.blocks.map((b): BlockParam =>
-    b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking, signature: b.signature } : { type: 'redacted_thinking', data: b.data },
+    b.type === 'thinking'
+      ? { type: 'thinking', thinking: b.thinking, signature: b.signature }
+      : { type: 'redacted_thinking', data: b.data },
   );
 }
 
 function assistantBlocks(m: ChatMessage, withThinking: boolean): BlockParam[] {
   const blocks: BlockParam[] = withThinking ? thinkingBlocks(m) : [];
-  if (m.content) blocks.push({ type: 'text', text: m.content });
+  if (m.content?.trim()) blocks.push({ type: 'text', text: m.content });
   for (const call of m.tool_calls ?? []) {
-    blocks.push({ type: 'tool_use', id: sanitizeToolId(call.id), name: call.function.name, input: parseInput(call.function.arguments) });
+    // Canonical key order keeps the bytes stable across calls, so the prompt cache hits.
+    blocks.push({
+      type: 'tool_use',
+      id: sanitizeToolId(call.id),
+      name: call.function.name,
+      input: parseInput(canonicalArguments(call.function.arguments)),
+    });
   }
-  if (!blocks.some((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking')) blocks.push({ type: 'text', text: EMPTY_ASSISTANT });
+  if (!blocks.some((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking'))
+    blocks.push({ type: 'text', text: EMPTY_ASSISTANT });
   return blocks;
 }
 
@@ -56,8 +66,14 @@ function assistantBlocks(m: ChatMessage, withThinking: boolean): BlockParam[] {
  * Thinking blocks are replayed only for assistant messages after the last user message: the
  * API needs them to continue a tool loop and ignores them from earlier turns.
  */
-export function toAnthropicMessages(messages: readonly ChatMessage[], cacheTtl?: '5m' | '1h'): { system: Anthropic.Messages.TextBlockParam[]; messages: MessageParam[] } {
-  const systemText = messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n\n');
+export function toAnthropicMessages(
+  messages: readonly ChatMessage[],
+  cacheTtl?: '5m' | '1h',
+): { system: Anthropic.Messages.TextBlockParam[]; messages: MessageParam[] } {
+  const systemText = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content ?? '')
+    .join('\n\n');
   const rest = messages.filter((m) => m.role !== 'system');
   let lastUser = -1;
   rest.forEach((m, i) => {
@@ -70,19 +86,30 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], cacheTtl?:
     if (prev && prev.role === role) {
       const prevBlocks = prev.content as BlockParam[];
       // Merged assistants keep only the first one's thinking: thinking must lead the message.
-      const incoming = role === 'assistant' ? blocks.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking') : blocks;
+      const incoming =
+        role === 'assistant' ? blocks.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking') : blocks;
       // Tool results must come first in a user message.
-      prev.content = role === 'user' ? orderUserBlocks([...prevBlocks, ...incoming]) : [...prevBlocks.filter((b) => !(b.type === 'text' && b.text === EMPTY_ASSISTANT)), ...incoming];
+      prev.content =
+        role === 'user'
+          ? orderUserBlocks([...prevBlocks, ...incoming])
+          : [...prevBlocks.filter((b) => !(b.type === 'text' && b.text === EMPTY_ASSISTANT)), ...incoming];
       return;
     }
     out.push({ role, content: blocks });
   };
 
   rest.forEach((m, i) => {
-    if (m.role === 'user') push('user', [{ type: 'text', text: m.content || EMPTY_USER }]);
+    // Anthropic rejects text blocks that are empty or only whitespace.
+    if (m.role === 'user') push('user', [{ type: 'text', text: m.content?.trim() ? m.content : EMPTY_USER }]);
     else if (m.role === 'assistant') push('assistant', assistantBlocks(m, i > lastUser));
     else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: sanitizeToolId(m.tool_call_id ?? ''), content: m.content || EMPTY_RESULT }]);
+      push('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: sanitizeToolId(m.tool_call_id ?? ''),
+          content: m.content?.trim() ? m.content : EMPTY_RESULT,
+        },
+      ]);
     }
   });
   stripOrphanToolBlocks(out);
@@ -103,12 +130,20 @@ function stripOrphanToolBlocks(out: MessageParam[]): void {
     const blocks = m.content as BlockParam[];
     if (m.role === 'assistant') {
       const next = out[i + 1];
-      const answered = new Set(((next?.content ?? []) as BlockParam[]).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
+      const answered = new Set(
+        ((next?.content ?? []) as BlockParam[]).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])),
+      );
       const kept = blocks.filter((b) => b.type !== 'tool_use' || answered.has(b.id));
-      m.content = kept.some((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking') ? kept : [...kept, { type: 'text', text: '(tool call removed)' }];
+      m.content = kept.some((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking')
+        ? kept
+        : [...kept, { type: 'text', text: '(tool call removed)' }];
     } else {
       const prev = out[i - 1];
-      const asked = new Set(((prev?.role === 'assistant' ? prev.content : []) as BlockParam[]).flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+      const asked = new Set(
+        ((prev?.role === 'assistant' ? prev.content : []) as BlockParam[]).flatMap((b) =>
+          b.type === 'tool_use' ? [b.id] : [],
+        ),
+      );
       const kept = blocks.filter((b) => b.type !== 'tool_result' || asked.has(b.tool_use_id));
       m.content = kept.length ? kept : [{ type: 'text', text: '(tool result removed)' }];
     }
@@ -116,7 +151,11 @@ function stripOrphanToolBlocks(out: MessageParam[]): void {
 }
 
 /** Four breakpoints: the system prompt and the last block of each of the last three messages. */
-function applyCacheBreakpoints(system: Anthropic.Messages.TextBlockParam[], messages: MessageParam[], ttl: '5m' | '1h'): void {
+function applyCacheBreakpoints(
+  system: Anthropic.Messages.TextBlockParam[],
+  messages: MessageParam[],
+  ttl: '5m' | '1h',
+): void {
   const control: CacheControl = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const last = system[system.length - 1];
   if (last) last.cache_control = control;
@@ -152,7 +191,11 @@ interface Block {
   json: string;
 }
 
-export async function callAnthropicMessages(client: Anthropic, req: ModelRequest, ctx: CallContext): Promise<ModelResponse> {
+export async function callAnthropicMessages(
+  client: Anthropic,
+  req: ModelRequest,
+  ctx: CallContext,
+): Promise<ModelResponse> {
   const { system, messages } = toAnthropicMessages(req.messages, req.cacheTtl);
   const params: Anthropic.Messages.MessageCreateParamsStreaming = {
     model: req.model,
@@ -163,7 +206,11 @@ export async function callAnthropicMessages(client: Anthropic, req: ModelRequest
   if (system.length) params.system = system;
   if (req.tools.length) {
     // Tools stay declared even on a tool-less call: a transcript with tool_use blocks requires them.
-    params.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Messages.Tool.InputSchema }));
+    params.tools = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters as Anthropic.Messages.Tool.InputSchema,
+    }));
     if (req.toolChoiceNone) params.tool_choice = { type: 'none' };
   }
   const stream = await client.messages.create(params, { signal: ctx.signal });
@@ -172,7 +219,7 @@ export async function callAnthropicMessages(client: Anthropic, req: ModelRequest
   let model = req.model;
   const tokens: TokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
   let finished = false;
-  for await (const event of stream) {
+  for await (const event of readStream(stream, ctx.signal)) {
     ctx.sink.alive();
     switch (event.type) {
       case 'message_start': {
@@ -185,7 +232,15 @@ export async function callAnthropicMessages(client: Anthropic, req: ModelRequest
         break;
       }
       case 'content_block_start': {
-        const cb = event.content_block as { type: string; text?: string; thinking?: string; signature?: string; data?: string; id?: string; name?: string };
+        const cb = event.content_block as {
+          type: string;
+          text?: string;
+          thinking?: string;
+          signature?: string;
+          data?: string;
+          id?: string;
+          name?: string;
+        };
         blocks[event.index] = {
           type: cb.type,
           text: cb.text ?? '',
@@ -228,15 +283,26 @@ export async function callAnthropicMessages(client: Anthropic, req: ModelRequest
         break;
     }
   }
-  if (!finished || !stopReason) throw new MalformedResponseError('the Anthropic stream ended before message_stop (connection cut mid-response)');
+  if (!finished || !stopReason)
+    throw new MalformedResponseError('the Anthropic stream ended before message_stop (connection cut mid-response)');
   return fromBlocks(blocks.filter(Boolean), STOP_REASONS[stopReason] ?? stopReason, tokens, model);
 }
 
 function fromBlocks(blocks: Block[], finishReason: string, tokens: TokenCounts, model: string): ModelResponse {
-  const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
-  const thinking = blocks.filter((b) => b.type === 'thinking').map((b) => b.thinking).join('\n\n');
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
+  const thinking = blocks
+    .filter((b) => b.type === 'thinking')
+    .map((b) => b.thinking)
+    .join('\n\n');
   const replay: AnthropicThinkingBlock[] = blocks.flatMap((b): AnthropicThinkingBlock[] =>
-    b.type === 'thinking' ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }] : b.type === 'redacted_thinking' ? [{ type: 'redacted_thinking', data: b.data }] : [],
+    b.type === 'thinking'
+      ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }]
+      : b.type === 'redacted_thinking'
+        ? [{ type: 'redacted_thinking', data: b.data }]
+        : [],
   );
   const toolCalls: ToolCall[] = blocks
     .filter((b) => b.type === 'tool_use')

@@ -43,7 +43,12 @@ export function modelActivities(deps: ActivityDeps) {
       const started = Date.now();
       const ref = a.provider;
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log, { iteration: a.iteration });
-      if (attempt > 1) pub.emit('stream.reset', { iteration: a.iteration, attempt, reason: 'the model call is being retried; discard its earlier partial output' });
+      if (attempt > 1)
+        pub.emit('stream.reset', {
+          iteration: a.iteration,
+          attempt,
+          reason: 'the model call is being retried; discard its earlier partial output',
+        });
       pub.emit('step', { iteration: a.iteration, max: a.maxIterations });
       pub.emit('thinking', { state: 'started', model: ref.model, provider: ref.provider, attempt });
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'model', attempt }));
@@ -97,15 +102,41 @@ export function modelActivities(deps: ActivityDeps) {
       } catch (err) {
         const durationMs = Date.now() - started;
         if (ctx.cancellationSignal.aborted) {
-          await recordModelCall(db, ledgerEntry(a, attempt, 'cancelled', priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, undefined), durationMs, ref.model)).catch(() => {});
+          await recordModelCall(
+            db,
+            ledgerEntry(
+              a,
+              attempt,
+              'cancelled',
+              priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, undefined),
+              durationMs,
+              ref.model,
+            ),
+          ).catch(() => {});
           pub.emit('thinking', { state: 'stopped', cancelled: true, durationMs });
           await pub.flush();
           const reason: unknown = ctx.cancellationSignal.reason;
           throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
         }
         const failure = toModelFailure(err, { provider: ref, attempt, messageCount });
-        await recordModelCall(db, { ...ledgerEntry(a, attempt, 'error', priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, undefined), durationMs, ref.model), errorType: failure.type ?? 'unknown' }).catch(() => {});
-        pub.emit('status', { kind: 'model_error', reason: failure.type, message: failure.message, attempt, willRetry: !failure.nonRetryable });
+        await recordModelCall(db, {
+          ...ledgerEntry(
+            a,
+            attempt,
+            'error',
+            priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, undefined),
+            durationMs,
+            ref.model,
+          ),
+          errorType: failure.type ?? 'unknown',
+        }).catch(() => {});
+        pub.emit('status', {
+          kind: 'model_error',
+          reason: failure.type,
+          message: failure.message,
+          attempt,
+          willRetry: !failure.nonRetryable,
+        });
         pub.emit('thinking', { state: 'stopped', failed: true, durationMs });
         await pub.flush();
         throw failure;
@@ -116,7 +147,14 @@ export function modelActivities(deps: ActivityDeps) {
   };
 }
 
-function ledgerEntry(a: CallModelArgs, attempt: number, outcome: 'ok' | 'error' | 'cancelled', usage: ReturnType<typeof priceUsage>, durationMs: number, model: string) {
+function ledgerEntry(
+  a: CallModelArgs,
+  attempt: number,
+  outcome: 'ok' | 'error' | 'cancelled',
+  usage: ReturnType<typeof priceUsage>,
+  durationMs: number,
+  model: string,
+) {
   return {
     callKey: `${a.sessionId}:${a.seq}:${a.turnId}:${attempt}`,
     sessionId: a.sessionId,
@@ -144,10 +182,14 @@ async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<Chat
     await appendToContent(db, a.sessionId, lastTool.seq, steerMarker(a.steer));
     transcript = await loadTranscript(db, a.sessionId, a.seq);
   }
-  const messages = repairMessageOrder([{ role: 'system', content: session.system_prompt ?? '' }, ...transcript.map(stripSeq)]);
+  const messages = repairMessageOrder([
+    { role: 'system', content: session.system_prompt ?? '' },
+    ...transcript.map(stripSeq),
+  ]);
   if (a.ephemeralNote) {
     const last = messages[messages.length - 1];
-    if (last && (last.role === 'tool' || last.role === 'user')) last.content = `${last.content ?? ''}\n\n${a.ephemeralNote}`;
+    if (last && (last.role === 'tool' || last.role === 'user'))
+      last.content = `${last.content ?? ''}\n\n${a.ephemeralNote}`;
     else messages.push({ role: 'user', content: a.ephemeralNote });
   }
   return messages;
@@ -158,7 +200,12 @@ function stripSeq(m: ChatMessage & { seq?: number }): ChatMessage {
   return rest;
 }
 
-async function dispatch(deps: ActivityDeps, a: CallModelArgs, request: ModelRequest, ctx: Parameters<typeof callChatCompletions>[3]): Promise<ModelResponse> {
+async function dispatch(
+  deps: ActivityDeps,
+  a: CallModelArgs,
+  request: ModelRequest,
+  ctx: Parameters<typeof callChatCompletions>[3],
+): Promise<ModelResponse> {
   const ref = a.provider;
   const timeoutMs = (deps.config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000;
   switch (ref.apiMode) {
@@ -199,7 +246,15 @@ export function describeCall(registry: ToolRegistry, enabled: readonly string[],
     };
   }
   const parsed = parseToolArgs(tool, call.function.arguments);
-  if (!parsed.ok) return { id: call.id, name, summary: `${name} (invalid arguments)`, timeoutSeconds: 30, traits: tool.traits, argsError: parsed.error };
+  if (!parsed.ok)
+    return {
+      id: call.id,
+      name,
+      summary: `${name} (invalid arguments)`,
+      timeoutSeconds: 30,
+      traits: tool.traits,
+      argsError: parsed.error,
+    };
   const ref: ToolCallRef = {
     id: call.id,
     name,

@@ -6,7 +6,10 @@
 import type OpenAI from 'openai';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { canonicalArguments } from '../../common/role-order.js';
+import { MalformedResponseError, readStream } from './stream-errors.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';
+
+export { MalformedResponseError };
 
 type ChatParams = OpenAI.Chat.Completions.ChatCompletionCreateParams;
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -24,7 +27,10 @@ export function toWireMessages(messages: readonly ChatMessage[]): WireMessage[] 
       case 'tool':
         return { role: 'tool', tool_call_id: m.tool_call_id ?? '', content: m.content ?? '' };
       case 'assistant': {
-        const out: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = { role: 'assistant', content: m.content ?? '' };
+        const out: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = {
+          role: 'assistant',
+          content: m.content ?? '',
+        };
         if (m.tool_calls?.length) {
           out.tool_calls = m.tool_calls.map((c) => ({
             id: c.id,
@@ -42,14 +48,22 @@ export function toWireMessages(messages: readonly ChatMessage[]): WireMessage[] 
 function buildParams(req: ModelRequest): Omit<ChatParams, 'stream'> {
   const params: Omit<ChatParams, 'stream'> = { model: req.model, messages: toWireMessages(req.messages) };
   if (req.tools.length) {
-    params.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    params.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
     if (req.toolChoiceNone) params.tool_choice = 'none';
   }
   if (req.maxOutputTokens) params.max_tokens = req.maxOutputTokens;
   return params;
 }
 
-export async function callChatCompletions(client: OpenAI, baseUrl: string, req: ModelRequest, ctx: CallContext): Promise<ModelResponse> {
+export async function callChatCompletions(
+  client: OpenAI,
+  baseUrl: string,
+  req: ModelRequest,
+  ctx: CallContext,
+): Promise<ModelResponse> {
   const key = `${baseUrl}|${req.model}`;
   if (noStreaming.has(key)) return await callWithoutStreaming(client, req, ctx);
   try {
@@ -86,13 +100,14 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
   let model = req.model;
   let tokens: TokenCounts | undefined;
   const calls: PartialCall[] = [];
-  for await (const chunk of stream) {
+  for await (const chunk of readStream(stream, ctx.signal)) {
     ctx.sink.alive();
     if (chunk.model) model = chunk.model;
     if (chunk.usage) tokens = tokensFrom(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) continue;
-    const delta = choice.delta as (typeof choice.delta & { reasoning_content?: string | null; reasoning?: string | null }) | undefined;
+    const delta = choice.delta as
+      (typeof choice.delta & { reasoning_content?: string | null; reasoning?: string | null }) | undefined;
     if (delta?.content) {
       content += delta.content;
       ctx.sink.text(delta.content);
@@ -114,7 +129,8 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
-  if (!finishReason) throw new MalformedResponseError('the stream ended without a finish reason (connection cut mid-response)');
+  if (!finishReason)
+    throw new MalformedResponseError('the stream ended without a finish reason (connection cut mid-response)');
   return {
     content,
     reasoning: reasoning || null,
@@ -130,7 +146,10 @@ async function callWithoutStreaming(client: OpenAI, req: ModelRequest, ctx: Call
   ctx.sink.alive();
   const choice = r.choices?.[0];
   if (!choice) throw new MalformedResponseError('the response has no choices');
-  const msg = choice.message as typeof choice.message & { reasoning_content?: string | null; reasoning?: string | null };
+  const msg = choice.message as typeof choice.message & {
+    reasoning_content?: string | null;
+    reasoning?: string | null;
+  };
   if (msg.content) ctx.sink.text(msg.content);
   const reasoning = msg.reasoning_content ?? msg.reasoning ?? null;
   if (reasoning) ctx.sink.reasoning(reasoning);
@@ -150,7 +169,11 @@ async function callWithoutStreaming(client: OpenAI, req: ModelRequest, ctx: Call
 function finishCalls(calls: PartialCall[]): ToolCall[] {
   return calls
     .filter((c) => c !== undefined)
-    .map((c, i) => ({ id: c.id || `call_${i}`, type: 'function' as const, function: { name: c.name, arguments: c.args || '{}' } }));
+    .map((c, i) => ({
+      id: c.id || `call_${i}`,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.args || '{}' },
+    }));
 }
 
 function tokensFrom(u: OpenAI.CompletionUsage): TokenCounts {
@@ -162,12 +185,4 @@ function tokensFrom(u: OpenAI.CompletionUsage): TokenCounts {
     cacheWrite: 0,
     reasoning: u.completion_tokens_details?.reasoning_tokens ?? 0,
   };
-}
-
-/** A 200 response that is not a usable answer (no choices, a stream cut before it finished). */
-export class MalformedResponseError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MalformedResponseError';
-  }
 }

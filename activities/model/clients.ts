@@ -41,10 +41,18 @@ function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
 
 export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): OpenAI {
   const apiKey = resolveApiKey(ref, env);
-  return cached(openaiClients, `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`, () => new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }));
+  return cached(
+    openaiClients,
+    `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`,
+    () => new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }),
+  );
 }
 
 export function anthropicClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): Anthropic {
   const apiKey = resolveApiKey(ref, env);
-  return cached(anthropicClients, `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`, () => new Anthropic({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }));
+  return cached(
+    anthropicClients,
+    `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`,
+    () => new Anthropic({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }),
+  );
 }

@@ -6,7 +6,7 @@
 import type OpenAI from 'openai';
 import type { ChatMessage, ResponsesReasoningItem, ToolCall } from '../../common/messages.js';
 import { canonicalArguments } from '../../common/role-order.js';
-import { MalformedResponseError } from './chat-completions.js';
+import { MalformedResponseError, readStream } from './stream-errors.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -14,18 +14,34 @@ type Response = OpenAI.Responses.Response;
 
 /** Convert the transcript (system first) to `instructions` and input items. */
 export function toResponsesInput(messages: readonly ChatMessage[]): { instructions: string; input: InputItem[] } {
-  const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n\n');
+  const instructions = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content ?? '')
+    .join('\n\n');
   const input: InputItem[] = [];
   for (const m of messages) {
     if (m.role === 'user') input.push({ role: 'user', content: m.content ?? '' });
-    else if (m.role === 'tool') input.push({ type: 'function_call_output', call_id: m.tool_call_id ?? '', output: m.content ?? '' });
+    else if (m.role === 'tool')
+      input.push({ type: 'function_call_output', call_id: m.tool_call_id ?? '', output: m.content ?? '' });
     else if (m.role === 'assistant') {
-      const reasoning = m.reasoning_details?.format === 'responses' ? m.reasoning_details.items.filter((i) => i.encrypted_content) : [];
+      const reasoning =
+        m.reasoning_details?.format === 'responses' ? m.reasoning_details.items.filter((i) => i.encrypted_content) : [];
       // With store:false the server keeps nothing: replay the encrypted content, never an id.
-      for (const r of reasoning) input.push({ type: 'reasoning', summary: r.summary, encrypted_content: r.encrypted_content ?? null } as InputItem);
-      if (m.content || (reasoning.length && !m.tool_calls?.length)) input.push({ role: 'assistant', content: m.content ?? '' });
+      for (const r of reasoning)
+        input.push({
+          type: 'reasoning',
+          summary: r.summary,
+          encrypted_content: r.encrypted_content ?? null,
+        } as InputItem);
+      if (m.content || (reasoning.length && !m.tool_calls?.length))
+        input.push({ role: 'assistant', content: m.content ?? '' });
       for (const c of m.tool_calls ?? []) {
-        input.push({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: canonicalArguments(c.function.arguments) });
+        input.push({
+          type: 'function_call',
+          call_id: c.id,
+          name: c.function.name,
+          arguments: canonicalArguments(c.function.arguments),
+        });
       }
     }
   }
@@ -43,7 +59,13 @@ export async function callResponses(client: OpenAI, req: ModelRequest, ctx: Call
   };
   if (instructions) params.instructions = instructions;
   if (req.tools.length) {
-    params.tools = req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+    params.tools = req.tools.map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      strict: false,
+    }));
     params.tool_choice = req.toolChoiceNone ? 'none' : 'auto';
     params.parallel_tool_calls = true;
   }
@@ -52,7 +74,7 @@ export async function callResponses(client: OpenAI, req: ModelRequest, ctx: Call
   const stream = await client.responses.create(params, { signal: ctx.signal });
   let final: Response | undefined;
   const announced = new Set<string>();
-  for await (const event of stream) {
+  for await (const event of readStream(stream, ctx.signal)) {
     ctx.sink.alive();
     switch (event.type) {
       case 'response.output_text.delta':
@@ -73,14 +95,20 @@ export async function callResponses(client: OpenAI, req: ModelRequest, ctx: Call
         final = event.response;
         break;
       case 'response.failed':
-        throw new ResponsesFailedError(event.response.error?.message ?? 'the response failed', event.response.error?.code ?? undefined);
+        throw new ResponsesFailedError(
+          event.response.error?.message ?? 'the response failed',
+          event.response.error?.code ?? undefined,
+        );
       case 'error':
         throw new ResponsesFailedError(event.message, event.code ?? undefined);
       default:
         break;
     }
   }
-  if (!final) throw new MalformedResponseError('the Responses stream ended before response.completed (connection cut mid-response)');
+  if (!final)
+    throw new MalformedResponseError(
+      'the Responses stream ended before response.completed (connection cut mid-response)',
+    );
   return fromResponse(final, req.model);
 }
 
@@ -113,9 +141,18 @@ export function fromResponse(r: Response, requestedModel: string): ModelResponse
     } else if (item.type === 'reasoning') {
       const summary = (item.summary ?? []).map((s) => ({ type: 'summary_text' as const, text: s.text }));
       summaries.push(...summary.map((s) => s.text));
-      items.push({ type: 'reasoning', ...(item.id ? { id: item.id } : {}), encrypted_content: item.encrypted_content ?? null, summary });
+      items.push({
+        type: 'reasoning',
+        ...(item.id ? { id: item.id } : {}),
+        encrypted_content: item.encrypted_content ?? null,
+        summary,
+      });
     } else if (item.type === 'function_call') {
-      toolCalls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments || '{}' } });
+      toolCalls.push({
+        id: item.call_id,
+        type: 'function',
+        function: { name: item.name, arguments: item.arguments || '{}' },
+      });
     }
   }
   const u = r.usage;

@@ -11,7 +11,7 @@ import { backoffMs, classifyProviderError, parseRetryAfter } from '../../common/
 import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
 import { REASON_POLICIES } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';
-import { MalformedResponseError } from './chat-completions.js';
+import { MalformedResponseError } from './stream-errors.js';
 import { MissingCredentialError } from './clients.js';
 import { ResponsesFailedError } from './codex-responses.js';
 
@@ -36,10 +36,17 @@ function factsOf(err: unknown): ErrorFacts {
     return { message: `${err.message} ${cause?.message ?? ''} ${cause?.code ?? ''}`.trim(), transport: true };
   }
   if (err instanceof APIError) {
-    const body = err.error as { message?: string; code?: string | number; type?: string; metadata?: { raw?: string } } | undefined;
+    const body = err.error as
+      { message?: string; code?: string | number; type?: string; metadata?: { raw?: string } } | undefined;
     const code = body?.code ?? body?.type ?? (err as { code?: string | null }).code ?? undefined;
     const message = [err.message, body?.metadata?.raw].filter(Boolean).join(' ');
-    return { status: typeof err.status === 'number' ? err.status : undefined, message, code: code === undefined || code === null ? undefined : String(code), transport: false, retryAfter: (err.headers as Headers | undefined)?.get('retry-after') };
+    return {
+      status: typeof err.status === 'number' ? err.status : undefined,
+      message,
+      code: code === undefined || code === null ? undefined : String(code),
+      transport: false,
+      retryAfter: (err.headers as Headers | undefined)?.get('retry-after'),
+    };
   }
   if (err instanceof Anthropic.APIConnectionError) {
     const cause = (err as { cause?: { message?: string; code?: string } }).cause;
@@ -57,13 +64,19 @@ function factsOf(err: unknown): ErrorFacts {
     };
   }
   if (err instanceof ResponsesFailedError) return { message: err.message, code: err.code, transport: false };
-  if (err instanceof MalformedResponseError) return { message: err.message, transport: false, code: 'malformed_response' };
+  if (err instanceof MalformedResponseError)
+    return { message: err.message, transport: false, code: 'malformed_response' };
   const e = err as { message?: string; code?: string; name?: string };
-  return { message: `${e.name ?? 'Error'}: ${e.message ?? String(err)}`, code: e.code, transport: e.code !== undefined };
+  return {
+    message: `${e.name ?? 'Error'}: ${e.message ?? String(err)}`,
+    code: e.code,
+    transport: e.code !== undefined,
+  };
 }
 
 export function toModelFailure(err: unknown, ctx: FailureContext): ApplicationFailure {
-  if (err instanceof MissingCredentialError) return failure('auth', err.message, ctx, { transport: false, message: err.message }, true);
+  if (err instanceof MissingCredentialError)
+    return failure('auth', err.message, ctx, { transport: false, message: err.message }, true);
   const facts = factsOf(err);
   const reason: FailureReason =
     err instanceof MalformedResponseError
@@ -80,7 +93,13 @@ export function toModelFailure(err: unknown, ctx: FailureContext): ApplicationFa
   return failure(reason, facts.message, ctx, facts, !REASON_POLICIES[reason].retryable);
 }
 
-function failure(reason: FailureReason, message: string, ctx: FailureContext, facts: ErrorFacts, nonRetryable: boolean): ApplicationFailure {
+function failure(
+  reason: FailureReason,
+  message: string,
+  ctx: FailureContext,
+  facts: ErrorFacts,
+  nonRetryable: boolean,
+): ApplicationFailure {
   const retryAfterMs = parseRetryAfter(facts.retryAfter, Date.now());
   const details: ModelFailureDetails = {
     reason,

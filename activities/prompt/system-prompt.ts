@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { truncateMiddle } from '../../common/text.js';
 
 export const BUILTIN_IDENTITY =
-  'You are Herald, a capable software and operations agent. You work in the user\'s workspace through tools, ' +
+  "You are Herald, a capable software and operations agent. You work in the user's workspace through tools, " +
   'think before acting, and report plainly what you did and what you found.';
 
 export const TOOL_GUIDANCE = [
@@ -47,7 +47,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
   const context = projectContext(input.cwd);
   if (context) layers.push(context);
-  layers.push(`Current date: ${input.now.toISOString().slice(0, 10)}. Model: ${input.model}. Provider: ${input.provider}. Workspace: ${input.cwd}.`);
+  layers.push(
+    `Current date: ${input.now.toISOString().slice(0, 10)}. Model: ${input.model}. Provider: ${input.provider}. Workspace: ${input.cwd}.`,
+  );
   return layers.join('\n\n');
 }
 

@@ -59,14 +59,22 @@ export async function appendEvents(db: Db, conversationId: string, events: reado
       const b = i * 5;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}::jsonb)`;
     });
-    await client.query(`INSERT INTO events (conversation_id, seq, kind, turn_id, payload) VALUES ${rows.join(', ')}`, values);
+    await client.query(
+      `INSERT INTO events (conversation_id, seq, kind, turn_id, payload) VALUES ${rows.join(', ')}`,
+      values,
+    );
     await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, JSON.stringify({ c: conversationId, s: last })]);
     return last;
   });
 }
 
 /** Events of a conversation after `afterSeq`, oldest first. */
-export async function readEvents(db: Db, conversationId: string, afterSeq: number, limit = 500): Promise<StoredEvent[]> {
+export async function readEvents(
+  db: Db,
+  conversationId: string,
+  afterSeq: number,
+  limit = 500,
+): Promise<StoredEvent[]> {
   const r = await db.query<StoredEvent & { seq: string }>(
     'SELECT * FROM events WHERE conversation_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
     [conversationId, afterSeq, limit],
@@ -75,12 +83,16 @@ export async function readEvents(db: Db, conversationId: string, afterSeq: numbe
 }
 
 export async function lastEventSeq(db: Db, conversationId: string): Promise<number> {
-  const r = await db.query<{ last_seq: string }>('SELECT last_seq FROM event_counters WHERE conversation_id = $1', [conversationId]);
+  const r = await db.query<{ last_seq: string }>('SELECT last_seq FROM event_counters WHERE conversation_id = $1', [
+    conversationId,
+  ]);
   return r.rows[0] ? Number(r.rows[0].last_seq) : 0;
 }
 
 /** Delete events older than `maxAgeMs` (the transcript stays; events are a live view). */
 export async function pruneEvents(db: Db, maxAgeMs: number): Promise<number> {
-  const r = await db.query("DELETE FROM events WHERE created_at < now() - ($1::bigint * interval '1 millisecond')", [maxAgeMs]);
+  const r = await db.query("DELETE FROM events WHERE created_at < now() - ($1::bigint * interval '1 millisecond')", [
+    maxAgeMs,
+  ]);
   return r.rowCount ?? 0;
 }

@@ -21,7 +21,12 @@ export interface MessageWrite {
  * `replace`: a retried attempt's newer content wins (model calls). `keep`: an existing row wins
  * (synthetic results never overwrite a real one that landed first).
  */
-export async function writeMessage(db: Db, sessionId: string, m: MessageWrite, onConflict: 'replace' | 'keep' = 'replace'): Promise<void> {
+export async function writeMessage(
+  db: Db,
+  sessionId: string,
+  m: MessageWrite,
+  onConflict: 'replace' | 'keep' = 'replace',
+): Promise<void> {
   const conflict =
     onConflict === 'keep'
       ? 'DO NOTHING'
@@ -107,7 +112,10 @@ export async function appendToContent(db: Db, sessionId: string, seq: number, te
 }
 
 export async function nextSeq(db: Db, sessionId: string): Promise<number> {
-  const r = await db.query<{ next: number }>('SELECT coalesce(max(seq) + 1, 0)::int AS next FROM messages WHERE session_id = $1', [sessionId]);
+  const r = await db.query<{ next: number }>(
+    'SELECT coalesce(max(seq) + 1, 0)::int AS next FROM messages WHERE session_id = $1',
+    [sessionId],
+  );
   return r.rows[0]?.next ?? 0;
 }
 

@@ -14,8 +14,12 @@ export async function migrate(db: Db): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
   return await withTransaction(db, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
-    await client.query('CREATE TABLE IF NOT EXISTS herald_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const done = new Set((await client.query<{ name: string }>('SELECT name FROM herald_migrations')).rows.map((r) => r.name));
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS herald_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set(
+      (await client.query<{ name: string }>('SELECT name FROM herald_migrations')).rows.map((r) => r.name),
+    );
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;

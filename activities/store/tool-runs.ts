@@ -6,7 +6,13 @@
 import type { Db } from './db.js';
 
 /** Mark a run started; returns true when an earlier attempt had already started it. */
-export async function markToolStarted(db: Db, sessionId: string, resultSeq: number, toolCallId: string, toolName: string): Promise<boolean> {
+export async function markToolStarted(
+  db: Db,
+  sessionId: string,
+  resultSeq: number,
+  toolCallId: string,
+  toolName: string,
+): Promise<boolean> {
   const r = await db.query<{ attempts: number }>(
     `INSERT INTO tool_runs (session_id, result_seq, tool_call_id, tool_name) VALUES ($1, $2, $3, $4)
      ON CONFLICT (session_id, result_seq) DO UPDATE
@@ -18,11 +24,15 @@ export async function markToolStarted(db: Db, sessionId: string, resultSeq: numb
   return (r.rows[0]?.attempts ?? 1) > 1;
 }
 
-export async function markToolFinished(db: Db, sessionId: string, resultSeq: number, isError: boolean, durationMs: number): Promise<void> {
-  await db.query('UPDATE tool_runs SET finished_at = now(), is_error = $3, duration_ms = $4 WHERE session_id = $1 AND result_seq = $2', [
-    sessionId,
-    resultSeq,
-    isError,
-    Math.round(durationMs),
-  ]);
+export async function markToolFinished(
+  db: Db,
+  sessionId: string,
+  resultSeq: number,
+  isError: boolean,
+  durationMs: number,
+): Promise<void> {
+  await db.query(
+    'UPDATE tool_runs SET finished_at = now(), is_error = $3, duration_ms = $4 WHERE session_id = $1 AND result_seq = $2',
+    [sessionId, resultSeq, isError, Math.round(durationMs)],
+  );
 }

@@ -19,7 +19,8 @@ const params = z
 export const readFileTool = defineTool({
   name: 'read_file',
   toolset: 'file',
-  description: 'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
+  description:
+    'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
   parameters: params,
   traits: { readOnly: true, pathScoped: true, serial: false },
   paths: (a) => [a.path],
@@ -29,7 +30,8 @@ export const readFileTool = defineTool({
     const info = await stat(abs).catch(() => undefined);
     if (!info) return { content: `File not found: ${args.path}`, isError: true };
     if (info.isDirectory()) return { content: `${args.path} is a directory, not a file`, isError: true };
-    if (info.size > MAX_FILE_BYTES) return { content: `${args.path} is ${info.size} bytes; too large to read`, isError: true };
+    if (info.size > MAX_FILE_BYTES)
+      return { content: `${args.path} is ${info.size} bytes; too large to read`, isError: true };
     const handle = await open(abs, 'r');
     let buf: Buffer;
     try {
@@ -37,7 +39,8 @@ export const readFileTool = defineTool({
     } finally {
       await handle.close();
     }
-    if (buf.subarray(0, 8192).includes(0)) return { content: `${args.path} looks like a binary file (${info.size} bytes); not shown`, isError: true };
+    if (buf.subarray(0, 8192).includes(0))
+      return { content: `${args.path} looks like a binary file (${info.size} bytes); not shown`, isError: true };
     if (buf.length === 0) return { content: `(empty file: ${args.path})` };
     const lines = buf.toString('utf8').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
@@ -49,10 +52,16 @@ export const readFileTool = defineTool({
     const slice = lines.slice(offset - 1, offset - 1 + limit);
     const width = String(offset + slice.length).length;
     const body = slice
-      .map((line, i) => `${String(offset + i).padStart(width, ' ')}\t${line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line}`)
+      .map(
+        (line, i) =>
+          `${String(offset + i).padStart(width, ' ')}\t${line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line}`,
+      )
       .join('\n');
     const end = offset + slice.length - 1;
-    const more = end < lines.length ? `\n[${workspaceRelative(ctx.cwd, abs)}: lines ${offset}-${end} of ${lines.length}; read on with offset ${end + 1}]` : '';
+    const more =
+      end < lines.length
+        ? `\n[${workspaceRelative(ctx.cwd, abs)}: lines ${offset}-${end} of ${lines.length}; read on with offset ${end + 1}]`
+        : '';
     return { content: body + more };
   },
 });

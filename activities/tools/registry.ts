@@ -96,7 +96,10 @@ export function parseToolArgs<A>(tool: ToolDefinition<A>, raw: string): ParsedAr
   try {
     json = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch (err) {
-    return { ok: false, error: `Invalid JSON arguments for ${tool.name}: ${(err as Error).message}. Send a JSON object matching the tool's schema.` };
+    return {
+      ok: false,
+      error: `Invalid JSON arguments for ${tool.name}: ${(err as Error).message}. Send a JSON object matching the tool's schema.`,
+    };
   }
   const parsed = tool.parameters.safeParse(json);
   if (parsed.success) return { ok: true, args: parsed.data };

@@ -14,7 +14,8 @@ import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
 import type { ToolOutput } from './registry.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 
-export const RE_EXECUTED_NOTE = '[re-executed after worker restart: an earlier run of this call may have had effects too]';
+export const RE_EXECUTED_NOTE =
+  '[re-executed after worker restart: an earlier run of this call may have had effects too]';
 
 export function toolActivities(deps: ActivityDeps) {
   const { db } = deps;
@@ -56,7 +57,12 @@ export function toolActivities(deps: ActivityDeps) {
           output = await execute(a, ctx);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
-            pub.emit('tool.completed', { id: a.call.id, name: a.call.name, cancelled: true, durationMs: Date.now() - started });
+            pub.emit('tool.completed', {
+              id: a.call.id,
+              name: a.call.name,
+              cancelled: true,
+              durationMs: Date.now() - started,
+            });
             await pub.flush();
             const reason: unknown = ctx.cancellationSignal.reason;
             throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
@@ -66,7 +72,14 @@ export function toolActivities(deps: ActivityDeps) {
         const limit = deps.tools.get(a.call.name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
         let content = truncateMiddle(output.content, limit);
         if (reExecuted) content = `${RE_EXECUTED_NOTE}\n${content}`;
-        await writeMessage(db, a.sessionId, { seq: a.resultSeq, role: 'tool', content, toolCallId: a.call.id, toolName: a.call.name, turnId: a.turnId });
+        await writeMessage(db, a.sessionId, {
+          seq: a.resultSeq,
+          role: 'tool',
+          content,
+          toolCallId: a.call.id,
+          toolName: a.call.name,
+          turnId: a.turnId,
+        });
         const durationMs = Date.now() - started;
         const isError = output.isError ?? false;
         await markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs);

@@ -44,7 +44,11 @@ export function terminalTool(settings: TerminalSettings) {
       const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
       const r = await runCommand(args.command, ctx.cwd, ctx.childEnv, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
       const output = truncateMiddle(r.output, settings.maxOutputChars);
-      const status = r.timedOut ? `killed after ${timeoutSeconds}s timeout` : r.signal ? `killed by ${r.signal}` : `exit code ${r.code}`;
+      const status = r.timedOut
+        ? `killed after ${timeoutSeconds}s timeout`
+        : r.signal
+          ? `killed by ${r.signal}`
+          : `exit code ${r.code}`;
       return {
         content: `${output}${output && !output.endsWith('\n') ? '\n' : ''}[${status}, ${(r.durationMs / 1000).toFixed(1)}s]`,
         isError: r.timedOut || r.code !== 0,

@@ -44,7 +44,11 @@ function normalise(messages: StoredMessage[]) {
     seq: m.seq,
     role: m.role,
     content: m.content,
-    tool_calls: m.tool_calls?.map((c) => ({ id: id(c.id), name: c.function.name, args: JSON.parse(c.function.arguments) as unknown })),
+    tool_calls: m.tool_calls?.map((c) => ({
+      id: id(c.id),
+      name: c.function.name,
+      args: JSON.parse(c.function.arguments) as unknown,
+    })),
     tool_call_id: id(m.tool_call_id),
   }));
 }
@@ -66,7 +70,10 @@ describe('API modes', () => {
   const modes: Array<{ name: string; start: () => StartOptions }> = [
     { name: 'chat_completions', start: () => ({ provider: 'custom', model: 'm-chat', baseUrl: stack.fake.url }) },
     { name: 'codex_responses', start: () => ({ provider: 'openai-codex', model: 'm-codex', baseUrl: stack.fake.url }) },
-    { name: 'anthropic_messages', start: () => ({ provider: 'anthropic', model: 'm-claude', baseUrl: stack.fake.anthropicUrl }) },
+    {
+      name: 'anthropic_messages',
+      start: () => ({ provider: 'anthropic', model: 'm-claude', baseUrl: stack.fake.anthropicUrl }),
+    },
   ];
   const transcripts = new Map<string, ReturnType<typeof normalise>>();
 
@@ -106,15 +113,30 @@ describe('API modes', () => {
 
     // Anthropic: system outside messages with a cache breakpoint; tool_use / tool_result blocks;
     // the thinking block replayed with its signature while the tool loop continues.
-    const second = anthropic[1]!.body as { system: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<Record<string, unknown>> }>; tools: unknown[]; max_tokens: number };
+    const second = anthropic[1]!.body as {
+      system: Array<{ cache_control?: unknown }>;
+      messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
+      tools: unknown[];
+      max_tokens: number;
+    };
     assert.deepEqual(second.system[0]!.cache_control, { type: 'ephemeral' });
     assert.ok(second.max_tokens > 0);
     const assistant = second.messages[1]!;
     assert.equal(assistant.role, 'assistant');
-    assert.deepEqual(assistant.content[0], { type: 'thinking', thinking: 'I should read both files at once.', signature: fakeSignature('I should read both files at once.') });
-    assert.deepEqual(assistant.content.slice(1).map((b) => b.type), ['text', 'tool_use', 'tool_use']);
+    assert.deepEqual(assistant.content[0], {
+      type: 'thinking',
+      thinking: 'I should read both files at once.',
+      signature: fakeSignature('I should read both files at once.'),
+    });
+    assert.deepEqual(
+      assistant.content.slice(1).map((b) => b.type),
+      ['text', 'tool_use', 'tool_use'],
+    );
     const results = second.messages[2]!.content;
-    assert.deepEqual(results.map((b) => b.type), ['tool_result', 'tool_result']);
+    assert.deepEqual(
+      results.map((b) => b.type),
+      ['tool_result', 'tool_result'],
+    );
     assert.equal(results[0]!.tool_use_id, assistant.content[2]!.id);
     // Four cache breakpoints at most: the system prompt and the last three messages.
     const marked = second.messages.flatMap((m) => m.content).filter((b) => b.cache_control).length;
@@ -124,13 +146,26 @@ describe('API modes', () => {
     assert.ok(h['x-api-key'] === ANTHROPIC_KEY || h.authorization === `Bearer ${ANTHROPIC_KEY}`);
 
     // Responses: instructions, function_call / function_call_output items, encrypted reasoning replayed.
-    const r2 = responses[1]!.body as { instructions: string; input: Array<Record<string, unknown>>; store: boolean; include: string[] };
+    const r2 = responses[1]!.body as {
+      instructions: string;
+      input: Array<Record<string, unknown>>;
+      store: boolean;
+      include: string[];
+    };
     assert.equal(r2.store, false);
     assert.deepEqual(r2.include, ['reasoning.encrypted_content']);
     assert.ok(r2.instructions.length > 0);
     assert.deepEqual(
       r2.input.map((i) => i.type ?? i.role),
-      ['user', 'reasoning', 'assistant', 'function_call', 'function_call', 'function_call_output', 'function_call_output'],
+      [
+        'user',
+        'reasoning',
+        'assistant',
+        'function_call',
+        'function_call',
+        'function_call_output',
+        'function_call_output',
+      ],
     );
     assert.equal(r2.input[1]!.encrypted_content, fakeSignature('I should read both files at once.'));
     assert.equal(r2.input[1]!.id, undefined);
@@ -141,7 +176,10 @@ describe('API modes', () => {
     for (const mode of modes) {
       const history = await stack.temporal.workflow.getHandle(`session-mode-${mode.name}`).fetchHistory();
       const text = JSON.stringify(history);
-      assert.ok(!text.includes(OPENAI_KEY) && !text.includes(ANTHROPIC_KEY), `a key leaked into the history of ${mode.name}`);
+      assert.ok(
+        !text.includes(OPENAI_KEY) && !text.includes(ANTHROPIC_KEY),
+        `a key leaked into the history of ${mode.name}`,
+      );
     }
     for (const table of ['sessions', 'messages', 'events', 'model_calls', 'tool_runs']) {
       const rows = await stack.db.query(`SELECT * FROM ${table}`);

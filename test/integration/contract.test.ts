@@ -23,7 +23,11 @@ describe('conversation contract', () => {
   });
 
   const start = (id: string, input: Record<string, unknown>) =>
-    stack.temporal.workflow.start('conversation', { taskQueue: stack.taskQueue, workflowId: `session-${id}`, args: [input] });
+    stack.temporal.workflow.start('conversation', {
+      taskQueue: stack.taskQueue,
+      workflowId: `session-${id}`,
+      args: [input],
+    });
 
   for (const [name, input, field] of [
     ['unknown field', { mesage: 'hi' }, /mesage/],
@@ -47,7 +51,9 @@ describe('conversation contract', () => {
     stack.fake.script([{ text: 'hello' }]);
     const h = await start('validate', {});
     await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ text: '' }] }), WorkflowUpdateFailedError);
-    await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ body: 'x' } as never] }), (err: Error) => /invalid sendMessage/.test(String((err.cause as Error | undefined)?.message)));
+    await assert.rejects(h.executeUpdate(sendMessageUpdate, { args: [{ body: 'x' } as never] }), (err: Error) =>
+      /invalid sendMessage/.test(String((err.cause as Error | undefined)?.message)),
+    );
     await h.signal(userMessageSignal, 42);
     const r = await h.executeUpdate(sendMessageUpdate, { args: [{ text: 'hi', id: 'ok-1' }] });
     assert.equal(r.final_response, 'hello');
@@ -58,18 +64,16 @@ describe('conversation contract', () => {
     stack.fake.script([{ text: 'only once' }]);
     const conv = stack.herald.conversation('idem');
     const a = await conv.send('do it', { id: 'same-id', start: {} });
-    const b = await stack.temporal.workflow.getHandle('session-idem').executeUpdate(sendMessageUpdate, { args: [{ text: 'do it', id: 'same-id' }] });
+    const b = await stack.temporal.workflow
+      .getHandle('session-idem')
+      .executeUpdate(sendMessageUpdate, { args: [{ text: 'do it', id: 'same-id' }] });
     assert.deepEqual(b, a);
     assert.equal((await stack.transcript('idem')).length, 2);
     stack.fake.assertDone();
   });
 
   it('queues messages under the queue policy and never runs two turns at once', async () => {
-    stack.fake.script([
-      { text: 'first, slowly', chunkDelayMs: 150 },
-      { text: 'second' },
-      { text: 'third' },
-    ]);
+    stack.fake.script([{ text: 'first, slowly', chunkDelayMs: 150 }, { text: 'second' }, { text: 'third' }]);
     const conv = stack.herald.conversation('queued');
     const p1 = conv.send('one', { id: 'q1', start: { busyPolicy: 'queue' } });
     await stack.fake.waitForRequests(1);
@@ -83,7 +87,10 @@ describe('conversation contract', () => {
       const st = await conv.state();
       return st.queued_messages.length === 2 ? st : undefined;
     });
-    assert.deepEqual(s.queued_messages.map((m) => m.id), ['q2', 'q3']);
+    assert.deepEqual(
+      s.queued_messages.map((m) => m.id),
+      ['q2', 'q3'],
+    );
     const [r1, r2] = await Promise.all([p1, p2]);
     assert.equal(r1.final_response, 'first, slowly');
     assert.equal(r2.final_response, 'second');

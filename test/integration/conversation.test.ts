@@ -58,7 +58,10 @@ describe('conversation', () => {
     assert.match(transcript[4]!.content!, /from-shell\n\[exit code 3/);
 
     // What reached the model: the system prompt, then the tool results in order.
-    const third = stack.fake.requests[2]!.body as { messages: Array<{ role: string; content: string; tool_call_id?: string }>; tools: unknown[] };
+    const third = stack.fake.requests[2]!.body as {
+      messages: Array<{ role: string; content: string; tool_call_id?: string }>;
+      tools: unknown[];
+    };
     assert.equal(third.messages[0]!.role, 'system');
     assert.deepEqual(
       third.messages.map((m) => m.role),
@@ -79,7 +82,16 @@ describe('conversation', () => {
     assert.equal(state.usage.input_tokens, 400);
 
     const kinds = (await stack.events('multi-turn')).map((e) => e.kind);
-    for (const k of ['turn.started', 'step', 'thinking', 'text.delta', 'tool.generating', 'tool.started', 'tool.completed', 'turn.ended']) {
+    for (const k of [
+      'turn.started',
+      'step',
+      'thinking',
+      'text.delta',
+      'tool.generating',
+      'tool.started',
+      'tool.completed',
+      'turn.ended',
+    ]) {
       assert.ok(kinds.includes(k as never), `missing event ${k}`);
     }
     stack.fake.assertDone();
@@ -88,7 +100,10 @@ describe('conversation', () => {
   it('refuses file paths outside the workspace and reports it to the model', async () => {
     const workspace = join(stack.home, 'ws2');
     mkdirSync(workspace, { recursive: true });
-    stack.fake.script([{ toolCalls: [{ name: 'read_file', arguments: { path: '../../etc/passwd' } }] }, { text: 'Not allowed.' }]);
+    stack.fake.script([
+      { toolCalls: [{ name: 'read_file', arguments: { path: '../../etc/passwd' } }] },
+      { text: 'Not allowed.' },
+    ]);
     const r = await stack.herald.conversation('escape').send('read /etc/passwd', { start: { cwd: workspace } });
     assert.equal(r.final_response, 'Not allowed.');
     const transcript = await stack.transcript('escape');

@@ -22,7 +22,13 @@ describe('herald dev (embedded stack)', () => {
   before(async () => {
     fake = await FakeProvider.start();
     home = mkdtempSync(join(tmpdir(), 'herald-dev-'));
-    env = { ...process.env, HERALD_HOME: home, HERALD_PROVIDER: 'custom', HERALD_MODEL: 'fake-model', OPENAI_BASE_URL: fake.url };
+    env = {
+      ...process.env,
+      HERALD_HOME: home,
+      HERALD_PROVIDER: 'custom',
+      HERALD_MODEL: 'fake-model',
+      OPENAI_BASE_URL: fake.url,
+    };
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
     delete env.HERALD_TASK_QUEUE;

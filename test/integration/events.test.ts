@@ -39,11 +39,20 @@ describe('events', () => {
     await eventually(() => seen.some((e) => e.kind === 'turn.ended'));
     await watch.stop();
 
-    const live = seen.filter((e) => e.kind === 'text.delta').map((e) => e.payload.text as string).join('');
-    assert.ok(live.length > 0 && live.length < LONG_REPLY.length, `expected only the rest of the stream, got ${JSON.stringify(live)}`);
+    const live = seen
+      .filter((e) => e.kind === 'text.delta')
+      .map((e) => e.payload.text as string)
+      .join('');
+    assert.ok(
+      live.length > 0 && live.length < LONG_REPLY.length,
+      `expected only the rest of the stream, got ${JSON.stringify(live)}`,
+    );
     assert.ok(LONG_REPLY.endsWith(live));
     assert.ok(seen.every((e) => e.seq > from));
-    assert.deepEqual((seen.find((e) => e.kind === 'turn.ended')!.payload.result as { final_response: string }).final_response, result.final_response);
+    assert.deepEqual(
+      (seen.find((e) => e.kind === 'turn.ended')!.payload.result as { final_response: string }).final_response,
+      result.final_response,
+    );
 
     // Attached after the turn, `herald watch --from 0 --json` replays it all, in order.
     const cli = spawnHerald(['watch', 'watch-mid', '--from', '0', '--json'], { ...stack.workerEnv() });
@@ -59,7 +68,13 @@ describe('events', () => {
       replayed.map((e) => e.seq),
       replayed.map((_, i) => i + 1),
     );
-    assert.equal(replayed.filter((e) => e.kind === 'text.delta').map((e) => e.payload.text as string).join(''), LONG_REPLY);
+    assert.equal(
+      replayed
+        .filter((e) => e.kind === 'text.delta')
+        .map((e) => e.payload.text as string)
+        .join(''),
+      LONG_REPLY,
+    );
   });
 
   it('batches a fast stream instead of writing one row per token', async () => {
@@ -88,12 +103,17 @@ describe('events', () => {
     for (const e of events) assembler.apply(e);
     assert.equal(assembler.lastText('reset:1'), 'The complete answer.');
     // A naive concatenation would have duplicated the partial text.
-    const naive = events.filter((e) => e.kind === 'text.delta').map((e) => e.payload.text as string).join('');
+    const naive = events
+      .filter((e) => e.kind === 'text.delta')
+      .map((e) => e.payload.text as string)
+      .join('');
     assert.notEqual(naive, 'The complete answer.');
     // The ledger has both attempts; the transcript only the answer.
-    const calls = await stack.db.query("SELECT attempt, outcome, error_type FROM model_calls WHERE session_id = 'reset' ORDER BY attempt");
+    const calls = await stack.db.query(
+      "SELECT attempt, outcome, error_type FROM model_calls WHERE session_id = 'reset' ORDER BY attempt",
+    );
     assert.deepEqual(calls.rows, [
-      { attempt: 1, outcome: 'error', error_type: 'timeout' },
+      { attempt: 1, outcome: 'error', error_type: 'server_error' },
       { attempt: 2, outcome: 'ok', error_type: null },
     ]);
     assert.deepEqual(

@@ -22,8 +22,16 @@ describe('temporal CLI', () => {
     const addr = stack.temporalAddress;
     stack.fake.script([{ text: 'I looked at main.py; the bug is an off-by-one.' }, { text: 'You are welcome.' }]);
     const started = await temporal(addr, [
-      'workflow', 'start', '--type', 'conversation', '--task-queue', stack.taskQueue,
-      '--workflow-id', 'session-cli-demo', '--input', '{"message":"Fix the bug in main.py"}',
+      'workflow',
+      'start',
+      '--type',
+      'conversation',
+      '--task-queue',
+      stack.taskQueue,
+      '--workflow-id',
+      'session-cli-demo',
+      '--input',
+      '{"message":"Fix the bug in main.py"}',
     ]);
     assert.equal(started.code, 0, started.stderr);
 
@@ -35,7 +43,16 @@ describe('temporal CLI', () => {
     assert.equal(first.session_id, 'cli-demo');
     assert.equal(first.status, 'idle');
 
-    const signalled = await temporal(addr, ['workflow', 'signal', '-w', 'session-cli-demo', '--name', 'userMessage', '--input', '"Thanks!"']);
+    const signalled = await temporal(addr, [
+      'workflow',
+      'signal',
+      '-w',
+      'session-cli-demo',
+      '--name',
+      'userMessage',
+      '--input',
+      '"Thanks!"',
+    ]);
     assert.equal(signalled.code, 0, signalled.stderr);
     const second = await eventually(async () => {
       const s = await queryState(addr, 'session-cli-demo');
@@ -44,11 +61,39 @@ describe('temporal CLI', () => {
     assert.equal(second.last_result.final_response, 'You are welcome.');
 
     // A malformed signal is logged and ignored; the conversation is unharmed.
-    assert.equal((await temporal(addr, ['workflow', 'signal', '-w', 'session-cli-demo', '--name', 'userMessage', '--input', '{"txt":1}'])).code, 0);
+    assert.equal(
+      (
+        await temporal(addr, [
+          'workflow',
+          'signal',
+          '-w',
+          'session-cli-demo',
+          '--name',
+          'userMessage',
+          '--input',
+          '{"txt":1}',
+        ])
+      ).code,
+      0,
+    );
     assert.equal((await temporal(addr, ['workflow', 'signal', '-w', 'session-cli-demo', '--name', 'stop'])).code, 0);
     assert.equal((await queryState(addr, 'session-cli-demo')).turn, 2);
 
-    assert.equal((await temporal(addr, ['workflow', 'signal', '-w', 'session-cli-demo', '--name', 'end', '--input', '"done for today"'])).code, 0);
+    assert.equal(
+      (
+        await temporal(addr, [
+          'workflow',
+          'signal',
+          '-w',
+          'session-cli-demo',
+          '--name',
+          'end',
+          '--input',
+          '"done for today"',
+        ])
+      ).code,
+      0,
+    );
     const result = await stack.temporal.workflow.getHandle('session-cli-demo').result();
     assert.equal((result as { final_response: string }).final_response, 'You are welcome.');
     stack.fake.assertDone();
@@ -56,8 +101,16 @@ describe('temporal CLI', () => {
 
   it('fails invalid input at once with InvalidInput naming the field', async () => {
     const r = await temporal(stack.temporalAddress, [
-      'workflow', 'execute', '--type', 'conversation', '--task-queue', stack.taskQueue,
-      '--workflow-id', 'session-cli-bad', '--input', '{"maxIterations":"lots"}',
+      'workflow',
+      'execute',
+      '--type',
+      'conversation',
+      '--task-queue',
+      stack.taskQueue,
+      '--workflow-id',
+      'session-cli-bad',
+      '--input',
+      '{"maxIterations":"lots"}',
     ]);
     assert.notEqual(r.code, 0);
     const describe = await stack.temporal.workflow.getHandle('session-cli-bad').describe();

@@ -34,7 +34,10 @@ describe('worker crash mid-turn', () => {
     mkdirSync(workspace, { recursive: true });
     stack.fake.script([
       { text: 'this reply never arrives', delayMs: 60_000 },
-      { text: 'Running it.', toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 2; echo ran >> runs.log; cat runs.log' } }] },
+      {
+        text: 'Running it.',
+        toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 2; echo ran >> runs.log; cat runs.log' } }],
+      },
       { text: 'All done.' },
     ]);
     const first = await worker(stack);

@@ -11,7 +11,9 @@ import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { WORKFLOWS_PATH } from '../../workers/worker.js';
 
 const dir = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('replay of committed histories', () => {
   it('has recorded histories to replay', () => {
@@ -22,7 +24,11 @@ describe('replay of committed histories', () => {
   for (const file of files) {
     it(`replays ${file}`, async () => {
       const history = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
-      await Worker.runReplayHistory(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH }, history, file);
+      await Worker.runReplayHistory(
+        bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH },
+        history,
+        file,
+      );
     });
   }
 });

@@ -58,7 +58,13 @@ function callsOf(r: ReplyContent, prefix: string): Call[] {
 function tokens(r: ReplyContent) {
   const prompt = r.usage?.prompt ?? 100;
   const completion = r.usage?.completion ?? Math.max(1, Math.ceil(((r.text ?? '') + (r.reasoning ?? '')).length / 4));
-  return { prompt, completion, cached: r.usage?.cached ?? 0, cacheWrite: r.usage?.cacheWrite ?? 0, reasoning: r.usage?.reasoning ?? 0 };
+  return {
+    prompt,
+    completion,
+    cached: r.usage?.cached ?? 0,
+    cacheWrite: r.usage?.cacheWrite ?? 0,
+    reasoning: r.usage?.reasoning ?? 0,
+  };
 }
 
 /** A stand-in for a provider's opaque signature/encrypted blob, stable for the same text. */
@@ -67,7 +73,12 @@ export function fakeSignature(reasoning: string): string {
 }
 
 const openaiError = (status: number, message: string, type?: string, code?: string) => ({
-  error: { message, type: type ?? (status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error'), code: code ?? null, param: null },
+  error: {
+    message,
+    type: type ?? (status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error'),
+    code: code ?? null,
+    param: null,
+  },
 });
 
 export const chatCompletionsWire: Wire = {
@@ -88,7 +99,15 @@ export const chatCompletionsWire: Wire = {
             role: 'assistant',
             content: r.text ?? (calls.length ? null : ''),
             ...(r.reasoning ? { reasoning_content: r.reasoning } : {}),
-            ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) } : {}),
+            ...(calls.length
+              ? {
+                  tool_calls: calls.map((c) => ({
+                    id: c.id,
+                    type: 'function',
+                    function: { name: c.name, arguments: c.args },
+                  })),
+                }
+              : {}),
           },
           finish_reason: r.finishReason ?? (calls.length ? 'tool_calls' : 'stop'),
         },
@@ -98,17 +117,27 @@ export const chatCompletionsWire: Wire = {
   },
   frames(model, r, body) {
     const calls = callsOf(r, 'call');
-    const base = { id: nextId('chatcmpl'), object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
-    const chunk = (delta: unknown, finish: string | null = null) => ({ data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] } });
+    const base = {
+      id: nextId('chatcmpl'),
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model,
+    };
+    const chunk = (delta: unknown, finish: string | null = null) => ({
+      data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] },
+    });
     const frames: SseFrame[] = [chunk({ role: 'assistant', content: '' })];
     for (const p of pieces(r.reasoning ?? '', 12)) frames.push(chunk({ reasoning_content: p }));
     for (const p of pieces(r.text ?? '', 8)) frames.push(chunk({ content: p }));
     calls.forEach((c, index) => {
-      frames.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+      frames.push(
+        chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }),
+      );
       for (const p of pieces(c.args, 16)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
     });
     frames.push(chunk({}, r.finishReason ?? (calls.length ? 'tool_calls' : 'stop')));
-    if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage) frames.push({ data: { ...base, choices: [], usage: chatUsage(tokens(r)) } });
+    if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage)
+      frames.push({ data: { ...base, choices: [], usage: chatUsage(tokens(r)) } });
     frames.push({ data: '[DONE]' });
     return frames;
   },
@@ -127,7 +156,12 @@ function chatUsage(t: ReturnType<typeof tokens>) {
 function responseOutput(r: ReplyContent) {
   const output: Array<Record<string, unknown>> = [];
   if (r.reasoning) {
-    output.push({ id: nextId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: r.reasoning }], encrypted_content: fakeSignature(r.reasoning) });
+    output.push({
+      id: nextId('rs'),
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: r.reasoning }],
+      encrypted_content: fakeSignature(r.reasoning),
+    });
   }
   if (r.text !== undefined && r.text !== '') {
     output.push({
@@ -135,10 +169,21 @@ function responseOutput(r: ReplyContent) {
       type: 'message',
       role: 'assistant',
       status: 'completed',
-      content: r.finishReason === 'content_filter' ? [{ type: 'refusal', refusal: r.text }] : [{ type: 'output_text', text: r.text, annotations: [] }],
+      content:
+        r.finishReason === 'content_filter'
+          ? [{ type: 'refusal', refusal: r.text }]
+          : [{ type: 'output_text', text: r.text, annotations: [] }],
     });
   }
-  for (const c of callsOf(r, 'call')) output.push({ id: nextId('fc'), type: 'function_call', call_id: c.id, name: c.name, arguments: c.args, status: 'completed' });
+  for (const c of callsOf(r, 'call'))
+    output.push({
+      id: nextId('fc'),
+      type: 'function_call',
+      call_id: c.id,
+      name: c.name,
+      arguments: c.args,
+      status: 'completed',
+    });
   return output;
 }
 
@@ -173,28 +218,68 @@ export const responsesWire: Wire = {
     const output = responseOutput(r);
     const status = r.finishReason === 'length' ? 'incomplete' : 'completed';
     let seq = 0;
-    const ev = (type: string, data: Record<string, unknown>): SseFrame => ({ event: type, data: { type, sequence_number: seq++, ...data } });
-    const frames: SseFrame[] = [ev('response.created', { response: { ...responseObject(model, r, [], 'in_progress') } })];
+    const ev = (type: string, data: Record<string, unknown>): SseFrame => ({
+      event: type,
+      data: { type, sequence_number: seq++, ...data },
+    });
+    const frames: SseFrame[] = [
+      ev('response.created', { response: { ...responseObject(model, r, [], 'in_progress') } }),
+    ];
     output.forEach((item, output_index) => {
       const id = item.id as string;
       if (item.type === 'reasoning') {
         frames.push(ev('response.output_item.added', { output_index, item: { id, type: 'reasoning', summary: [] } }));
-        for (const p of pieces(r.reasoning ?? '', 12)) frames.push(ev('response.reasoning_summary_text.delta', { item_id: id, output_index, summary_index: 0, delta: p }));
+        for (const p of pieces(r.reasoning ?? '', 12))
+          frames.push(
+            ev('response.reasoning_summary_text.delta', { item_id: id, output_index, summary_index: 0, delta: p }),
+          );
         frames.push(ev('response.output_item.done', { output_index, item }));
       } else if (item.type === 'message') {
-        frames.push(ev('response.output_item.added', { output_index, item: { id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } }));
-        frames.push(ev('response.content_part.added', { item_id: id, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
-        for (const p of pieces(r.text ?? '', 8)) frames.push(ev('response.output_text.delta', { item_id: id, output_index, content_index: 0, delta: p, logprobs: [] }));
-        frames.push(ev('response.output_text.done', { item_id: id, output_index, content_index: 0, text: r.text ?? '', logprobs: [] }));
+        frames.push(
+          ev('response.output_item.added', {
+            output_index,
+            item: { id, type: 'message', role: 'assistant', status: 'in_progress', content: [] },
+          }),
+        );
+        frames.push(
+          ev('response.content_part.added', {
+            item_id: id,
+            output_index,
+            content_index: 0,
+            part: { type: 'output_text', text: '', annotations: [] },
+          }),
+        );
+        for (const p of pieces(r.text ?? '', 8))
+          frames.push(
+            ev('response.output_text.delta', { item_id: id, output_index, content_index: 0, delta: p, logprobs: [] }),
+          );
+        frames.push(
+          ev('response.output_text.done', {
+            item_id: id,
+            output_index,
+            content_index: 0,
+            text: r.text ?? '',
+            logprobs: [],
+          }),
+        );
         frames.push(ev('response.output_item.done', { output_index, item }));
       } else {
-        frames.push(ev('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } }));
-        for (const p of pieces(item.arguments as string, 16)) frames.push(ev('response.function_call_arguments.delta', { item_id: id, output_index, delta: p }));
-        frames.push(ev('response.function_call_arguments.done', { item_id: id, output_index, arguments: item.arguments }));
+        frames.push(
+          ev('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } }),
+        );
+        for (const p of pieces(item.arguments as string, 16))
+          frames.push(ev('response.function_call_arguments.delta', { item_id: id, output_index, delta: p }));
+        frames.push(
+          ev('response.function_call_arguments.done', { item_id: id, output_index, arguments: item.arguments }),
+        );
         frames.push(ev('response.output_item.done', { output_index, item }));
       }
     });
-    frames.push(ev(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: responseObject(model, r, output, status) }));
+    frames.push(
+      ev(status === 'incomplete' ? 'response.incomplete' : 'response.completed', {
+        response: responseObject(model, r, output, status),
+      }),
+    );
     return frames;
   },
 };
@@ -226,7 +311,12 @@ function anthropicBlocks(r: ReplyContent) {
   return blocks;
 }
 
-const STOP_REASONS: Record<string, string> = { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
+const STOP_REASONS: Record<string, string> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+};
 
 function anthropicStop(r: ReplyContent): string {
   return STOP_REASONS[r.finishReason ?? ((r.toolCalls ?? []).length ? 'tool_calls' : 'stop')] ?? 'end_turn';
@@ -247,7 +337,12 @@ export const anthropicWire: Wire = {
       content: anthropicBlocks(r).map(({ raw: _raw, ...b }) => b),
       stop_reason: anthropicStop(r),
       stop_sequence: null,
-      usage: { input_tokens: t.prompt, output_tokens: t.completion, cache_read_input_tokens: t.cached, cache_creation_input_tokens: t.cacheWrite },
+      usage: {
+        input_tokens: t.prompt,
+        output_tokens: t.completion,
+        cache_read_input_tokens: t.cached,
+        cache_creation_input_tokens: t.cacheWrite,
+      },
     };
   },
   frames(model, r) {
@@ -263,26 +358,43 @@ export const anthropicWire: Wire = {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: t.prompt, output_tokens: 1, cache_read_input_tokens: t.cached, cache_creation_input_tokens: t.cacheWrite },
+          usage: {
+            input_tokens: t.prompt,
+            output_tokens: 1,
+            cache_read_input_tokens: t.cached,
+            cache_creation_input_tokens: t.cacheWrite,
+          },
         },
       }),
       ev('ping', {}),
     ];
     anthropicBlocks(r).forEach((b, index) => {
       if (b.type === 'thinking') {
-        frames.push(ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-        for (const p of pieces(b.thinking as string, 12)) frames.push(ev('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: p } }));
+        frames.push(
+          ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+        );
+        for (const p of pieces(b.thinking as string, 12))
+          frames.push(ev('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: p } }));
         frames.push(ev('content_block_delta', { index, delta: { type: 'signature_delta', signature: b.signature } }));
       } else if (b.type === 'text') {
         frames.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-        for (const p of pieces(b.text as string, 8)) frames.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: p } }));
+        for (const p of pieces(b.text as string, 8))
+          frames.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: p } }));
       } else {
-        frames.push(ev('content_block_start', { index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }));
-        for (const p of pieces(b.raw as string, 16)) frames.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: p } }));
+        frames.push(
+          ev('content_block_start', { index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }),
+        );
+        for (const p of pieces(b.raw as string, 16))
+          frames.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: p } }));
       }
       frames.push(ev('content_block_stop', { index }));
     });
-    frames.push(ev('message_delta', { delta: { stop_reason: anthropicStop(r), stop_sequence: null }, usage: { output_tokens: t.completion } }));
+    frames.push(
+      ev('message_delta', {
+        delta: { stop_reason: anthropicStop(r), stop_sequence: null },
+        usage: { output_tokens: t.completion },
+      }),
+    );
     frames.push(ev('message_stop', {}));
     return frames;
   },

@@ -16,7 +16,11 @@ export interface HeraldProcess {
 }
 
 export function spawnHerald(args: string[], env: NodeJS.ProcessEnv): HeraldProcess {
-  const child = spawn(process.execPath, [HERALD_BIN, ...args], { env, cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HERALD_BIN, ...args], {
+    env,
+    cwd: PROJECT_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   const listeners: Array<() => void> = [];
   const onData = (c: Buffer) => {
@@ -35,7 +39,10 @@ export function spawnHerald(args: string[], env: NodeJS.ProcessEnv): HeraldProce
       const matches = () => (typeof text === 'string' ? out.includes(text) : text.test(out));
       return new Promise((resolve, reject) => {
         if (matches()) return resolve();
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(text)}; output:\n${out.slice(-2000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${String(text)}; output:\n${out.slice(-2000)}`)),
+          timeoutMs,
+        );
         const check = () => {
           if (matches()) {
             clearTimeout(timer);
@@ -46,7 +53,11 @@ export function spawnHerald(args: string[], env: NodeJS.ProcessEnv): HeraldProce
         void exited.then((code) => {
           if (!matches()) {
             clearTimeout(timer);
-            reject(new Error(`herald ${args.join(' ')} exited (${code}) before printing ${String(text)}:\n${out.slice(-2000)}`));
+            reject(
+              new Error(
+                `herald ${args.join(' ')} exited (${code}) before printing ${String(text)}:\n${out.slice(-2000)}`,
+              ),
+            );
           }
         });
       });
@@ -55,8 +66,16 @@ export function spawnHerald(args: string[], env: NodeJS.ProcessEnv): HeraldProce
 }
 
 /** Run `herald …` to completion. */
-export async function runHerald(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [HERALD_BIN, ...args], { env, cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function runHerald(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [HERALD_BIN, ...args], {
+    env,
+    cwd: PROJECT_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

@@ -122,7 +122,13 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
   const db = createDb(database.url, 4);
   await migrate(db);
   const temporal = new Client({ connection: await Connection.connect({ address: temporalAddress }) });
-  const herald = await HeraldClient.connect({ address: temporalAddress, namespace: 'default', taskQueue, databaseUrl: database.url, uiUrl: undefined });
+  const herald = await HeraldClient.connect({
+    address: temporalAddress,
+    namespace: 'default',
+    taskQueue,
+    databaseUrl: database.url,
+    uiUrl: undefined,
+  });
   const workers: RunningWorker[] = [];
   const start = async () => {
     const w = await startWorker({ config, log: createLogger(config.logLevel), env: { ...process.env, ...envVars } });
@@ -158,7 +164,11 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
 }
 
 /** Poll `fn` until it returns a truthy value. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -168,7 +178,8 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last instanceof Error ? `: ${last.message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

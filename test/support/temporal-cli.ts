@@ -12,7 +12,11 @@ export function temporal(address: string, args: string[]): Promise<CliResult> {
   const cli = ensureTemporalCli();
   return new Promise((resolve) => {
     execFile(cli, [...args, '--address', address], { encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : 1
+        : 0;
       resolve({ code, stdout, stderr });
     });
   });

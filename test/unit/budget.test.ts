@@ -10,7 +10,10 @@ describe('budgetWarning', () => {
   });
 
   it('asks to consolidate from 70% of the budget', () => {
-    assert.equal(budgetWarning(63, 90), '[BUDGET: iteration 63 of 90. Start consolidating your work toward a final answer.]');
+    assert.equal(
+      budgetWarning(63, 90),
+      '[BUDGET: iteration 63 of 90. Start consolidating your work toward a final answer.]',
+    );
     assert.match(budgetWarning(80, 90)!, /iteration 80 of 90\. Start consolidating/);
   });
 

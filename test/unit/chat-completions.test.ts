@@ -48,8 +48,13 @@ describe('callChatCompletions', () => {
   });
 
   // Each test uses its own model: endpoints that refuse streaming are remembered per model.
-  const request = (model: string, messages: ChatMessage[] = [{ role: 'user', content: 'hi' }]): ModelRequest => ({ model, messages, tools: [] });
-  const call = (req: ModelRequest, sink: StreamSink = recordingSink()) => callChatCompletions(client, fake.url, req, { signal: new AbortController().signal, sink });
+  const request = (model: string, messages: ChatMessage[] = [{ role: 'user', content: 'hi' }]): ModelRequest => ({
+    model,
+    messages,
+    tools: [],
+  });
+  const call = (req: ModelRequest, sink: StreamSink = recordingSink()) =>
+    callChatCompletions(client, fake.url, req, { signal: new AbortController().signal, sink });
 
   it('streams text to the sink and returns the whole answer', async () => {
     const text = 'The quick brown fox jumps over the lazy dog.';
@@ -84,11 +89,18 @@ describe('callChatCompletions', () => {
       },
     ]);
     const sink = recordingSink();
-    const r = await call({ ...request('m-tools'), tools: [{ name: 'read_file', description: 'read', parameters: { type: 'object' } }] }, sink);
+    const r = await call(
+      { ...request('m-tools'), tools: [{ name: 'read_file', description: 'read', parameters: { type: 'object' } }] },
+      sink,
+    );
     assert.equal(r.finishReason, 'tool_calls');
     assert.equal(r.content, 'Running both.');
     assert.deepEqual(r.toolCalls, [
-      { id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/index.ts","offset":10,"limit":40}' } },
+      {
+        id: 'call_a',
+        type: 'function',
+        function: { name: 'read_file', arguments: '{"path":"src/index.ts","offset":10,"limit":40}' },
+      },
       { id: 'call_b', type: 'function', function: { name: 'terminal', arguments: JSON.stringify(longArgs) } },
     ]);
     assert.deepEqual(sink.tools, ['read_file', 'terminal']);
@@ -130,17 +142,36 @@ describe('callChatCompletions', () => {
       request('m-canonical', [
         { role: 'system', content: 'sys' },
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{ "path": "a.txt",\n "offset": 2 }' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'c1',
+              type: 'function',
+              function: { name: 'read_file', arguments: '{ "path": "a.txt",\n "offset": 2 }' },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', name: 'read_file', content: 'contents' },
       ]),
     );
     const messages = fake.requests[0]!.body.messages as Array<Record<string, unknown>>;
-    assert.deepEqual(messages[2], { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"offset":2,"path":"a.txt"}' } }] });
+    assert.deepEqual(messages[2], {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"offset":2,"path":"a.txt"}' } },
+      ],
+    });
     assert.deepEqual(messages[3], { role: 'tool', tool_call_id: 'c1', content: 'contents' });
   });
 
   it('falls back to a non-streaming call when the endpoint rejects streaming', async () => {
-    fake.script([{ status: 400, error: { message: 'stream is not supported' } }, { text: 'plain answer', reasoning: 'thought', usage: { prompt: 10, completion: 3 } }]);
+    fake.script([
+      { status: 400, error: { message: 'stream is not supported' } },
+      { text: 'plain answer', reasoning: 'thought', usage: { prompt: 10, completion: 3 } },
+    ]);
     const sink = recordingSink();
     const r = await call(request('m-nostream'), sink);
     assert.equal(r.content, 'plain answer');
@@ -157,19 +188,26 @@ describe('callChatCompletions', () => {
     const again = await call(request('m-nostream'));
     assert.equal(fake.requests.length, 3);
     assert.notEqual(fake.requests[2]!.body.stream, true);
-    assert.deepEqual(again.toolCalls, [{ id: 'c9', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } }]);
+    assert.deepEqual(again.toolCalls, [
+      { id: 'c9', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } },
+    ]);
     assert.equal(again.finishReason, 'tool_calls');
     fake.assertDone();
   });
 
   it('does not fall back for other 400 errors', async () => {
     fake.script([{ status: 400, error: { message: 'messages: field required' } }]);
-    await assert.rejects(call(request('m-other400')), (err: unknown) => err instanceof OpenAI.APIError && err.status === 400);
+    await assert.rejects(
+      call(request('m-other400')),
+      (err: unknown) => err instanceof OpenAI.APIError && err.status === 400,
+    );
     assert.equal(fake.requests.length, 1);
   });
 
   it('throws when the stream is cut mid-response', async () => {
-    fake.script([{ text: 'This answer will never be finished because the connection drops.', cutAfterChunks: 3, chunkDelayMs: 5 }]);
+    fake.script([
+      { text: 'This answer will never be finished because the connection drops.', cutAfterChunks: 3, chunkDelayMs: 5 },
+    ]);
     const sink = recordingSink();
     await assert.rejects(call(request('m-cut'), sink), Error);
     assert.ok(sink.texts.length > 0, 'part of the answer had streamed before the cut');
@@ -180,7 +218,10 @@ describe('callChatCompletions', () => {
     fake.script([{ text: 'partial answer that never ends', hangAfterChunks: 2 }]);
     const ac = new AbortController();
     const started = Date.now();
-    const pending = callChatCompletions(client, fake.url, request('m-hang'), { signal: ac.signal, sink: recordingSink() });
+    const pending = callChatCompletions(client, fake.url, request('m-hang'), {
+      signal: ac.signal,
+      sink: recordingSink(),
+    });
     await fake.waitForRequests(1);
     setTimeout(() => ac.abort(), 100);
     await assert.rejects(pending);
@@ -195,21 +236,40 @@ describe('toWireMessages', () => {
     const wire = toWireMessages([
       { role: 'system', content: null },
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: 'thinking aloud', reasoning: 'hidden', tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{"b":2,"a":1}' } }] },
+      {
+        role: 'assistant',
+        content: 'thinking aloud',
+        reasoning: 'hidden',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{"b":2,"a":1}' } }],
+      },
       { role: 'tool', tool_call_id: 'a', name: 't', content: null },
       { role: 'assistant', content: 'final' },
     ]);
     assert.deepEqual(wire, [
       { role: 'system', content: '' },
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: 'thinking aloud', tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{"a":1,"b":2}' } }] },
+      {
+        role: 'assistant',
+        content: 'thinking aloud',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{"a":1,"b":2}' } }],
+      },
       { role: 'tool', tool_call_id: 'a', content: '' },
       { role: 'assistant', content: 'final' },
     ]);
   });
 
   it('keeps unparseable arguments as they are', () => {
-    const [m] = toWireMessages([{ role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{broken' } }] }]);
-    assert.deepEqual(m, { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{broken' } }] });
+    const [m] = toWireMessages([
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{broken' } }],
+      },
+    ]);
+    assert.deepEqual(m, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{broken' } }],
+    });
   });
 });

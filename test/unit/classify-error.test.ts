@@ -13,32 +13,88 @@ describe('classifyProviderError', () => {
     ['401', { status: 401, message: 'Incorrect API key provided' }, 'auth'],
     ['403 without billing words', { status: 403, message: 'Forbidden' }, 'auth'],
     ['403 spending limit', { status: 403, message: 'You have reached your spending limit for this key' }, 'billing'],
-    ['402 usage limit that resets', { status: 402, message: 'Usage limit reached for this hour, try again in 20 minutes' }, 'rate_limit'],
+    [
+      '402 usage limit that resets',
+      { status: 402, message: 'Usage limit reached for this hour, try again in 20 minutes' },
+      'rate_limit',
+    ],
     ['402 plain', { status: 402, message: 'Payment Required' }, 'billing'],
-    ['404 model not found', { status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it' }, 'model_not_found'],
+    [
+      '404 model not found',
+      { status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it' },
+      'model_not_found',
+    ],
     ['404 model_not_found code', { status: 404, message: 'Not found', code: 'model_not_found' }, 'model_not_found'],
     ['413', { status: 413, message: 'Request Entity Too Large' }, 'payload_too_large'],
     ['429', { status: 429, message: 'Rate limit reached for requests' }, 'rate_limit'],
-    ['429 overloaded', { status: 429, message: 'The engine is currently overloaded, please try again later' }, 'overloaded'],
-    ['400 context length', { status: 400, message: "This model's maximum context length is 128000 tokens" }, 'context_overflow'],
-    ['400 unsupported max_tokens', { status: 400, message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." }, 'format_error'],
-    ['400 thinking signature', { status: 400, message: 'messages.1.content.0: Invalid `signature` in `thinking` block' }, 'thinking_signature'],
-    ['429 long context tier', { status: 429, message: 'Extra usage is required for long context requests' }, 'long_context_tier'],
+    [
+      '429 overloaded',
+      { status: 429, message: 'The engine is currently overloaded, please try again later' },
+      'overloaded',
+    ],
+    [
+      '400 context length',
+      { status: 400, message: "This model's maximum context length is 128000 tokens" },
+      'context_overflow',
+    ],
+    [
+      '400 unsupported max_tokens',
+      {
+        status: 400,
+        message:
+          "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      },
+      'format_error',
+    ],
+    [
+      '400 thinking signature',
+      { status: 400, message: 'messages.1.content.0: Invalid `signature` in `thinking` block' },
+      'thinking_signature',
+    ],
+    [
+      '429 long context tier',
+      { status: 429, message: 'Extra usage is required for long context requests' },
+      'long_context_tier',
+    ],
     ['500', { status: 500, message: 'Internal server error' }, 'server_error'],
     ['502', { status: 502, message: 'Bad gateway' }, 'server_error'],
     ['503', { status: 503, message: 'Service Unavailable' }, 'overloaded'],
     ['529', { status: 529, message: 'Overloaded' }, 'overloaded'],
     ['504', { status: 504, message: 'Gateway Timeout' }, 'timeout'],
-    ['content policy with 400', { status: 400, message: 'Your request was rejected because it violates our usage policies' }, 'content_policy_blocked'],
+    [
+      'content policy with 400',
+      { status: 400, message: 'Your request was rejected because it violates our usage policies' },
+      'content_policy_blocked',
+    ],
     ['content policy with 500', { status: 500, message: 'Output blocked by content filter' }, 'content_policy_blocked'],
     ['content policy without status', { message: 'ResponsibleAIPolicyViolation' }, 'content_policy_blocked'],
-    ['insufficient_quota code without status', { message: 'You exceeded something', code: 'insufficient_quota' }, 'billing'],
-    ['transport ECONNREFUSED', { message: 'Connection error. connect ECONNREFUSED 127.0.0.1:9 ECONNREFUSED', transport: true }, 'timeout'],
+    [
+      'insufficient_quota code without status',
+      { message: 'You exceeded something', code: 'insufficient_quota' },
+      'billing',
+    ],
+    [
+      'transport ECONNREFUSED',
+      { message: 'Connection error. connect ECONNREFUSED 127.0.0.1:9 ECONNREFUSED', transport: true },
+      'timeout',
+    ],
     ['socket hang up', { message: 'socket hang up' }, 'timeout'],
     ['timed out', { message: 'Request timed out.' }, 'timeout'],
-    ['bare 400 on a large session (tokens vs window)', { status: 400, message: 'Bad Request', approxTokens: 100_000, contextLength: 128_000 }, 'context_overflow'],
-    ['bare 400 on a long session (message count)', { status: 400, message: 'Error', messageCount: 120 }, 'context_overflow'],
-    ['bare 400 on a small session', { status: 400, message: 'Bad Request', approxTokens: 2_000, contextLength: 128_000, messageCount: 4 }, 'format_error'],
+    [
+      'bare 400 on a large session (tokens vs window)',
+      { status: 400, message: 'Bad Request', approxTokens: 100_000, contextLength: 128_000 },
+      'context_overflow',
+    ],
+    [
+      'bare 400 on a long session (message count)',
+      { status: 400, message: 'Error', messageCount: 120 },
+      'context_overflow',
+    ],
+    [
+      'bare 400 on a small session',
+      { status: 400, message: 'Bad Request', approxTokens: 2_000, contextLength: 128_000, messageCount: 4 },
+      'format_error',
+    ],
     ['unknown', { message: 'something odd happened' }, 'unknown'],
   ];
 
@@ -54,7 +110,12 @@ describe('classifyProviderError', () => {
 
   it('a long, informative 400 on a large session is not guessed to be an overflow', () => {
     assert.equal(
-      classifyProviderError({ status: 400, message: 'Invalid value for tool_choice: expected one of none, auto, required', approxTokens: 200_000, contextLength: 128_000 }),
+      classifyProviderError({
+        status: 400,
+        message: 'Invalid value for tool_choice: expected one of none, auto, required',
+        approxTokens: 200_000,
+        contextLength: 128_000,
+      }),
       'format_error',
     );
   });

@@ -53,7 +53,15 @@ describe('loadConfig', () => {
   });
 
   it('reads the basics from the environment', () => {
-    const c = loadConfig(env({ HERALD_TASK_QUEUE: 'q2', TEMPORAL_NAMESPACE: 'prod', TEMPORAL_ADDRESS: 'temporal:7233', HERALD_PG_PORT: '6543', HERALD_MODEL: 'gpt-5' }));
+    const c = loadConfig(
+      env({
+        HERALD_TASK_QUEUE: 'q2',
+        TEMPORAL_NAMESPACE: 'prod',
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        HERALD_PG_PORT: '6543',
+        HERALD_MODEL: 'gpt-5',
+      }),
+    );
     assert.equal(c.taskQueue, 'q2');
     assert.equal(c.namespace, 'prod');
     assert.equal(c.temporalAddress, 'temporal:7233');
@@ -94,7 +102,22 @@ describe('loadConfig', () => {
   it('loads a valid YAML file from HERALD_CONFIG', () => {
     const path = configFile(
       'valid.yaml',
-      ['model:', '  provider: anthropic', '  name: claude-opus', '  contextLength: 200000', 'agent:', '  maxIterations: 25', 'tools:', '  terminal:', '    timeoutSeconds: 30', 'pricing:', '  claude-opus:', '    input: 15', '    output: 75', ''].join('\n'),
+      [
+        'model:',
+        '  provider: anthropic',
+        '  name: claude-opus',
+        '  contextLength: 200000',
+        'agent:',
+        '  maxIterations: 25',
+        'tools:',
+        '  terminal:',
+        '    timeoutSeconds: 30',
+        'pricing:',
+        '  claude-opus:',
+        '    input: 15',
+        '    output: 75',
+        '',
+      ].join('\n'),
     );
     const c = loadConfig(env({ HERALD_CONFIG: path }));
     assert.equal(c.configPath, path);

@@ -4,7 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { conversationInputSchema, describeZodError, sendMessageSchema, stopSchema, userMessageSchema } from '../../common/contract.js';
+import {
+  conversationInputSchema,
+  describeZodError,
+  sendMessageSchema,
+  stopSchema,
+  userMessageSchema,
+} from '../../common/contract.js';
 
 function errorOf(input: unknown): string {
   const r = conversationInputSchema.safeParse(input);
@@ -54,12 +60,18 @@ describe('conversationInputSchema', () => {
 
   it('rejects unknown keys in nested objects with their path', () => {
     assert.match(errorOf({ approvals: { mode: 'manual', colour: 'red' } }), /^approvals: .*colour/);
-    assert.match(errorOf({ fallbackProviders: [{ provider: 'openai', model: 'x', key: 'sk-1' }] }), /^fallbackProviders\.0: .*key/);
+    assert.match(
+      errorOf({ fallbackProviders: [{ provider: 'openai', model: 'x', key: 'sk-1' }] }),
+      /^fallbackProviders\.0: .*key/,
+    );
   });
 
   it('rejects an unknown provider, naming the field', () => {
     assert.match(errorOf({ provider: 'openia' }), /^provider: /);
-    assert.match(errorOf({ fallbackProviders: [{ provider: 'nope', model: 'x' }] }), /^fallbackProviders\.0\.provider: /);
+    assert.match(
+      errorOf({ fallbackProviders: [{ provider: 'nope', model: 'x' }] }),
+      /^fallbackProviders\.0\.provider: /,
+    );
   });
 
   it('rejects a malformed idle timeout, naming the field', () => {
@@ -112,7 +124,8 @@ describe('message schemas', () => {
   });
 
   it('stop takes nothing, a reason string or { reason }', () => {
-    for (const v of [undefined, null, 'because', { reason: 'because' }, {}]) assert.equal(stopSchema.safeParse(v).success, true, JSON.stringify(v));
+    for (const v of [undefined, null, 'because', { reason: 'because' }, {}])
+      assert.equal(stopSchema.safeParse(v).success, true, JSON.stringify(v));
     assert.equal(stopSchema.safeParse({ why: 'x' }).success, false);
   });
 });

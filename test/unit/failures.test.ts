@@ -15,7 +15,13 @@ import type { ProviderRef } from '../../common/providers.js';
 import type { ScriptedReply } from '../support/fake-provider.js';
 import { FakeProvider } from '../support/fake-provider.js';
 
-const ref: ProviderRef = { provider: 'openrouter', model: 'some/model', apiMode: 'chat_completions', baseUrl: 'http://unused/v1', apiKeyEnv: 'OPENROUTER_API_KEY' };
+const ref: ProviderRef = {
+  provider: 'openrouter',
+  model: 'some/model',
+  apiMode: 'chat_completions',
+  baseUrl: 'http://unused/v1',
+  apiKeyEnv: 'OPENROUTER_API_KEY',
+};
 const details = (f: ApplicationFailure) => f.details?.[0] as ModelFailureDetails;
 
 describe('toModelFailure', () => {
@@ -44,7 +50,11 @@ describe('toModelFailure', () => {
   }
 
   it('turns a 429 with Retry-After into a retryable rate_limit failure with that delay', async () => {
-    const err = await providerError({ status: 429, error: { message: 'Rate limit reached for requests' }, headers: { 'retry-after': '7' } });
+    const err = await providerError({
+      status: 429,
+      error: { message: 'Rate limit reached for requests' },
+      headers: { 'retry-after': '7' },
+    });
     assert.ok(err instanceof OpenAI.APIError);
     const f = toModelFailure(err, { provider: ref, attempt: 1 });
     assert.ok(f instanceof ApplicationFailure);
@@ -84,7 +94,10 @@ describe('toModelFailure', () => {
   });
 
   it('turns a context-length 400 into a non-retryable context_overflow', async () => {
-    const err = await providerError({ status: 400, error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } });
+    const err = await providerError({
+      status: 400,
+      error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' },
+    });
     const f = toModelFailure(err, { provider: ref, attempt: 1 });
     assert.equal(f.type, 'context_overflow');
     assert.equal(f.nonRetryable, true);
@@ -108,15 +121,21 @@ describe('toModelFailure', () => {
     assert.equal(details(f).status, undefined);
   });
 
-  it('treats a stream cut mid-response as a retryable timeout', async () => {
+  it('treats a stream cut mid-response as a retryable server_error (a malformed response)', async () => {
     fake.script([{ text: 'a long answer that is cut off before it ends', cutAfterChunks: 3, chunkDelayMs: 5 }]);
     const sink = { text() {}, reasoning() {}, toolGenerating() {}, alive() {} };
-    const err = await callChatCompletions(client, fake.url, { model: 'm-cut', messages: [{ role: 'user', content: 'hi' }], tools: [] }, { signal: new AbortController().signal, sink }).then(
+    const err = await callChatCompletions(
+      client,
+      fake.url,
+      { model: 'm-cut', messages: [{ role: 'user', content: 'hi' }], tools: [] },
+      { signal: new AbortController().signal, sink },
+    ).then(
       () => assert.fail('expected the call to fail'),
       (e: unknown) => e,
     );
+    assert.ok(err instanceof MalformedResponseError);
     const f = toModelFailure(err, { provider: ref, attempt: 1 });
-    assert.equal(f.type, 'timeout');
+    assert.equal(f.type, 'server_error');
     assert.equal(f.nonRetryable, false);
   });
 
@@ -127,7 +146,10 @@ describe('toModelFailure', () => {
   });
 
   it('treats a missing API key as a non-retryable auth failure', () => {
-    const f = toModelFailure(new MissingCredentialError('OPENROUTER_API_KEY', 'openrouter'), { provider: ref, attempt: 1 });
+    const f = toModelFailure(new MissingCredentialError('OPENROUTER_API_KEY', 'openrouter'), {
+      provider: ref,
+      attempt: 1,
+    });
     assert.equal(f.type, 'auth');
     assert.equal(f.nonRetryable, true);
     assert.match(f.message, /OPENROUTER_API_KEY/);

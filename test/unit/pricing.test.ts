@@ -4,7 +4,13 @@ import { describe, it } from 'node:test';
 import type { ModelPricing, RawTokens } from '../../common/pricing.js';
 import { findPricing, priceUsage } from '../../common/pricing.js';
 
-const tokens: RawTokens = { input: 1_000_000, output: 500_000, cacheRead: 200_000, cacheWrite: 100_000, reasoning: 40_000 };
+const tokens: RawTokens = {
+  input: 1_000_000,
+  output: 500_000,
+  cacheRead: 200_000,
+  cacheWrite: 100_000,
+  reasoning: 40_000,
+};
 
 describe('priceUsage', () => {
   it('prices every token kind with explicit cache prices', () => {
@@ -13,7 +19,15 @@ describe('priceUsage', () => {
     assert.equal(u.cost_usd, 10.935);
     assert.deepEqual(
       { ...u, cost_usd: 0 },
-      { input_tokens: 1_000_000, output_tokens: 500_000, cache_read_tokens: 200_000, cache_write_tokens: 100_000, reasoning_tokens: 40_000, total_tokens: 1_800_000, cost_usd: 0 },
+      {
+        input_tokens: 1_000_000,
+        output_tokens: 500_000,
+        cache_read_tokens: 200_000,
+        cache_write_tokens: 100_000,
+        reasoning_tokens: 40_000,
+        total_tokens: 1_800_000,
+        cost_usd: 0,
+      },
     );
   });
 
@@ -23,7 +37,10 @@ describe('priceUsage', () => {
   });
 
   it('rounds small costs to a micro-dollar', () => {
-    const u = priceUsage({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, { input: 0.15, output: 0.6 });
+    const u = priceUsage(
+      { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      { input: 0.15, output: 0.6 },
+    );
     assert.equal(u.cost_usd, 0.000001);
   });
 

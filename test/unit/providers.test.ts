@@ -48,7 +48,10 @@ describe('resolveProvider', () => {
   });
 
   it('custom uses the worker OPENAI_BASE_URL by default', () => {
-    const ref = resolveProvider({ provider: 'custom', model: 'llama3' }, { ...defaults, openaiBaseUrl: 'http://localhost:11434/v1' });
+    const ref = resolveProvider(
+      { provider: 'custom', model: 'llama3' },
+      { ...defaults, openaiBaseUrl: 'http://localhost:11434/v1' },
+    );
     assert.equal(ref.baseUrl, 'http://localhost:11434/v1');
     assert.equal(ref.apiMode, 'chat_completions');
     assert.equal(ref.apiKeyEnv, 'OPENAI_API_KEY');
@@ -57,26 +60,36 @@ describe('resolveProvider', () => {
   it('custom without any base URL is an error that names baseUrl', () => {
     assert.throws(
       () => resolveProvider({ provider: 'custom', model: 'llama3' }, defaults),
-      (err: unknown) => err instanceof ProviderResolutionError && err.field === 'baseUrl' && /base URL/.test(err.message),
+      (err: unknown) =>
+        err instanceof ProviderResolutionError && err.field === 'baseUrl' && /base URL/.test(err.message),
     );
   });
 
   it('a base URL in the request wins over the default', () => {
-    const ref = resolveProvider({ provider: 'custom', model: 'm', baseUrl: 'http://127.0.0.1:8000/v1' }, { ...defaults, openaiBaseUrl: 'http://other/v1' });
+    const ref = resolveProvider(
+      { provider: 'custom', model: 'm', baseUrl: 'http://127.0.0.1:8000/v1' },
+      { ...defaults, openaiBaseUrl: 'http://other/v1' },
+    );
     assert.equal(ref.baseUrl, 'http://127.0.0.1:8000/v1');
   });
 
   it('OPENAI_BASE_URL applies to openai, but openrouter keeps its own URL', () => {
     const d = { ...defaults, openaiBaseUrl: 'http://localhost:8080/v1' };
     assert.equal(resolveProvider({}, d).baseUrl, 'http://localhost:8080/v1');
-    assert.equal(resolveProvider({ provider: 'openrouter', model: 'openai/gpt-4.1' }, d).baseUrl, 'https://openrouter.ai/api/v1');
+    assert.equal(
+      resolveProvider({ provider: 'openrouter', model: 'openai/gpt-4.1' }, d).baseUrl,
+      'https://openrouter.ai/api/v1',
+    );
   });
 
   it('anthropic uses ANTHROPIC_BASE_URL or its public API, and the messages API', () => {
     const ref = resolveProvider({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, defaults);
     assert.equal(ref.baseUrl, 'https://api.anthropic.com');
     assert.equal(ref.apiMode, 'anthropic_messages');
-    const proxied = resolveProvider({ provider: 'anthropic', model: 'claude' }, { ...defaults, anthropicBaseUrl: 'http://proxy/anthropic' });
+    const proxied = resolveProvider(
+      { provider: 'anthropic', model: 'claude' },
+      { ...defaults, anthropicBaseUrl: 'http://proxy/anthropic' },
+    );
     assert.equal(proxied.baseUrl, 'http://proxy/anthropic');
   });
 
@@ -88,7 +101,10 @@ describe('resolveProvider', () => {
     assert.equal(key('anthropic'), 'ANTHROPIC_API_KEY');
     assert.equal(key('openai-codex'), 'OPENAI_API_KEY');
     assert.equal(key('custom'), 'OPENAI_API_KEY');
-    assert.equal(resolveProvider({ provider: 'openrouter', model: 'm', apiKeyEnv: 'MY_ROUTER_KEY' }, defaults).apiKeyEnv, 'MY_ROUTER_KEY');
+    assert.equal(
+      resolveProvider({ provider: 'openrouter', model: 'm', apiKeyEnv: 'MY_ROUTER_KEY' }, defaults).apiKeyEnv,
+      'MY_ROUTER_KEY',
+    );
   });
 
   it('inherits the default model only for the default provider', () => {
@@ -96,14 +112,18 @@ describe('resolveProvider', () => {
     assert.equal(resolveProvider({ model: 'gpt-5' }, defaults).model, 'gpt-5');
     assert.throws(
       () => resolveProvider({ provider: 'anthropic' }, defaults),
-      (err: unknown) => err instanceof ProviderResolutionError && err.field === 'model' && err.message.includes('anthropic'),
+      (err: unknown) =>
+        err instanceof ProviderResolutionError && err.field === 'model' && err.message.includes('anthropic'),
     );
   });
 
   it('carries the context length from the request or the defaults', () => {
     assert.equal(resolveProvider({}, defaults).contextLength, undefined);
     assert.equal(resolveProvider({}, { ...defaults, contextLength: 200_000 }).contextLength, 200_000);
-    assert.equal(resolveProvider({ contextLength: 32_768 }, { ...defaults, contextLength: 200_000 }).contextLength, 32_768);
+    assert.equal(
+      resolveProvider({ contextLength: 32_768 }, { ...defaults, contextLength: 200_000 }).contextLength,
+      32_768,
+    );
   });
 
   it('labels a provider for people', () => {

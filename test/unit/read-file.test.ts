@@ -16,7 +16,10 @@ describe('read_file', () => {
     ctx = { cwd: ws, signal: new AbortController().signal, heartbeat: () => {}, childEnv: process.env };
     writeFileSync(join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     writeFileSync(join(ws, 'long.txt'), Array.from({ length: 1200 }, (_, i) => `line ${i + 1}`).join('\n'));
-    writeFileSync(join(ws, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]));
+    writeFileSync(
+      join(ws, 'image.png'),
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]),
+    );
     writeFileSync(join(ws, 'wide.txt'), `${'w'.repeat(5000)}\nshort\n`);
     writeFileSync(join(ws, 'empty.txt'), '');
     mkdirSync(join(ws, 'src'));

@@ -35,7 +35,10 @@ function tool(name: string, toolset: string, unavailable?: string): ToolDefiniti
 
 describe('parseToolArgs', () => {
   it('returns the parsed arguments when they are valid', () => {
-    assert.deepEqual(parseToolArgs(readFileTool, '{"path":"a.txt","offset":3}'), { ok: true, args: { path: 'a.txt', offset: 3 } });
+    assert.deepEqual(parseToolArgs(readFileTool, '{"path":"a.txt","offset":3}'), {
+      ok: true,
+      args: { path: 'a.txt', offset: 3 },
+    });
   });
 
   it('explains invalid JSON and asks for a JSON object', () => {
@@ -88,7 +91,11 @@ describe('parseToolArgs', () => {
 });
 
 describe('ToolRegistry', () => {
-  const registry = new ToolRegistry().register(tool('read_file', 'file')).register(tool('write_file', 'file')).register(tool('terminal', 'terminal')).register(tool('browser', 'web', 'no browser installed'));
+  const registry = new ToolRegistry()
+    .register(tool('read_file', 'file'))
+    .register(tool('write_file', 'file'))
+    .register(tool('terminal', 'terminal'))
+    .register(tool('browser', 'web', 'no browser installed'));
 
   it('enables every available tool when no toolsets are given', () => {
     assert.deepEqual(registry.enabled(), ['read_file', 'write_file', 'terminal']);

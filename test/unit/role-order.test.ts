@@ -7,11 +7,17 @@ import { describe, it } from 'node:test';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { MISSING_RESULT_STUB, canonicalArguments, isValidOrder, repairMessageOrder } from '../../common/role-order.js';
 
-const call = (id: string, name = 'read_file', args = '{}'): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
+const call = (id: string, name = 'read_file', args = '{}'): ToolCall => ({
+  id,
+  type: 'function',
+  function: { name, arguments: args },
+});
 const user = (content: string): ChatMessage => ({ role: 'user', content });
-const assistant = (content: string | null, calls?: ToolCall[]): ChatMessage => (calls ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content });
+const assistant = (content: string | null, calls?: ToolCall[]): ChatMessage =>
+  calls ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content };
 const tool = (id: string, content = `result ${id}`): ChatMessage => ({ role: 'tool', tool_call_id: id, content });
-const shape = (messages: readonly ChatMessage[]) => messages.map((m) => (m.role === 'tool' ? `tool:${m.tool_call_id}` : m.role));
+const shape = (messages: readonly ChatMessage[]) =>
+  messages.map((m) => (m.role === 'tool' ? `tool:${m.tool_call_id}` : m.role));
 
 describe('repairMessageOrder', () => {
   it('leaves a well-ordered transcript as it is', () => {
@@ -53,7 +59,13 @@ describe('repairMessageOrder', () => {
   });
 
   it('keeps one copy of a tool call repeated across merged assistant messages', () => {
-    const out = repairMessageOrder([user('go'), assistant(null, [call('a')]), assistant(null, [call('a'), call('b')]), tool('a'), tool('b')]);
+    const out = repairMessageOrder([
+      user('go'),
+      assistant(null, [call('a')]),
+      assistant(null, [call('a'), call('b')]),
+      tool('a'),
+      tool('b'),
+    ]);
     assert.deepEqual(
       out[1]!.tool_calls!.map((c) => c.id),
       ['a', 'b'],
@@ -62,25 +74,50 @@ describe('repairMessageOrder', () => {
   });
 
   it('drops tool results that answer no call of the preceding assistant message', () => {
-    const out = repairMessageOrder([user('hi'), tool('ghost'), assistant('text only'), tool('ghost2'), user('again'), assistant(null, [call('a')]), tool('zzz'), tool('a')]);
+    const out = repairMessageOrder([
+      user('hi'),
+      tool('ghost'),
+      assistant('text only'),
+      tool('ghost2'),
+      user('again'),
+      assistant(null, [call('a')]),
+      tool('zzz'),
+      tool('a'),
+    ]);
     assert.deepEqual(shape(out), ['user', 'assistant', 'user', 'assistant', 'tool:a']);
     assert.equal(out[4]!.content, 'result a');
     assert.ok(isValidOrder(out));
   });
 
   it('drops a tool result without a tool_call_id', () => {
-    const out = repairMessageOrder([user('hi'), assistant(null, [call('a')]), { role: 'tool', content: 'anonymous' }, tool('a')]);
+    const out = repairMessageOrder([
+      user('hi'),
+      assistant(null, [call('a')]),
+      { role: 'tool', content: 'anonymous' },
+      tool('a'),
+    ]);
     assert.deepEqual(shape(out), ['user', 'assistant', 'tool:a']);
   });
 
   it('keeps only the first of duplicate results for the same call', () => {
-    const out = repairMessageOrder([user('hi'), assistant(null, [call('a')]), tool('a', 'first'), tool('a', 'second'), assistant('done')]);
+    const out = repairMessageOrder([
+      user('hi'),
+      assistant(null, [call('a')]),
+      tool('a', 'first'),
+      tool('a', 'second'),
+      assistant('done'),
+    ]);
     assert.deepEqual(shape(out), ['user', 'assistant', 'tool:a', 'assistant']);
     assert.equal(out[2]!.content, 'first');
   });
 
   it('adds a stub result for every call left without one, in call order', () => {
-    const out = repairMessageOrder([user('hi'), assistant(null, [call('a', 'terminal'), call('b'), call('c')]), tool('b'), user('are you there?')]);
+    const out = repairMessageOrder([
+      user('hi'),
+      assistant(null, [call('a', 'terminal'), call('b'), call('c')]),
+      tool('b'),
+      user('are you there?'),
+    ]);
     assert.deepEqual(shape(out), ['user', 'assistant', 'tool:b', 'tool:a', 'tool:c', 'user']);
     assert.equal(out[3]!.content, MISSING_RESULT_STUB);
     assert.equal(out[3]!.name, 'terminal');
@@ -126,7 +163,15 @@ describe('repairMessageOrder', () => {
 describe('isValidOrder', () => {
   it('accepts system, alternating turns and fully answered tool calls', () => {
     assert.ok(isValidOrder([]));
-    assert.ok(isValidOrder([{ role: 'system', content: 's' }, user('q'), assistant(null, [call('a')]), tool('a'), assistant('a')]));
+    assert.ok(
+      isValidOrder([
+        { role: 'system', content: 's' },
+        user('q'),
+        assistant(null, [call('a')]),
+        tool('a'),
+        assistant('a'),
+      ]),
+    );
   });
 
   it('rejects each kind of disorder', () => {
@@ -135,18 +180,32 @@ describe('isValidOrder', () => {
     assert.equal(isValidOrder([user('a'), { role: 'system', content: 's' }]), false, 'system not first');
     assert.equal(isValidOrder([user('a'), tool('a')]), false, 'orphan result');
     assert.equal(isValidOrder([user('a'), assistant(null, [call('a')])]), false, 'unanswered call at the end');
-    assert.equal(isValidOrder([user('a'), assistant(null, [call('a')]), user('b')]), false, 'unanswered call before a user');
-    assert.equal(isValidOrder([user('a'), assistant(null, [call('a')]), tool('a'), tool('a')]), false, 'duplicate result');
+    assert.equal(
+      isValidOrder([user('a'), assistant(null, [call('a')]), user('b')]),
+      false,
+      'unanswered call before a user',
+    );
+    assert.equal(
+      isValidOrder([user('a'), assistant(null, [call('a')]), tool('a'), tool('a')]),
+      false,
+      'duplicate result',
+    );
   });
 });
 
 describe('canonicalArguments', () => {
   it('sorts keys at every depth and removes whitespace', () => {
-    assert.equal(canonicalArguments('{ "b": 1, "a": { "z": [ {"y": 2, "x": 1} ], "c": null } }'), '{"a":{"c":null,"z":[{"x":1,"y":2}]},"b":1}');
+    assert.equal(
+      canonicalArguments('{ "b": 1, "a": { "z": [ {"y": 2, "x": 1} ], "c": null } }'),
+      '{"a":{"c":null,"z":[{"x":1,"y":2}]},"b":1}',
+    );
   });
 
   it('gives identical bytes for identical calls written differently', () => {
-    assert.equal(canonicalArguments('{"path":"a.txt","offset":2}'), canonicalArguments('{\n  "offset": 2,\n  "path": "a.txt"\n}'));
+    assert.equal(
+      canonicalArguments('{"path":"a.txt","offset":2}'),
+      canonicalArguments('{\n  "offset": 2,\n  "path": "a.txt"\n}'),
+    );
   });
 
   it('returns text that is not JSON unchanged', () => {
@@ -182,7 +241,12 @@ describe('repairMessageOrder property', () => {
         // 0–3 calls; ids repeat across messages and sometimes within one
         const n = Math.floor(rand() * 4);
         const chosen = Array.from({ length: n }, () => pick(ids));
-        out.push(assistant(pick(['calling', null]), chosen.map((id) => call(id, pick(['read_file', 'terminal'])))));
+        out.push(
+          assistant(
+            pick(['calling', null]),
+            chosen.map((id) => call(id, pick(['read_file', 'terminal']))),
+          ),
+        );
       } else if (r < 0.95) out.push(tool(pick(ids)));
       else out.push({ role: 'tool', content: 'no id' });
     }

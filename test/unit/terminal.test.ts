@@ -20,7 +20,12 @@ describe('terminal', () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  const context = (signal = new AbortController().signal, env: NodeJS.ProcessEnv = process.env): ToolContext => ({ cwd: ws, signal, heartbeat: () => {}, childEnv: env });
+  const context = (signal = new AbortController().signal, env: NodeJS.ProcessEnv = process.env): ToolContext => ({
+    cwd: ws,
+    signal,
+    heartbeat: () => {},
+    childEnv: env,
+  });
   const tool = terminalTool({ timeoutSeconds: 30, maxOutputChars: 1000 });
 
   it('reports output and a zero exit code', async () => {
@@ -43,12 +48,18 @@ describe('terminal', () => {
   });
 
   it('runs in the workspace with the given environment', async () => {
-    const r = await tool.handler({ command: 'pwd; echo "v=$HERALD_UNIT_VAR"' }, context(undefined, { PATH: process.env.PATH, HERALD_UNIT_VAR: 'seen' }));
+    const r = await tool.handler(
+      { command: 'pwd; echo "v=$HERALD_UNIT_VAR"' },
+      context(undefined, { PATH: process.env.PATH, HERALD_UNIT_VAR: 'seen' }),
+    );
     assert.ok(r.content.startsWith(`${ws}\nv=seen\n`), r.content);
   });
 
   it('caps long output to the configured size, keeping head and tail', async () => {
-    const r = await tool.handler({ command: "printf START; head -c 20000 /dev/zero | tr '\\0' x; printf END" }, context());
+    const r = await tool.handler(
+      { command: "printf START; head -c 20000 /dev/zero | tr '\\0' x; printf END" },
+      context(),
+    );
     assert.ok(r.content.startsWith('START'));
     assert.match(r.content, /characters omitted/);
     assert.match(r.content, /END\n\[exit code 0/);

@@ -12,7 +12,12 @@ const WRITE: ToolTraits = { readOnly: false, pathScoped: true, serial: false };
 const SHELL: ToolTraits = { readOnly: false, pathScoped: false, serial: true };
 
 let n = 0;
-function ref(name: string, traits: ToolTraits | undefined, paths?: string[], extra: Partial<ToolCallRef> = {}): ToolCallRef {
+function ref(
+  name: string,
+  traits: ToolTraits | undefined,
+  paths?: string[],
+  extra: Partial<ToolCallRef> = {},
+): ToolCallRef {
   n += 1;
   const r: ToolCallRef = { id: `call_${n}`, name, summary: name, timeoutSeconds: 60, ...extra };
   if (traits) r.traits = traits;
@@ -31,7 +36,10 @@ describe('planToolBatch', () => {
 
   it('runs read-only calls in parallel, even on the same file', () => {
     assert.equal(mode(read('a.txt'), read('b.txt'), read('a.txt')), 'parallel');
-    assert.equal(mode(ref('web_search', { readOnly: true, pathScoped: false, serial: false }), read('a.txt')), 'parallel');
+    assert.equal(
+      mode(ref('web_search', { readOnly: true, pathScoped: false, serial: false }), read('a.txt')),
+      'parallel',
+    );
   });
 
   it('runs file writes to different paths in parallel', () => {
@@ -65,7 +73,10 @@ describe('planToolBatch', () => {
     // serial by name even if its traits claim otherwise
     assert.equal(mode(read('a.txt'), ref('clarify', READ)), 'sequential');
     assert.equal(mode(ref('todo', { readOnly: true, pathScoped: false, serial: false }), read('a.txt')), 'sequential');
-    assert.equal(mode(read('a.txt'), ref('custom_serial', { readOnly: true, pathScoped: false, serial: true })), 'sequential');
+    assert.equal(
+      mode(read('a.txt'), ref('custom_serial', { readOnly: true, pathScoped: false, serial: true })),
+      'sequential',
+    );
   });
 
   it('runs sequentially when a tool is unknown (no traits)', () => {
@@ -73,12 +84,18 @@ describe('planToolBatch', () => {
   });
 
   it('runs sequentially when a call has invalid arguments', () => {
-    assert.equal(mode(read('a.txt'), ref('read_file', READ, ['b.txt'], { argsError: 'Invalid JSON arguments' })), 'sequential');
+    assert.equal(
+      mode(read('a.txt'), ref('read_file', READ, ['b.txt'], { argsError: 'Invalid JSON arguments' })),
+      'sequential',
+    );
   });
 
   it('runs sequentially when a writer does not say which paths it touches', () => {
     assert.equal(mode(read('a.txt'), ref('write_file', WRITE)), 'sequential');
-    assert.equal(mode(read('a.txt'), ref('deploy', { readOnly: false, pathScoped: false, serial: false })), 'sequential');
+    assert.equal(
+      mode(read('a.txt'), ref('deploy', { readOnly: false, pathScoped: false, serial: false })),
+      'sequential',
+    );
   });
 });
 
