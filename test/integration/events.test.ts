@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StoredEvent } from '../../client/events.js';
 import { ReplyAssembler } from '../../client/reply-assembler.js';
-import { lastEventSeq } from '../../activities/store/events.js';
+import { lastEventSeq, pruneEvents } from '../../activities/store/events.js';
 import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
@@ -120,5 +120,21 @@ describe('events', () => {
       (await stack.transcript('reset')).map((m) => m.content),
       ['answer', 'The complete answer.'],
     );
+  });
+
+  it('prunes events past their retention, keeping the sequence for new ones', async () => {
+    stack.fake.script([{ text: 'old' }, { text: 'new' }]);
+    const conv = stack.herald.conversation('pruned');
+    await conv.send('first', { start: {} });
+    const before = await stack.events('pruned');
+    await stack.db.query("UPDATE events SET created_at = now() - interval '10 days' WHERE conversation_id = 'pruned'");
+    const removed = await pruneEvents(stack.db, 7 * 86_400_000);
+    assert.ok(removed >= before.length);
+    assert.equal((await stack.events('pruned')).length, 0);
+    await conv.send('second');
+    const after = await stack.events('pruned');
+    assert.ok(after[0]!.seq > before.at(-1)!.seq, 'sequence numbers are never reused');
+    // The transcript is not affected.
+    assert.equal((await stack.transcript('pruned')).length, 4);
   });
 });
