@@ -3,8 +3,8 @@
  * synthetic messages, close a turn, end the conversation. Each is idempotent so Temporal can
  * retry it freely.
  */
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type {
   EndConversationArgs,
@@ -13,6 +13,9 @@ import type {
   PrepareConversationResult,
   RecordMessagesArgs,
   RecordUserMessageArgs,
+  RecordUserMessageResult,
+  RefreshCredentialsArgs,
+  StatusEventArgs,
 } from '../common/activity-types.js';
 import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
@@ -20,7 +23,9 @@ import { oneLine } from '../common/text.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
-import { deleteFrom, nextSeq, writeMessage } from './store/messages.js';
+import { clearClients, keyVariable } from './model/clients.js';
+import { deleteFrom, loadTranscript, nextSeq, writeMessage } from './store/messages.js';
+import { estimateRequestTokens } from './tokens.js';
 import { endSession, ensureSession, getSession, setSessionTotals, setTitleIfMissing } from './store/sessions.js';
 
 function invalid(message: string, field: string): ApplicationFailure {
@@ -101,11 +106,13 @@ export function conversationActivities(deps: ActivityDeps) {
         nextSeq: await nextSeq(db, a.sessionId),
         maxIterations: config.file.agent.maxIterations,
         busyPolicy: config.file.agent.busyPolicy,
+        budget: withoutUndefined(config.file.budget),
+        compression: { ...config.file.compression },
       };
     },
 
     /** The user message goes in first, durably; anything an unacknowledged attempt left after it is dropped. */
-    async recordUserMessage(a: RecordUserMessageArgs): Promise<void> {
+    async recordUserMessage(a: RecordUserMessageArgs): Promise<RecordUserMessageResult> {
       await deleteFrom(db, a.sessionId, a.seq + 1);
       await writeMessage(db, a.sessionId, {
         seq: a.seq,
@@ -123,6 +130,38 @@ export function conversationActivities(deps: ActivityDeps) {
         text: oneLine(a.text, 200),
       });
       await pub.flush();
+      const session = await getSession(db, a.sessionId);
+      const transcript = await loadTranscript(db, a.sessionId, a.seq + 1);
+      const contextTokens = estimateRequestTokens(
+        [{ role: 'system', content: session?.system_prompt ?? '' }, ...transcript],
+        deps.tools.schemas(a.tools ?? []),
+        a.model ?? session?.model ?? '',
+      );
+      return { contextTokens };
+    },
+
+    /** A status event from the workflow (fallback switches, key rotation, budget warnings). */
+    async publishStatus(a: StatusEventArgs): Promise<void> {
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      pub.emit('status', { kind: a.kind, message: a.message, ...(a.details ?? {}) });
+      await pub.flush();
+    },
+
+    /**
+     * The credential refresh hook (auth failures): re-read `<home>/credentials.env`, where an
+     * operator can put a renewed key without restarting workers. Returns whether the key in use
+     * changed.
+     */
+    // eslint-disable-next-line @typescript-eslint/require-await -- an activity is async by contract
+    async refreshCredentials(a: RefreshCredentialsArgs): Promise<{ changed: boolean }> {
+      const name = keyVariable(a.provider, a.credentialIndex);
+      const before = deps.env[name];
+      const file = join(config.home, 'credentials.env');
+      if (existsSync(file)) {
+        for (const [k, v] of Object.entries(parseEnv(readFileSync(file, 'utf8')))) deps.env[k] = v;
+        clearClients();
+      }
+      return { changed: deps.env[name] !== undefined && deps.env[name] !== before };
     },
 
     /** Synthetic messages (cancelled tool results, closing notes) never overwrite a real row. */
@@ -140,7 +179,7 @@ export function conversationActivities(deps: ActivityDeps) {
             turnId: a.turnId,
             synthetic: true,
           },
-          'keep',
+          m.overwrite ? 'replace' : 'keep',
         );
       }
     },
@@ -159,4 +198,23 @@ export function conversationActivities(deps: ActivityDeps) {
       await pub.flush();
     },
   };
+}
+
+function withoutUndefined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
+/** `KEY=value` lines (comments, blank lines and optional quotes allowed), like a .env file. */
+export function parseEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!m) continue;
+    out[m[1]!] = m[2]!.replace(/^(['"])(.*)\1$/, '$2');
+  }
+  return out;
 }

@@ -2,6 +2,7 @@
  * All of Herald's activities, created once per worker with their dependencies. Workflow code
  * imports only the *type* of this object.
  */
+import { compressionActivities } from './compression.js';
 import { conversationActivities } from './conversation.js';
 import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...conversationActivities(deps),
     ...modelActivities(deps),
     ...toolActivities(deps),
+    ...compressionActivities(deps, deps.config.file.compression),
   };
 }
 

@@ -3,10 +3,11 @@
  * activities, and therefore what lands in Temporal history. Kept small on purpose: the transcript
  * lives in Postgres and activities load it themselves (DESIGN.md, "references in history").
  */
-import type { ConversationStatus, TurnExitReason, TurnResult } from './contract.js';
+import type { TurnResult } from './contract.js';
 import type { Usage } from './messages.js';
 import type { ProviderRef, ProviderRequest } from './providers.js';
 import type { ToolCallRef } from './tool-batch.js';
+import type { CompressionSettings } from './context-window.js';
 
 export interface PrepareConversationArgs {
   conversationId: string;
@@ -38,6 +39,14 @@ export interface PrepareConversationResult {
   nextSeq: number;
   maxIterations: number;
   busyPolicy: 'interrupt' | 'queue' | 'steer';
+  /** The worker's session caps (the input's `budget` wins field by field). */
+  budget: { maxCostUsd?: number; maxTokens?: number };
+  compression: CompressionSettings;
+}
+
+export interface RecordUserMessageResult {
+  /** Estimated prompt tokens of the next model call (system prompt, transcript, tool schemas). */
+  contextTokens: number;
 }
 
 export interface RecordUserMessageArgs {
@@ -48,6 +57,9 @@ export interface RecordUserMessageArgs {
   seq: number;
   text: string;
   messageId: string;
+  /** For the context estimate. */
+  model?: string;
+  tools?: string[];
 }
 
 export interface CallModelArgs {
@@ -65,6 +77,14 @@ export interface CallModelArgs {
   ephemeralNote?: string;
   /** `/steer` text to append (inside the out-of-band marker) to the last tool result before this call. */
   steer?: string;
+  /** Which key of the provider's credential pool to use (rotated by the workflow). */
+  credentialIndex?: number;
+  /** A fallback provider is left in the chain (the activity then gives up sooner on some reasons). */
+  fallbackAvailable?: boolean;
+  /** Send no provider reasoning back (after a thinking-signature rejection). */
+  stripReasoning?: boolean;
+  /** Output cap for this call (raised after truncation). */
+  maxOutputTokens?: number;
   /** Ask for a final answer: no tools offered. */
   toolChoiceNone?: boolean;
 }
@@ -76,6 +96,8 @@ export interface CallModelResult {
   text: string;
   textTruncated: boolean;
   reasoning: string | null;
+  /** The reply opened `<REASONING_SCRATCHPAD>` and never closed it. */
+  scratchpadUnterminated: boolean;
   usage: Usage;
   model: string;
   durationMs: number;
@@ -94,6 +116,8 @@ export interface RunToolArgs {
 }
 
 export interface RunToolResult {
+  /** Size of the stored result, for the post-tool context estimate. */
+  chars?: number;
   isError: boolean;
   preview: string;
   durationMs: number;
@@ -103,10 +127,15 @@ export interface RunToolResult {
 
 export interface SyntheticMessage {
   seq: number;
-  role: 'assistant' | 'tool';
+  role: 'user' | 'assistant' | 'tool';
   content: string;
   toolCallId?: string;
   toolName?: string;
+  /**
+   * Replace whatever is at `seq` (a leftover of a discarded call). Without it an existing row
+   * wins: a synthetic "cancelled" result never hides a real one that landed first.
+   */
+  overwrite?: boolean;
 }
 
 export interface RecordMessagesArgs {
@@ -132,8 +161,50 @@ export interface EndConversationArgs {
 
 export interface StatusEventArgs {
   conversationId: string;
-  turnId?: string;
-  status: ConversationStatus;
+  turnId: string;
+  /** What happened: fallback, credential_rotated, compression, budget, … */
+  kind: string;
   message: string;
-  exitReason?: TurnExitReason;
+  details?: Record<string, unknown>;
+}
+
+export interface RefreshCredentialsArgs {
+  provider: ProviderRef;
+  credentialIndex: number;
+}
+
+export type CompressionReason = 'preflight' | 'hygiene' | 'post_tool' | 'overflow' | 'manual';
+
+export interface CompressContextArgs {
+  conversationId: string;
+  turnId: string;
+  sessionId: string;
+  /** The transcript to compress is everything before this sequence number. */
+  beforeSeq: number;
+  /** The id of the session the compressed transcript goes to (lineage: its parent is `sessionId`). */
+  newSessionId: string;
+  /** 1-based compression count of the conversation (the title gets " #N+1"). */
+  compressionNumber: number;
+  reason: CompressionReason;
+  provider: ProviderRef;
+  auxiliary: ProviderRef;
+  tools: string[];
+  focus?: string;
+  /** Keep the first messages verbatim (first compression of the conversation only). */
+  firstCompression: boolean;
+}
+
+export interface CompressContextResult {
+  /** False when there was nothing worth compressing (the session is unchanged). */
+  compressed: boolean;
+  sessionId: string;
+  nextSeq: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  /** The summariser failed and a mechanical summary was used. */
+  fallbackSummary: boolean;
+  /** Tool results pruned was enough; no summary call was made. */
+  prunedOnly: boolean;
 }

@@ -52,6 +52,13 @@ const modelChoiceSchema = z
   })
   .strict();
 
+export const sessionBudgetSchema = z
+  .object({
+    maxCostUsd: z.number().positive().optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+
 export const configFileSchema = z
   .object({
     model: z
@@ -106,6 +113,26 @@ export const configFileSchema = z
       .extend({ fallbackProviders: z.array(modelChoiceSchema).optional() })
       .strict()
       .optional(),
+    compression: z
+      .object({
+        enabled: z.boolean().default(true),
+        threshold: z.number().min(0.1).max(0.95).default(0.5),
+        targetRatio: z.number().min(0.1).max(0.8).default(0.2),
+        protectFirst: z.number().int().min(0).default(3),
+        protectLast: z.number().int().min(1).default(20),
+        hygieneThreshold: z.number().min(0.1).max(1).default(0.85),
+      })
+      .strict()
+      .default({
+        enabled: true,
+        threshold: 0.5,
+        targetRatio: 0.2,
+        protectFirst: 3,
+        protectLast: 20,
+        hygieneThreshold: 0.85,
+      }),
+    /** Session-wide caps over every model call (retries, compression and child agents included). */
+    budget: sessionBudgetSchema.default({}),
     events: z
       .object({ retentionDays: z.number().min(0.01).default(7) })
       .strict()

@@ -62,6 +62,11 @@ export const conversationInputSchema = z
       .max(10_000)
       .optional(),
     maxIterations: z.number().int().min(1).max(10_000).optional(),
+    /** Session-wide caps: `{ maxCostUsd?, maxTokens? }` (checked before every model call). */
+    budget: z
+      .object({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
     toolsets: z.array(z.string().min(1)).optional(),
     fallbackProviders: z.array(fallbackProviderSchema).optional(),
     contextLength: z.number().int().min(1024).optional(),
@@ -114,8 +119,13 @@ export type TurnExitReason =
   | 'interrupted_during_api_call'
   | 'interrupted_during_tools'
   | 'budget_exhausted'
+  | 'session_budget_exceeded'
   | 'model_error'
   | 'invalid_tool_calls'
+  | 'empty_response'
+  | 'truncated'
+  | 'content_filtered'
+  | 'context_too_large'
   | 'internal_error'
   | 'conversation_ended';
 

@@ -68,3 +68,6 @@ export interface ModelFailureDetails {
   model: string;
   retryAfterMs?: number;
 }
+
+/** The failure type of an activity that could not reach Postgres (retryable; not a provider problem). */
+export const STORAGE_UNAVAILABLE = 'StorageUnavailable';

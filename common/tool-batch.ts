@@ -12,8 +12,12 @@ export interface ToolCallRef {
   summary: string;
   /** Workspace paths the call touches (file tools only). */
   paths?: string[];
-  /** Set when the arguments are not valid JSON (the tool will answer with an error). */
+  /** Why the call cannot run (unknown tool, invalid arguments): the tool result says so. */
   argsError?: string;
+  /** The name matches no enabled tool. */
+  unknownTool?: boolean;
+  /** The arguments are not valid JSON (as opposed to valid JSON that fails the schema). */
+  invalidJson?: boolean;
   /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
   traits?: ToolTraits;
   /** The longest the call may legitimately run (seconds), for the activity's timeout. */

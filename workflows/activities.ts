@@ -61,3 +61,18 @@ export function toolActivities(summary: string, timeoutSeconds: number, taskQueu
     },
   });
 }
+
+/** A compression: a summary call plus database writes; heartbeats while the summariser runs. */
+export const compression = proxyActivities<HeraldActivities>({
+  summary: 'compress context',
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NON_RETRYABLE_STORE,
+  },
+});

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
+import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import { SEARCH_ATTRIBUTES, sessionIdFromWorkflowId } from '../common/constants.js';
 import type { ConversationInput, TurnResult } from '../common/contract.js';
 import {
@@ -275,6 +276,16 @@ function initialState(conversationId: string, input: ConversationInput): Convers
     lastResult: null,
     lastError: null,
     titleSet: false,
+    credentialIndex: {},
+    primaryCooldownUntil: 0,
+    budget: {
+      ...(input.budget?.maxCostUsd ? { maxCostUsd: input.budget.maxCostUsd } : {}),
+      ...(input.budget?.maxTokens ? { maxTokens: input.budget.maxTokens } : {}),
+    },
+    compression: { ...DEFAULT_COMPRESSION },
+    compressions: 0,
+    ineffectiveCompressions: 0,
+    lastPromptTokens: 0,
   };
 }
 
@@ -312,6 +323,8 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
     state.nextSeq = r.nextSeq;
     state.maxIterations = input.maxIterations ?? r.maxIterations;
     state.busyPolicy = input.busyPolicy ?? r.busyPolicy;
+    state.budget = { ...(r.budget ?? {}), ...state.budget };
+    if (r.compression) state.compression = r.compression;
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {
@@ -344,7 +357,7 @@ function isKnownMessage(state: ConversationState, current: TurnProgress | undefi
 
 function upsertAttributes(state: ConversationState, status: string): void {
   upsertSearchAttributes([
-    { key: SA.sessionId, value: state.sessionId },
+    { key: SA.sessionId, value: state.conversationId },
     { key: SA.model, value: state.provider.model },
     { key: SA.provider, value: state.provider.provider },
     { key: SA.status, value: status },

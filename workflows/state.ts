@@ -7,6 +7,8 @@ import type { BusyPolicy, ConversationStateView, ConversationStatus, TurnResult 
 import { BUSY_POLICIES } from '../common/contract.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
+import type { CompressionSettings } from '../common/context-window.js';
+import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ProviderRef } from '../common/providers.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
 
@@ -42,6 +44,19 @@ export interface ConversationState {
   lastResult: TurnResult | null;
   lastError: string | null;
   titleSet: boolean;
+  /** Which key of each provider's credential pool is in use (by provider and base URL). */
+  credentialIndex: Record<string, number>;
+  /** Workflow time until which the primary is skipped at turn start (after rate_limit/billing). */
+  primaryCooldownUntil: number;
+  /** Session-wide caps. */
+  budget: { maxCostUsd?: number; maxTokens?: number };
+  compression: CompressionSettings;
+  /** Compressions so far (each one starts a new session in the lineage). */
+  compressions: number;
+  /** Compressions in a row that saved under 10% (automatic compression stops at 2). */
+  ineffectiveCompressions: number;
+  /** Prompt tokens the provider reported for the latest call (0 = unknown). */
+  lastPromptTokens: number;
 }
 
 const usageSchema = z.object({
@@ -88,6 +103,23 @@ export const carriedStateSchema = z.object({
   lastResult: z.any().nullable(),
   lastError: z.string().nullable(),
   titleSet: z.boolean(),
+  // Added after the first release: runs carried by older code do not have them.
+  credentialIndex: z.record(z.string(), z.number().int().min(0)).default({}),
+  primaryCooldownUntil: z.number().default(0),
+  budget: z.object({ maxCostUsd: z.number().optional(), maxTokens: z.number().optional() }).default({}),
+  compression: z
+    .object({
+      enabled: z.boolean(),
+      threshold: z.number(),
+      targetRatio: z.number(),
+      protectFirst: z.number(),
+      protectLast: z.number(),
+      hygieneThreshold: z.number(),
+    })
+    .default(DEFAULT_COMPRESSION),
+  compressions: z.number().int().min(0).default(0),
+  ineffectiveCompressions: z.number().int().min(0).default(0),
+  lastPromptTokens: z.number().min(0).default(0),
 });
 
 export const RECENT_RESULTS_KEPT = 20;

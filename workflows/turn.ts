@@ -1,23 +1,31 @@
 /**
- * One turn of the conversation (SPEC §3): record the user message, then loop model call → tools
- * until the model answers without tools, the budget runs out, the user stops it, or a failure ends
- * it. Every exit path returns the same TurnResult and leaves a transcript that obeys SPEC §13.
+ * One turn of the conversation (SPEC §3): record the user message, compress if the context is
+ * over the threshold, then loop model call → tools until the model answers without tools, the
+ * budget runs out, the user stops it, or a failure ends it. Every exit path returns the same
+ * TurnResult and leaves a transcript that obeys SPEC §13.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { CallModelResult } from '../common/activity-types.js';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
-import type { Usage } from '../common/messages.js';
-import { addUsage, emptyUsage } from '../common/messages.js';
-import { providerLabel } from '../common/providers.js';
-import type { SyntheticMessage } from '../common/activity-types.js';
+import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { planToolBatch } from '../common/tool-batch.js';
-import { modelActivities, store, toolActivities } from './activities.js';
+import { store, toolActivities } from './activities.js';
+import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
+import { TurnEnd, rootMessage } from './errors.js';
+import { callModelSlot } from './model-slot.js';
+import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
+import type { OpenCall, Phase } from './turn-progress.js';
+import { TurnProgress } from './turn-progress.js';
+
+export { TurnProgress };
 
 /** The largest final response carried in a turn result; the full text is always in the transcript. */
 const MAX_RESULT_TEXT = 200_000;
+/** Preflight compression passes at most (while each one makes progress). */
+const MAX_PREFLIGHT_PASSES = 3;
 
 export const CANCELLED_TOOL_RESULT = (name: string) =>
   `[Tool execution cancelled — ${name} was skipped due to user interrupt]`;
@@ -29,42 +37,6 @@ export interface TurnHost {
   onProgress(progress: TurnProgress): void;
   /** Steer text waiting for the next model call, taken (and cleared) by the turn. */
   takeSteer(): string | undefined;
-}
-
-type Phase = 'starting' | 'api' | 'tools' | 'finishing';
-
-interface OpenCall {
-  call: ToolCallRef;
-  seq: number;
-  done: boolean;
-}
-
-/** Live progress of a turn, readable by the state query while it runs. */
-export class TurnProgress {
-  iteration = 0;
-  apiCalls = 0;
-  usage: Usage = emptyUsage();
-  status: ConversationStatus = 'thinking';
-  phase: Phase = 'starting';
-  currentTools: string[] = [];
-  stopRequested = false;
-  scope: CancellationScope | undefined;
-  /** Role of the newest message this turn put in the transcript. */
-  tailRole: 'user' | 'assistant' | 'tool' = 'user';
-  openCalls: OpenCall[] = [];
-  lastStepWasTools = false;
-
-  constructor(
-    readonly turnId: string,
-    readonly turn: number,
-    readonly messageId: string,
-  ) {}
-
-  /** `/stop`: cancel the turn's scope, or remember the request if the scope does not exist yet. */
-  requestStop(): void {
-    this.stopRequested = true;
-    this.scope?.cancel();
-  }
 }
 
 interface Outcome {
@@ -87,10 +59,11 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
     interrupted: false,
     partial: false,
   };
+  progress.chainPos = startTurnOnPrimary(s);
 
   // The user message is recorded before anything else and cannot be interrupted: nothing is lost.
   const userSeq = s.nextSeq;
-  await CancellationScope.nonCancellable(() =>
+  const recorded = await CancellationScope.nonCancellable(() =>
     store.recordUserMessage({
       conversationId: s.conversationId,
       sessionId: s.sessionId,
@@ -99,6 +72,8 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
       seq: userSeq,
       text: msg.text,
       messageId: msg.id,
+      model: s.provider.model,
+      tools: s.tools,
     }),
   );
   s.nextSeq = userSeq + 1;
@@ -107,7 +82,11 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   progress.scope = scope;
   if (progress.stopRequested) scope.cancel();
   try {
-    await scope.run(() => loop(host, progress, outcome));
+    await scope.run(async () => {
+      // Results recorded by older workers carry no estimate (replay).
+      if (recorded?.contextTokens !== undefined) await preflightCompression(host, progress, recorded.contextTokens);
+      await loop(host, progress, outcome);
+    });
   } catch (err) {
     recordFailure(err, progress, outcome);
   }
@@ -116,8 +95,22 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   return await CancellationScope.nonCancellable(() => finish(host, msg, progress, outcome));
 }
 
+/** Preflight (SPEC §9): over the threshold at turn start → compress, up to 3 passes while it helps. */
+async function preflightCompression(host: TurnHost, p: TurnProgress, tokens: number): Promise<void> {
+  const s = host.state;
+  let estimate = tokens;
+  for (let pass = 0; pass < MAX_PREFLIGHT_PASSES && mayAutoCompress(s) && overThreshold(s, estimate); pass++) {
+    const reason = estimate > windowOf(s) * s.compression.hygieneThreshold ? 'hygiene' : 'preflight';
+    setStatus(host, p, 'compressing', 'api');
+    const c = await compressNow(s, p.turnId, reason);
+    if (!c.compressed || !c.progress) break;
+    estimate = c.tokensAfter;
+  }
+}
+
 async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   const s = host.state;
+  let note: string | undefined;
   for (;;) {
     if (p.iteration >= s.maxIterations) {
       await budgetSummary(host, p, outcome);
@@ -125,91 +118,137 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     }
     p.iteration += 1;
     setStatus(host, p, 'thinking', 'api');
-    const steer = p.lastStepWasTools ? host.takeSteer() : undefined;
-    const r = await callModel(host, p, { steer, note: budgetWarning(p.iteration, s.maxIterations) });
+    const seq = s.nextSeq;
+    const tailBefore = p.tailRole;
+    const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
+    const r = await callModelSlot(s, p, {
+      steer,
+      note: [budgetWarning(p.iteration, s.maxIterations), note].filter(Boolean).join('\n\n') || undefined,
+      maxOutputTokens: p.capRaises ? raisedOutputCap(s.provider.maxOutputTokens, p.capRaises) : undefined,
+    });
+    note = undefined;
     if (r.reasoning) outcome.lastReasoning = r.reasoning;
-    if (r.toolCalls.length === 0) {
-      outcome.finalText = r.text;
-      outcome.exit = 'text_response';
-      return;
+
+    const step = decideNextStep(
+      {
+        finishReason: r.finishReason,
+        text: r.text,
+        toolCalls: r.toolCalls,
+        scratchpadUnterminated: r.scratchpadUnterminated,
+      },
+      p.counters,
+      { lastStepWasTools: p.lastStepWasTools, fallbacksLeft: fallbacksLeft(s, p.chainPos) },
+    );
+    switch (step.kind) {
+      case 'final':
+        outcome.finalText = [...p.parts, r.text].join('');
+        outcome.exit = 'text_response';
+        return;
+      case 'tools':
+        await runTools(host, p, r.toolCalls, seq);
+        await postToolCompression(host, p);
+        continue;
+      case 'recall':
+        // Discard the reply: the next call writes over it at the same position.
+        s.nextSeq = seq;
+        p.tailRole = tailBefore;
+        if (step.raiseOutputCap) p.capRaises += 1;
+        note = step.note;
+        continue;
+      case 'fallback':
+        s.nextSeq = seq;
+        p.tailRole = tailBefore;
+        p.chainPos = await switchToFallback(s, p.chainPos, step.why, p.turnId);
+        continue;
+      case 'continue_truncated':
+        p.parts.push(r.text);
+        p.capRaises += 1;
+        await store.recordMessages({
+          sessionId: s.sessionId,
+          turnId: p.turnId,
+          messages: [{ seq: s.nextSeq, role: 'user', content: CONTINUE_PROMPT, overwrite: true }],
+        });
+        s.nextSeq += 1;
+        p.tailRole = 'user';
+        continue;
+      case 'end_partial':
+        outcome.partial = true;
+        outcome.exit = r.toolCalls.length
+          ? 'invalid_tool_calls'
+          : r.finishReason === 'length'
+            ? 'truncated'
+            : 'empty_response';
+        outcome.finalText = [...p.parts, r.text].join('') || null;
+        outcome.error = step.message;
+        // Calls the model made stay answered: synthetic results keep the transcript valid.
+        if (r.toolCalls.length) openCalls(s, p, r.toolCalls);
+        return;
+      case 'fail':
+        throw new TurnEnd('content_filtered', step.message);
     }
-    await runTools(host, p, r.toolCalls, s.nextSeq - 1);
   }
 }
 
-interface CallOptions {
-  steer?: string | undefined;
-  note?: string | undefined;
-  toolChoiceNone?: boolean;
-}
-
-async function callModel(host: TurnHost, p: TurnProgress, opts: CallOptions): Promise<CallModelResult> {
-  const s = host.state;
-  const seq = s.nextSeq;
-  const summary = `model call ${p.iteration}: ${providerLabel(s.provider)}`;
-  const r = await modelActivities(summary).callModel({
-    conversationId: s.conversationId,
-    sessionId: s.sessionId,
-    turnId: p.turnId,
-    seq,
-    iteration: p.iteration,
-    maxIterations: s.maxIterations,
-    provider: s.provider,
-    tools: s.tools,
-    ...(opts.note ? { ephemeralNote: opts.note } : {}),
-    ...(opts.steer ? { steer: opts.steer } : {}),
-    ...(opts.toolChoiceNone ? { toolChoiceNone: true } : {}),
-  });
-  s.nextSeq = seq + 1;
-  p.tailRole = 'assistant';
-  p.apiCalls += 1;
-  p.usage = addUsage(p.usage, r.usage);
-  s.sessionUsage = addUsage(s.sessionUsage, r.usage);
-  s.sessionApiCalls += 1;
-  return r;
+/** Assign result positions to a batch of calls, in call order. */
+function openCalls(s: ConversationState, p: TurnProgress, calls: ToolCallRef[]): OpenCall[] {
+  p.openCalls = calls.map((call, i) => ({ call, seq: s.nextSeq + i, done: false }));
+  s.nextSeq += calls.length;
+  p.tailRole = 'tool';
+  return p.openCalls;
 }
 
 async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], assistantSeq: number): Promise<void> {
   const s = host.state;
-  p.openCalls = calls.map((call, i) => ({ call, seq: s.nextSeq + i, done: false }));
-  s.nextSeq += calls.length;
-  p.tailRole = 'tool';
+  const open = openCalls(s, p, calls);
   p.currentTools = calls.map((c) => c.summary);
   setStatus(host, p, 'running_tools', 'tools');
+  let resultChars = 0;
 
-  const runOne = async (open: OpenCall) => {
-    await toolActivities(`tool ${open.call.summary}`, open.call.timeoutSeconds).runTool({
+  const runOne = async (o: OpenCall) => {
+    const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds).runTool({
       conversationId: s.conversationId,
       sessionId: s.sessionId,
       turnId: p.turnId,
       assistantSeq,
-      resultSeq: open.seq,
-      call: open.call,
+      resultSeq: o.seq,
+      call: o.call,
       cwd: s.cwd,
     });
-    open.done = true;
+    resultChars += r.chars ?? 0;
+    o.done = true;
   };
 
   if (planToolBatch(calls).mode === 'parallel') {
-    const settled = await Promise.allSettled(p.openCalls.map(runOne));
+    const settled = await Promise.allSettled(open.map(runOne));
     const rejection = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (rejection) throw rejection.reason;
   } else {
-    for (const open of p.openCalls) await runOne(open);
+    for (const o of open) await runOne(o);
   }
   p.openCalls = [];
   p.currentTools = [];
   p.lastStepWasTools = true;
+  // The provider's last prompt count plus what the tools just added (about 4 characters a token).
+  s.lastPromptTokens += Math.ceil(resultChars / 4);
+}
+
+/** Post-tool (SPEC §9): the reported prompt plus the new results over the threshold → compress. */
+async function postToolCompression(host: TurnHost, p: TurnProgress): Promise<void> {
+  const s = host.state;
+  if (!mayAutoCompress(s) || !overThreshold(s, s.lastPromptTokens)) return;
+  setStatus(host, p, 'compressing', 'api');
+  await compressNow(s, p.turnId, 'post_tool');
 }
 
 /** Budget spent: one last tool-less call asks the model to summarise (SPEC §8). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
-  const r = await callModel(host, p, {
+  const r = await callModelSlot(host.state, p, {
     note: BUDGET_SUMMARY_NOTE,
     toolChoiceNone: true,
     steer: p.lastStepWasTools ? host.takeSteer() : undefined,
   });
+  if (r.toolCalls.length) openCalls(host.state, p, r.toolCalls);
   outcome.finalText = r.text;
   if (r.reasoning) outcome.lastReasoning = r.reasoning;
   outcome.exit = 'budget_exhausted';
@@ -226,26 +265,16 @@ function recordFailure(err: unknown, p: TurnProgress, outcome: Outcome): void {
           : 'interrupted_by_user';
     return;
   }
-  outcome.failed = true;
-  if (err instanceof ActivityFailure && err.activityType === 'callModel') {
-    outcome.exit = 'model_error';
-    outcome.error = describeModelFailure(err);
+  if (err instanceof TurnEnd) {
+    outcome.failed = !err.partial;
+    outcome.partial = err.partial;
+    outcome.exit = err.exit;
+    outcome.error = err.message;
     return;
   }
+  outcome.failed = true;
   outcome.exit = 'internal_error';
   outcome.error = err instanceof Error ? `${err.name}: ${rootMessage(err)}` : String(err);
-}
-
-function describeModelFailure(err: ActivityFailure): string {
-  const cause = err.cause;
-  if (cause instanceof ApplicationFailure) return `model call failed (${cause.type ?? 'unknown'}): ${cause.message}`;
-  return `model call failed: ${rootMessage(err)}`;
-}
-
-function rootMessage(err: Error): string {
-  let e: unknown = err;
-  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  return e instanceof Error ? e.message : String(e);
 }
 
 /** Close the transcript (synthetic results, a closing note) and publish the turn's result. */
@@ -261,14 +290,17 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
       toolName: open.call.name,
       content: outcome.interrupted
         ? CANCELLED_TOOL_RESULT(open.call.name)
-        : `[Tool ${open.call.name} failed to run: ${outcome.error ?? 'unknown error'}]`,
+        : outcome.partial
+          ? `[Skipped: ${outcome.error ?? 'the turn ended'}]`
+          : `[Tool ${open.call.name} failed to run: ${outcome.error ?? 'unknown error'}]`,
     });
   }
-  if ((outcome.interrupted || outcome.failed) && p.tailRole !== 'assistant') {
+  if ((outcome.interrupted || outcome.failed || outcome.partial) && (p.tailRole !== 'assistant' || synthetic.length)) {
     const note = outcome.interrupted
       ? 'Operation interrupted.'
-      : `The turn failed: ${outcome.error ?? 'unknown error'}`;
-    synthetic.push({ seq: s.nextSeq, role: 'assistant', content: note });
+      : `The turn ended early: ${outcome.error ?? 'unknown error'}`;
+    // The position is the workflow's next one: anything there is a leftover of a discarded call.
+    synthetic.push({ seq: s.nextSeq, role: 'assistant', content: note, overwrite: true });
     s.nextSeq += 1;
   }
   if (synthetic.length) await store.recordMessages({ sessionId: s.sessionId, turnId: p.turnId, messages: synthetic });
@@ -283,7 +315,7 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     last_reasoning: outcome.lastReasoning,
     messages_count: s.nextSeq,
     api_calls: p.apiCalls,
-    completed: !outcome.failed && !outcome.interrupted && outcome.exit === 'text_response',
+    completed: !outcome.failed && !outcome.interrupted && !outcome.partial && outcome.exit === 'text_response',
     interrupted: outcome.interrupted,
     failed: outcome.failed,
     partial: outcome.partial,

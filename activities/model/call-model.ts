@@ -3,7 +3,7 @@
  * write the assistant message at the sequence the workflow gave it, and return a small record.
  * One model call per activity; the loop lives in the workflow.
  */
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CallModelArgs, CallModelResult } from '../../common/activity-types.js';
 import { closestName } from '../../common/fuzzy.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
@@ -19,18 +19,28 @@ import { appendToContent, loadTranscript, writeMessage } from '../store/messages
 import { getSession } from '../store/sessions.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { callAnthropicMessages } from './anthropic-messages.js';
-import { callChatCompletions } from './chat-completions.js';
-import { anthropicClient, openaiClient } from './clients.js';
-import { callResponses } from './codex-responses.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall } from './dispatch.js';
 import { toModelFailure } from './failures.js';
-import type { ModelRequest, ModelResponse, StreamSink } from './types.js';
+import type { ModelResponse } from './types.js';
+import { STORAGE_UNAVAILABLE } from '../../common/error-reasons.js';
 
 const PREVIEW_CHARS = 200;
-const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 
 export function steerMarker(text: string): string {
   return `\n\n[OUT-OF-BAND USER MESSAGE — sent by the user while you were working]\n${text}\n[/OUT-OF-BAND USER MESSAGE]`;
+}
+
+/** The most text a call result carries; longer final replies are cut here (the transcript has it all). */
+const MAX_RESULT_TEXT = 200_000;
+const NO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+
+/** The database could not be reached: retryable, and the workflow waits longer than for a provider. */
+export function storageFailure(err: unknown, doing: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: STORAGE_UNAVAILABLE,
+    message: `the database is unavailable while ${doing}: ${(err as Error).message ?? String(err)}`,
+    nonRetryable: false,
+  });
 }
 
 export function modelActivities(deps: ActivityDeps) {
@@ -43,34 +53,85 @@ export function modelActivities(deps: ActivityDeps) {
       const started = Date.now();
       const ref = a.provider;
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log, { iteration: a.iteration });
-      if (attempt > 1)
+      if (attempt > 1) {
         pub.emit('stream.reset', {
           iteration: a.iteration,
           attempt,
           reason: 'the model call is being retried; discard its earlier partial output',
         });
+      }
       pub.emit('step', { iteration: a.iteration, max: a.maxIterations });
       pub.emit('thinking', { state: 'started', model: ref.model, provider: ref.provider, attempt });
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'model', attempt }));
-      let messageCount = 0;
+      let messages: ChatMessage[];
       try {
-        const messages = await buildMessages(deps, a);
-        messageCount = messages.length;
-        const request: ModelRequest = {
-          model: ref.model,
-          messages,
-          tools: deps.tools.schemas(a.tools),
-          maxOutputTokens: ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
-          cacheTtl: config.file.model.promptCacheTtl,
-          toolChoiceNone: a.toolChoiceNone,
-        };
-        const sink: StreamSink = {
-          text: (d) => pub.textDelta(d),
-          reasoning: (d) => pub.reasoningDelta(d),
-          toolGenerating: (name) => pub.emit('tool.generating', { name, iteration: a.iteration }),
-          alive: () => ctx.heartbeat({ phase: 'model', attempt }),
-        };
-        const response = await dispatch(deps, a, request, { signal: ctx.cancellationSignal, sink });
+        messages = await buildMessages(deps, a);
+      } catch (err) {
+        stopHeartbeat();
+        throw storageFailure(err, 'loading the transcript');
+      }
+      let response: ModelResponse;
+      try {
+        response = await dispatchModelCall(
+          ref,
+          {
+            model: ref.model,
+            messages,
+            tools: deps.tools.schemas(a.tools),
+            maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
+            cacheTtl: config.file.model.promptCacheTtl,
+            toolChoiceNone: a.toolChoiceNone,
+          },
+          {
+            signal: ctx.cancellationSignal,
+            sink: {
+              text: (d) => pub.textDelta(d),
+              reasoning: (d) => pub.reasoningDelta(d),
+              toolGenerating: (name) => pub.emit('tool.generating', { name, iteration: a.iteration }),
+              alive: () => ctx.heartbeat({ phase: 'model', attempt }),
+            },
+          },
+          {
+            env: deps.env,
+            timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
+            credentialIndex: a.credentialIndex,
+          },
+        );
+      } catch (err) {
+        const durationMs = Date.now() - started;
+        stopHeartbeat();
+        if (ctx.cancellationSignal.aborted) {
+          await recordModelCall(
+            db,
+            ledgerEntry(a, attempt, 'cancelled', priceUsage(NO_TOKENS, undefined), durationMs, ref.model),
+          ).catch(() => {});
+          pub.emit('thinking', { state: 'stopped', cancelled: true, durationMs });
+          await pub.flush();
+          const reason: unknown = ctx.cancellationSignal.reason;
+          throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
+        }
+        const failure = toModelFailure(err, {
+          provider: ref,
+          attempt,
+          messageCount: messages.length,
+          retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
+        });
+        await recordModelCall(db, {
+          ...ledgerEntry(a, attempt, 'error', priceUsage(NO_TOKENS, undefined), durationMs, ref.model),
+          errorType: failure.type ?? 'unknown',
+        }).catch(() => {});
+        pub.emit('status', {
+          kind: 'model_error',
+          reason: failure.type,
+          message: failure.message,
+          attempt,
+          willRetry: !failure.nonRetryable,
+        });
+        pub.emit('thinking', { state: 'stopped', failed: true, durationMs });
+        await pub.flush();
+        throw failure;
+      }
+      try {
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
         const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
         await writeMessage(db, a.sessionId, {
@@ -88,63 +149,31 @@ export function modelActivities(deps: ActivityDeps) {
         pub.emit('thinking', { state: 'stopped', durationMs });
         await pub.flush();
         const isFinal = toolCalls.length === 0;
-        const text = isFinal ? response.content : oneLine(response.content, PREVIEW_CHARS);
+        const text = isFinal ? response.content.slice(0, MAX_RESULT_TEXT) : oneLine(response.content, PREVIEW_CHARS);
         return {
           finishReason: response.finishReason,
           toolCalls: toolCalls.map((c) => describeCall(deps.tools, a.tools, c)),
           text,
-          textTruncated: !isFinal && text.length < response.content.length,
+          textTruncated: text.length < response.content.length,
           reasoning: response.reasoning ? oneLine(response.reasoning, 2000) : null,
+          scratchpadUnterminated: hasUnterminatedScratchpad(response.content),
           usage,
           model: response.model,
           durationMs,
         };
       } catch (err) {
-        const durationMs = Date.now() - started;
-        if (ctx.cancellationSignal.aborted) {
-          await recordModelCall(
-            db,
-            ledgerEntry(
-              a,
-              attempt,
-              'cancelled',
-              priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, undefined),
-              durationMs,
-              ref.model,
-            ),
-          ).catch(() => {});
-          pub.emit('thinking', { state: 'stopped', cancelled: true, durationMs });
-          await pub.flush();
-          const reason: unknown = ctx.cancellationSignal.reason;
-          throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
-        }
-        const failure = toModelFailure(err, { provider: ref, attempt, messageCount });
-        await recordModelCall(db, {
-          ...ledgerEntry(
-            a,
-            attempt,
-            'error',
-            priceUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, undefined),
-            durationMs,
-            ref.model,
-          ),
-          errorType: failure.type ?? 'unknown',
-        }).catch(() => {});
-        pub.emit('status', {
-          kind: 'model_error',
-          reason: failure.type,
-          message: failure.message,
-          attempt,
-          willRetry: !failure.nonRetryable,
-        });
-        pub.emit('thinking', { state: 'stopped', failed: true, durationMs });
-        await pub.flush();
-        throw failure;
+        throw storageFailure(err, 'saving the reply');
       } finally {
         stopHeartbeat();
       }
     },
   };
+}
+
+/** `<REASONING_SCRATCHPAD>` opened and never closed: the model was cut off while thinking aloud. */
+export function hasUnterminatedScratchpad(text: string): boolean {
+  const open = text.lastIndexOf('<REASONING_SCRATCHPAD>');
+  return open >= 0 && text.indexOf('</REASONING_SCRATCHPAD>', open) < 0;
 }
 
 function ledgerEntry(
@@ -184,7 +213,7 @@ async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<Chat
   }
   const messages = repairMessageOrder([
     { role: 'system', content: session.system_prompt ?? '' },
-    ...transcript.map(stripSeq),
+    ...transcript.map((m) => (a.stripReasoning ? withoutReasoningDetails(stripSeq(m)) : stripSeq(m))),
   ]);
   if (a.ephemeralNote) {
     const last = messages[messages.length - 1];
@@ -195,27 +224,14 @@ async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<Chat
   return messages;
 }
 
-function stripSeq(m: ChatMessage & { seq?: number }): ChatMessage {
-  const { seq: _seq, ...rest } = m;
+function withoutReasoningDetails(m: ChatMessage): ChatMessage {
+  const { reasoning_details: _details, ...rest } = m;
   return rest;
 }
 
-async function dispatch(
-  deps: ActivityDeps,
-  a: CallModelArgs,
-  request: ModelRequest,
-  ctx: Parameters<typeof callChatCompletions>[3],
-): Promise<ModelResponse> {
-  const ref = a.provider;
-  const timeoutMs = (deps.config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000;
-  switch (ref.apiMode) {
-    case 'chat_completions':
-      return await callChatCompletions(openaiClient(ref, deps.env, timeoutMs), ref.baseUrl, request, ctx);
-    case 'codex_responses':
-      return await callResponses(openaiClient(ref, deps.env, timeoutMs), request, ctx);
-    case 'anthropic_messages':
-      return await callAnthropicMessages(anthropicClient(ref, deps.env, timeoutMs), request, ctx);
-  }
+function stripSeq(m: ChatMessage & { seq?: number }): ChatMessage {
+  const { seq: _seq, ...rest } = m;
+  return rest;
 }
 
 /** Providers sometimes omit or repeat call ids; the transcript needs unique ones. */
@@ -240,6 +256,7 @@ export function describeCall(registry: ToolRegistry, enabled: readonly string[],
       name,
       summary: `${name || '(no name)'} (unknown tool)`,
       timeoutSeconds: 30,
+      unknownTool: true,
       argsError:
         `Tool '${name}' does not exist.${suggestion ? ` Did you mean '${suggestion}'?` : ''} ` +
         `Available tools: ${enabled.join(', ') || '(none)'}.`,
@@ -254,6 +271,7 @@ export function describeCall(registry: ToolRegistry, enabled: readonly string[],
       timeoutSeconds: 30,
       traits: tool.traits,
       argsError: parsed.error,
+      ...(parsed.invalidJson ? { invalidJson: true } : {}),
     };
   const ref: ToolCallRef = {
     id: call.id,

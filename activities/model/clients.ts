@@ -17,18 +17,31 @@ export class MissingCredentialError extends Error {
   }
 }
 
+const openaiClients = new Map<string, OpenAI>();
+const anthropicClients = new Map<string, Anthropic>();
+
 /** Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) usually need no key at all. */
 const KEYLESS_PLACEHOLDER = 'no-key';
 
-export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv): string {
-  const key = env[ref.apiKeyEnv];
-  if (key) return key;
-  if (ref.provider === 'custom') return KEYLESS_PLACEHOLDER;
-  throw new MissingCredentialError(ref.apiKeyEnv, ref.provider);
+/** The environment variable holding the key in use: the pool entry at `credentialIndex`, else `apiKeyEnv`. */
+export function keyVariable(ref: ProviderRef, credentialIndex = 0): string {
+  const pool = ref.credentialPool;
+  return pool?.length ? pool[credentialIndex % pool.length]! : ref.apiKeyEnv;
 }
 
-const openaiClients = new Map<string, OpenAI>();
-const anthropicClients = new Map<string, Anthropic>();
+export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv, credentialIndex = 0): string {
+  const name = keyVariable(ref, credentialIndex);
+  const key = env[name];
+  if (key) return key;
+  if (ref.provider === 'custom') return KEYLESS_PLACEHOLDER;
+  throw new MissingCredentialError(name, ref.provider);
+}
+
+/** Forget cached clients (after a credential refresh). */
+export function clearClients(): void {
+  openaiClients.clear();
+  anthropicClients.clear();
+}
 
 function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
   let client = map.get(key);
@@ -39,8 +52,8 @@ function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
   return client;
 }
 
-export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): OpenAI {
-  const apiKey = resolveApiKey(ref, env);
+export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number, credentialIndex = 0): OpenAI {
+  const apiKey = resolveApiKey(ref, env, credentialIndex);
   return cached(
     openaiClients,
     `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`,
@@ -48,8 +61,13 @@ export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs
   );
 }
 
-export function anthropicClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number): Anthropic {
-  const apiKey = resolveApiKey(ref, env);
+export function anthropicClient(
+  ref: ProviderRef,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  credentialIndex = 0,
+): Anthropic {
+  const apiKey = resolveApiKey(ref, env, credentialIndex);
   return cached(
     anthropicClients,
     `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`,

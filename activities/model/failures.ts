@@ -11,6 +11,8 @@ import { backoffMs, classifyProviderError, parseRetryAfter } from '../../common/
 import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
 import { REASON_POLICIES } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';
+import type { ActivityRetryContext } from '../../common/recovery.js';
+import { retryInActivity } from '../../common/recovery.js';
 import { MalformedResponseError } from './stream-errors.js';
 import { MissingCredentialError } from './clients.js';
 import { ResponsesFailedError } from './codex-responses.js';
@@ -20,6 +22,8 @@ export interface FailureContext {
   attempt: number;
   approxTokens?: number;
   messageCount?: number;
+  /** Whether Temporal may retry this call is decided with this (see common/recovery.ts). */
+  retry?: ActivityRetryContext;
 }
 
 interface ErrorFacts {
@@ -90,7 +94,8 @@ export function toModelFailure(err: unknown, ctx: FailureContext): ApplicationFa
           contextLength: ctx.provider.contextLength,
           messageCount: ctx.messageCount,
         });
-  return failure(reason, facts.message, ctx, facts, !REASON_POLICIES[reason].retryable);
+  const retryable = ctx.retry ? retryInActivity(reason, ctx.attempt, ctx.retry) : REASON_POLICIES[reason].retryable;
+  return failure(reason, facts.message, ctx, facts, !retryable);
 }
 
 function failure(

@@ -88,7 +88,7 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-export type ParsedArgs<A> = { ok: true; args: A } | { ok: false; error: string };
+export type ParsedArgs<A> = { ok: true; args: A } | { ok: false; error: string; invalidJson: boolean };
 
 /** Parse and validate a call's JSON arguments; errors are written for the model to correct. */
 export function parseToolArgs<A>(tool: ToolDefinition<A>, raw: string): ParsedArgs<A> {
@@ -98,7 +98,8 @@ export function parseToolArgs<A>(tool: ToolDefinition<A>, raw: string): ParsedAr
   } catch (err) {
     return {
       ok: false,
-      error: `Invalid JSON arguments for ${tool.name}: ${(err as Error).message}. Send a JSON object matching the tool's schema.`,
+      invalidJson: true,
+      error: `Invalid JSON arguments for ${tool.name}: ${(err as Error).message}. Send a JSON object matching the tool's schema (use {} for no arguments).`,
     };
   }
   const parsed = tool.parameters.safeParse(json);
@@ -107,5 +108,5 @@ export function parseToolArgs<A>(tool: ToolDefinition<A>, raw: string): ParsedAr
     .slice(0, 3)
     .map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`)
     .join('; ');
-  return { ok: false, error: `Invalid arguments for ${tool.name}: ${issues}` };
+  return { ok: false, invalidJson: false, error: `Invalid arguments for ${tool.name}: ${issues}` };
 }

@@ -86,7 +86,7 @@ export function toolActivities(deps: ActivityDeps) {
         const preview = oneLine(content, 200);
         pub.emit('tool.completed', { id: a.call.id, name: a.call.name, durationMs, isError, preview });
         await pub.flush();
-        return { isError, preview, durationMs, reExecuted };
+        return { isError, preview, durationMs, reExecuted, chars: content.length };
       } finally {
         stopHeartbeat();
       }

@@ -45,7 +45,8 @@ describe('parseToolArgs', () => {
     const r = parseToolArgs(readFileTool, '{"path": "a.txt"');
     assert.equal(r.ok, false);
     assert.ok(!r.ok && r.error.startsWith('Invalid JSON arguments for read_file: '));
-    assert.ok(!r.ok && r.error.endsWith("Send a JSON object matching the tool's schema."));
+    assert.ok(!r.ok && r.error.includes("Send a JSON object matching the tool's schema"));
+    assert.ok(!r.ok && r.invalidJson);
   });
 
   it('lists schema problems with the path of each argument', () => {

@@ -1,0 +1,255 @@
+/**
+ * The compression activity (SPEC §9): prune old tool results, keep the head and tail verbatim,
+ * summarise the middle with the auxiliary model (updating an earlier summary), and write the
+ * result to a new session linked to the old one. Idempotent: the new session is written in one
+ * transaction, and a retry finds it there.
+ */
+import { Context } from '@temporalio/activity';
+import type { CompressContextArgs, CompressContextResult } from '../common/activity-types.js';
+import type { PlannedMessage } from '../common/compression.js';
+import {
+  fallbackSummary,
+  planCompression,
+  pruneToolResults,
+  redactSecrets,
+  summaryInput,
+  summaryPrompt,
+  summaryRole,
+  wrapSummary,
+} from '../common/compression.js';
+import type { CompressionSettings } from '../common/context-window.js';
+import { contextWindowOf, tailMessages, tailTokens, thresholdTokens } from '../common/context-window.js';
+import type { ChatMessage } from '../common/messages.js';
+import type { ProviderRef } from '../common/providers.js';
+import { repairMessageOrder } from '../common/role-order.js';
+import type { ActivityDeps } from './deps.js';
+import { keepHeartbeating } from './deps.js';
+import { EventPublisher } from './events/publisher.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
+import { storageFailure } from './model/call-model.js';
+import { buildSystemPrompt } from './prompt/system-prompt.js';
+import { withTransaction } from './store/db.js';
+import { loadTranscript, nextSeq } from './store/messages.js';
+import { getSession } from './store/sessions.js';
+import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
+
+const MAX_SUMMARY_INPUT_CHARS = 400_000;
+
+export function compressionActivities(deps: ActivityDeps, settings: CompressionSettings) {
+  const { db, config } = deps;
+
+  async function summarise(ref: ProviderRef, prompt: string, input: string, maxTokens: number): Promise<string> {
+    const ctx = Context.current();
+    const r = await dispatchModelCall(
+      ref,
+      {
+        model: ref.model,
+        messages: [
+          { role: 'system', content: prompt },
+          {
+            role: 'user',
+            content: input.length > MAX_SUMMARY_INPUT_CHARS ? input.slice(-MAX_SUMMARY_INPUT_CHARS) : input,
+          },
+        ],
+        tools: [],
+        maxOutputTokens: maxTokens,
+      },
+      { signal: ctx.cancellationSignal, sink: silentSink(() => ctx.heartbeat({ phase: 'summary' })) },
+      { env: deps.env, timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000 },
+    );
+    if (!r.content.trim()) throw new Error('the summariser returned an empty summary');
+    return r.content;
+  }
+
+  return {
+    async compressContext(a: CompressContextArgs): Promise<CompressContextResult> {
+      const ctx = Context.current();
+      const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'compress' }), 500);
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      try {
+        const existing = await getSession(db, a.newSessionId).catch((err: unknown) => {
+          throw storageFailure(err, 'reading sessions');
+        });
+        if (existing) return await describeExisting(a, existing.id);
+        const session = await getSession(db, a.sessionId);
+        if (!session) throw new Error(`session ${a.sessionId} does not exist`);
+        const transcript = await loadTranscript(db, a.sessionId, a.beforeSeq);
+        const model = a.provider.model;
+        const schemas = deps.tools.schemas(a.tools);
+        const window = contextWindowOf(model, a.provider.contextLength);
+        const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
+        const tokensBefore = estimateRequestTokens([system, ...transcript], schemas, model);
+        const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
+        const plan = planCompression(planned, {
+          protectFirst: a.firstCompression ? settings.protectFirst : 0,
+          tailTokens: tailTokens(window, settings),
+          tailMessages: tailMessages(settings),
+        });
+        if (plan.middle.length === 0 && !plan.previousSummary) {
+          return {
+            compressed: false,
+            sessionId: a.sessionId,
+            nextSeq: a.beforeSeq,
+            tokensBefore,
+            tokensAfter: tokensBefore,
+            messagesBefore: transcript.length,
+            messagesAfter: transcript.length,
+            fallbackSummary: false,
+            prunedOnly: false,
+          };
+        }
+        pub.emit('status', { kind: 'compression', state: 'started', reason: a.reason, tokens: tokensBefore, window });
+        await pub.flush();
+
+        // 1. Prune old tool results. Enough on its own? Then no summary call.
+        const pruned = pruneToolResults(plan.middle);
+        const strip = (ms: PlannedMessage[]): ChatMessage[] => ms.map(({ seq: _s, tokens: _t, ...m }) => m);
+        let body: ChatMessage[] = [...strip(plan.head), ...pruned, ...strip(plan.tail)];
+        let prunedOnly = !plan.previousSummary && a.reason !== 'manual' && a.reason !== 'overflow';
+        let fallback = false;
+        if (
+          !prunedOnly ||
+          estimateRequestTokens([system, ...body], schemas, model) > thresholdTokens(window, settings)
+        ) {
+          prunedOnly = false;
+          // 2. Summarise the middle (pruned) with the auxiliary model; the main model once if that fails.
+          const prompt = summaryPrompt(plan.previousSummary, a.focus);
+          const input = summaryInput(plan.previousSummary, pruned);
+          const maxTokens = Math.max(2000, Math.min(Math.floor(window * 0.05), 12_000));
+          let text: string;
+          try {
+            text = await summarise(a.auxiliary, prompt, input, maxTokens);
+          } catch (first) {
+            if (ctx.cancellationSignal.aborted) throw first;
+            try {
+              if (a.auxiliary.model === a.provider.model && a.auxiliary.baseUrl === a.provider.baseUrl) throw first;
+              text = await summarise(a.provider, prompt, input, maxTokens);
+            } catch (second) {
+              if (ctx.cancellationSignal.aborted) throw second;
+              deps.log.warn({ err: String(second) }, 'summary call failed; using a mechanical summary');
+              text = fallbackSummary(plan.previousSummary, pruned);
+              fallback = true;
+            }
+          }
+          const summary: ChatMessage = {
+            role: summaryRole(plan.head.at(-1)),
+            content: wrapSummary(redactSecrets(text), plan.middle.length + (plan.previousSummary ? 1 : 0)),
+          };
+          body = [...strip(plan.head), summary, ...strip(plan.tail)];
+        }
+        // Keep every tool call paired with its result, and the order legal.
+        const compacted = repairMessageOrder(body);
+        const systemPrompt = buildSystemPrompt({
+          home: config.home,
+          cwd: session.cwd ?? process.cwd(),
+          platform: session.source === 'cli' ? 'cli' : 'api',
+          systemMessage: config.file.agent.systemMessage,
+          model: a.provider.model,
+          provider: a.provider.provider,
+          now: new Date(),
+        });
+        const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 1}`;
+        await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);
+        const tokensAfter = estimateRequestTokens(
+          [{ role: 'system', content: systemPrompt }, ...compacted],
+          schemas,
+          model,
+        );
+        pub.emit('status', {
+          kind: 'compression',
+          state: 'done',
+          reason: a.reason,
+          message: `context compressed: ${tokensBefore} → ${tokensAfter} tokens (${transcript.length} → ${compacted.length} messages)${fallback ? '; the summariser failed, a mechanical summary was used' : ''}`,
+          newSessionId: a.newSessionId,
+        });
+        await pub.flush();
+        return {
+          compressed: true,
+          sessionId: a.newSessionId,
+          nextSeq: compacted.length,
+          tokensBefore,
+          tokensAfter,
+          messagesBefore: transcript.length,
+          messagesAfter: compacted.length,
+          fallbackSummary: fallback,
+          prunedOnly,
+        };
+      } finally {
+        stopHeartbeat();
+      }
+    },
+  };
+
+  async function describeExisting(a: CompressContextArgs, id: string): Promise<CompressContextResult> {
+    const messages = await loadTranscript(db, id);
+    const n = await nextSeq(db, id);
+    const tokens = estimateRequestTokens(messages, deps.tools.schemas(a.tools), a.provider.model);
+    return {
+      compressed: true,
+      sessionId: id,
+      nextSeq: n,
+      tokensBefore: tokens,
+      tokensAfter: tokens,
+      messagesBefore: messages.length,
+      messagesAfter: messages.length,
+      fallbackSummary: false,
+      prunedOnly: false,
+    };
+  }
+
+  /** The new session, its transcript, and the end of the old one, all or nothing. */
+  async function writeCompressedSession(
+    deps2: ActivityDeps,
+    a: CompressContextArgs,
+    source: string,
+    cwd: string | null,
+    title: string,
+    systemPrompt: string,
+    messages: ChatMessage[],
+  ): Promise<void> {
+    await withTransaction(deps2.db, async (client) => {
+      await client.query(
+        `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd)
+         SELECT $1, id, conversation_id, workflow_id, $3, $4, $5, $6, $7, $8, $9, $10 FROM sessions WHERE id = $2`,
+        [
+          a.newSessionId,
+          a.sessionId,
+          title,
+          source,
+          a.provider.provider,
+          a.provider.model,
+          a.provider.apiMode,
+          a.provider.baseUrl,
+          systemPrompt,
+          cwd,
+        ],
+      );
+      for (const [seq, m] of messages.entries()) {
+        await client.query(
+          `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_details, synthetic)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [
+            a.newSessionId,
+            seq,
+            m.role,
+            m.content,
+            m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null,
+            m.tool_call_id ?? null,
+            m.name ?? null,
+            m.reasoning ?? null,
+            m.reasoning_details ? JSON.stringify(m.reasoning_details) : null,
+            typeof m.content === 'string' && m.content.startsWith('[CONTEXT SUMMARY'),
+          ],
+        );
+      }
+      await client.query('UPDATE messages SET compacted = true WHERE session_id = $1 AND seq < $2', [
+        a.sessionId,
+        a.beforeSeq,
+      ]);
+      await client.query(
+        "UPDATE sessions SET ended_at = coalesce(ended_at, now()), end_reason = coalesce(end_reason, 'compression') WHERE id = $1",
+        [a.sessionId],
+      );
+    });
+  }
+}

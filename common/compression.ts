@@ -1,0 +1,225 @@
+/**
+ * Context compression planning (SPEC §9), pure: which messages stay verbatim (head and tail),
+ * which are pruned to one line, which are summarised, and how the summary is framed. The
+ * compression activity supplies token counts and the summariser; this module decides.
+ */
+import type { ChatMessage } from './messages.js';
+
+export const SUMMARY_OPEN = '[CONTEXT SUMMARY — earlier conversation compressed by Herald]';
+export const SUMMARY_CLOSE = '[END OF CONTEXT SUMMARY — continue from the messages below]';
+
+export const SUMMARY_SECTIONS = [
+  'Goal',
+  'Constraints and preferences',
+  'Completed actions',
+  'Active state',
+  'Blocked',
+  'Key decisions',
+  'Resolved questions',
+  'Pending user asks',
+  'Relevant files',
+  'Remaining work',
+  'Critical context',
+] as const;
+
+export interface PlannedMessage extends ChatMessage {
+  seq: number;
+  tokens: number;
+}
+
+export interface PlanOptions {
+  /** Keep the first messages verbatim (the first compression of a conversation only). */
+  protectFirst: number;
+  /** Keep at least this many tokens of the most recent messages verbatim. */
+  tailTokens: number;
+  /** …and at least this many of the most recent messages (never splitting a tool group). */
+  tailMessages: number;
+}
+
+export interface CompressionPlan {
+  head: PlannedMessage[];
+  middle: PlannedMessage[];
+  tail: PlannedMessage[];
+  /** A summary from an earlier compression found in the middle (to update, not restart). */
+  previousSummary: string | undefined;
+}
+
+export function isSummary(m: Pick<ChatMessage, 'content'>): boolean {
+  return typeof m.content === 'string' && m.content.startsWith(SUMMARY_OPEN);
+}
+
+/** The start index of the tool group `i` belongs to (a tool result belongs to its assistant). */
+function groupStart(messages: readonly PlannedMessage[], i: number): number {
+  let j = i;
+  while (j > 0 && messages[j]?.role === 'tool') j -= 1;
+  return j;
+}
+
+/** The index after the tool group that starts at `i` (an assistant with calls plus its results). */
+function groupEnd(messages: readonly PlannedMessage[], i: number): number {
+  let j = i + 1;
+  while (j < messages.length && messages[j]?.role === 'tool') j += 1;
+  return j;
+}
+
+export function planCompression(messages: readonly PlannedMessage[], o: PlanOptions): CompressionPlan {
+  const n = messages.length;
+  // Head: the first messages, extended so a tool group is never cut.
+  let headEnd = Math.min(o.protectFirst, n);
+  if (headEnd > 0 && headEnd < n) headEnd = groupEnd(messages, groupStart(messages, headEnd - 1));
+
+  // Tail: the most recent messages within the token budget, at least `tailMessages`, always the
+  // last user message, and never starting inside a tool group.
+  let tailStart = n;
+  let tokens = 0;
+  while (tailStart > headEnd) {
+    const next = messages[tailStart - 1]!;
+    const within = tokens + next.tokens <= o.tailTokens || n - tailStart < o.tailMessages;
+    if (!within) break;
+    tokens += next.tokens;
+    tailStart -= 1;
+  }
+  let lastUser = -1;
+  for (let i = n - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'user') {
+      lastUser = i;
+      break;
+    }
+  }
+  if (lastUser >= headEnd && lastUser < tailStart) tailStart = lastUser;
+  if (tailStart < n) tailStart = Math.max(headEnd, groupStart(messages, tailStart));
+
+  const middle = messages.slice(headEnd, tailStart);
+  const summaries = middle.filter(isSummary);
+  return {
+    head: messages.slice(0, headEnd),
+    middle: middle.filter((m) => !isSummary(m)),
+    tail: messages.slice(tailStart),
+    previousSummary: summaries.length ? unwrapSummary(summaries[summaries.length - 1]!.content ?? '') : undefined,
+  };
+}
+
+/**
+ * Prune tool results to one line each (no model call): results repeated later are marked as
+ * duplicates, the rest keep their tool name, size and first line.
+ */
+export function pruneToolResults(messages: readonly PlannedMessage[]): ChatMessage[] {
+  const seenLater = new Set<string>();
+  const out: ChatMessage[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'tool' || !m.content) {
+      out.push(stripPlanning(m));
+      continue;
+    }
+    const duplicate = seenLater.has(m.content);
+    seenLater.add(m.content);
+    const firstLine = m.content.split('\n', 1)[0]!.slice(0, 120);
+    const content = duplicate
+      ? `[${m.name ?? 'tool'} result pruned: identical to a later result]`
+      : `[${m.name ?? 'tool'} result pruned (${m.content.length} chars): ${firstLine}${m.content.length > firstLine.length ? ' …' : ''}]`;
+    out.push({ ...stripPlanning(m), content });
+  }
+  return out.reverse();
+}
+
+function stripPlanning(m: PlannedMessage): ChatMessage {
+  const { seq: _seq, tokens: _tokens, ...rest } = m;
+  return rest;
+}
+
+/** The instructions for the auxiliary model that writes (or updates) the summary. */
+export function summaryPrompt(previousSummary: string | undefined, focus: string | undefined): string {
+  const sections = SUMMARY_SECTIONS.map((s) => `## ${s}`).join('\n');
+  return [
+    'You compress the earlier part of a conversation between a user and an AI agent that uses tools, so the agent can continue without it.',
+    previousSummary
+      ? 'An earlier summary is given first; update it with the new messages: keep what still holds, add what is new, drop what is resolved.'
+      : 'Summarise the messages given.',
+    'Write these sections, in this order, as concise Markdown (write "none" under a section that is empty):',
+    sections,
+    "Keep exact file paths, commands, identifiers, numbers and error messages. Keep the user's own words for goals and constraints. Do not invent anything. Never include secrets (keys, tokens, passwords).",
+    ...(focus ? [`Pay special attention to: ${focus}`] : []),
+  ].join('\n\n');
+}
+
+/** The text the summariser reads: the previous summary, then the messages, as a transcript. */
+export function summaryInput(previousSummary: string | undefined, messages: readonly ChatMessage[]): string {
+  const lines: string[] = [];
+  if (previousSummary) lines.push('# Earlier summary', previousSummary, '', '# New messages');
+  for (const m of messages) {
+    const calls = m.tool_calls?.map((c) => `${c.function.name}(${c.function.arguments.slice(0, 500)})`).join(', ');
+    const who = m.role === 'tool' ? `tool ${m.name ?? ''}`.trim() : m.role;
+    lines.push(`[${who}] ${m.content ?? ''}${calls ? `\n  calls: ${calls}` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+export function wrapSummary(body: string, replaced: number): string {
+  return `${SUMMARY_OPEN}\n(It replaces ${replaced} earlier messages.)\n\n${body.trim()}\n\n${SUMMARY_CLOSE}`;
+}
+
+export function unwrapSummary(text: string): string {
+  return text
+    .replace(SUMMARY_OPEN, '')
+    .replace(SUMMARY_CLOSE, '')
+    .replace(/^\s*\(It replaces \d+ earlier messages\.\)\s*/, '')
+    .trim();
+}
+
+/** When the summariser fails: a summary built from the messages themselves, and saying so. */
+export function fallbackSummary(previousSummary: string | undefined, messages: readonly ChatMessage[]): string {
+  const asks = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => `- ${(m.content ?? '').replace(/\s+/g, ' ').slice(0, 300)}`);
+  const tools = new Map<string, number>();
+  for (const m of messages)
+    for (const c of m.tool_calls ?? []) tools.set(c.function.name, (tools.get(c.function.name) ?? 0) + 1);
+  const files = new Set<string>();
+  for (const m of messages)
+    for (const c of m.tool_calls ?? [])
+      for (const f of c.function.arguments.match(/"path"\s*:\s*"([^"]+)"/g) ?? [])
+        files.add(f.replace(/.*"([^"]+)"$/, '$1'));
+  const lastAssistant = [...messages].reverse().find((m) => m.role === 'assistant' && m.content?.trim());
+  return [
+    '(The summariser model failed; this summary was built mechanically from the messages.)',
+    ...(previousSummary ? ['## Earlier summary', previousSummary] : []),
+    '## User requests',
+    asks.join('\n') || 'none',
+    '## Tools used',
+    [...tools].map(([t, n]) => `- ${t} ×${n}`).join('\n') || 'none',
+    '## Relevant files',
+    [...files].map((f) => `- ${f}`).join('\n') || 'none',
+    '## Last assistant message',
+    lastAssistant?.content?.slice(0, 1000) ?? 'none',
+  ].join('\n');
+}
+
+const SECRET_PATTERNS: RegExp[] = [
+  /\bsk-[A-Za-z0-9_-]{12,}/g,
+  /\b(?:ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{16,}/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /\b((?:api[_-]?key|token|secret|password|passwd)\s*[:=]\s*)["']?[^\s"',;]{6,}/gi,
+];
+
+/** Remove things that look like credentials from text that will be stored and re-sent. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const p of SECRET_PATTERNS)
+    out = out.replace(p, (m, prefix: unknown) =>
+      typeof prefix === 'string' && m.startsWith(prefix) ? `${prefix}[REDACTED]` : '[REDACTED]',
+    );
+  return out;
+}
+
+/**
+ * The role for the summary message: alternate with the message before it. With nothing before
+ * it, `user` (Anthropic requires the first message to be the user's); a user message right after
+ * it is then merged by the order repairs.
+ */
+export function summaryRole(before: ChatMessage | undefined): 'user' | 'assistant' {
+  return before?.role === 'user' ? 'assistant' : 'user';
+}

@@ -1,0 +1,61 @@
+/**
+ * Context windows and compression thresholds (SPEC §9). A conversation's `contextLength` (input or
+ * config) wins; otherwise a window is guessed from the model family.
+ */
+
+export const DEFAULT_CONTEXT_LENGTH = 128_000;
+
+const FAMILIES: Array<[RegExp, number]> = [
+  [/claude/i, 200_000],
+  [/gpt-4\.1/i, 1_047_576],
+  [/gpt-5/i, 400_000],
+  [/gpt-4o|o[134](-|$)/i, 128_000],
+  [/gemini/i, 1_048_576],
+  [/llama|qwen|mistral|deepseek/i, 128_000],
+];
+
+export function contextWindowOf(model: string, configured?: number): number {
+  if (configured) return configured;
+  for (const [pattern, size] of FAMILIES) if (pattern.test(model)) return size;
+  return DEFAULT_CONTEXT_LENGTH;
+}
+
+export interface CompressionSettings {
+  enabled: boolean;
+  /** Compress when the prompt passes this share of the window. */
+  threshold: number;
+  /** The protected tail is this share of the threshold, in tokens. */
+  targetRatio: number;
+  /** Messages kept verbatim at the start, on the first compression only. */
+  protectFirst: number;
+  /** At least this many of the latest messages stay verbatim (capped at 8 for tiny windows). */
+  protectLast: number;
+  /** "Hygiene": the label used when a new message arrives over this share. */
+  hygieneThreshold: number;
+}
+
+export const DEFAULT_COMPRESSION: CompressionSettings = {
+  enabled: true,
+  threshold: 0.5,
+  targetRatio: 0.2,
+  protectFirst: 3,
+  protectLast: 20,
+  hygieneThreshold: 0.85,
+};
+
+export function thresholdTokens(contextLength: number, s: CompressionSettings): number {
+  return Math.floor(contextLength * s.threshold);
+}
+
+export function tailTokens(contextLength: number, s: CompressionSettings): number {
+  return Math.floor(thresholdTokens(contextLength, s) * s.targetRatio);
+}
+
+export function tailMessages(s: CompressionSettings): number {
+  return Math.max(3, Math.min(s.protectLast, 8));
+}
+
+/** A compression that saved less than this share counts as ineffective (anti-thrash). */
+export const INEFFECTIVE_SAVING = 0.1;
+/** Automatic compression stops after this many ineffective compressions in a row. */
+export const MAX_INEFFECTIVE_COMPRESSIONS = 2;

@@ -1,0 +1,118 @@
+/**
+ * What to do when a model call slot fails (SPEC §5.3–5.4). Pure: the workflow calls it with the
+ * failure reason and where the slot stands, and carries out the answer. Two layers decide:
+ * the activity's retry policy retries the same call (`retryInActivity`); when the activity gives
+ * up, the workflow recovers (`decideRecovery`): rotate a key, refresh a credential, switch to the
+ * next fallback provider, compress, strip reasoning signatures, or end the turn.
+ */
+import type { FailureReason } from './error-reasons.js';
+
+/** Attempts per call slot in the activity retry policy. */
+export const ATTEMPTS_PER_SLOT = 3;
+/** Compression restarts per call slot (context overflow, 413). */
+export const MAX_COMPRESSIONS_PER_SLOT = 3;
+/** How long the primary provider is avoided after a rate-limit or billing failure. */
+export const PRIMARY_COOLDOWN_MS = 60_000;
+/** The context limit assumed after a long-context-tier refusal. */
+export const LONG_CONTEXT_TIER_LIMIT = 200_000;
+
+export interface ActivityRetryContext {
+  /** A fallback provider is left in the chain. */
+  fallbackAvailable: boolean;
+  /** Keys in the provider's credential pool (1 without a pool). */
+  poolSize: number;
+}
+
+/**
+ * Whether Temporal should retry this failed attempt of the same call, given the reason and the
+ * 1-based attempt number. False hands the failure to the workflow at once.
+ */
+export function retryInActivity(reason: FailureReason, attempt: number, ctx: ActivityRetryContext): boolean {
+  switch (reason) {
+    case 'rate_limit':
+      // With a pool: the first hit retries the same key, the second rotates. Without one: switch at
+      // once when a fallback exists, else keep retrying (Retry-After is honoured).
+      if (ctx.poolSize > 1) return attempt < 2;
+      return !ctx.fallbackAvailable;
+    case 'timeout':
+    case 'overloaded':
+      return !(ctx.fallbackAvailable && attempt >= 2);
+    case 'server_error':
+    case 'unknown':
+      return true;
+    default:
+      return false;
+  }
+}
+
+export interface SlotState {
+  /** Keys tried in this slot beyond the first (rotations). */
+  rotations: number;
+  poolSize: number;
+  /** The credential refresh hook already ran in this slot. */
+  refreshed: boolean;
+  /** Fallback providers left in the chain. */
+  fallbacksLeft: number;
+  compressions: number;
+  /** Reasoning signatures were already stripped in this slot. */
+  strippedReasoning: boolean;
+}
+
+export type Recovery =
+  | { action: 'rotate_credential' }
+  | { action: 'refresh_credential' }
+  | { action: 'fallback' }
+  | { action: 'compress'; lowerContextTo?: number }
+  | { action: 'strip_reasoning' }
+  | { action: 'fail'; message: string };
+
+const canRotate = (s: SlotState) => s.poolSize > 1 && s.rotations < s.poolSize - 1;
+
+function fallbackOr(s: SlotState, message: string): Recovery {
+  return s.fallbacksLeft > 0 ? { action: 'fallback' } : { action: 'fail', message };
+}
+
+export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
+  switch (reason) {
+    case 'auth':
+      if (!s.refreshed) return { action: 'refresh_credential' };
+      if (canRotate(s)) return { action: 'rotate_credential' };
+      return fallbackOr(s, 'the provider rejected the credentials');
+    case 'billing':
+      if (canRotate(s)) return { action: 'rotate_credential' };
+      return fallbackOr(s, 'the provider account is out of credit or quota');
+    case 'rate_limit':
+      if (canRotate(s)) return { action: 'rotate_credential' };
+      return fallbackOr(s, 'rate limited by the provider after every retry');
+    case 'overloaded':
+    case 'timeout':
+    case 'server_error':
+    case 'unknown':
+      return fallbackOr(s, `the provider kept failing (${reason}) after ${ATTEMPTS_PER_SLOT} attempts`);
+    case 'context_overflow':
+    case 'payload_too_large':
+      if (s.compressions < MAX_COMPRESSIONS_PER_SLOT) return { action: 'compress' };
+      return {
+        action: 'fail',
+        message: `the conversation is still too large for the model after ${MAX_COMPRESSIONS_PER_SLOT} compressions`,
+      };
+    case 'long_context_tier':
+      if (s.compressions < MAX_COMPRESSIONS_PER_SLOT)
+        return { action: 'compress', lowerContextTo: LONG_CONTEXT_TIER_LIMIT };
+      return { action: 'fail', message: 'the request needs a long-context tier the account does not have' };
+    case 'thinking_signature':
+      if (!s.strippedReasoning) return { action: 'strip_reasoning' };
+      return fallbackOr(s, 'the provider rejected the replayed reasoning signatures');
+    case 'model_not_found':
+      return fallbackOr(s, 'the model does not exist at this provider');
+    case 'content_policy_blocked':
+      return fallbackOr(s, 'the provider blocked the request under its content policy');
+    case 'format_error':
+      return fallbackOr(s, 'the provider rejected the request format');
+  }
+}
+
+/** Leaving the primary for these reasons puts it in a cooldown before later turns use it again. */
+export function cooldownAfter(reason: FailureReason): boolean {
+  return reason === 'rate_limit' || reason === 'billing';
+}

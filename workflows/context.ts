@@ -1,0 +1,71 @@
+/**
+ * Compression from the workflow's side (SPEC §9): when to compress, and switching the
+ * conversation to the compressed session. The algorithm itself runs in the compression activity.
+ */
+import type { CompressionReason } from '../common/activity-types.js';
+import {
+  INEFFECTIVE_SAVING,
+  MAX_INEFFECTIVE_COMPRESSIONS,
+  contextWindowOf,
+  thresholdTokens,
+} from '../common/context-window.js';
+import { compression } from './activities.js';
+import type { ConversationState } from './state.js';
+
+export interface CompressionOutcome {
+  compressed: boolean;
+  /** It made real progress (fewer messages, or over 5% fewer tokens). */
+  progress: boolean;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export function windowOf(s: ConversationState): number {
+  return contextWindowOf(s.provider.model, s.provider.contextLength);
+}
+
+/** Over the compression threshold of the current model's window? */
+export function overThreshold(s: ConversationState, tokens: number): boolean {
+  return tokens > thresholdTokens(windowOf(s), s.compression);
+}
+
+/** Automatic compression is on and has not been thrashing. */
+export function mayAutoCompress(s: ConversationState): boolean {
+  return s.compression.enabled && s.ineffectiveCompressions < MAX_INEFFECTIVE_COMPRESSIONS;
+}
+
+export async function compressNow(
+  s: ConversationState,
+  turnId: string,
+  reason: CompressionReason,
+  focus?: string,
+): Promise<CompressionOutcome> {
+  const r = await compression.compressContext({
+    conversationId: s.conversationId,
+    turnId,
+    sessionId: s.sessionId,
+    beforeSeq: s.nextSeq,
+    newSessionId: `${s.conversationId}.${s.compressions + 1}`,
+    compressionNumber: s.compressions,
+    reason,
+    provider: s.provider,
+    auxiliary: s.auxiliary,
+    tools: s.tools,
+    firstCompression: s.compressions === 0,
+    ...(focus ? { focus } : {}),
+  });
+  if (!r.compressed)
+    return { compressed: false, progress: false, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter };
+  s.compressions += 1;
+  s.sessionId = r.sessionId;
+  s.nextSeq = r.nextSeq;
+  s.lastPromptTokens = 0;
+  const saved = r.tokensBefore > 0 ? 1 - r.tokensAfter / r.tokensBefore : 0;
+  s.ineffectiveCompressions = saved < INEFFECTIVE_SAVING ? s.ineffectiveCompressions + 1 : 0;
+  return {
+    compressed: true,
+    progress: r.messagesAfter < r.messagesBefore || r.tokensAfter < r.tokensBefore * 0.95,
+    tokensBefore: r.tokensBefore,
+    tokensAfter: r.tokensAfter,
+  };
+}

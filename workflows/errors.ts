@@ -1,0 +1,42 @@
+/**
+ * How a turn ends early, and how activity failures are read. Workflow code never lets a plain
+ * Error escape the workflow function (that would retry the workflow task forever): turn-level
+ * problems are TurnEnd, caught by the turn and reported in its result.
+ */
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { TurnExitReason } from '../common/contract.js';
+import type { FailureReason } from '../common/error-reasons.js';
+import { STORAGE_UNAVAILABLE, isFailureReason } from '../common/error-reasons.js';
+
+export class TurnEnd extends Error {
+  constructor(
+    readonly exit: TurnExitReason,
+    message: string,
+    /** End as partial (the model misbehaved) rather than failed. */
+    readonly partial = false,
+  ) {
+    super(message);
+    this.name = 'TurnEnd';
+  }
+}
+
+export type FailureKind = FailureReason | 'storage';
+
+/** The failure reason of a failed model-call activity. */
+export function failureKindOf(err: unknown): FailureKind | undefined {
+  if (!(err instanceof ActivityFailure)) return undefined;
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) return 'timeout';
+  if (cause instanceof ApplicationFailure) {
+    if (cause.type === STORAGE_UNAVAILABLE) return 'storage';
+    return isFailureReason(cause.type) ? cause.type : 'unknown';
+  }
+  return 'unknown';
+}
+
+/** The innermost message of an error chain, for one-line error reports. */
+export function rootMessage(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}

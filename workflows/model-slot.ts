@@ -1,0 +1,169 @@
+/**
+ * One model call slot with failure recovery (SPEC §5): the activity's retry policy retries the
+ * same call; when it gives up, this decides (common/recovery.ts) whether to refresh or rotate a
+ * credential, fall back to the next provider, compress, strip reasoning signatures, wait for the
+ * database, or end the turn. Every path is bounded.
+ */
+import { isCancellation, sleep } from '@temporalio/workflow';
+import type { CallModelResult } from '../common/activity-types.js';
+import type { FailureReason } from '../common/error-reasons.js';
+import { addUsage } from '../common/messages.js';
+import { providerLabel } from '../common/providers.js';
+import type { SlotState } from '../common/recovery.js';
+import { decideRecovery } from '../common/recovery.js';
+import { modelActivities, store } from './activities.js';
+import { compressNow } from './context.js';
+import { TurnEnd, failureKindOf, rootMessage } from './errors.js';
+import { credentialIndexOf, fallbacksLeft, poolSizeOf, rotateCredential, switchToFallback } from './provider-chain.js';
+import type { ConversationState } from './state.js';
+import type { TurnProgress } from './turn-progress.js';
+
+/** How long the workflow waits for the database before a model call is retried, and how often. */
+const STORAGE_WAIT = '15 seconds';
+const MAX_STORAGE_WAITS = 40;
+
+export interface SlotOptions {
+  steer?: string | undefined;
+  note?: string | undefined;
+  toolChoiceNone?: boolean;
+  maxOutputTokens?: number | undefined;
+}
+
+function checkSessionBudget(s: ConversationState): void {
+  const { maxCostUsd, maxTokens } = s.budget;
+  if (maxCostUsd !== undefined && s.sessionUsage.cost_usd >= maxCostUsd) {
+    throw new TurnEnd(
+      'session_budget_exceeded',
+      `the session cost cap is reached: $${s.sessionUsage.cost_usd.toFixed(4)} of $${maxCostUsd}`,
+    );
+  }
+  if (maxTokens !== undefined && s.sessionUsage.total_tokens >= maxTokens) {
+    throw new TurnEnd(
+      'session_budget_exceeded',
+      `the session token cap is reached: ${s.sessionUsage.total_tokens} of ${maxTokens} tokens`,
+    );
+  }
+}
+
+export async function callModelSlot(
+  s: ConversationState,
+  p: TurnProgress,
+  opts: SlotOptions,
+): Promise<CallModelResult> {
+  const slot: Omit<SlotState, 'poolSize' | 'fallbacksLeft'> = {
+    rotations: 0,
+    refreshed: false,
+    compressions: 0,
+    strippedReasoning: false,
+  };
+  let storageWaits = 0;
+  let steer = opts.steer;
+  for (;;) {
+    checkSessionBudget(s);
+    const seq = s.nextSeq;
+    try {
+      const r = await modelActivities(`model call ${p.iteration}: ${providerLabel(s.provider)}`).callModel({
+        conversationId: s.conversationId,
+        sessionId: s.sessionId,
+        turnId: p.turnId,
+        seq,
+        iteration: p.iteration,
+        maxIterations: s.maxIterations,
+        provider: s.provider,
+        tools: s.tools,
+        credentialIndex: credentialIndexOf(s),
+        fallbackAvailable: fallbacksLeft(s, p.chainPos) > 0,
+        ...(slot.strippedReasoning ? { stripReasoning: true } : {}),
+        ...(opts.maxOutputTokens ? { maxOutputTokens: opts.maxOutputTokens } : {}),
+        ...(opts.note ? { ephemeralNote: opts.note } : {}),
+        ...(steer ? { steer } : {}),
+        ...(opts.toolChoiceNone ? { toolChoiceNone: true } : {}),
+      });
+      s.nextSeq = seq + 1;
+      p.tailRole = 'assistant';
+      p.apiCalls += 1;
+      p.usage = addUsage(p.usage, r.usage);
+      s.sessionUsage = addUsage(s.sessionUsage, r.usage);
+      s.sessionApiCalls += 1;
+      s.lastPromptTokens = r.usage.input_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens;
+      return r;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const kind = failureKindOf(err);
+      if (kind === undefined) throw err;
+      // The steer text was stored with the transcript on the first attempt; never append it twice.
+      steer = undefined;
+      if (kind === 'storage') {
+        storageWaits += 1;
+        if (storageWaits > MAX_STORAGE_WAITS)
+          throw new TurnEnd('internal_error', `the database stayed unavailable: ${rootMessage(err)}`);
+        await sleep(STORAGE_WAIT);
+        continue;
+      }
+      await recover(s, p, slot, kind, err);
+    }
+  }
+}
+
+/** Carry out the recovery for one failure, or throw TurnEnd. */
+async function recover(
+  s: ConversationState,
+  p: TurnProgress,
+  slot: Omit<SlotState, 'poolSize' | 'fallbacksLeft'>,
+  reason: FailureReason,
+  err: unknown,
+): Promise<void> {
+  for (;;) {
+    const decision = decideRecovery(reason, {
+      ...slot,
+      poolSize: poolSizeOf(s.provider),
+      fallbacksLeft: fallbacksLeft(s, p.chainPos),
+    });
+    switch (decision.action) {
+      case 'refresh_credential': {
+        slot.refreshed = true;
+        const { changed } = await store.refreshCredentials({
+          provider: s.provider,
+          credentialIndex: credentialIndexOf(s),
+        });
+        if (changed) return;
+        continue; // nothing new to try with: decide again (rotate or fall back)
+      }
+      case 'rotate_credential':
+        slot.rotations += 1;
+        await rotateCredential(s, reason, p.turnId);
+        return;
+      case 'fallback':
+        p.chainPos = await switchToFallback(s, p.chainPos, reason, p.turnId);
+        // A switch resets the slot's counters; the compressor follows the new model's window.
+        slot.rotations = 0;
+        slot.refreshed = false;
+        slot.compressions = 0;
+        slot.strippedReasoning = false;
+        return;
+      case 'compress': {
+        if (decision.lowerContextTo)
+          s.provider = {
+            ...s.provider,
+            contextLength: Math.min(s.provider.contextLength ?? decision.lowerContextTo, decision.lowerContextTo),
+          };
+        slot.compressions += 1;
+        p.status = 'compressing';
+        const c = await compressNow(s, p.turnId, 'overflow');
+        p.status = 'thinking';
+        if (!c.compressed || !c.progress) {
+          throw new TurnEnd(
+            'context_too_large',
+            `the conversation is too large for ${providerLabel(s.provider)} and compression made no progress (${c.tokensBefore} → ${c.tokensAfter} tokens)`,
+          );
+        }
+        return;
+      }
+      case 'strip_reasoning':
+        slot.strippedReasoning = true;
+        return;
+      case 'fail':
+        throw new TurnEnd('model_error', `${decision.message} (${reason}): ${rootMessage(err)}`);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/** Live state of one running turn: counters, open tool calls, and how `/stop` reaches it. */
+import type { CancellationScope } from '@temporalio/workflow';
+import type { ConversationStatus } from '../common/contract.js';
+import type { Usage } from '../common/messages.js';
+import { emptyUsage } from '../common/messages.js';
+import type { ResponseCounters } from '../common/model-response.js';
+import { freshCounters } from '../common/model-response.js';
+import type { ToolCallRef } from '../common/tool-batch.js';
+
+export type Phase = 'starting' | 'api' | 'tools' | 'finishing';
+
+export interface OpenCall {
+  call: ToolCallRef;
+  seq: number;
+  done: boolean;
+}
+
+export class TurnProgress {
+  iteration = 0;
+  apiCalls = 0;
+  usage: Usage = emptyUsage();
+  status: ConversationStatus = 'thinking';
+  phase: Phase = 'starting';
+  currentTools: string[] = [];
+  stopRequested = false;
+  scope: CancellationScope | undefined;
+  /** Role of the newest message this turn put in the transcript. */
+  tailRole: 'user' | 'assistant' | 'tool' = 'user';
+  openCalls: OpenCall[] = [];
+  lastStepWasTools = false;
+  /** Position in the fallback chain: 0 on the primary, n after the n-th fallback. */
+  chainPos = 0;
+  counters: ResponseCounters = freshCounters();
+  /** Text of replies cut off by the output limit, joined with the continuation. */
+  parts: string[] = [];
+  /** Raised output caps so far (truncation). */
+  capRaises = 0;
+
+  constructor(
+    readonly turnId: string,
+    readonly turn: number,
+    readonly messageId: string,
+  ) {}
+
+  /** `/stop`: cancel the turn's scope, or remember the request if the scope does not exist yet. */
+  requestStop(): void {
+    this.stopRequested = true;
+    this.scope?.cancel();
+  }
+}
