@@ -80,9 +80,14 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
         const tokensBefore = estimateRequestTokens([system, ...transcript], schemas, model);
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
+        // After an overflow the request must shrink for sure: the verbatim tail is at most a quarter of it.
+        const tailBudget =
+          a.reason === 'overflow'
+            ? Math.min(tailTokens(window, settings), Math.floor(tokensBefore / 4))
+            : tailTokens(window, settings);
         const plan = planCompression(planned, {
           protectFirst: a.firstCompression ? settings.protectFirst : 0,
-          tailTokens: tailTokens(window, settings),
+          tailTokens: tailBudget,
           tailMessages: tailMessages(settings),
         });
         if (plan.middle.length === 0 && !plan.previousSummary) {
@@ -148,7 +153,7 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
           provider: a.provider.provider,
           now: new Date(),
         });
-        const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 1}`;
+        const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);
         const tokensAfter = estimateRequestTokens(
           [{ role: 'system', content: systemPrompt }, ...compacted],

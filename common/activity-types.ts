@@ -183,7 +183,7 @@ export interface CompressContextArgs {
   beforeSeq: number;
   /** The id of the session the compressed transcript goes to (lineage: its parent is `sessionId`). */
   newSessionId: string;
-  /** 1-based compression count of the conversation (the title gets " #N+1"). */
+  /** Compressions before this one (the first child session is titled "<title> #2"). */
   compressionNumber: number;
   reason: CompressionReason;
   provider: ProviderRef;

@@ -256,3 +256,24 @@ export function backoffMs(attempt: number, random: number, baseMs = 2000, capMs 
   const core = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), capMs);
   return Math.round(core + random * 0.5 * core);
 }
+
+const CONTEXT_LIMIT_PATTERNS: RegExp[] = [
+  /maximum context length is (\d[\d,]*)/i,
+  /context length of (\d[\d,]*)/i,
+  /context window (?:is|of) (\d[\d,]*)/i,
+  /tokens? > (\d[\d,]*) maximum/i,
+  /(\d[\d,]*)[- ]token context/i,
+  /limit(?: is|:)? (\d[\d,]*) tokens/i,
+];
+
+/** The real context window when a provider's overflow error states it (e.g. "maximum context length is 8192 tokens"). */
+export function parseContextLimit(message: string): number | undefined {
+  for (const p of CONTEXT_LIMIT_PATTERNS) {
+    const m = p.exec(message);
+    if (m?.[1]) {
+      const n = Number(m[1].replace(/,/g, ''));
+      if (Number.isFinite(n) && n >= 512) return n;
+    }
+  }
+  return undefined;
+}

@@ -131,6 +131,15 @@ export const configFileSchema = z
         protectLast: 20,
         hygieneThreshold: 0.85,
       }),
+    /** Backoff between attempts of a model call (jittered exponential; Retry-After wins, capped). */
+    retry: z
+      .object({
+        baseDelaySeconds: z.number().min(0.01).default(2),
+        maxDelaySeconds: z.number().min(0.01).default(60),
+        maxRetryAfterSeconds: z.number().min(0).default(600),
+      })
+      .strict()
+      .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600 }),
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
     events: z

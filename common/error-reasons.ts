@@ -67,6 +67,8 @@ export interface ModelFailureDetails {
   provider: string;
   model: string;
   retryAfterMs?: number;
+  /** The context window the provider stated in an overflow error. */
+  contextLimit?: number;
 }
 
 /** The failure type of an activity that could not reach Postgres (retryable; not a provider problem). */

@@ -40,3 +40,10 @@ export function rootMessage(err: unknown): string {
   while (e instanceof Error && e.cause instanceof Error) e = e.cause;
   return e instanceof Error ? e.message : String(e);
 }
+
+/** The context window a provider stated in its overflow error, if any. */
+export function statedContextLimit(err: unknown): number | undefined {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const details = err.cause.details?.[0] as { contextLimit?: unknown } | undefined;
+  return typeof details?.contextLimit === 'number' ? details.contextLimit : undefined;
+}

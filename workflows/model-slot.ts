@@ -13,7 +13,7 @@ import type { SlotState } from '../common/recovery.js';
 import { decideRecovery } from '../common/recovery.js';
 import { modelActivities, store } from './activities.js';
 import { compressNow } from './context.js';
-import { TurnEnd, failureKindOf, rootMessage } from './errors.js';
+import { TurnEnd, failureKindOf, rootMessage, statedContextLimit } from './errors.js';
 import { credentialIndexOf, fallbacksLeft, poolSizeOf, rotateCredential, switchToFallback } from './provider-chain.js';
 import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
@@ -142,11 +142,9 @@ async function recover(
         slot.strippedReasoning = false;
         return;
       case 'compress': {
-        if (decision.lowerContextTo)
-          s.provider = {
-            ...s.provider,
-            contextLength: Math.min(s.provider.contextLength ?? decision.lowerContextTo, decision.lowerContextTo),
-          };
+        // The window is smaller than we thought: believe the provider's own number when it gives one.
+        const limit = decision.lowerContextTo ?? statedContextLimit(err);
+        if (limit) s.provider = { ...s.provider, contextLength: Math.min(s.provider.contextLength ?? limit, limit) };
         slot.compressions += 1;
         p.status = 'compressing';
         const c = await compressNow(s, p.turnId, 'overflow');

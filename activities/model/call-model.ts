@@ -115,6 +115,11 @@ export function modelActivities(deps: ActivityDeps) {
           attempt,
           messageCount: messages.length,
           retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
+          backoff: {
+            baseMs: config.file.retry.baseDelaySeconds * 1000,
+            capMs: config.file.retry.maxDelaySeconds * 1000,
+            maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
+          },
         });
         await recordModelCall(db, {
           ...ledgerEntry(a, attempt, 'error', priceUsage(NO_TOKENS, undefined), durationMs, ref.model),

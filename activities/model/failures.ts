@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIError } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { backoffMs, classifyProviderError, parseRetryAfter } from '../../common/classify-error.js';
+import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../common/classify-error.js';
 import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
 import { REASON_POLICIES } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';
@@ -24,6 +24,8 @@ export interface FailureContext {
   messageCount?: number;
   /** Whether Temporal may retry this call is decided with this (see common/recovery.ts). */
   retry?: ActivityRetryContext;
+  /** Backoff between attempts (defaults: base 2 s, cap 60 s, Retry-After honoured up to 10 min). */
+  backoff?: { baseMs: number; capMs: number; maxRetryAfterMs: number };
 }
 
 interface ErrorFacts {
@@ -105,7 +107,9 @@ function failure(
   facts: ErrorFacts,
   nonRetryable: boolean,
 ): ApplicationFailure {
-  const retryAfterMs = parseRetryAfter(facts.retryAfter, Date.now());
+  const b = ctx.backoff ?? { baseMs: 2000, capMs: 60_000, maxRetryAfterMs: 600_000 };
+  const retryAfterMs = parseRetryAfter(facts.retryAfter, Date.now(), b.maxRetryAfterMs);
+  const contextLimit = REASON_POLICIES[reason].compress ? parseContextLimit(message) : undefined;
   const details: ModelFailureDetails = {
     reason,
     providerMessage: message.slice(0, 2000),
@@ -113,6 +117,7 @@ function failure(
     model: ctx.provider.model,
     ...(facts.status !== undefined ? { status: facts.status } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(contextLimit !== undefined ? { contextLimit } : {}),
   };
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
   return ApplicationFailure.create({
@@ -120,6 +125,8 @@ function failure(
     message: `${ctx.provider.provider}/${ctx.provider.model}${status}: ${message.slice(0, 500)}`,
     nonRetryable,
     details: [details],
-    ...(nonRetryable ? {} : { nextRetryDelay: retryAfterMs ?? backoffMs(ctx.attempt, Math.random()) }),
+    ...(nonRetryable
+      ? {}
+      : { nextRetryDelay: retryAfterMs ?? backoffMs(ctx.attempt, Math.random(), b.baseMs, b.capMs) }),
   });
 }

@@ -4,7 +4,7 @@
  * queue, a fake provider, and an in-process worker.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -80,6 +80,8 @@ export interface TestStackOptions {
   worker?: boolean;
   /** Extra environment for the worker's config. */
   env?: Record<string, string>;
+  /** A config file (YAML) for the worker, written to the stack's Herald home. */
+  configYaml?: string | ((fake: FakeProvider) => string);
 }
 
 export interface TestStack {
@@ -107,6 +109,12 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
   const fake = await FakeProvider.start();
   const taskQueue = `herald-test-${randomBytes(4).toString('hex')}`;
   const home = mkdtempSync(join(tmpdir(), 'herald-home-'));
+  if (options.configYaml) {
+    writeFileSync(
+      join(home, 'config.yaml'),
+      typeof options.configYaml === 'string' ? options.configYaml : options.configYaml(fake),
+    );
+  }
   const envVars: Record<string, string> = {
     TEMPORAL_ADDRESS: temporalAddress,
     DATABASE_URL: database.url,
