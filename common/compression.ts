@@ -197,12 +197,14 @@ export function fallbackSummary(previousSummary: string | undefined, messages: r
 
 const SECRET_PATTERNS: RegExp[] = [
   /\bsk-[A-Za-z0-9_-]{12,}/g,
-  /\b(?:ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{16,}/g,
+  /\b(?:ghp|gho|ghs|ghu|ghr|github_pat)_[A-Za-z0-9_]{16,}/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
   /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/g,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /\b((?:api[_-]?key|token|secret|password|passwd)\s*[:=]\s*)["']?[^\s"',;]{6,}/gi,
+  // key=value, KEY: value and "key": "value", with prefixed names (OPENAI_API_KEY, DB_PASSWORD).
+  // Counts such as max_tokens are not secrets, and a secret value has at least one letter.
+  /\b([A-Za-z0-9_-]*(?:api[_-]?key|token(?!s)|secret|password|passwd|access[_-]?key)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?)(?=[^\s"',;}]*[A-Za-z])[^\s"',;}]{6,}/gi,
 ];
 
 /** Remove things that look like credentials from text that will be stored and re-sent. */

@@ -13,6 +13,24 @@ export const ATTEMPTS_PER_SLOT = 3;
 export const MAX_COMPRESSIONS_PER_SLOT = 3;
 /** How long the primary provider is avoided after a rate-limit or billing failure. */
 export const PRIMARY_COOLDOWN_MS = 60_000;
+/**
+ * When the whole chain failed for transient reasons, it is tried once more from the start after
+ * a pause (a provider blip should not cost the user a turn); then the turn fails.
+ */
+export const CHAIN_RESTARTS_PER_SLOT = 1;
+export const CHAIN_RESTART_PAUSE_MS = 2000;
+
+/** Reasons that may pass on their own: worth another round through the chain. */
+export function isTransient(reason: FailureReason): boolean {
+  return (
+    reason === 'rate_limit' ||
+    reason === 'overloaded' ||
+    reason === 'timeout' ||
+    reason === 'server_error' ||
+    reason === 'unknown'
+  );
+}
+
 /** The context limit assumed after a long-context-tier refusal. */
 export const LONG_CONTEXT_TIER_LIMIT = 200_000;
 

@@ -10,17 +10,26 @@ import type { FailureReason } from '../common/error-reasons.js';
 import { addUsage } from '../common/messages.js';
 import { providerLabel } from '../common/providers.js';
 import type { SlotState } from '../common/recovery.js';
-import { decideRecovery } from '../common/recovery.js';
+import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
 import { modelActivities, store } from './activities.js';
 import { compressNow } from './context.js';
 import { TurnEnd, failureKindOf, rootMessage, statedContextLimit } from './errors.js';
-import { credentialIndexOf, fallbacksLeft, poolSizeOf, rotateCredential, switchToFallback } from './provider-chain.js';
+import {
+  credentialIndexOf,
+  fallbacksLeft,
+  poolSizeOf,
+  rotateCredential,
+  startTurnOnPrimary,
+  switchToFallback,
+} from './provider-chain.js';
 import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
 /** How long the workflow waits for the database before a model call is retried, and how often. */
 const STORAGE_WAIT = '15 seconds';
 const MAX_STORAGE_WAITS = 40;
+
+type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft'> & { chainRestarts: number };
 
 export interface SlotOptions {
   steer?: string | undefined;
@@ -50,11 +59,12 @@ export async function callModelSlot(
   p: TurnProgress,
   opts: SlotOptions,
 ): Promise<CallModelResult> {
-  const slot: Omit<SlotState, 'poolSize' | 'fallbacksLeft'> = {
+  const slot: SlotCounters = {
     rotations: 0,
     refreshed: false,
     compressions: 0,
     strippedReasoning: false,
+    chainRestarts: 0,
   };
   let storageWaits = 0;
   let steer = opts.steer;
@@ -109,7 +119,7 @@ export async function callModelSlot(
 async function recover(
   s: ConversationState,
   p: TurnProgress,
-  slot: Omit<SlotState, 'poolSize' | 'fallbacksLeft'>,
+  slot: SlotCounters,
   reason: FailureReason,
   err: unknown,
 ): Promise<void> {
@@ -161,6 +171,20 @@ async function recover(
         slot.strippedReasoning = true;
         return;
       case 'fail':
+        if (isTransient(reason) && slot.chainRestarts < CHAIN_RESTARTS_PER_SLOT) {
+          slot.chainRestarts += 1;
+          await store.publishStatus({
+            conversationId: s.conversationId,
+            turnId: p.turnId,
+            kind: 'retry',
+            message: `every provider failed (${reason}); trying again from the start of the chain in ${CHAIN_RESTART_PAUSE_MS / 1000} s`,
+          });
+          await sleep(CHAIN_RESTART_PAUSE_MS);
+          p.chainPos = startTurnOnPrimary(s);
+          slot.rotations = 0;
+          slot.refreshed = false;
+          return;
+        }
         throw new TurnEnd('model_error', `${decision.message} (${reason}): ${rootMessage(err)}`);
     }
   }

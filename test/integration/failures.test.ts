@@ -132,20 +132,18 @@ describe('failures and recovery', () => {
     for (let i = 1; i <= 6; i++) script.push({ text: `answer ${i}: ${'lorem ipsum '.repeat(30)}` });
     stack.fake.script(script);
     for (let i = 1; i <= 6; i++) await conv.send(`question ${i}`, { start: { cwd: ws } });
-    stack.fake
-      .reset()
-      .script([
-        {
-          status: 400,
-          error: {
-            message:
-              "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
-            code: 'context_length_exceeded',
-          },
+    stack.fake.reset().script([
+      {
+        status: 400,
+        error: {
+          message:
+            "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+          code: 'context_length_exceeded',
         },
-        { text: '## Goal\nAnswer the numbered questions.\n## Remaining work\nnone' },
-        { text: 'answered after compression' },
-      ]);
+      },
+      { text: '## Goal\nAnswer the numbered questions.\n## Remaining work\nnone' },
+      { text: 'answered after compression' },
+    ]);
     const r = await conv.send('question 7');
     assert.equal(r.final_response, 'answered after compression', JSON.stringify(r.error));
     assert.equal(r.session_id, 'f-overflow.1');
@@ -255,9 +253,10 @@ describe('failures and recovery', () => {
   });
 
   it('ends the turn with a clear error when the whole chain fails, and the conversation lives on', async () => {
-    stack.fake.script([{ status: 500 }, { status: 500 }, { status: 500 }, { text: 'working again' }], 'fake-model');
+    // Two rounds through the chain (one retry of the whole chain after a pause), then the turn fails.
+    stack.fake.script([...Array.from({ length: 6 }, () => ({ status: 500 })), { text: 'working again' }], 'fake-model');
     stack.fake.script(
-      [{ status: 503, error: { message: 'The server is overloaded' } }, { status: 503 }, { status: 503 }],
+      Array.from({ length: 6 }, () => ({ status: 503, error: { message: 'The server is overloaded' } })),
       'backup-model',
     );
     const conv = stack.herald.conversation('f-exhausted');
@@ -271,7 +270,8 @@ describe('failures and recovery', () => {
     assert.match(state.last_error!, /overloaded/);
     const next = await conv.send('and now?');
     assert.equal(next.final_response, 'working again');
-    assert.ok(primary(4));
+    assert.ok(primary(7));
+    assert.equal(byModel('backup-model').length, 6);
   });
 
   it('ends turns at the session token cap, before calling the model', async () => {
