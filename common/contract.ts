@@ -13,6 +13,17 @@ export type BusyPolicy = (typeof BUSY_POLICIES)[number];
 
 export const APPROVAL_MODES = ['manual', 'off', 'smart'] as const;
 
+/**
+ * The largest user message Herald accepts. Messages travel through Temporal history as signal and
+ * update payloads (warning at 256 KB, hard limit 2 MB per payload): beyond this, put the text in
+ * a file in the workspace and refer to it.
+ */
+export const MAX_MESSAGE_CHARS = 400_000;
+const messageText = z
+  .string()
+  .min(1)
+  .max(MAX_MESSAGE_CHARS, `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`);
+
 const sessionIdSchema = z
   .string()
   .min(1)
@@ -44,7 +55,7 @@ export const fallbackProviderSchema = z
 export const conversationInputSchema = z
   .object({
     sessionId: sessionIdSchema.optional(),
-    message: z.string().min(1).optional(),
+    message: messageText.optional(),
     /** Client message id of `message`, so a retried start cannot run it twice. */
     messageId: z.string().min(1).max(200).optional(),
     provider: z.enum(PROVIDER_NAMES).optional(),
@@ -91,13 +102,13 @@ export type ConversationInput = z.infer<typeof conversationInputSchema>;
 
 /** Signal `userMessage`: a string, or `{ text, id? }`. */
 export const userMessageSchema = z.union([
-  z.string().min(1),
-  z.object({ text: z.string().min(1), id: z.string().min(1).max(200).optional() }).strict(),
+  messageText,
+  z.object({ text: messageText, id: z.string().min(1).max(200).optional() }).strict(),
 ]);
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
 export const sendMessageSchema = z
-  .object({ text: z.string().min(1), id: z.string().min(1).max(200).optional() })
+  .object({ text: messageText, id: z.string().min(1).max(200).optional() })
   .strict();
 export type SendMessageInput = z.infer<typeof sendMessageSchema>;
 

@@ -57,6 +57,8 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   const canAfterTurns = input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS;
 
   let current: TurnProgress | undefined;
+  /** Full results for callers waiting in `sendMessage`, handed over once (not carried). */
+  const delivered = new Map<string, TurnResult>();
   let ended = false;
   let endReason = 'ended';
   let runTurns = 0;
@@ -124,8 +126,10 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
       const queued = state.queue.find((m) => m.id === id);
       if (queued) queued.awaited = true;
       else if (!isKnownMessage(state, current, id)) enqueue({ id, text: msg.text, awaited: true });
-      await condition(() => findResult(state, id) !== undefined);
-      return findResult(state, id)!;
+      await condition(() => delivered.has(id) || findResult(state, id) !== undefined);
+      const full = delivered.get(id);
+      delivered.delete(id);
+      return full ?? findResult(state, id)!;
     },
     {
       validator: (msg) => {
@@ -194,6 +198,8 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     current = undefined;
     runTurns += 1;
     rememberResult(state, msg.id, result);
+    // The waiting caller gets the full result; the remembered copy is compacted.
+    if (msg.awaited) delivered.set(msg.id, result);
     if (state.pendingSteer.length) {
       // Steer that found no model call becomes the next user message (SPEC §6.3).
       state.queue.unshift({ id: `${msg.id}:steer`, text: state.pendingSteer.join('\n'), awaited: false });

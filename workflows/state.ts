@@ -124,9 +124,21 @@ export const carriedStateSchema = z.object({
 
 export const RECENT_RESULTS_KEPT = 20;
 
+/**
+ * Results kept for repeated message ids travel with continue-as-new: their text is capped so the
+ * carried state stays far below Temporal's 2 MB payload limit (the full reply is in the transcript).
+ */
+export const REMEMBERED_TEXT_CHARS = 20_000;
+
+function compact(result: TurnResult): TurnResult {
+  const text = result.final_response;
+  if (text === null || text.length <= REMEMBERED_TEXT_CHARS) return result;
+  return { ...result, final_response: `${text.slice(0, REMEMBERED_TEXT_CHARS)}\n[…truncated: the full reply is in the transcript]` };
+}
+
 export function rememberResult(state: ConversationState, id: string, result: TurnResult): void {
-  state.recentResults = [...state.recentResults.filter((r) => r.id !== id), { id, result }].slice(-RECENT_RESULTS_KEPT);
-  state.lastResult = result;
+  state.recentResults = [...state.recentResults.filter((r) => r.id !== id), { id, result: compact(result) }].slice(-RECENT_RESULTS_KEPT);
+  state.lastResult = compact(result);
 }
 
 export function findResult(state: ConversationState, id: string): TurnResult | undefined {

@@ -187,4 +187,28 @@ describe('API modes', () => {
       assert.ok(!dump.includes(OPENAI_KEY) && !dump.includes(ANTHROPIC_KEY), `a key leaked into ${table}`);
     }
   });
+
+  it('drops the reasoning signatures and retries once when Anthropic rejects them', async () => {
+    stack.fake.script(
+      [
+        { reasoning: 'Look at a.txt first.', toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+        { status: 400, error: { message: 'messages.1.content.0: Invalid `signature` in `thinking` block' } },
+        { text: 'a.txt says A.' },
+      ],
+      'm-claude-sig',
+    );
+    const r = await stack.herald
+      .conversation('mode-signature')
+      .send('read a.txt', {
+        start: { provider: 'anthropic', model: 'm-claude-sig', baseUrl: stack.fake.anthropicUrl, cwd: workspace },
+      });
+    assert.equal(r.final_response, 'a.txt says A.');
+    const calls = stack.fake.requests.filter((q) => q.body.model === 'm-claude-sig');
+    const thinking = (q: (typeof calls)[number]) =>
+      (q.body.messages as Array<{ content: Array<{ type: string }> }>)
+        .flatMap((m) => m.content)
+        .filter((b) => b.type === 'thinking').length;
+    assert.equal(thinking(calls[1]!), 1, 'the rejected request replayed the signed thinking block');
+    assert.equal(thinking(calls[2]!), 0, 'the retry sent no thinking blocks');
+  });
 });

@@ -159,4 +159,18 @@ describe('conversation contract', () => {
     assert.equal(row.rows[0].end_reason, 'finished');
     await assert.rejects(conv.send('more?'), /ended|not found|completed/i);
   });
+
+  it('rejects a message too large for Temporal payloads with a clear error, and keeps running', async () => {
+    stack.fake.script([{ text: 'fine' }]);
+    const conv = stack.herald.conversation('too-large');
+    await conv.send('hello', { start: {} });
+    const huge = 'x'.repeat(500_000);
+    await assert.rejects(conv.send(huge), (err: Error) =>
+      /too large/.test(String((err.cause as Error | undefined)?.message)),
+    );
+    await conv.post(huge); // a signal: logged and ignored by the workflow
+    const state = await conv.state();
+    assert.equal(state.status, 'idle');
+    assert.equal(state.turn, 1);
+  });
 });
