@@ -108,6 +108,7 @@ export function conversationActivities(deps: ActivityDeps) {
         busyPolicy: config.file.agent.busyPolicy,
         budget: withoutUndefined(config.file.budget),
         compression: { ...config.file.compression },
+        approvals: { ...config.file.approvals },
       };
     },
 

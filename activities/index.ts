@@ -2,6 +2,7 @@
  * All of Herald's activities, created once per worker with their dependencies. Workflow code
  * imports only the *type* of this object.
  */
+import { approvalActivities } from './approvals.js';
 import { compressionActivities } from './compression.js';
 import { conversationActivities } from './conversation.js';
 import type { ActivityDeps } from './deps.js';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...modelActivities(deps),
     ...toolActivities(deps),
     ...compressionActivities(deps, deps.config.file.compression),
+    ...approvalActivities(deps),
   };
 }
 

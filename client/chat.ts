@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
-import type { TurnResult } from '../common/contract.js';
+import type { ApprovalDecision, TurnResult } from '../common/contract.js';
 import { lastEventSeq } from '../activities/store/events.js';
 import { createDb } from '../activities/store/db.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
@@ -18,11 +18,31 @@ export interface ChatOptions {
   showReasoning: boolean;
 }
 
-const HELP = `commands: /stop  /steer <text>  /new  /resume <id>  /usage  /model <name>  /help  /quit   (Ctrl-C stops a running turn)`;
+const HELP =
+  'commands: /stop  /steer <text>  /approve once|session|always|deny  /compress [focus]  /new  /resume <id>  /usage  ' +
+  '/model <name>  /help  /quit   (Ctrl-C stops a running turn)';
+
+const DECISIONS: Record<string, ApprovalDecision> = { o: 'once', once: 'once', s: 'session', session: 'session', a: 'always', always: 'always', d: 'deny', deny: 'deny', n: 'deny', no: 'deny' };
 
 export async function runChat(client: HeraldClient, options: ChatOptions): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
-  const renderer = new EventRenderer({ reasoning: options.showReasoning, spinner: Boolean(process.stderr.isTTY) });
+  // While the agent waits for an approval or an answer, the next line typed is the reply.
+  let pendingApproval: { requestId: string } | undefined;
+  let pendingClarify: { requestId: string; choices: string[] } | undefined;
+  const renderer = new EventRenderer({
+    reasoning: options.showReasoning,
+    spinner: Boolean(process.stderr.isTTY),
+    onApproval: (r) => {
+      pendingApproval = r;
+      rl.setPrompt(pc.yellow('approve › '));
+      rl.prompt();
+    },
+    onClarify: (r) => {
+      pendingClarify = r;
+      rl.setPrompt(pc.cyan('answer › '));
+      rl.prompt();
+    },
+  });
   let start: StartOptions = { source: 'cli', ...options.start };
   let conv: Conversation = client.conversation(options.sessionId ?? newSessionId());
   let watch: EventWatch | undefined;
@@ -54,6 +74,12 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     if (busy === 0) rl.prompt();
   };
   let closing: Promise<void> | undefined;
+  const decide = async (decision: ApprovalDecision) => {
+    const id = pendingApproval!.requestId;
+    pendingApproval = undefined;
+    rl.setPrompt(pc.bold('› '));
+    await conv.approve(id, decision).catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+  };
   let inputClosed = false;
   let onIdle: () => void = prompt;
 
@@ -91,6 +117,18 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       case '/stop':
         await conv.stop('user');
         break;
+      case '/approve': {
+        const decision = DECISIONS[arg.toLowerCase()];
+        if (!pendingApproval || !decision) process.stderr.write(pendingApproval ? 'usage: /approve once|session|always|deny\n' : 'no approval is pending\n');
+        else await decide(decision);
+        break;
+      }
+      case '/compress': {
+        process.stderr.write(pc.dim('compressing…\n'));
+        const r = await conv.compress(arg || undefined);
+        process.stderr.write(`${r.message}\n`);
+        break;
+      }
       case '/steer':
         if (arg) await conv.steer(arg);
         break;
@@ -145,6 +183,24 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     const backlog: string[] = [];
     const handle = (line: string) => {
       if (!line) return prompt();
+      if (pendingApproval && !line.startsWith('/')) {
+        const decision = DECISIONS[line.toLowerCase()];
+        if (!decision) {
+          process.stderr.write('answer o (once), s (session), a (always) or d (deny)\n');
+          return rl.prompt();
+        }
+        void decide(decision);
+        return;
+      }
+      if (pendingClarify && !line.startsWith('/')) {
+        const n = Number(line);
+        const answer = Number.isInteger(n) && n >= 1 && n <= pendingClarify.choices.length ? pendingClarify.choices[n - 1]! : line;
+        const id = pendingClarify.requestId;
+        pendingClarify = undefined;
+        rl.setPrompt(pc.bold('› '));
+        void conv.answer(answer, id).catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+        return;
+      }
       if (line.startsWith('/')) {
         void command(line).then(
           (keepGoing) => (keepGoing ? next() : finish()),

@@ -3,12 +3,13 @@
  * machine-readable results on stdout. Exit codes: 0 ok, 1 error, 2 usage, 3 the turn failed,
  * 4 the turn was interrupted.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TurnResult } from '../common/contract.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
-import { BUSY_POLICIES } from '../common/contract.js';
+import type { ApprovalDecision } from '../common/contract.js';
+import { APPROVAL_DECISIONS, BUSY_POLICIES } from '../common/contract.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError, loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
@@ -216,6 +217,52 @@ export function buildProgram(): Command {
   }
 
   program
+    .command('approve')
+    .description('decide a pending dangerous-command approval')
+    .argument('<session>', 'session id')
+    .argument('<request>', 'approval request id (see `herald state`)')
+    .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
+    .action(async (session: string, request: string, decision: ApprovalDecision) => {
+      const client = await connect();
+      try {
+        await client.conversation(session).approve(request, decision);
+        process.stderr.write(`${decision}: ${request}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+
+  program
+    .command('answer')
+    .description("answer the agent's pending clarify question")
+    .argument('<session>', 'session id')
+    .argument('<text>', 'the answer')
+    .action(async (session: string, text: string) => {
+      const client = await connect();
+      try {
+        await client.conversation(session).answer(text);
+      } finally {
+        await client.close();
+      }
+    });
+
+  program
+    .command('compress')
+    .description('compress the conversation context now (between turns)')
+    .argument('<session>', 'session id')
+    .argument('[focus]', 'what the summary should keep in detail')
+    .option('--json', 'print JSON')
+    .action(async (session: string, focus: string | undefined, o: { json?: boolean }) => {
+      const client = await connect();
+      try {
+        const r = await client.conversation(session).compress(focus);
+        print(Boolean(o.json), r, r.message);
+      } finally {
+        await client.close();
+      }
+    });
+
+  program
     .command('steer')
     .description('give the running turn extra guidance at its next model call')
     .argument('<session>', 'session id')
@@ -243,6 +290,8 @@ export function buildProgram(): Command {
           `model ${s.model} via ${s.provider} (${s.api_mode}) · busy policy ${s.busy_policy}`,
           `usage ${s.usage.total_tokens} tokens · $${s.usage.cost_usd.toFixed(4)}`,
           ...(s.queued_messages.length ? [`queued: ${s.queued_messages.map((q) => q.preview).join(' | ')}`] : []),
+          ...s.pending_approvals.map((a) => pc.yellow(`approval ${a.request_id} (${a.reason}): ${a.command}`)),
+          ...(s.clarify ? [pc.cyan(`question ${s.clarify.request_id}: ${s.clarify.question}`)] : []),
           ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');

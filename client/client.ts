@@ -7,9 +7,13 @@ import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
-import type { ConversationInput, ConversationStateView, TurnResult } from '../common/contract.js';
+import type { ApprovalDecision, ConversationInput, ConversationStateView, TurnResult } from '../common/contract.js';
 import type { conversation } from '../workflows/conversation.js';
+import type { CompressResult } from '../workflows/definitions.js';
 import {
+  answerClarifyUpdate,
+  approveUpdate,
+  compressUpdate,
   endSignal,
   sendMessageUpdate,
   stateQuery,
@@ -121,6 +125,21 @@ export class Conversation {
 
   async end(reason?: string): Promise<void> {
     await this.handle.signal(endSignal, reason ? { reason } : undefined);
+  }
+
+  /** Decide a pending approval (update `approve`: an unknown request id is rejected). */
+  async approve(requestId: string, decision: ApprovalDecision): Promise<void> {
+    await this.handle.executeUpdate(approveUpdate, { args: [{ requestId, decision }] });
+  }
+
+  /** Answer the pending `clarify` question. */
+  async answer(text: string, requestId?: string): Promise<void> {
+    await this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: text, ...(requestId ? { requestId } : {}) }] });
+  }
+
+  /** Compress the context now (`/compress [focus]`); runs between turns. */
+  async compress(focus?: string): Promise<CompressResult> {
+    return await this.handle.executeUpdate(compressUpdate, { args: [focus ? { focus } : {}] });
   }
 
   async state(): Promise<ConversationStateView> {

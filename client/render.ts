@@ -15,6 +15,9 @@ export interface RenderOptions {
   reasoning: boolean;
   /** Draw a spinner while waiting for the first token (TTY only). */
   spinner: boolean;
+  /** Told when the agent waits for an approval or an answer (the REPL then reads the reply). */
+  onApproval?: (request: { requestId: string; command: string }) => void;
+  onClarify?: (request: { requestId: string; choices: string[] }) => void;
 }
 
 export class EventRenderer {
@@ -67,6 +70,21 @@ export class EventRenderer {
         this.stopSpinner();
         this.line(pc.dim(`· ${str(p.message ?? p.kind)}`));
         break;
+      case 'approval.requested':
+        this.stopSpinner();
+        this.line(pc.yellow(`⚠ approval needed (${str(p.reason)}):`));
+        this.line(`    ${str(p.command)}`);
+        this.line(pc.yellow(`  [o]nce · [s]ession · [a]lways · [d]eny   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`));
+        this.options.onApproval?.({ requestId: str(p.requestId), command: str(p.command) });
+        break;
+      case 'clarify.requested': {
+        this.stopSpinner();
+        const choices = Array.isArray(p.choices) ? p.choices.map(str) : [];
+        this.line(pc.cyan(`? ${str(p.question)}`));
+        choices.forEach((c, i) => this.line(pc.cyan(`  ${i + 1}) ${c}`)));
+        this.options.onClarify?.({ requestId: str(p.requestId), choices });
+        break;
+      }
       case 'turn.ended':
         this.stopSpinner();
         this.endReasoning();

@@ -42,6 +42,7 @@ export interface PrepareConversationResult {
   /** The worker's session caps (the input's `budget` wins field by field). */
   budget: { maxCostUsd?: number; maxTokens?: number };
   compression: CompressionSettings;
+  approvals: { mode: 'manual' | 'off' | 'smart'; timeoutSeconds: number; clarifyTimeoutSeconds: number };
 }
 
 export interface RecordUserMessageResult {
@@ -207,4 +208,53 @@ export interface CompressContextResult {
   fallbackSummary: boolean;
   /** Tool results pruned was enough; no summary call was made. */
   prunedOnly: boolean;
+}
+
+export interface ApprovalRequestArgs {
+  conversationId: string;
+  sessionId: string;
+  turnId: string;
+  requestId: string;
+  toolCallId: string;
+  tool: string;
+  command: string;
+  rules: string[];
+  reason: string;
+  timeoutSeconds: number;
+}
+
+export interface ApprovalResolutionArgs {
+  conversationId: string;
+  turnId: string;
+  requestId: string;
+  /** once | session | always | deny | timeout | cancelled | smart */
+  decision: string;
+  decidedBy: string;
+  rules: string[];
+}
+
+export interface ClarifyRequestArgs {
+  conversationId: string;
+  turnId: string;
+  requestId: string;
+  question: string;
+  choices: string[];
+  timeoutSeconds: number;
+}
+
+export interface AssessCommandArgs {
+  auxiliary: ProviderRef;
+  command: string;
+  description: string;
+}
+
+export interface ToolResultArgs {
+  conversationId: string;
+  sessionId: string;
+  turnId: string;
+  seq: number;
+  toolCallId: string;
+  toolName: string;
+  content: string;
+  isError: boolean;
 }

@@ -140,6 +140,15 @@ export const configFileSchema = z
       })
       .strict()
       .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600 }),
+    /** Dangerous-command approvals and clarify questions (SPEC §7.5). */
+    approvals: z
+      .object({
+        mode: z.enum(['manual', 'off', 'smart']).default('manual'),
+        timeoutSeconds: z.number().int().positive().default(300),
+        clarifyTimeoutSeconds: z.number().int().positive().default(600),
+      })
+      .strict()
+      .default({ mode: 'manual', timeoutSeconds: 300, clarifyTimeoutSeconds: 600 }),
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
     events: z

@@ -83,7 +83,12 @@ export const conversationInputSchema = z
     contextLength: z.number().int().min(1024).optional(),
     busyPolicy: z.enum(BUSY_POLICIES).optional(),
     approvals: z
-      .object({ mode: z.enum(APPROVAL_MODES).optional(), timeoutSeconds: z.number().int().positive().optional() })
+      .object({
+        mode: z.enum(APPROVAL_MODES).optional(),
+        timeoutSeconds: z.number().int().positive().optional(),
+        /** How long a `clarify` question waits for an answer. */
+        clarifyTimeoutSeconds: z.number().int().positive().optional(),
+      })
       .strict()
       .optional(),
     cwd: z.string().min(1).optional(),
@@ -122,6 +127,41 @@ export const stopSchema = z.union([
 
 /** Signal `end`: an optional reason. */
 export const endSchema = stopSchema;
+
+export const APPROVAL_DECISIONS = ['once', 'session', 'always', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** Signal or update `approve`: the user's decision on a pending dangerous command. */
+export const approveSchema = z.object({ requestId: z.string().min(1), decision: z.enum(APPROVAL_DECISIONS) }).strict();
+export type ApproveInput = z.infer<typeof approveSchema>;
+
+/** Update `answerClarify`: the user's answer to the pending `clarify` question. */
+export const answerClarifySchema = z
+  .object({ answer: z.string().min(1).max(20_000), requestId: z.string().min(1).optional() })
+  .strict();
+export type AnswerClarifyInput = z.infer<typeof answerClarifySchema>;
+
+/** Update `compress`: manual compression, optionally focused on a topic. */
+export const compressSchema = z.union([z.undefined(), z.null(), z.object({ focus: z.string().min(1).max(500).optional() }).strict()]);
+
+export interface PendingApproval {
+  request_id: string;
+  tool: string;
+  command: string;
+  reason: string;
+  rules: string[];
+  requested_at: string;
+  timeout_seconds: number;
+}
+
+export interface PendingClarify {
+  request_id: string;
+  question: string;
+  choices: string[];
+  asked_at: string;
+  timeout_seconds: number;
+}
 
 /** Turn exit reasons (`turn_exit_reason`). */
 export type TurnExitReason =
@@ -198,8 +238,9 @@ export interface ConversationStateView {
   model: string;
   api_mode: string;
   busy_policy: BusyPolicy;
-  pending_approvals: unknown[];
-  clarify: unknown;
+  pending_approvals: PendingApproval[];
+  clarify: PendingClarify | null;
+  approval_mode: ApprovalMode;
   queued_messages: QueuedMessageView[];
   usage: Usage;
   last_error: string | null;

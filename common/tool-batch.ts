@@ -18,10 +18,24 @@ export interface ToolCallRef {
   unknownTool?: boolean;
   /** The arguments are not valid JSON (as opposed to valid JSON that fails the schema). */
   invalidJson?: boolean;
+  /** A shell command that must be checked before it runs (SPEC §7.5). */
+  approval?: CommandCheck;
+  /** A `clarify` call: the workflow asks the user itself. */
+  clarify?: { question: string; choices: string[] };
   /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
   traits?: ToolTraits;
   /** The longest the call may legitimately run (seconds), for the activity's timeout. */
   timeoutSeconds: number;
+}
+
+/** What the dangerous-command check found (computed in the activity, acted on by the workflow). */
+export interface CommandCheck {
+  /** `hardline` never runs; `dangerous` needs approval; `allowed` matched only always-approved rules. */
+  level: 'hardline' | 'dangerous' | 'allowed';
+  rules: string[];
+  description: string;
+  /** The command, capped for display in the approval request. */
+  command: string;
 }
 
 /** How a tool behaves with respect to concurrency. */

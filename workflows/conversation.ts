@@ -21,9 +21,14 @@ import {
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
+import { compressNow } from './context.js';
+import type { CompressResult } from './definitions.js';
 import { SEARCH_ATTRIBUTES, sessionIdFromWorkflowId } from '../common/constants.js';
 import type { ConversationInput, TurnResult } from '../common/contract.js';
 import {
+  answerClarifySchema,
+  approveSchema,
+  compressSchema,
   conversationInputSchema,
   describeZodError,
   endSchema,
@@ -34,9 +39,28 @@ import {
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
-import { endSignal, sendMessageUpdate, stateQuery, steerSignal, stopSignal, userMessageSignal } from './definitions.js';
+import {
+  answerClarifyUpdate,
+  approveSignal,
+  approveUpdate,
+  compressUpdate,
+  endSignal,
+  sendMessageUpdate,
+  stateQuery,
+  steerSignal,
+  stopSignal,
+  userMessageSignal,
+} from './definitions.js';
 import type { ConversationState, QueuedMessage } from './state.js';
-import { carriedStateSchema, findResult, preview, rememberResult, stateView } from './state.js';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_CLARIFY_TIMEOUT_SECONDS,
+  carriedStateSchema,
+  findResult,
+  preview,
+  rememberResult,
+  stateView,
+} from './state.js';
 import { TurnProgress, runTurn } from './turn.js';
 
 const DEFAULT_IDLE_TIMEOUT = '30 days';
@@ -57,6 +81,7 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   const canAfterTurns = input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS;
 
   let current: TurnProgress | undefined;
+  let compressing = false;
   /** Full results for callers waiting in `sendMessage`, handed over once (not carried). */
   const delivered = new Map<string, TurnResult>();
   let ended = false;
@@ -140,12 +165,110 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     },
   );
 
+  const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
+  setHandler(approveSignal, (payload: unknown) => {
+    const parsed = approveSchema.safeParse(payload);
+    if (!parsed.success) {
+      log.warn('ignored malformed approve signal', { error: describeZodError(parsed.error, 'approve') });
+      return;
+    }
+    const req = findApproval(parsed.data.requestId);
+    if (!req) log.warn('approve signal for no pending request', { requestId: parsed.data.requestId });
+    else req.decision = parsed.data.decision;
+  });
+  setHandler(
+    approveUpdate,
+    (input) => {
+      findApproval(input.requestId)!.decision = input.decision;
+      return { requestId: input.requestId, decision: input.decision };
+    },
+    {
+      validator: (input) => {
+        const parsed = approveSchema.safeParse(input);
+        if (!parsed.success) throw new Error(`invalid approve: ${describeZodError(parsed.error, 'approve')}`);
+        if (!findApproval(parsed.data.requestId)) {
+          const pending = state.pendingApprovals.filter((a) => !a.decision).map((a) => a.requestId);
+          throw new Error(`no pending approval ${parsed.data.requestId}${pending.length ? ` (pending: ${pending.join(', ')})` : ''}`);
+        }
+      },
+    },
+  );
+  setHandler(
+    answerClarifyUpdate,
+    (input) => {
+      const req = state.clarify!;
+      req.answer = input.answer;
+      return { requestId: req.requestId };
+    },
+    {
+      validator: (input) => {
+        const parsed = answerClarifySchema.safeParse(input);
+        if (!parsed.success) throw new Error(`invalid answerClarify: ${describeZodError(parsed.error, 'answerClarify')}`);
+        const req = state.clarify;
+        if (!req || req.answer !== undefined) throw new Error('no clarify question is waiting for an answer');
+        if (parsed.data.requestId && parsed.data.requestId !== req.requestId) throw new Error(`the pending question is ${req.requestId}, not ${parsed.data.requestId}`);
+      },
+    },
+  );
+
+  // Manual compression (`/compress [focus]`) runs between turns, never inside one.
+  const compressions: Array<{ id: string; focus: string | undefined }> = [];
+  const compressResults = new Map<string, CompressResult>();
+  let manualCount = 0;
+  const runManualCompression = async (req: { id: string; focus: string | undefined }) => {
+    manualCount += 1;
+    compressing = true;
+    refreshDetails();
+    try {
+      const c = await compressNow(state, `${state.conversationId}:compress:${state.turn}.${manualCount}`, 'manual', req.focus);
+      compressResults.set(req.id, {
+        compressed: c.compressed,
+        session_id: state.sessionId,
+        tokens_before: c.tokensBefore,
+        tokens_after: c.tokensAfter,
+        message: c.compressed ? `compressed ${c.tokensBefore} → ${c.tokensAfter} tokens; the conversation continues in session ${state.sessionId}` : 'nothing to compress yet',
+      });
+    } catch (err) {
+      compressResults.set(req.id, {
+        compressed: false,
+        session_id: state.sessionId,
+        tokens_before: 0,
+        tokens_after: 0,
+        message: `compression failed: ${err instanceof Error ? err.message : String(err)}`,
+      });
+    } finally {
+      compressing = false;
+      refreshDetails();
+    }
+  };
+  setHandler(
+    compressUpdate,
+    async (input) => {
+      const id = uuid4();
+      const parsed = compressSchema.safeParse(input);
+      compressions.push({ id, focus: parsed.success ? (parsed.data?.focus ?? undefined) : undefined });
+      await condition(() => compressResults.has(id));
+      const r = compressResults.get(id)!;
+      compressResults.delete(id);
+      return r;
+    },
+    {
+      validator: (input) => {
+        const parsed = compressSchema.safeParse(input);
+        if (!parsed.success) throw new Error(`invalid compress: ${describeZodError(parsed.error, 'compress')}`);
+        if (ended) throw new Error('the conversation has ended');
+      },
+    },
+  );
+
   setHandler(stateQuery, () =>
     stateView(
       state,
       current
         ? { iteration: current.iteration, status: current.status, currentTools: current.currentTools }
-        : undefined,
+        : compressing
+          ? { iteration: 0, status: 'compressing', currentTools: [] }
+          : undefined,
       runTurns,
       ended,
     ),
@@ -161,16 +284,21 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   const canDue = () => workflowInfo().continueAsNewSuggested || runTurns >= canAfterTurns;
 
   for (;;) {
-    const woke = await condition(() => state.queue.length > 0 || ended || canDue(), idleTimeout);
+    const woke = await condition(() => state.queue.length > 0 || compressions.length > 0 || ended || canDue(), idleTimeout);
     if (!woke) {
       endReason = 'idle timeout';
       break;
     }
     if (ended) break;
+    const manual = compressions.shift();
+    if (manual) {
+      await runManualCompression(manual);
+      continue;
+    }
     if (state.queue.length === 0 || (canDue() && state.queue.every((m) => !m.awaited))) {
       // Continue-as-new only once no update is in flight: updates cannot follow a run.
-      await condition(() => allHandlersFinished() || ended || state.queue.some((m) => m.awaited));
-      if (ended) break;
+      await condition(() => allHandlersFinished() || ended || state.queue.some((m) => m.awaited) || compressions.length > 0);
+      if (ended || compressions.length > 0) continue;
       if (allHandlersFinished() && !state.queue.some((m) => m.awaited)) {
         await continueAsNew<typeof conversation>(carryInput(input, state));
       }
@@ -292,6 +420,12 @@ function initialState(conversationId: string, input: ConversationInput): Convers
     compressions: 0,
     ineffectiveCompressions: 0,
     lastPromptTokens: 0,
+    approvalMode: input.approvals?.mode ?? 'manual',
+    approvalTimeoutSeconds: input.approvals?.timeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+    clarifyTimeoutSeconds: input.approvals?.clarifyTimeoutSeconds ?? DEFAULT_CLARIFY_TIMEOUT_SECONDS,
+    sessionApprovedRules: [],
+    pendingApprovals: [],
+    clarify: null,
   };
 }
 
@@ -330,6 +464,11 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
     state.maxIterations = input.maxIterations ?? r.maxIterations;
     state.busyPolicy = input.busyPolicy ?? r.busyPolicy;
     state.budget = { ...(r.budget ?? {}), ...state.budget };
+    if (r.approvals) {
+      state.approvalMode = input.approvals?.mode ?? r.approvals.mode;
+      state.approvalTimeoutSeconds = input.approvals?.timeoutSeconds ?? r.approvals.timeoutSeconds;
+      state.clarifyTimeoutSeconds = input.approvals?.clarifyTimeoutSeconds ?? r.approvals.clarifyTimeoutSeconds;
+    }
     if (r.compression) state.compression = r.compression;
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
@@ -401,6 +540,15 @@ function describe(state: ConversationState, current: TurnProgress | undefined, e
   ];
   if (current) lines.push(`**Iteration:** ${current.iteration} of ${state.maxIterations}`);
   if (current?.currentTools.length) lines.push(`**Running:** ${current.currentTools.join(', ')}`);
+  for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
+    lines.push(
+      `**Approval needed** (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +
+        `\`herald approve ${state.conversationId} ${a.requestId} once|session|always|deny\``,
+    );
+  }
+  if (state.clarify && state.clarify.answer === undefined) {
+    lines.push(`**Question for the user:** ${preview(state.clarify.question, 300)} — \`herald answer ${state.conversationId} "…"\``);
+  }
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
   const last = state.lastResult;
   if (last?.final_response) lines.push(`**Last reply:** ${preview(last.final_response, 300)}`);

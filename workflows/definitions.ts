@@ -3,7 +3,13 @@
  * (README, `temporal workflow signal --name …`); clients import these definitions to stay typed.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ConversationStateView, SendMessageInput, TurnResult } from '../common/contract.js';
+import type {
+  AnswerClarifyInput,
+  ApproveInput,
+  ConversationStateView,
+  SendMessageInput,
+  TurnResult,
+} from '../common/contract.js';
 
 export const userMessageSignal = defineSignal<[unknown]>('userMessage');
 export const stopSignal = defineSignal<[unknown?]>('stop');
@@ -11,3 +17,16 @@ export const steerSignal = defineSignal<[unknown]>('steer');
 export const endSignal = defineSignal<[unknown?]>('end');
 export const sendMessageUpdate = defineUpdate<TurnResult, [SendMessageInput]>('sendMessage');
 export const stateQuery = defineQuery<ConversationStateView>('state');
+/** `approve` works both ways: a signal (fire and forget) or an update (rejects unknown requests). */
+export const approveSignal = defineSignal<[unknown]>('approve');
+export const approveUpdate = defineUpdate<{ requestId: string; decision: string }, [ApproveInput]>('approve');
+export const answerClarifyUpdate = defineUpdate<{ requestId: string }, [AnswerClarifyInput]>('answerClarify');
+export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress');
+
+export interface CompressResult {
+  compressed: boolean;
+  session_id: string;
+  tokens_before: number;
+  tokens_after: number;
+  message: string;
+}

@@ -3,8 +3,8 @@
  * continue-as-new. The transcript itself is in Postgres.
  */
 import { z } from 'zod';
-import type { BusyPolicy, ConversationStateView, ConversationStatus, TurnResult } from '../common/contract.js';
-import { BUSY_POLICIES } from '../common/contract.js';
+import type { ApprovalDecision, ApprovalMode, BusyPolicy, ConversationStateView, ConversationStatus, TurnResult } from '../common/contract.js';
+import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
@@ -57,7 +57,38 @@ export interface ConversationState {
   ineffectiveCompressions: number;
   /** Prompt tokens the provider reported for the latest call (0 = unknown). */
   lastPromptTokens: number;
+  approvalMode: ApprovalMode;
+  approvalTimeoutSeconds: number;
+  clarifyTimeoutSeconds: number;
+  /** Rules the user approved "for the session". */
+  sessionApprovedRules: string[];
+  pendingApprovals: ApprovalRequest[];
+  clarify: ClarifyRequest | null;
 }
+
+export interface ApprovalRequest {
+  requestId: string;
+  tool: string;
+  command: string;
+  reason: string;
+  rules: string[];
+  /** Workflow time (ms) of the request. */
+  requestedAt: number;
+  timeoutSeconds: number;
+  decision?: ApprovalDecision;
+}
+
+export interface ClarifyRequest {
+  requestId: string;
+  question: string;
+  choices: string[];
+  askedAt: number;
+  timeoutSeconds: number;
+  answer?: string;
+}
+
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300;
+export const DEFAULT_CLARIFY_TIMEOUT_SECONDS = 600;
 
 const usageSchema = z.object({
   input_tokens: z.number(),
@@ -120,6 +151,13 @@ export const carriedStateSchema = z.object({
   compressions: z.number().int().min(0).default(0),
   ineffectiveCompressions: z.number().int().min(0).default(0),
   lastPromptTokens: z.number().min(0).default(0),
+  approvalMode: z.enum(APPROVAL_MODES).default('manual'),
+  approvalTimeoutSeconds: z.number().positive().default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
+  clarifyTimeoutSeconds: z.number().positive().default(DEFAULT_CLARIFY_TIMEOUT_SECONDS),
+  sessionApprovedRules: z.array(z.string()).default([]),
+  // Requests live only while a turn waits; none is pending at continue-as-new.
+  pendingApprovals: z.array(z.any()).default([]),
+  clarify: z.any().nullable().default(null),
 });
 
 export const RECENT_RESULTS_KEPT = 20;
@@ -168,8 +206,28 @@ export function stateView(
     model: s.provider.model,
     api_mode: s.provider.apiMode,
     busy_policy: s.busyPolicy,
-    pending_approvals: [],
-    clarify: null,
+    pending_approvals: s.pendingApprovals
+      .filter((a) => !a.decision)
+      .map((a) => ({
+        request_id: a.requestId,
+        tool: a.tool,
+        command: a.command,
+        reason: a.reason,
+        rules: a.rules,
+        requested_at: new Date(a.requestedAt).toISOString(),
+        timeout_seconds: a.timeoutSeconds,
+      })),
+    clarify:
+      s.clarify && s.clarify.answer === undefined
+        ? {
+            request_id: s.clarify.requestId,
+            question: s.clarify.question,
+            choices: s.clarify.choices,
+            asked_at: new Date(s.clarify.askedAt).toISOString(),
+            timeout_seconds: s.clarify.timeoutSeconds,
+          }
+        : null,
+    approval_mode: s.approvalMode,
     queued_messages: s.queue.map((m) => ({ id: m.id, preview: preview(m.text, 80) })),
     usage: s.sessionUsage,
     last_error: s.lastError,

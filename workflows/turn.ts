@@ -14,6 +14,7 @@ import { planToolBatch } from '../common/tool-batch.js';
 import { store, toolActivities } from './activities.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
 import { TurnEnd, rootMessage } from './errors.js';
+import { askClarify, gateCommand } from './human.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -204,7 +205,30 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   setStatus(host, p, 'running_tools', 'tools');
   let resultChars = 0;
 
+  const answer = (o: OpenCall, content: string, isError: boolean) =>
+    store.recordToolResult({
+      conversationId: s.conversationId,
+      sessionId: s.sessionId,
+      turnId: p.turnId,
+      seq: o.seq,
+      toolCallId: o.call.id,
+      toolName: o.call.name,
+      content,
+      isError,
+    });
   const runOne = async (o: OpenCall) => {
+    if (o.call.clarify && !o.call.argsError) {
+      await answer(o, await askClarify(s, p, o.call, () => host.onProgress(p)), false);
+      o.done = true;
+      return;
+    }
+    const gate = await gateCommand(s, p, o.call, () => host.onProgress(p));
+    host.onProgress(p);
+    if (!gate.run) {
+      await answer(o, gate.result, true);
+      o.done = true;
+      return;
+    }
     const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds).runTool({
       conversationId: s.conversationId,
       sessionId: s.sessionId,

@@ -10,7 +10,9 @@ import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { pricingFor, priceUsage } from '../../common/pricing.js';
 import { repairMessageOrder } from '../../common/role-order.js';
 import { oneLine } from '../../common/text.js';
-import type { ToolCallRef } from '../../common/tool-batch.js';
+import { classifyCommand } from '../../common/dangerous-commands.js';
+import type { CommandCheck, ToolCallRef } from '../../common/tool-batch.js';
+import { allowlistedRules } from '../store/approvals.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
@@ -139,6 +141,7 @@ export function modelActivities(deps: ActivityDeps) {
       try {
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
         const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
+        const allowlist = toolCalls.some((c) => c.function.name === 'terminal') ? await allowlistedRules(db) : new Set<string>();
         await writeMessage(db, a.sessionId, {
           seq: a.seq,
           role: 'assistant',
@@ -157,7 +160,7 @@ export function modelActivities(deps: ActivityDeps) {
         const text = isFinal ? response.content.slice(0, MAX_RESULT_TEXT) : oneLine(response.content, PREVIEW_CHARS);
         return {
           finishReason: response.finishReason,
-          toolCalls: toolCalls.map((c) => describeCall(deps.tools, a.tools, c)),
+          toolCalls: toolCalls.map((c) => describeCall(deps.tools, a.tools, c, allowlist)),
           text,
           textTruncated: text.length < response.content.length,
           reasoning: response.reasoning ? oneLine(response.reasoning, 2000) : null,
@@ -250,8 +253,22 @@ function uniqueCallIds(calls: ToolCall[], seq: number): ToolCall[] {
   });
 }
 
+/** The most of a command shown in an approval request. */
+const APPROVAL_COMMAND_CHARS = 2000;
+
+/** The dangerous-command check of a terminal call, against the "always" allowlist. */
+export function checkCommand(command: string, allowlist: ReadonlySet<string>): CommandCheck | undefined {
+  const verdict = classifyCommand(command);
+  const shown = command.length > APPROVAL_COMMAND_CHARS ? `${command.slice(0, APPROVAL_COMMAND_CHARS)}…` : command;
+  if (verdict.level === 'safe') return undefined;
+  if (verdict.level === 'hardline') return { level: 'hardline', rules: [verdict.rule], description: verdict.description, command: shown };
+  const rules = verdict.findings.map((f) => f.rule);
+  const description = verdict.findings.map((f) => f.description).join('; ');
+  return { level: rules.every((r) => allowlist.has(r)) ? 'allowed' : 'dangerous', rules, description, command: shown };
+}
+
 /** The small record the workflow gets for each call: enough to plan and label, no arguments. */
-export function describeCall(registry: ToolRegistry, enabled: readonly string[], call: ToolCall): ToolCallRef {
+export function describeCall(registry: ToolRegistry, enabled: readonly string[], call: ToolCall, allowlist: ReadonlySet<string> = new Set()): ToolCallRef {
   const name = call.function.name;
   const tool = enabled.includes(name) ? registry.get(name) : undefined;
   if (!tool) {
@@ -287,5 +304,13 @@ export function describeCall(registry: ToolRegistry, enabled: readonly string[],
   };
   const paths = tool.paths?.(parsed.args);
   if (paths?.length) ref.paths = paths;
+  const args = parsed.args as Record<string, unknown>;
+  if (name === 'terminal' && typeof args.command === 'string') {
+    const check = checkCommand(args.command, allowlist);
+    if (check) ref.approval = check;
+  }
+  if (name === 'clarify' && typeof args.question === 'string') {
+    ref.clarify = { question: args.question, choices: Array.isArray(args.choices) ? args.choices.filter((c): c is string => typeof c === 'string') : [] };
+  }
   return ref;
 }

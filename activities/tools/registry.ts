@@ -39,6 +39,8 @@ export interface ToolDefinition<A = unknown> {
   summarize?(args: A): string;
   /** The longest this call may legitimately run. */
   timeoutSeconds?(args: A): number;
+  /** Handled by the workflow itself (clarify, todo, delegation), never by the tool activity. */
+  agentLevel?: boolean;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 120;

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
+import { classifyCommand } from '../../common/dangerous-commands.js';
 import { oneLine, truncateMiddle } from '../../common/text.js';
 import { defineTool } from './registry.js';
 
@@ -41,6 +42,9 @@ export function terminalTool(settings: TerminalSettings) {
     timeoutSeconds: (a) => a.timeout ?? settings.timeoutSeconds,
     maxResultChars: settings.maxOutputChars + 500,
     async handler(args, ctx) {
+      // Defence in depth: the workflow never lets a hardline command through, and neither does the tool.
+      const verdict = classifyCommand(args.command);
+      if (verdict.level === 'hardline') return { content: `BLOCKED: this command is never allowed (${verdict.description}).`, isError: true };
       const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
       const r = await runCommand(args.command, ctx.cwd, ctx.childEnv, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
       const output = truncateMiddle(r.output, settings.maxOutputChars);

@@ -131,7 +131,7 @@ describe('ToolRegistry', () => {
 
   it('builds the built-in tools from the config', () => {
     const builtins = builtinTools(configFileSchema.parse({}));
-    assert.deepEqual(builtins.enabled(), ['read_file', 'terminal']);
+    assert.deepEqual(builtins.enabled(), ['read_file', 'terminal', 'clarify']);
     assert.deepEqual(builtins.enabled(['file']), ['read_file']);
   });
 });

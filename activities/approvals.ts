@@ -1,0 +1,104 @@
+/**
+ * Approvals and clarify questions (SPEC §7.5, §7.7): the workflow waits for the human; these
+ * activities record the audit trail, publish the request events clients prompt on, persist
+ * "always" decisions, and (in `smart` mode) ask the auxiliary model whether a command is low-risk.
+ */
+import { Context } from '@temporalio/activity';
+import type {
+  ApprovalRequestArgs,
+  ApprovalResolutionArgs,
+  AssessCommandArgs,
+  ClarifyRequestArgs,
+  ToolResultArgs,
+} from '../common/activity-types.js';
+import { oneLine } from '../common/text.js';
+import type { ActivityDeps } from './deps.js';
+import { EventPublisher } from './events/publisher.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
+import { allowAlways, recordApprovalDecision, recordApprovalRequest } from './store/approvals.js';
+import { writeMessage } from './store/messages.js';
+
+const SMART_PROMPT = [
+  'You review shell commands an AI coding agent wants to run in a software project workspace.',
+  'Answer APPROVE when the command is clearly low-risk there (it only touches build outputs, caches, temporary files or',
+  'the project itself in an easily recoverable way). Answer ESCALATE when it could destroy data, affect the system or',
+  'other users, leak secrets, or you are not sure. Reply with one word: APPROVE or ESCALATE.',
+].join(' ');
+
+export function approvalActivities(deps: ActivityDeps) {
+  const { db } = deps;
+  return {
+    async requestApproval(a: ApprovalRequestArgs): Promise<void> {
+      await recordApprovalRequest(db, {
+        requestId: a.requestId,
+        conversationId: a.conversationId,
+        sessionId: a.sessionId,
+        turnId: a.turnId,
+        toolCallId: a.toolCallId,
+        tool: a.tool,
+        command: a.command,
+        rules: a.rules,
+        reason: a.reason,
+      });
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      pub.emit('approval.requested', {
+        requestId: a.requestId,
+        tool: a.tool,
+        command: a.command,
+        reason: a.reason,
+        rules: a.rules,
+        timeoutSeconds: a.timeoutSeconds,
+        choices: ['once', 'session', 'always', 'deny'],
+      });
+      await pub.flush();
+    },
+
+    async resolveApproval(a: ApprovalResolutionArgs): Promise<void> {
+      await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy);
+      if (a.decision === 'always') await allowAlways(db, a.rules, a.decidedBy);
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      pub.emit('status', { kind: 'approval', requestId: a.requestId, decision: a.decision, message: `approval ${a.requestId}: ${a.decision}` });
+      await pub.flush();
+    },
+
+    async requestClarify(a: ClarifyRequestArgs): Promise<void> {
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      pub.emit('clarify.requested', { requestId: a.requestId, question: a.question, choices: a.choices, timeoutSeconds: a.timeoutSeconds });
+      await pub.flush();
+    },
+
+    /** `smart` mode: the auxiliary model approves low-risk commands; anything else goes to the human. */
+    async assessCommand(a: AssessCommandArgs): Promise<'approve' | 'escalate'> {
+      const ctx = Context.current();
+      try {
+        const r = await dispatchModelCall(
+          a.auxiliary,
+          {
+            model: a.auxiliary.model,
+            messages: [
+              { role: 'system', content: SMART_PROMPT },
+              { role: 'user', content: `Command:\n${a.command}\n\nFlagged because: ${a.description}` },
+            ],
+            tools: [],
+            maxOutputTokens: 16,
+          },
+          { signal: ctx.cancellationSignal, sink: silentSink(() => ctx.heartbeat()) },
+          { env: deps.env, timeoutMs: (deps.config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000 },
+        );
+        return /^\s*approve\b/i.test(r.content) ? 'approve' : 'escalate';
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw err;
+        deps.log.warn({ err: String(err) }, 'smart approval failed; asking the user');
+        return 'escalate';
+      }
+    },
+
+    /** A tool result the workflow produced itself (blocked, denied, a clarify answer). */
+    async recordToolResult(a: ToolResultArgs): Promise<void> {
+      await writeMessage(db, a.sessionId, { seq: a.seq, role: 'tool', content: a.content, toolCallId: a.toolCallId, toolName: a.toolName, turnId: a.turnId });
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      pub.emit('tool.completed', { id: a.toolCallId, name: a.toolName, durationMs: 0, isError: a.isError, preview: oneLine(a.content, 200) });
+      await pub.flush();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The agent waits for its human (SPEC §7.5, §7.7): dangerous commands need an approval, and the
+ * `clarify` tool asks a question. Waits are durable timers in the turn's scope, so `/stop`
+ * cancels them and a worker restart does not lose them. Silence is a denial.
+ */
+import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import type { ToolCallRef } from '../common/tool-batch.js';
+import { store } from './activities.js';
+import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
+import type { TurnProgress } from './turn-progress.js';
+
+export type Gate = { run: true } | { run: false; result: string };
+
+const DO_NOT_RETRY = 'Do not retry it, rephrase it, or work around it with another command; continue without it, or ask the user what to do.';
+
+export function hardlineResult(description: string): string {
+  return `BLOCKED: this command is never allowed (${description}). ${DO_NOT_RETRY}`;
+}
+
+/** Decide whether a checked command may run, asking the user when the mode says so. */
+export async function gateCommand(s: ConversationState, p: TurnProgress, call: ToolCallRef, onWait: () => void): Promise<Gate> {
+  const check = call.approval;
+  if (!check || check.level === 'allowed') return { run: true };
+  if (check.level === 'hardline') return { run: false, result: hardlineResult(check.description) };
+  if (s.approvalMode === 'off') return { run: true };
+  if (check.rules.every((r) => s.sessionApprovedRules.includes(r))) return { run: true };
+
+  const requestId = `${p.turnId}:${call.id}`;
+  if (s.approvalMode === 'smart') {
+    const verdict = await store.assessCommand({ auxiliary: s.auxiliary, command: check.command, description: check.description });
+    if (verdict === 'approve') {
+      s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
+      return { run: true };
+    }
+  }
+
+  const req: ApprovalRequest = {
+    requestId,
+    tool: call.name,
+    command: check.command,
+    reason: check.description,
+    rules: check.rules,
+    requestedAt: Date.now(),
+    timeoutSeconds: s.approvalTimeoutSeconds,
+  };
+  s.pendingApprovals.push(req);
+  const resolve = (decision: string, by: string) =>
+    store.resolveApproval({ conversationId: s.conversationId, turnId: p.turnId, requestId, decision, decidedBy: by, rules: check.rules });
+  try {
+    await store.requestApproval({
+      conversationId: s.conversationId,
+      sessionId: s.sessionId,
+      turnId: p.turnId,
+      requestId,
+      toolCallId: call.id,
+      tool: call.name,
+      command: check.command,
+      rules: check.rules,
+      reason: check.description,
+      timeoutSeconds: s.approvalTimeoutSeconds,
+    });
+    p.status = 'awaiting_approval';
+    onWait();
+    const decided = await condition(() => req.decision !== undefined, s.approvalTimeoutSeconds * 1000);
+    p.status = 'running_tools';
+    if (!decided) {
+      await resolve('timeout', 'timeout');
+      return {
+        run: false,
+        result: `No approval came within ${s.approvalTimeoutSeconds} s, so the command was not run (silence is not consent): ${check.command}. ${DO_NOT_RETRY}`,
+      };
+    }
+    await resolve(req.decision!, 'user');
+    if (req.decision === 'deny') return { run: false, result: `The user denied running this command: ${check.command}. ${DO_NOT_RETRY}` };
+    if (req.decision === 'session') s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
+    return { run: true };
+  } catch (err) {
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => resolve('cancelled', 'stop'));
+    throw err;
+  } finally {
+    s.pendingApprovals = s.pendingApprovals.filter((r) => r.requestId !== requestId);
+  }
+}
+
+/** Ask the user the model's question; the answer (or the silence) is the tool's result. */
+export async function askClarify(s: ConversationState, p: TurnProgress, call: ToolCallRef, onWait: () => void): Promise<string> {
+  const q = call.clarify!;
+  const req: ClarifyRequest = {
+    requestId: `${p.turnId}:${call.id}`,
+    question: q.question,
+    choices: q.choices,
+    askedAt: Date.now(),
+    timeoutSeconds: s.clarifyTimeoutSeconds,
+  };
+  s.clarify = req;
+  try {
+    await store.requestClarify({
+      conversationId: s.conversationId,
+      turnId: p.turnId,
+      requestId: req.requestId,
+      question: q.question,
+      choices: q.choices,
+      timeoutSeconds: req.timeoutSeconds,
+    });
+    p.status = 'awaiting_clarify';
+    onWait();
+    const answered = await condition(() => req.answer !== undefined, req.timeoutSeconds * 1000);
+    p.status = 'running_tools';
+    return answered
+      ? `The user answered: ${req.answer!}`
+      : `[No answer from the user within ${req.timeoutSeconds} s. Continue with a reasonable assumption and say which one you made, or ask again in your final reply.]`;
+  } finally {
+    s.clarify = null;
+  }
+}
