@@ -57,13 +57,23 @@ export function approvalActivities(deps: ActivityDeps) {
       await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy);
       if (a.decision === 'always') await allowAlways(db, a.rules, a.decidedBy);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('status', { kind: 'approval', requestId: a.requestId, decision: a.decision, message: `approval ${a.requestId}: ${a.decision}` });
+      pub.emit('status', {
+        kind: 'approval',
+        requestId: a.requestId,
+        decision: a.decision,
+        message: `approval ${a.requestId}: ${a.decision}`,
+      });
       await pub.flush();
     },
 
     async requestClarify(a: ClarifyRequestArgs): Promise<void> {
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('clarify.requested', { requestId: a.requestId, question: a.question, choices: a.choices, timeoutSeconds: a.timeoutSeconds });
+      pub.emit('clarify.requested', {
+        requestId: a.requestId,
+        question: a.question,
+        choices: a.choices,
+        timeoutSeconds: a.timeoutSeconds,
+      });
       await pub.flush();
     },
 
@@ -83,7 +93,10 @@ export function approvalActivities(deps: ActivityDeps) {
             maxOutputTokens: 16,
           },
           { signal: ctx.cancellationSignal, sink: silentSink(() => ctx.heartbeat()) },
-          { env: deps.env, timeoutMs: (deps.config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000 },
+          {
+            env: deps.env,
+            timeoutMs: (deps.config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
+          },
         );
         return /^\s*approve\b/i.test(r.content) ? 'approve' : 'escalate';
       } catch (err) {
@@ -95,9 +108,22 @@ export function approvalActivities(deps: ActivityDeps) {
 
     /** A tool result the workflow produced itself (blocked, denied, a clarify answer). */
     async recordToolResult(a: ToolResultArgs): Promise<void> {
-      await writeMessage(db, a.sessionId, { seq: a.seq, role: 'tool', content: a.content, toolCallId: a.toolCallId, toolName: a.toolName, turnId: a.turnId });
+      await writeMessage(db, a.sessionId, {
+        seq: a.seq,
+        role: 'tool',
+        content: a.content,
+        toolCallId: a.toolCallId,
+        toolName: a.toolName,
+        turnId: a.turnId,
+      });
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('tool.completed', { id: a.toolCallId, name: a.toolName, durationMs: 0, isError: a.isError, preview: oneLine(a.content, 200) });
+      pub.emit('tool.completed', {
+        id: a.toolCallId,
+        name: a.toolName,
+        durationMs: 0,
+        isError: a.isError,
+        preview: oneLine(a.content, 200),
+      });
       await pub.flush();
     },
   };

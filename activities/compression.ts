@@ -80,9 +80,10 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
         const tokensBefore = estimateRequestTokens([system, ...transcript], schemas, model);
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
-        // After an overflow the request must shrink for sure: the verbatim tail is at most a quarter of it.
+        // After an overflow, or when the user asks, the request must shrink for sure: the verbatim tail is
+        // at most a quarter of it.
         const tailBudget =
-          a.reason === 'overflow'
+          a.reason === 'overflow' || a.reason === 'manual'
             ? Math.min(tailTokens(window, settings), Math.floor(tokensBefore / 4))
             : tailTokens(window, settings);
         const plan = planCompression(planned, {

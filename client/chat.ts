@@ -22,7 +22,18 @@ const HELP =
   'commands: /stop  /steer <text>  /approve once|session|always|deny  /compress [focus]  /new  /resume <id>  /usage  ' +
   '/model <name>  /help  /quit   (Ctrl-C stops a running turn)';
 
-const DECISIONS: Record<string, ApprovalDecision> = { o: 'once', once: 'once', s: 'session', session: 'session', a: 'always', always: 'always', d: 'deny', deny: 'deny', n: 'deny', no: 'deny' };
+const DECISIONS: Record<string, ApprovalDecision> = {
+  o: 'once',
+  once: 'once',
+  s: 'session',
+  session: 'session',
+  a: 'always',
+  always: 'always',
+  d: 'deny',
+  deny: 'deny',
+  n: 'deny',
+  no: 'deny',
+};
 
 export async function runChat(client: HeraldClient, options: ChatOptions): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
@@ -78,7 +89,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     const id = pendingApproval!.requestId;
     pendingApproval = undefined;
     rl.setPrompt(pc.bold('› '));
-    await conv.approve(id, decision).catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+    await conv
+      .approve(id, decision)
+      .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
   };
   let inputClosed = false;
   let onIdle: () => void = prompt;
@@ -119,7 +132,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         break;
       case '/approve': {
         const decision = DECISIONS[arg.toLowerCase()];
-        if (!pendingApproval || !decision) process.stderr.write(pendingApproval ? 'usage: /approve once|session|always|deny\n' : 'no approval is pending\n');
+        if (!pendingApproval || !decision)
+          process.stderr.write(
+            pendingApproval ? 'usage: /approve once|session|always|deny\n' : 'no approval is pending\n',
+          );
         else await decide(decision);
         break;
       }
@@ -194,11 +210,14 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       }
       if (pendingClarify && !line.startsWith('/')) {
         const n = Number(line);
-        const answer = Number.isInteger(n) && n >= 1 && n <= pendingClarify.choices.length ? pendingClarify.choices[n - 1]! : line;
+        const answer =
+          Number.isInteger(n) && n >= 1 && n <= pendingClarify.choices.length ? pendingClarify.choices[n - 1]! : line;
         const id = pendingClarify.requestId;
         pendingClarify = undefined;
         rl.setPrompt(pc.bold('› '));
-        void conv.answer(answer, id).catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+        void conv
+          .answer(answer, id)
+          .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
         return;
       }
       if (line.startsWith('/')) {

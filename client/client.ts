@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
 import type { ApprovalDecision, ConversationInput, ConversationStateView, TurnResult } from '../common/contract.js';
 import type { conversation } from '../workflows/conversation.js';
@@ -72,6 +72,17 @@ export class HeraldClient {
   }
 }
 
+/** An update the workflow refused (validator): say why in the error's own message. */
+async function rejections<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof Error)
+      throw new Error(`rejected: ${err.cause.message}`, { cause: err });
+    throw err;
+  }
+}
+
 function summaryOf(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
@@ -129,17 +140,19 @@ export class Conversation {
 
   /** Decide a pending approval (update `approve`: an unknown request id is rejected). */
   async approve(requestId: string, decision: ApprovalDecision): Promise<void> {
-    await this.handle.executeUpdate(approveUpdate, { args: [{ requestId, decision }] });
+    await rejections(this.handle.executeUpdate(approveUpdate, { args: [{ requestId, decision }] }));
   }
 
   /** Answer the pending `clarify` question. */
   async answer(text: string, requestId?: string): Promise<void> {
-    await this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: text, ...(requestId ? { requestId } : {}) }] });
+    await rejections(
+      this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: text, ...(requestId ? { requestId } : {}) }] }),
+    );
   }
 
   /** Compress the context now (`/compress [focus]`); runs between turns. */
   async compress(focus?: string): Promise<CompressResult> {
-    return await this.handle.executeUpdate(compressUpdate, { args: [focus ? { focus } : {}] });
+    return await rejections(this.handle.executeUpdate(compressUpdate, { args: [focus ? { focus } : {}] }));
   }
 
   async state(): Promise<ConversationStateView> {

@@ -74,7 +74,11 @@ export class EventRenderer {
         this.stopSpinner();
         this.line(pc.yellow(`⚠ approval needed (${str(p.reason)}):`));
         this.line(`    ${str(p.command)}`);
-        this.line(pc.yellow(`  [o]nce · [s]ession · [a]lways · [d]eny   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`));
+        this.line(
+          pc.yellow(
+            `  [o]nce · [s]ession · [a]lways · [d]eny   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
+          ),
+        );
         this.options.onApproval?.({ requestId: str(p.requestId), command: str(p.command) });
         break;
       case 'clarify.requested': {

@@ -22,7 +22,10 @@ export const MAX_MESSAGE_CHARS = 400_000;
 const messageText = z
   .string()
   .min(1)
-  .max(MAX_MESSAGE_CHARS, `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`);
+  .max(
+    MAX_MESSAGE_CHARS,
+    `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`,
+  );
 
 const sessionIdSchema = z
   .string()
@@ -112,9 +115,7 @@ export const userMessageSchema = z.union([
 ]);
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
-export const sendMessageSchema = z
-  .object({ text: messageText, id: z.string().min(1).max(200).optional() })
-  .strict();
+export const sendMessageSchema = z.object({ text: messageText, id: z.string().min(1).max(200).optional() }).strict();
 export type SendMessageInput = z.infer<typeof sendMessageSchema>;
 
 /** Signal `stop`: an optional reason. */
@@ -143,7 +144,11 @@ export const answerClarifySchema = z
 export type AnswerClarifyInput = z.infer<typeof answerClarifySchema>;
 
 /** Update `compress`: manual compression, optionally focused on a topic. */
-export const compressSchema = z.union([z.undefined(), z.null(), z.object({ focus: z.string().min(1).max(500).optional() }).strict()]);
+export const compressSchema = z.union([
+  z.undefined(),
+  z.null(),
+  z.object({ focus: z.string().min(1).max(500).optional() }).strict(),
+]);
 
 export interface PendingApproval {
   request_id: string;

@@ -40,7 +40,10 @@ export const DANGEROUS_RULES: ReadonlyArray<CommandFinding> = [
   { rule: 'inline_interpreter', description: 'running inline code through an interpreter' },
   { rule: 'pipe_to_shell', description: 'running downloaded code' },
   { rule: 'decoded_to_shell', description: 'running decoded or obfuscated code' },
-  { rule: 'git_destructive', description: 'discarding git history or work (reset --hard, force push, clean -f, branch -D)' },
+  {
+    rule: 'git_destructive',
+    description: 'discarding git history or work (reset --hard, force push, clean -f, branch -D)',
+  },
   { rule: 'docker_destructive', description: 'removing containers, images or volumes' },
   { rule: 'sudo_stdin', description: 'sudo reading a password non-interactively or opening a root shell' },
   { rule: 'exec_new_file', description: 'making a file executable and running it' },
@@ -261,12 +264,70 @@ function parse(input: string): { pipelines: Pipeline[]; subs: string[] } {
   return { pipelines, subs };
 }
 
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'exec', 'nohup', 'nice', 'time', 'timeout', 'stdbuf', 'ionice', 'chroot', 'builtin', 'unbuffer', 'caffeinate', 'torsocks']);
+const WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'exec',
+  'nohup',
+  'nice',
+  'time',
+  'timeout',
+  'stdbuf',
+  'ionice',
+  'chroot',
+  'builtin',
+  'unbuffer',
+  'caffeinate',
+  'torsocks',
+]);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'busybox']);
-const INTERPRETERS = new Set(['python', 'python2', 'python3', 'perl', 'ruby', 'node', 'nodejs', 'deno', 'bun', 'php', 'lua', 'osascript', 'pwsh', 'powershell']);
-const DATA_COMMANDS = new Set(['echo', 'printf', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git-grep', 'man', 'which', 'type', 'whatis', 'apropos', 'history', 'alias']);
+const INTERPRETERS = new Set([
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'php',
+  'lua',
+  'osascript',
+  'pwsh',
+  'powershell',
+]);
+const DATA_COMMANDS = new Set([
+  'echo',
+  'printf',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'git-grep',
+  'man',
+  'which',
+  'type',
+  'whatis',
+  'apropos',
+  'history',
+  'alias',
+]);
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh']);
-const SQL_CLIENTS = new Set(['psql', 'mysql', 'mariadb', 'sqlite3', 'sqlcmd', 'clickhouse-client', 'duckdb', 'cockroach']);
+const SQL_CLIENTS = new Set([
+  'psql',
+  'mysql',
+  'mariadb',
+  'sqlite3',
+  'sqlcmd',
+  'clickhouse-client',
+  'duckdb',
+  'cockroach',
+]);
 
 const base = (word: string) => word.slice(word.lastIndexOf('/') + 1);
 
@@ -286,7 +347,8 @@ function unwrap(words: readonly string[]): { argv: string[]; sudoStdin: boolean 
     // Options of the wrapper (and their values) come before the real command.
     while (i < words.length && words[i]!.startsWith('-')) {
       const opt = words[i]!;
-      if ((name === 'sudo' || name === 'doas') && /^-[a-zA-Z]*[SAs]/.test(opt) && !opt.startsWith('--')) sudoStdin = true;
+      if ((name === 'sudo' || name === 'doas') && /^-[a-zA-Z]*[SAs]/.test(opt) && !opt.startsWith('--'))
+        sudoStdin = true;
       i += 1;
       if (/^-(?:u|g|n|p|C|D|h|r|t|U|c)$/.test(opt) && name !== 'env' && i < words.length) i += 1;
     }
@@ -310,13 +372,39 @@ function flags(args: readonly string[]): { short: Set<string>; long: Set<string>
   return { short, long };
 }
 
-const SYSTEM_DIRS = ['', '/etc', '/usr', '/bin', '/sbin', '/boot', '/lib', '/lib32', '/lib64', '/var', '/home', '/root', '/opt', '/sys', '/proc', '/dev', '/srv', '/mnt', '/media', '/snap', '/run'];
+const SYSTEM_DIRS = [
+  '',
+  '/etc',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/boot',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/var',
+  '/home',
+  '/root',
+  '/opt',
+  '/sys',
+  '/proc',
+  '/dev',
+  '/srv',
+  '/mnt',
+  '/media',
+  '/snap',
+  '/run',
+];
 
 /** `/`, a system directory, or the home directory, however spelled. */
 function isProtectedTarget(raw: string): boolean {
   let t = raw.trim();
   if (/^(?:~|\$HOME|\$\{HOME\}|\/home\/[^/]+|\/root|\/Users\/[^/]+)\/?\*?$/.test(t)) return true;
-  t = t.replace(/\/\.?$/, '').replace(/\/\*$/, '').replace(/\/+$/, '').replace(/\/\.\/?$/, '');
+  t = t
+    .replace(/\/\.?$/, '')
+    .replace(/\/\*$/, '')
+    .replace(/\/+$/, '')
+    .replace(/\/\.\/?$/, '');
   if (t === '' && raw.startsWith('/')) return true;
   return SYSTEM_DIRS.includes(t) && raw.startsWith('/');
 }
@@ -328,7 +416,8 @@ const SENSITIVE_FILE =
 
 const isSensitive = (path: string) => SENSITIVE_FILE.test(path.replace(/^(?:~|\$HOME|\$\{HOME\})/, ''));
 
-const SQL_DESTRUCTIVE = /\b(?:drop\s+(?:table|database|schema|user|role|index|view)|truncate\s+(?:table\s+)?\w)|\bdelete\s+from\s+[\w."`]+\s*(?:;|$|"|')/i;
+const SQL_DESTRUCTIVE =
+  /\b(?:drop\s+(?:table|database|schema|user|role|index|view)|truncate\s+(?:table\s+)?\w)|\bdelete\s+from\s+[\w."`]+\s*(?:;|$|"|')/i;
 
 // ---------------------------------------------------------------------------------------------
 // Matching
@@ -363,7 +452,10 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
       break;
     }
     case 'find':
-      if (args.includes('-delete') || args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && base(args[i + 1] ?? '') === 'rm')) {
+      if (
+        args.includes('-delete') ||
+        args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && base(args[i + 1] ?? '') === 'rm')
+      ) {
         found.dangerous.add('recursive_delete');
       }
       break;
@@ -371,7 +463,12 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
       const inner = unwrap(args.filter((a, i) => !(a.startsWith('-') && i === 0) || !/^-/.test(a))).argv;
       const rmAt = args.findIndex((a) => base(a) === 'rm');
       if (rmAt >= 0 || base(inner[0] ?? '') === 'rm') found.dangerous.add('recursive_delete');
-      else if (inner.length) checkSimple({ words: args.filter((a) => !a.startsWith('-')), writes: [], heredoc: false, nested: [] }, found, depth);
+      else if (inner.length)
+        checkSimple(
+          { words: args.filter((a) => !a.startsWith('-')), writes: [], heredoc: false, nested: [] },
+          found,
+          depth,
+        );
       break;
     }
     case 'shred':
@@ -380,7 +477,11 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
       break;
     case 'chmod': {
       const mode = operands[0] ?? '';
-      if (/^[0-7]?[0-7][0-7][2367]$/.test(mode) || /(?:^|,)(?:o|a|ugo)?\+[rwxXst]*w/.test(mode) || /(?:^|,)[ugoa]*=[rwx]*w[rwx]*$/.test(mode) && /o|a/.test(mode)) {
+      if (
+        /^[0-7]?[0-7][0-7][2367]$/.test(mode) ||
+        /(?:^|,)(?:o|a|ugo)?\+[rwxXst]*w/.test(mode) ||
+        (/(?:^|,)[ugoa]*=[rwx]*w[rwx]*$/.test(mode) && /o|a/.test(mode))
+      ) {
         found.dangerous.add('world_writable');
       }
       if (f.short.has('R') || f.long.has('--recursive')) found.dangerous.add('recursive_permissions');
@@ -406,12 +507,14 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
     case 'mv':
     case 'install':
     case 'ln':
-      if (operands.length >= 2 && isSensitive(operands[operands.length - 1]!)) found.dangerous.add('sensitive_file_write');
+      if (operands.length >= 2 && isSensitive(operands[operands.length - 1]!))
+        found.dangerous.add('sensitive_file_write');
       if (cmd === 'mv' && operands.some(isProtectedTarget)) found.dangerous.add('recursive_delete');
       break;
     case 'sed':
     case 'perl':
-      if (args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place')) && operands.some(isSensitive)) found.dangerous.add('sensitive_file_write');
+      if (args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place')) && operands.some(isSensitive))
+        found.dangerous.add('sensitive_file_write');
       if (cmd === 'perl' && (f.short.has('e') || f.short.has('E'))) found.dangerous.add('inline_interpreter');
       break;
     case 'shutdown':
@@ -427,19 +530,24 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
     case 'systemctl': {
       const verb = operands[0] ?? '';
       if (['poweroff', 'reboot', 'halt', 'kexec', 'rescue', 'emergency'].includes(verb)) found.hardline ??= 'shutdown';
-      else if (['stop', 'restart', 'disable', 'mask', 'kill', 'isolate'].includes(verb)) found.dangerous.add('service_stop');
+      else if (['stop', 'restart', 'disable', 'mask', 'kill', 'isolate'].includes(verb))
+        found.dangerous.add('service_stop');
       break;
     }
     case 'service':
       if (['stop', 'restart'].includes(operands[1] ?? '')) found.dangerous.add('service_stop');
       break;
     case 'launchctl':
-      if (['unload', 'remove', 'bootout', 'stop', 'kill'].includes(operands[0] ?? '')) found.dangerous.add('service_stop');
+      if (['unload', 'remove', 'bootout', 'stop', 'kill'].includes(operands[0] ?? ''))
+        found.dangerous.add('service_stop');
       break;
     case 'kill': {
       const last = args[args.length - 1];
       if (last === '-1' && args.length >= 1) found.hardline ??= 'kill_all';
-      else if (args.some((a) => /^-(?:9|KILL|SIGKILL)$/i.test(a)) || (args.includes('-s') && /^(?:9|KILL|SIGKILL)$/i.test(args[args.indexOf('-s') + 1] ?? ''))) {
+      else if (
+        args.some((a) => /^-(?:9|KILL|SIGKILL)$/i.test(a)) ||
+        (args.includes('-s') && /^(?:9|KILL|SIGKILL)$/i.test(args[args.indexOf('-s') + 1] ?? ''))
+      ) {
         found.dangerous.add('force_kill');
       }
       break;
@@ -452,10 +560,18 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
     case 'git': {
       const sub = operands[0] ?? '';
       if (sub === 'reset' && args.includes('--hard')) found.dangerous.add('git_destructive');
-      else if (sub === 'push' && (f.short.has('f') || [...f.long].some((l) => l.startsWith('--force')) || operands.slice(1).some((a) => a.startsWith('+')))) found.dangerous.add('git_destructive');
+      else if (
+        sub === 'push' &&
+        (f.short.has('f') ||
+          [...f.long].some((l) => l.startsWith('--force')) ||
+          operands.slice(1).some((a) => a.startsWith('+')))
+      )
+        found.dangerous.add('git_destructive');
       else if (sub === 'clean' && (f.short.has('f') || f.long.has('--force'))) found.dangerous.add('git_destructive');
-      else if (sub === 'branch' && (f.short.has('D') || (f.short.has('d') && f.short.has('f')))) found.dangerous.add('git_destructive');
-      else if (sub === 'checkout' && args.includes('--') && operands.includes('.')) found.dangerous.add('git_destructive');
+      else if (sub === 'branch' && (f.short.has('D') || (f.short.has('d') && f.short.has('f'))))
+        found.dangerous.add('git_destructive');
+      else if (sub === 'checkout' && args.includes('--') && operands.includes('.'))
+        found.dangerous.add('git_destructive');
       else if (sub === 'stash' && ['drop', 'clear'].includes(operands[1] ?? '')) found.dangerous.add('git_destructive');
       break;
     }
@@ -463,9 +579,16 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
     case 'podman':
     case 'docker-compose': {
       const words = operands.join(' ');
-      if (/^(?:rm|rmi|kill)\b/.test(words) || /^(?:container|image|volume|network) (?:rm|prune)\b/.test(words) || /^(?:system|volume|image|container|builder) prune\b/.test(words)) {
+      if (
+        /^(?:rm|rmi|kill)\b/.test(words) ||
+        /^(?:container|image|volume|network) (?:rm|prune)\b/.test(words) ||
+        /^(?:system|volume|image|container|builder) prune\b/.test(words)
+      ) {
         found.dangerous.add('docker_destructive');
-      } else if (/^(?:compose )?down\b/.test(cmd === 'docker-compose' ? `compose ${words}` : words) && (f.short.has('v') || f.long.has('--volumes') || f.long.has('--rmi'))) {
+      } else if (
+        /^(?:compose )?down\b/.test(cmd === 'docker-compose' ? `compose ${words}` : words) &&
+        (f.short.has('v') || f.long.has('--volumes') || f.long.has('--rmi'))
+      ) {
         found.dangerous.add('docker_destructive');
       }
       break;
@@ -481,18 +604,22 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
       break;
   }
 
-  if (/^(?:drop|truncate|delete)$/i.test(cmd) && SQL_DESTRUCTIVE.test(argv.join(' '))) found.dangerous.add('sql_destructive');
+  if (/^(?:drop|truncate|delete)$/i.test(cmd) && SQL_DESTRUCTIVE.test(argv.join(' ')))
+    found.dangerous.add('sql_destructive');
   if (SQL_CLIENTS.has(cmd) && SQL_DESTRUCTIVE.test(args.join(' '))) found.dangerous.add('sql_destructive');
 
   if (SHELLS.has(cmd) || INTERPRETERS.has(cmd)) {
-    const inline = SHELLS.has(cmd) ? f.short.has('c') : f.short.has('c') || f.short.has('e') || f.short.has('E') || f.long.has('--eval') || f.long.has('--command');
+    const inline = SHELLS.has(cmd)
+      ? f.short.has('c')
+      : f.short.has('c') || f.short.has('e') || f.short.has('E') || f.long.has('--eval') || f.long.has('--command');
     if (inline || c.heredoc) found.dangerous.add('inline_interpreter');
     if (SHELLS.has(cmd) && f.short.has('c') && depth < 4) {
       const at = args.findIndex((a) => /^-[a-zA-Z]*c/.test(a));
       const script = args[at + 1];
       if (script) classifyInto(script, found, depth + 1);
     }
-    if (c.nested.some(isDownload) || args.some((a) => /^<\(/.test(a) && isDownload(a.slice(2, -1)))) found.dangerous.add('pipe_to_shell');
+    if (c.nested.some(isDownload) || args.some((a) => /^<\(/.test(a) && isDownload(a.slice(2, -1))))
+      found.dangerous.add('pipe_to_shell');
   }
   if (cmd === 'eval' && c.nested.some(isDownload)) found.dangerous.add('pipe_to_shell');
 }
@@ -503,7 +630,8 @@ function isDownload(command: string): boolean {
 
 const DECODERS = (argv: string[]) => {
   const [cmd, ...args] = argv;
-  if (cmd === 'base64' || cmd === 'base32' || cmd === 'basenc') return args.some((a) => /^-(?:d|D|-decode)$/.test(a) || /^-[a-zA-Z]*d/.test(a));
+  if (cmd === 'base64' || cmd === 'base32' || cmd === 'basenc')
+    return args.some((a) => /^-(?:d|D|-decode)$/.test(a) || /^-[a-zA-Z]*d/.test(a));
   if (cmd === 'xxd') return args.some((a) => /^-[a-zA-Z]*r/.test(a));
   if (cmd === 'openssl') return args.includes('-d') || args.includes('base64') || args.includes('enc');
   if (cmd === 'uudecode' || cmd === 'gunzip' || cmd === 'zcat' || cmd === 'rev') return true;
@@ -516,7 +644,8 @@ function checkPipeline(p: Pipeline, found: Found, depth: number): void {
   argvs.forEach((argv, i) => {
     if (i === 0) return;
     const cmd = argv[0] ?? '';
-    const runsCode = SHELLS.has(cmd) || INTERPRETERS.has(cmd) || (cmd === 'xargs' && argv.slice(1).some((a) => SHELLS.has(base(a))));
+    const runsCode =
+      SHELLS.has(cmd) || INTERPRETERS.has(cmd) || (cmd === 'xargs' && argv.slice(1).some((a) => SHELLS.has(base(a))));
     if (!runsCode) return;
     const before = argvs.slice(0, i);
     if (before.some((a) => DOWNLOADERS.has(a[0] ?? ''))) found.dangerous.add('pipe_to_shell');
@@ -524,7 +653,8 @@ function checkPipeline(p: Pipeline, found: Found, depth: number): void {
     else found.dangerous.add('inline_interpreter');
   });
   // SQL piped into a client: `echo 'DROP TABLE t' | psql`.
-  if (argvs.some((a) => SQL_CLIENTS.has(a[0] ?? '')) && p.commands.some((c) => SQL_DESTRUCTIVE.test(c.words.join(' ')))) found.dangerous.add('sql_destructive');
+  if (argvs.some((a) => SQL_CLIENTS.has(a[0] ?? '')) && p.commands.some((c) => SQL_DESTRUCTIVE.test(c.words.join(' '))))
+    found.dangerous.add('sql_destructive');
   for (const c of p.commands) checkSimple(c, found, depth);
 }
 
@@ -534,7 +664,10 @@ function checkSequence(pipelines: Pipeline[], found: Found): void {
   for (const p of pipelines) {
     for (const c of p.commands) {
       const { argv } = unwrap(c.words);
-      if (argv[0] === 'chmod' && argv.slice(1).some((a) => /^(?:[ugoa]*\+[rwX]*x|[0-7]?[0-7][1357][0-7]{0,2})$/.test(a))) {
+      if (
+        argv[0] === 'chmod' &&
+        argv.slice(1).some((a) => /^(?:[ugoa]*\+[rwX]*x|[0-7]?[0-7][1357][0-7]{0,2})$/.test(a))
+      ) {
         for (const a of argv.slice(2)) madeExecutable.add(a.replace(/^\.\//, ''));
       } else if (argv[0] && madeExecutable.has(argv[0].replace(/^\.\//, '')) && madeExecutable.size) {
         found.dangerous.add('exec_new_file');
@@ -591,8 +724,11 @@ export function splitCommands(command: string): string[] {
 export function classifyCommand(command: string): CommandVerdict {
   const found: Found = { dangerous: new Set() };
   classifyInto(command, found, 0);
-  if (found.hardline) return { level: 'hardline', rule: found.hardline, description: DESCRIPTIONS.get(found.hardline) ?? found.hardline };
+  if (found.hardline)
+    return { level: 'hardline', rule: found.hardline, description: DESCRIPTIONS.get(found.hardline) ?? found.hardline };
   if (found.dangerous.size === 0) return { level: 'safe' };
-  const findings = [...found.dangerous].sort((a, b) => (DANGER_ORDER.get(a) ?? 99) - (DANGER_ORDER.get(b) ?? 99)).map(finding);
+  const findings = [...found.dangerous]
+    .sort((a, b) => (DANGER_ORDER.get(a) ?? 99) - (DANGER_ORDER.get(b) ?? 99))
+    .map(finding);
   return { level: 'dangerous', findings };
 }

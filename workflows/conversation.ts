@@ -188,7 +188,9 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
         if (!parsed.success) throw new Error(`invalid approve: ${describeZodError(parsed.error, 'approve')}`);
         if (!findApproval(parsed.data.requestId)) {
           const pending = state.pendingApprovals.filter((a) => !a.decision).map((a) => a.requestId);
-          throw new Error(`no pending approval ${parsed.data.requestId}${pending.length ? ` (pending: ${pending.join(', ')})` : ''}`);
+          throw new Error(
+            `no pending approval ${parsed.data.requestId}${pending.length ? ` (pending: ${pending.join(', ')})` : ''}`,
+          );
         }
       },
     },
@@ -203,10 +205,12 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     {
       validator: (input) => {
         const parsed = answerClarifySchema.safeParse(input);
-        if (!parsed.success) throw new Error(`invalid answerClarify: ${describeZodError(parsed.error, 'answerClarify')}`);
+        if (!parsed.success)
+          throw new Error(`invalid answerClarify: ${describeZodError(parsed.error, 'answerClarify')}`);
         const req = state.clarify;
         if (!req || req.answer !== undefined) throw new Error('no clarify question is waiting for an answer');
-        if (parsed.data.requestId && parsed.data.requestId !== req.requestId) throw new Error(`the pending question is ${req.requestId}, not ${parsed.data.requestId}`);
+        if (parsed.data.requestId && parsed.data.requestId !== req.requestId)
+          throw new Error(`the pending question is ${req.requestId}, not ${parsed.data.requestId}`);
       },
     },
   );
@@ -220,13 +224,20 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     compressing = true;
     refreshDetails();
     try {
-      const c = await compressNow(state, `${state.conversationId}:compress:${state.turn}.${manualCount}`, 'manual', req.focus);
+      const c = await compressNow(
+        state,
+        `${state.conversationId}:compress:${state.turn}.${manualCount}`,
+        'manual',
+        req.focus,
+      );
       compressResults.set(req.id, {
         compressed: c.compressed,
         session_id: state.sessionId,
         tokens_before: c.tokensBefore,
         tokens_after: c.tokensAfter,
-        message: c.compressed ? `compressed ${c.tokensBefore} → ${c.tokensAfter} tokens; the conversation continues in session ${state.sessionId}` : 'nothing to compress yet',
+        message: c.compressed
+          ? `compressed ${c.tokensBefore} → ${c.tokensAfter} tokens; the conversation continues in session ${state.sessionId}`
+          : 'nothing to compress yet',
       });
     } catch (err) {
       compressResults.set(req.id, {
@@ -284,7 +295,10 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   const canDue = () => workflowInfo().continueAsNewSuggested || runTurns >= canAfterTurns;
 
   for (;;) {
-    const woke = await condition(() => state.queue.length > 0 || compressions.length > 0 || ended || canDue(), idleTimeout);
+    const woke = await condition(
+      () => state.queue.length > 0 || compressions.length > 0 || ended || canDue(),
+      idleTimeout,
+    );
     if (!woke) {
       endReason = 'idle timeout';
       break;
@@ -297,7 +311,9 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     }
     if (state.queue.length === 0 || (canDue() && state.queue.every((m) => !m.awaited))) {
       // Continue-as-new only once no update is in flight: updates cannot follow a run.
-      await condition(() => allHandlersFinished() || ended || state.queue.some((m) => m.awaited) || compressions.length > 0);
+      await condition(
+        () => allHandlersFinished() || ended || state.queue.some((m) => m.awaited) || compressions.length > 0,
+      );
       if (ended || compressions.length > 0) continue;
       if (allHandlersFinished() && !state.queue.some((m) => m.awaited)) {
         await continueAsNew<typeof conversation>(carryInput(input, state));
@@ -547,7 +563,9 @@ function describe(state: ConversationState, current: TurnProgress | undefined, e
     );
   }
   if (state.clarify && state.clarify.answer === undefined) {
-    lines.push(`**Question for the user:** ${preview(state.clarify.question, 300)} — \`herald answer ${state.conversationId} "…"\``);
+    lines.push(
+      `**Question for the user:** ${preview(state.clarify.question, 300)} — \`herald answer ${state.conversationId} "…"\``,
+    );
   }
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
   const last = state.lastResult;

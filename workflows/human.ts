@@ -11,14 +11,20 @@ import type { TurnProgress } from './turn-progress.js';
 
 export type Gate = { run: true } | { run: false; result: string };
 
-const DO_NOT_RETRY = 'Do not retry it, rephrase it, or work around it with another command; continue without it, or ask the user what to do.';
+const DO_NOT_RETRY =
+  'Do not retry it, rephrase it, or work around it with another command; continue without it, or ask the user what to do.';
 
 export function hardlineResult(description: string): string {
   return `BLOCKED: this command is never allowed (${description}). ${DO_NOT_RETRY}`;
 }
 
 /** Decide whether a checked command may run, asking the user when the mode says so. */
-export async function gateCommand(s: ConversationState, p: TurnProgress, call: ToolCallRef, onWait: () => void): Promise<Gate> {
+export async function gateCommand(
+  s: ConversationState,
+  p: TurnProgress,
+  call: ToolCallRef,
+  onWait: () => void,
+): Promise<Gate> {
   const check = call.approval;
   if (!check || check.level === 'allowed') return { run: true };
   if (check.level === 'hardline') return { run: false, result: hardlineResult(check.description) };
@@ -27,7 +33,11 @@ export async function gateCommand(s: ConversationState, p: TurnProgress, call: T
 
   const requestId = `${p.turnId}:${call.id}`;
   if (s.approvalMode === 'smart') {
-    const verdict = await store.assessCommand({ auxiliary: s.auxiliary, command: check.command, description: check.description });
+    const verdict = await store.assessCommand({
+      auxiliary: s.auxiliary,
+      command: check.command,
+      description: check.description,
+    });
     if (verdict === 'approve') {
       s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
       return { run: true };
@@ -45,7 +55,14 @@ export async function gateCommand(s: ConversationState, p: TurnProgress, call: T
   };
   s.pendingApprovals.push(req);
   const resolve = (decision: string, by: string) =>
-    store.resolveApproval({ conversationId: s.conversationId, turnId: p.turnId, requestId, decision, decidedBy: by, rules: check.rules });
+    store.resolveApproval({
+      conversationId: s.conversationId,
+      turnId: p.turnId,
+      requestId,
+      decision,
+      decidedBy: by,
+      rules: check.rules,
+    });
   try {
     await store.requestApproval({
       conversationId: s.conversationId,
@@ -71,8 +88,10 @@ export async function gateCommand(s: ConversationState, p: TurnProgress, call: T
       };
     }
     await resolve(req.decision!, 'user');
-    if (req.decision === 'deny') return { run: false, result: `The user denied running this command: ${check.command}. ${DO_NOT_RETRY}` };
-    if (req.decision === 'session') s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
+    if (req.decision === 'deny')
+      return { run: false, result: `The user denied running this command: ${check.command}. ${DO_NOT_RETRY}` };
+    if (req.decision === 'session')
+      s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
     return { run: true };
   } catch (err) {
     if (isCancellation(err)) await CancellationScope.nonCancellable(() => resolve('cancelled', 'stop'));
@@ -83,7 +102,12 @@ export async function gateCommand(s: ConversationState, p: TurnProgress, call: T
 }
 
 /** Ask the user the model's question; the answer (or the silence) is the tool's result. */
-export async function askClarify(s: ConversationState, p: TurnProgress, call: ToolCallRef, onWait: () => void): Promise<string> {
+export async function askClarify(
+  s: ConversationState,
+  p: TurnProgress,
+  call: ToolCallRef,
+  onWait: () => void,
+): Promise<string> {
   const q = call.clarify!;
   const req: ClarifyRequest = {
     requestId: `${p.turnId}:${call.id}`,

@@ -3,7 +3,14 @@
  * continue-as-new. The transcript itself is in Postgres.
  */
 import { z } from 'zod';
-import type { ApprovalDecision, ApprovalMode, BusyPolicy, ConversationStateView, ConversationStatus, TurnResult } from '../common/contract.js';
+import type {
+  ApprovalDecision,
+  ApprovalMode,
+  BusyPolicy,
+  ConversationStateView,
+  ConversationStatus,
+  TurnResult,
+} from '../common/contract.js';
 import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
@@ -171,11 +178,16 @@ export const REMEMBERED_TEXT_CHARS = 20_000;
 function compact(result: TurnResult): TurnResult {
   const text = result.final_response;
   if (text === null || text.length <= REMEMBERED_TEXT_CHARS) return result;
-  return { ...result, final_response: `${text.slice(0, REMEMBERED_TEXT_CHARS)}\n[…truncated: the full reply is in the transcript]` };
+  return {
+    ...result,
+    final_response: `${text.slice(0, REMEMBERED_TEXT_CHARS)}\n[…truncated: the full reply is in the transcript]`,
+  };
 }
 
 export function rememberResult(state: ConversationState, id: string, result: TurnResult): void {
-  state.recentResults = [...state.recentResults.filter((r) => r.id !== id), { id, result: compact(result) }].slice(-RECENT_RESULTS_KEPT);
+  state.recentResults = [...state.recentResults.filter((r) => r.id !== id), { id, result: compact(result) }].slice(
+    -RECENT_RESULTS_KEPT,
+  );
   state.lastResult = compact(result);
 }
 

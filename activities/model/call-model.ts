@@ -141,7 +141,9 @@ export function modelActivities(deps: ActivityDeps) {
       try {
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
         const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
-        const allowlist = toolCalls.some((c) => c.function.name === 'terminal') ? await allowlistedRules(db) : new Set<string>();
+        const allowlist = toolCalls.some((c) => c.function.name === 'terminal')
+          ? await allowlistedRules(db)
+          : new Set<string>();
         await writeMessage(db, a.sessionId, {
           seq: a.seq,
           role: 'assistant',
@@ -261,14 +263,20 @@ export function checkCommand(command: string, allowlist: ReadonlySet<string>): C
   const verdict = classifyCommand(command);
   const shown = command.length > APPROVAL_COMMAND_CHARS ? `${command.slice(0, APPROVAL_COMMAND_CHARS)}…` : command;
   if (verdict.level === 'safe') return undefined;
-  if (verdict.level === 'hardline') return { level: 'hardline', rules: [verdict.rule], description: verdict.description, command: shown };
+  if (verdict.level === 'hardline')
+    return { level: 'hardline', rules: [verdict.rule], description: verdict.description, command: shown };
   const rules = verdict.findings.map((f) => f.rule);
   const description = verdict.findings.map((f) => f.description).join('; ');
   return { level: rules.every((r) => allowlist.has(r)) ? 'allowed' : 'dangerous', rules, description, command: shown };
 }
 
 /** The small record the workflow gets for each call: enough to plan and label, no arguments. */
-export function describeCall(registry: ToolRegistry, enabled: readonly string[], call: ToolCall, allowlist: ReadonlySet<string> = new Set()): ToolCallRef {
+export function describeCall(
+  registry: ToolRegistry,
+  enabled: readonly string[],
+  call: ToolCall,
+  allowlist: ReadonlySet<string> = new Set(),
+): ToolCallRef {
   const name = call.function.name;
   const tool = enabled.includes(name) ? registry.get(name) : undefined;
   if (!tool) {
@@ -310,7 +318,10 @@ export function describeCall(registry: ToolRegistry, enabled: readonly string[],
     if (check) ref.approval = check;
   }
   if (name === 'clarify' && typeof args.question === 'string') {
-    ref.clarify = { question: args.question, choices: Array.isArray(args.choices) ? args.choices.filter((c): c is string => typeof c === 'string') : [] };
+    ref.clarify = {
+      question: args.question,
+      choices: Array.isArray(args.choices) ? args.choices.filter((c): c is string => typeof c === 'string') : [],
+    };
   }
   return ref;
 }

@@ -21,17 +21,24 @@ export async function recordApprovalRequest(db: Db, r: ApprovalRow): Promise<voi
   );
 }
 
-export async function recordApprovalDecision(db: Db, requestId: string, decision: string, decidedBy: string): Promise<void> {
-  await db.query('UPDATE approvals SET decision = $2, decided_by = $3, decided_at = coalesce(decided_at, now()) WHERE request_id = $1 AND decision IS NULL', [
-    requestId,
-    decision,
-    decidedBy,
-  ]);
+export async function recordApprovalDecision(
+  db: Db,
+  requestId: string,
+  decision: string,
+  decidedBy: string,
+): Promise<void> {
+  await db.query(
+    'UPDATE approvals SET decision = $2, decided_by = $3, decided_at = coalesce(decided_at, now()) WHERE request_id = $1 AND decision IS NULL',
+    [requestId, decision, decidedBy],
+  );
 }
 
 export async function allowAlways(db: Db, rules: readonly string[], approvedBy: string): Promise<void> {
   for (const rule of rules) {
-    await db.query('INSERT INTO approval_allowlist (rule, approved_by) VALUES ($1, $2) ON CONFLICT (rule) DO NOTHING', [rule, approvedBy]);
+    await db.query('INSERT INTO approval_allowlist (rule, approved_by) VALUES ($1, $2) ON CONFLICT (rule) DO NOTHING', [
+      rule,
+      approvedBy,
+    ]);
   }
 }
 

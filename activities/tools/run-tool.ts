@@ -25,7 +25,8 @@ export function toolActivities(deps: ActivityDeps) {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
     const tool = deps.tools.get(a.call.name);
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
-    if (tool.agentLevel) return { content: `${a.call.name} is handled by the conversation, not the tool runtime.`, isError: true };
+    if (tool.agentLevel)
+      return { content: `${a.call.name} is handled by the conversation, not the tool runtime.`, isError: true };
 
     const assistant = await getMessage(db, a.sessionId, a.assistantSeq);
     const call = assistant?.tool_calls?.find((c) => c.id === a.call.id);

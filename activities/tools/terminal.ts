@@ -44,7 +44,8 @@ export function terminalTool(settings: TerminalSettings) {
     async handler(args, ctx) {
       // Defence in depth: the workflow never lets a hardline command through, and neither does the tool.
       const verdict = classifyCommand(args.command);
-      if (verdict.level === 'hardline') return { content: `BLOCKED: this command is never allowed (${verdict.description}).`, isError: true };
+      if (verdict.level === 'hardline')
+        return { content: `BLOCKED: this command is never allowed (${verdict.description}).`, isError: true };
       const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
       const r = await runCommand(args.command, ctx.cwd, ctx.childEnv, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
       const output = truncateMiddle(r.output, settings.maxOutputChars);

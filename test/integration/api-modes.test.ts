@@ -197,11 +197,9 @@ describe('API modes', () => {
       ],
       'm-claude-sig',
     );
-    const r = await stack.herald
-      .conversation('mode-signature')
-      .send('read a.txt', {
-        start: { provider: 'anthropic', model: 'm-claude-sig', baseUrl: stack.fake.anthropicUrl, cwd: workspace },
-      });
+    const r = await stack.herald.conversation('mode-signature').send('read a.txt', {
+      start: { provider: 'anthropic', model: 'm-claude-sig', baseUrl: stack.fake.anthropicUrl, cwd: workspace },
+    });
     assert.equal(r.final_response, 'a.txt says A.');
     const calls = stack.fake.requests.filter((q) => q.body.model === 'm-claude-sig');
     const thinking = (q: (typeof calls)[number]) =>
