@@ -71,6 +71,8 @@ interface Simple {
   writes: string[];
   /** A heredoc (`<<`) feeds this command. */
   heredoc: boolean;
+  /** The heredoc's text (a script only when a shell or interpreter reads it). */
+  heredocBody?: string;
   /** Nested commands in this command's words: `$(…)`, backticks, `<(…)`. */
   nested: string[];
 }
@@ -222,8 +224,38 @@ function lex(input: string): { tokens: Array<Word | { op: string }>; subs: strin
   return { tokens, subs };
 }
 
+/**
+ * Cut heredoc bodies out of the command line: they are text fed to a command, not commands,
+ * unless a shell or interpreter reads them (the caller checks that).
+ */
+function extractHeredocs(input: string): { text: string; bodies: string[] } {
+  const lines = input.split('\n');
+  const kept: string[] = [];
+  const bodies: string[] = [];
+  let pending: Array<{ delim: string; strip: boolean }> = [];
+  let body: string[] = [];
+  for (const line of lines) {
+    const open = pending[0];
+    if (open) {
+      if ((open.strip ? line.replace(/^\t+/, '') : line) === open.delim) {
+        bodies.push(body.join('\n'));
+        body = [];
+        pending = pending.slice(1);
+      } else body.push(line);
+      continue;
+    }
+    kept.push(line);
+    for (const m of line.matchAll(/<<(-?)\s*(['"]?)([A-Za-z_][\w.-]*)\2/g)) {
+      if (line[m.index - 1] !== '<') pending.push({ delim: m[3]!, strip: m[1] === '-' });
+    }
+  }
+  if (body.length) bodies.push(body.join('\n'));
+  return { text: kept.join('\n'), bodies };
+}
+
 function parse(input: string): { pipelines: Pipeline[]; subs: string[] } {
-  const { tokens, subs } = lex(input);
+  const { text, bodies } = extractHeredocs(input);
+  const { tokens, subs } = lex(text);
   const pipelines: Pipeline[] = [];
   let pipeline: Pipeline = { commands: [] };
   let simple: Simple = { words: [], writes: [], heredoc: false, nested: [] };
@@ -254,6 +286,8 @@ function parse(input: string): { pipelines: Pipeline[]; subs: string[] } {
       }
     } else if (op.startsWith('<<') && op !== '<<<') {
       simple.heredoc = true;
+      const body = bodies.shift();
+      if (body !== undefined) simple.heredocBody = body;
       const delim = tokens[t + 1];
       if (delim && 'text' in delim) t += 1;
     } else if (op === '<' || op === '<<<') {
@@ -332,6 +366,18 @@ const SQL_CLIENTS = new Set([
 const base = (word: string) => word.slice(word.lastIndexOf('/') + 1);
 
 /** argv with wrappers, env assignments and full paths removed; also whether `sudo -S/-A/-s` was seen. */
+/** Options of each wrapper that take a value (`sudo -u root`, `timeout -s KILL 5`). */
+const WRAPPER_VALUE_OPTIONS: Record<string, RegExp> = {
+  sudo: /^-[ugpCDhrtUT]$/,
+  doas: /^-[uC]$/,
+  timeout: /^-[sk]$/,
+  nice: /^-n$/,
+  ionice: /^-[cnpt]$/,
+  stdbuf: /^-[ioe]$/,
+  env: /^-[uCP]$/,
+  chroot: /^--(?:userspec|groups)$/,
+};
+
 function unwrap(words: readonly string[]): { argv: string[]; sudoStdin: boolean } {
   let i = 0;
   let sudoStdin = false;
@@ -345,13 +391,19 @@ function unwrap(words: readonly string[]): { argv: string[]; sudoStdin: boolean 
     if (!WRAPPERS.has(name)) break;
     i += 1;
     // Options of the wrapper (and their values) come before the real command.
-    while (i < words.length && words[i]!.startsWith('-')) {
+    while (i < words.length && words[i]!.startsWith('-') && words[i] !== '--') {
       const opt = words[i]!;
-      if ((name === 'sudo' || name === 'doas') && /^-[a-zA-Z]*[SAs]/.test(opt) && !opt.startsWith('--'))
+      // -S/-A read the password non-interactively; -s/-i open a root shell.
+      if ((name === 'sudo' || name === 'doas') && /^-[a-zA-Z]*[SAsi]/.test(opt) && !opt.startsWith('--'))
         sudoStdin = true;
+      if (name === 'env' && /^-[a-zA-Z]*S/.test(opt)) {
+        // `env -S 'cmd args'` runs the split string: the rest is the command.
+        return unwrap([...(words[i + 1] ?? '').split(/\s+/).filter(Boolean), ...words.slice(i + 2)]);
+      }
       i += 1;
-      if (/^-(?:u|g|n|p|C|D|h|r|t|U|c)$/.test(opt) && name !== 'env' && i < words.length) i += 1;
+      if (WRAPPER_VALUE_OPTIONS[name]?.test(opt) && i < words.length) i += 1;
     }
+    if (words[i] === '--') i += 1;
     if (name === 'timeout' && i < words.length && /^\d/.test(words[i]!)) i += 1;
     if (name === 'nice' && i < words.length && /^-?\d+$/.test(words[i]!)) i += 1;
   }
@@ -451,14 +503,17 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
       else if (recursive) found.dangerous.add('recursive_delete');
       break;
     }
-    case 'find':
-      if (
+    case 'find': {
+      const deletes =
         args.includes('-delete') ||
-        args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && base(args[i + 1] ?? '') === 'rm')
-      ) {
-        found.dangerous.add('recursive_delete');
-      }
+        args.some((a, i) => (a === '-exec' || a === '-execdir' || a === '-ok') && base(args[i + 1] ?? '') === 'rm');
+      // The search roots are the operands before the first expression.
+      const exprAt = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+      const roots = exprAt < 0 ? args : args.slice(0, exprAt);
+      if (deletes && roots.some(isProtectedTarget)) found.hardline ??= 'delete_root';
+      else if (deletes) found.dangerous.add('recursive_delete');
       break;
+    }
     case 'xargs': {
       const inner = unwrap(args.filter((a, i) => !(a.startsWith('-') && i === 0) || !/^-/.test(a))).argv;
       const rmAt = args.findIndex((a) => base(a) === 'rm');
@@ -558,21 +613,26 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
       found.dangerous.add('force_kill');
       break;
     case 'git': {
-      const sub = operands[0] ?? '';
-      if (sub === 'reset' && args.includes('--hard')) found.dangerous.add('git_destructive');
+      // Global options before the subcommand: -C <dir>, -c <key=value>, --git-dir=…
+      let at = 0;
+      while (at < args.length && args[at]!.startsWith('-')) at += /^-[Cc]$/.test(args[at]!) ? 2 : 1;
+      const gitArgs = args.slice(at);
+      const sub = gitArgs[0] ?? '';
+      const gf = flags(gitArgs.slice(1));
+      if (sub === 'reset' && gitArgs.includes('--hard')) found.dangerous.add('git_destructive');
       else if (
         sub === 'push' &&
-        (f.short.has('f') ||
-          [...f.long].some((l) => l.startsWith('--force')) ||
-          operands.slice(1).some((a) => a.startsWith('+')))
+        (gf.short.has('f') ||
+          [...gf.long].some((l) => l.startsWith('--force')) ||
+          gitArgs.slice(2).some((a) => a.startsWith('+')))
       )
         found.dangerous.add('git_destructive');
-      else if (sub === 'clean' && (f.short.has('f') || f.long.has('--force'))) found.dangerous.add('git_destructive');
-      else if (sub === 'branch' && (f.short.has('D') || (f.short.has('d') && f.short.has('f'))))
+      else if (sub === 'clean' && (gf.short.has('f') || gf.long.has('--force'))) found.dangerous.add('git_destructive');
+      else if (sub === 'branch' && (gf.short.has('D') || (gf.short.has('d') && gf.short.has('f'))))
         found.dangerous.add('git_destructive');
-      else if (sub === 'checkout' && args.includes('--') && operands.includes('.'))
+      else if ((sub === 'checkout' || sub === 'restore') && gitArgs.slice(1).includes('.'))
         found.dangerous.add('git_destructive');
-      else if (sub === 'stash' && ['drop', 'clear'].includes(operands[1] ?? '')) found.dangerous.add('git_destructive');
+      else if (sub === 'stash' && ['drop', 'clear'].includes(gitArgs[1] ?? '')) found.dangerous.add('git_destructive');
       break;
     }
     case 'docker':
@@ -606,13 +666,22 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
 
   if (/^(?:drop|truncate|delete)$/i.test(cmd) && SQL_DESTRUCTIVE.test(argv.join(' ')))
     found.dangerous.add('sql_destructive');
-  if (SQL_CLIENTS.has(cmd) && SQL_DESTRUCTIVE.test(args.join(' '))) found.dangerous.add('sql_destructive');
+  if (SQL_CLIENTS.has(cmd) && (SQL_DESTRUCTIVE.test(args.join(' ')) || SQL_DESTRUCTIVE.test(c.heredocBody ?? '')))
+    found.dangerous.add('sql_destructive');
 
   if (SHELLS.has(cmd) || INTERPRETERS.has(cmd)) {
     const inline = SHELLS.has(cmd)
       ? f.short.has('c')
-      : f.short.has('c') || f.short.has('e') || f.short.has('E') || f.long.has('--eval') || f.long.has('--command');
+      : f.short.has('c') ||
+        f.short.has('e') ||
+        f.short.has('E') ||
+        f.long.has('--eval') ||
+        f.long.has('--command') ||
+        ((cmd === 'node' || cmd === 'nodejs' || cmd === 'bun') && (f.short.has('p') || f.long.has('--print'))) ||
+        (cmd === 'php' && f.short.has('r')) ||
+        (cmd === 'deno' && operands[0] === 'eval');
     if (inline || c.heredoc) found.dangerous.add('inline_interpreter');
+    if (c.heredocBody && SHELLS.has(cmd) && depth < 4) classifyInto(c.heredocBody, found, depth + 1);
     if (SHELLS.has(cmd) && f.short.has('c') && depth < 4) {
       const at = args.findIndex((a) => /^-[a-zA-Z]*c/.test(a));
       const script = args[at + 1];
@@ -621,7 +690,12 @@ function checkSimple(c: Simple, found: Found, depth: number): void {
     if (c.nested.some(isDownload) || args.some((a) => /^<\(/.test(a) && isDownload(a.slice(2, -1))))
       found.dangerous.add('pipe_to_shell');
   }
-  if (cmd === 'eval' && c.nested.some(isDownload)) found.dangerous.add('pipe_to_shell');
+  if (
+    (cmd === 'eval' || cmd === 'source' || cmd === '.') &&
+    (c.nested.some(isDownload) || args.some((a) => /^<\(/.test(a) && isDownload(a.slice(2, -1))))
+  ) {
+    found.dangerous.add('pipe_to_shell');
+  }
 }
 
 function isDownload(command: string): boolean {
@@ -639,13 +713,24 @@ const DECODERS = (argv: string[]) => {
   return false;
 };
 
+/**
+ * A shell or interpreter at the end of a pipe runs what it reads only when it has no script of
+ * its own: `curl … | sh` runs the download, `… | python3 -m json.tool` and `… | bash build.sh` do not.
+ */
+function readsScriptFromStdin(argv: readonly string[]): boolean {
+  const [cmd, ...args] = argv;
+  if (!cmd || !(SHELLS.has(cmd) || INTERPRETERS.has(cmd))) return false;
+  if (args.some((a) => /^-[a-zA-Z]*[cme]$/.test(a) || a === '--eval' || a === '--print')) return false;
+  const operands = args.filter((a) => !a.startsWith('-') || a === '-');
+  return operands.length === 0 || operands[0] === '-' || args.includes('-s');
+}
+
 function checkPipeline(p: Pipeline, found: Found, depth: number): void {
   const argvs = p.commands.map((c) => unwrap(c.words).argv);
   argvs.forEach((argv, i) => {
     if (i === 0) return;
     const cmd = argv[0] ?? '';
-    const runsCode =
-      SHELLS.has(cmd) || INTERPRETERS.has(cmd) || (cmd === 'xargs' && argv.slice(1).some((a) => SHELLS.has(base(a))));
+    const runsCode = readsScriptFromStdin(argv) || (cmd === 'xargs' && argv.slice(1).some((a) => SHELLS.has(base(a))));
     if (!runsCode) return;
     const before = argvs.slice(0, i);
     if (before.some((a) => DOWNLOADERS.has(a[0] ?? ''))) found.dangerous.add('pipe_to_shell');
@@ -681,7 +766,9 @@ function checkSequence(pipelines: Pipeline[], found: Found): void {
 const FORK_BOMB = /([A-Za-z_:][\w:]*)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*&?\s*\1\s*&?[^}]*\}\s*;?\s*\1/;
 
 function classifyInto(command: string, found: Found, depth: number): void {
-  if (FORK_BOMB.test(command.replace(/\s+/g, ' '))) found.hardline ??= 'fork_bomb';
+  // Quoted text is data (`echo ':(){ :|:& };:' >> notes.md`), so the pattern runs on the rest.
+  const unquoted = command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '""');
+  if (FORK_BOMB.test(unquoted.replace(/\s+/g, ' '))) found.hardline ??= 'fork_bomb';
   const { pipelines, subs } = parse(command);
   for (const p of pipelines) checkPipeline(p, found, depth);
   checkSequence(pipelines, found);
