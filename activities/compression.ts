@@ -20,6 +20,7 @@ import {
 import type { CompressionSettings } from '../common/context-window.js';
 import { contextWindowOf, tailMessages, tailTokens, thresholdTokens } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';
+import { todosAfterCompression } from '../common/todos.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
 import type { ActivityDeps } from './deps.js';
@@ -137,9 +138,12 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
               fallback = true;
             }
           }
+          const todoNote = todosAfterCompression(a.todos ?? []);
           const summary: ChatMessage = {
             role: summaryRole(plan.head.at(-1)),
-            content: wrapSummary(redactSecrets(text), plan.middle.length + (plan.previousSummary ? 1 : 0)),
+            content:
+              wrapSummary(redactSecrets(text), plan.middle.length + (plan.previousSummary ? 1 : 0)) +
+              (todoNote ? `\n\n${todoNote}` : ''),
           };
           body = [...strip(plan.head), summary, ...strip(plan.tail)];
         }

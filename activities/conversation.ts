@@ -66,7 +66,7 @@ export function conversationActivities(deps: ActivityDeps) {
       const cwd = resolveCwd(a.cwd);
       const toolsets = a.toolsets ?? config.file.tools.toolsets;
       if (toolsets) {
-        const known = new Set(deps.tools.all().flatMap((t) => [t.toolset, t.name]));
+        const known = new Set(deps.tools.knownToolsets());
         const unknown = toolsets.filter((t) => !known.has(t));
         if (unknown.length)
           throw invalid(
@@ -94,6 +94,13 @@ export function conversationActivities(deps: ActivityDeps) {
           systemPrompt,
           cwd,
           history: a.history,
+        });
+        await deps.hooks.sessionStart({
+          conversationId: a.conversationId,
+          sessionId: a.sessionId,
+          model: provider.model,
+          provider: provider.provider,
+          cwd,
         });
       }
       return {
@@ -194,6 +201,7 @@ export function conversationActivities(deps: ActivityDeps) {
 
     async endConversation(a: EndConversationArgs): Promise<void> {
       await endSession(db, a.sessionId, a.reason);
+      await deps.hooks.sessionEnd({ conversationId: a.conversationId, sessionId: a.sessionId, reason: a.reason });
       const pub = new EventPublisher(db, a.conversationId, '', deps.log);
       pub.emit('status', { kind: 'ended', message: `conversation ended: ${a.reason}` });
       await pub.flush();

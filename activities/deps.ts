@@ -2,6 +2,7 @@
 import type { Logger } from '../runtime/logger.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import type { Db } from './store/db.js';
+import type { HookRunner } from './hooks.js';
 import type { ToolRegistry } from './tools/registry.js';
 
 export interface ActivityDeps {
@@ -9,6 +10,8 @@ export interface ActivityDeps {
   config: HeraldConfig;
   log: Logger;
   tools: ToolRegistry;
+  /** Plugin hooks from the config file (none by default). */
+  hooks: HookRunner;
   /** Whether Herald's search attributes exist on the namespace (checked at worker start). */
   searchAttributes: boolean;
   env: NodeJS.ProcessEnv;

@@ -17,6 +17,7 @@ import { createDb } from '../activities/store/db.js';
 import { listSessions } from '../activities/store/sessions.js';
 import { startDevStack } from '../workers/dev-stack.js';
 import { startWorker } from '../workers/worker.js';
+import { builtinTools } from '../activities/tools/builtin.js';
 import type { StartOptions } from './client.js';
 import { HeraldClient } from './client.js';
 import { runChat } from './chat.js';
@@ -121,7 +122,8 @@ export function buildProgram(): Command {
   program
     .command('worker')
     .description('run a worker (TEMPORAL_ADDRESS and DATABASE_URL, or a running `herald dev`)')
-    .action(async () => {
+    .option('--tools-only', 'serve only tool activities, on HERALD_TASK_QUEUE (a workspace host for `toolTaskQueue`)')
+    .action(async (o: { toolsOnly?: boolean }) => {
       const cfg = config();
       const rt = readRuntimeInfo(cfg.home);
       const resolved: HeraldConfig = {
@@ -130,7 +132,11 @@ export function buildProgram(): Command {
         databaseUrl: cfg.databaseUrl ?? rt?.databaseUrl,
         namespace: cfg.temporalAddress ? cfg.namespace : (rt?.namespace ?? cfg.namespace),
       };
-      const running = await startWorker({ config: resolved, log: createLogger(cfg.logLevel) });
+      const running = await startWorker({
+        config: resolved,
+        log: createLogger(cfg.logLevel),
+        activitiesOnly: Boolean(o.toolsOnly),
+      });
       process.stderr.write(`worker polling task queue ${resolved.taskQueue} on ${resolved.temporalAddress}\n`);
       await Promise.race([untilSignal(() => running.shutdown()), running.done]);
     });
@@ -340,6 +346,24 @@ export function buildProgram(): Command {
         await watch.stop();
         await client.close();
       });
+    });
+
+  program
+    .command('tools')
+    .description('list the tools a worker with this configuration offers, and why one is not available')
+    .option('--toolsets <list>', 'comma-separated toolsets to check (default: all)')
+    .option('--json', 'print JSON')
+    .action((o: { toolsets?: string; json?: boolean }) => {
+      const registry = builtinTools(config().file);
+      const rows = registry.status(o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : undefined);
+      const width = Math.max(...rows.map((r) => r.name.length));
+      const text = rows
+        .map(
+          (r) =>
+            `${r.enabled ? pc.green('✓') : pc.red('✗')} ${r.name.padEnd(width)}  ${pc.dim(r.toolset.padEnd(9))} ${r.enabled ? r.description.split('. ')[0] : pc.yellow(r.reason ?? '')}`,
+        )
+        .join('\n');
+      print(Boolean(o.json), rows, text);
     });
 
   program

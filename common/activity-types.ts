@@ -8,6 +8,7 @@ import type { Usage } from './messages.js';
 import type { ProviderRef, ProviderRequest } from './providers.js';
 import type { ToolCallRef } from './tool-batch.js';
 import type { CompressionSettings } from './context-window.js';
+import type { TodoItem } from './todos.js';
 
 export interface PrepareConversationArgs {
   conversationId: string;
@@ -114,6 +115,8 @@ export interface RunToolArgs {
   resultSeq: number;
   call: ToolCallRef;
   cwd: string;
+  /** This call's share of the 200,000-character budget for all results of one assistant turn. */
+  inlineLimit?: number;
 }
 
 export interface RunToolResult {
@@ -193,6 +196,8 @@ export interface CompressContextArgs {
   focus?: string;
   /** Keep the first messages verbatim (first compression of the conversation only). */
   firstCompression: boolean;
+  /** The agent's task list: its open items are re-injected after the summary. */
+  todos?: TodoItem[];
 }
 
 export interface CompressContextResult {

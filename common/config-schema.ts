@@ -140,6 +140,11 @@ export const configFileSchema = z
       })
       .strict()
       .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600 }),
+    /** Plugin modules with hooks (paths relative to the config file). */
+    hooks: z
+      .object({ plugins: z.array(z.string().min(1)).default([]) })
+      .strict()
+      .default({ plugins: [] }),
     /** Dangerous-command approvals and clarify questions (SPEC §7.5). */
     approvals: z
       .object({

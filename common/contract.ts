@@ -95,6 +95,8 @@ export const conversationInputSchema = z
       .strict()
       .optional(),
     cwd: z.string().min(1).optional(),
+    /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
+    toolTaskQueue: z.string().min(1).max(200).optional(),
     /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
     source: z.string().min(1).max(40).optional(),
     /** Idle time before the conversation completes on its own, e.g. "30 days" or milliseconds. */

@@ -3,6 +3,7 @@
  * concurrently only when that is safe; everything else runs in call order.
  * Pure: the workflow calls it with the small call descriptors the model activity returned.
  */
+import type { TodoItem } from './todos.js';
 
 /** What the workflow knows about one requested tool call (no arguments: those stay in Postgres). */
 export interface ToolCallRef {
@@ -22,6 +23,8 @@ export interface ToolCallRef {
   approval?: CommandCheck;
   /** A `clarify` call: the workflow asks the user itself. */
   clarify?: { question: string; choices: string[] };
+  /** A `todo` call: the workflow applies it to its task list. */
+  todo?: { todos?: TodoItem[]; merge: boolean };
   /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
   traits?: ToolTraits;
   /** The longest the call may legitimately run (seconds), for the activity's timeout. */
@@ -61,6 +64,9 @@ export function planToolBatch(calls: readonly ToolCallRef[]): BatchPlan {
   const writtenPaths: string[] = [];
   const readPaths: string[] = [];
   for (const call of calls) {
+    // Paths are compared as written: an absolute path or one climbing with `..` might name the
+    // same file as another spelling, so such batches run in order.
+    if (call.paths?.some((p) => p.startsWith('/') || p.split(/[\\/]/).includes('..'))) return { mode: 'sequential' };
     const traits = call.traits;
     if (!traits || traits.serial || SERIAL_TOOLS.has(call.name) || call.argsError) return { mode: 'sequential' };
     if (traits.readOnly) {

@@ -8,7 +8,9 @@ import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
+import { dirname } from 'node:path';
 import { createActivities } from '../activities/index.js';
+import { HookRunner, loadPlugins } from '../activities/hooks.js';
 import type { Db } from '../activities/store/db.js';
 import { createDb, redactUrl } from '../activities/store/db.js';
 import { pruneEvents } from '../activities/store/events.js';
@@ -26,6 +28,11 @@ export interface WorkerOptions {
   env?: NodeJS.ProcessEnv;
   /** Path of a pre-built workflow bundle (HERALD_WORKFLOW_BUNDLE); bundles on start otherwise. */
   workflowBundlePath?: string | undefined;
+  /**
+   * Serve only activities (no workflows): a tool worker on the host that holds a workspace, polling
+   * the queue conversations name in `toolTaskQueue`.
+   */
+  activitiesOnly?: boolean;
 }
 
 export interface RunningWorker {
@@ -109,15 +116,29 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   }
   const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const activities = createActivities({ db, config, log, tools: builtinTools(config.file), searchAttributes, env });
+  const hooks = new HookRunner(
+    await loadPlugins(config.file.hooks.plugins, config.configPath ? dirname(config.configPath) : config.home),
+    log,
+  );
+  const activities = createActivities({
+    db,
+    config,
+    log,
+    tools: builtinTools(config.file),
+    hooks,
+    searchAttributes,
+    env,
+  });
   const bundlePath = o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE;
   const worker = await Worker.create({
     connection,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
-    ...(bundlePath && existsSync(bundlePath)
-      ? { workflowBundle: { codePath: bundlePath } }
-      : { workflowsPath: WORKFLOWS_PATH }),
+    ...(o.activitiesOnly
+      ? {}
+      : bundlePath && existsSync(bundlePath)
+        ? { workflowBundle: { codePath: bundlePath } }
+        : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',

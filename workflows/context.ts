@@ -52,6 +52,7 @@ export async function compressNow(
     auxiliary: s.auxiliary,
     tools: s.tools,
     firstCompression: s.compressions === 0,
+    ...(s.todos.length ? { todos: s.todos } : {}),
     ...(focus ? { focus } : {}),
   });
   if (!r.compressed)

@@ -442,6 +442,8 @@ function initialState(conversationId: string, input: ConversationInput): Convers
     sessionApprovedRules: [],
     pendingApprovals: [],
     clarify: null,
+    todos: [],
+    ...(input.toolTaskQueue ? { toolTaskQueue: input.toolTaskQueue } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
+import type { TodoItem } from '../common/todos.js';
+import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ProviderRef } from '../common/providers.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
@@ -71,6 +73,10 @@ export interface ConversationState {
   sessionApprovedRules: string[];
   pendingApprovals: ApprovalRequest[];
   clarify: ClarifyRequest | null;
+  /** The agent's task list (`todo` tool). */
+  todos: TodoItem[];
+  /** Task queue for tool activities (SPEC §16); the conversation's own queue when unset. */
+  toolTaskQueue?: string;
 }
 
 export interface ApprovalRequest {
@@ -165,6 +171,8 @@ export const carriedStateSchema = z.object({
   // Requests live only while a turn waits; none is pending at continue-as-new.
   pendingApprovals: z.array(z.any()).default([]),
   clarify: z.any().nullable().default(null),
+  todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
+  toolTaskQueue: z.string().optional(),
 });
 
 export const RECENT_RESULTS_KEPT = 20;

@@ -4,13 +4,14 @@
  * budget runs out, the user stops it, or a failure ends it. Every exit path returns the same
  * TurnResult and leaves a transcript that obeys SPEC §13.
  */
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
 import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { planToolBatch } from '../common/tool-batch.js';
+import { applyTodos, formatTodos } from '../common/todos.js';
 import { store, toolActivities } from './activities.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
 import { TurnEnd, rootMessage } from './errors.js';
@@ -25,6 +26,59 @@ export { TurnProgress };
 
 /** The largest final response carried in a turn result; the full text is always in the transcript. */
 const MAX_RESULT_TEXT = 200_000;
+/** Concurrent tool activities of one batch at most, and how long a batch may take (SPEC §7.3). */
+const MAX_PARALLEL_TOOLS = 8;
+const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
+const BATCH_DEADLINE_SECONDS = 420;
+
+/**
+ * Run `fn` with a deadline; true when the deadline cancelled it. A `/stop` of the turn still
+ * propagates (it cancels the parent scope, not the deadline).
+ */
+async function withDeadline(ms: number, fn: () => Promise<void>): Promise<boolean> {
+  const batch = new CancellationScope();
+  const timerScope = new CancellationScope();
+  let timedOut = false;
+  const timer = timerScope
+    .run(() => sleep(ms))
+    .then(
+      () => {
+        timedOut = true;
+        batch.cancel();
+      },
+      () => {},
+    );
+  try {
+    await batch.run(fn);
+  } catch (err) {
+    if (!(timedOut && isCancellation(err))) throw err;
+  } finally {
+    timerScope.cancel();
+    await timer;
+  }
+  return timedOut;
+}
+
+/** Run `each` over `items` with at most `lanes` in flight; the first failure is rethrown after all settle. */
+async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      try {
+        await each(item);
+      } catch (err) {
+        failures.push(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  if (failures.length) throw failures[0];
+}
+
+/** All tool results of one assistant turn together (SPEC §7.6); each call gets an equal share. */
+const MAX_TURN_RESULT_CHARS = 200_000;
 /** Preflight compression passes at most (while each one makes progress). */
 const MAX_PREFLIGHT_PASSES = 3;
 
@@ -217,6 +271,12 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       isError,
     });
   const runOne = async (o: OpenCall) => {
+    if (o.call.todo && !o.call.argsError) {
+      s.todos = applyTodos(s.todos, o.call.todo.todos, o.call.todo.merge);
+      await answer(o, formatTodos(s.todos), false);
+      o.done = true;
+      return;
+    }
     if (o.call.clarify && !o.call.argsError) {
       await answer(o, await askClarify(s, p, o.call, () => host.onProgress(p)), false);
       o.done = true;
@@ -229,7 +289,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       o.done = true;
       return;
     }
-    const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds).runTool({
+    const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds, s.toolTaskQueue).runTool({
       conversationId: s.conversationId,
       sessionId: s.sessionId,
       turnId: p.turnId,
@@ -237,17 +297,36 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       resultSeq: o.seq,
       call: o.call,
       cwd: s.cwd,
+      inlineLimit: Math.floor(MAX_TURN_RESULT_CHARS / calls.length),
     });
     resultChars += r.chars ?? 0;
     o.done = true;
   };
 
-  if (planToolBatch(calls).mode === 'parallel') {
-    const settled = await Promise.allSettled(open.map(runOne));
-    const rejection = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (rejection) throw rejection.reason;
-  } else {
-    for (const o of open) await runOne(o);
+  const parallel = planToolBatch(calls).mode === 'parallel';
+  const deadlineSeconds = Math.max(BATCH_DEADLINE_SECONDS, ...calls.map((c) => c.timeoutSeconds + 60));
+  const runBatch = async () => {
+    if (parallel) await inLanes(open, MAX_PARALLEL_TOOLS, runOne);
+    else for (const o of open) await runOne(o);
+  };
+  // The deadline adds a timer to every batch: histories recorded before it replay without one.
+  const timedOut = patched(PATCH_BATCH_DEADLINE)
+    ? await withDeadline(deadlineSeconds * 1000, runBatch)
+    : (await runBatch(), false);
+  if (timedOut) {
+    const late = open.filter((o) => !o.done);
+    await store.recordMessages({
+      sessionId: s.sessionId,
+      turnId: p.turnId,
+      messages: late.map((o) => ({
+        seq: o.seq,
+        role: 'tool' as const,
+        toolCallId: o.call.id,
+        toolName: o.call.name,
+        content: `[${o.call.name} did not finish within the ${deadlineSeconds} s deadline for this batch of tool calls and was cancelled.]`,
+      })),
+    });
+    for (const o of late) o.done = true;
   }
   p.openCalls = [];
   p.currentTools = [];

@@ -12,6 +12,7 @@ import { repairMessageOrder } from '../../common/role-order.js';
 import { oneLine } from '../../common/text.js';
 import { classifyCommand } from '../../common/dangerous-commands.js';
 import type { CommandCheck, ToolCallRef } from '../../common/tool-batch.js';
+import type { TodoItem } from '../../common/todos.js';
 import { allowlistedRules } from '../store/approvals.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
@@ -71,6 +72,20 @@ export function modelActivities(deps: ActivityDeps) {
       } catch (err) {
         stopHeartbeat();
         throw storageFailure(err, 'loading the transcript');
+      }
+      const scope = {
+        conversationId: a.conversationId,
+        sessionId: a.sessionId,
+        turnId: a.turnId,
+        model: ref.model,
+        provider: ref.provider,
+      };
+      // Hook context rides on the current request only (appended to the newest user message).
+      const extra = await deps.hooks.preLlmCall({ ...scope, messages });
+      if (extra.length) {
+        const lastUser = messages.findLastIndex((m) => m.role === 'user');
+        const target = messages[lastUser];
+        if (target) messages[lastUser] = { ...target, content: `${target.content ?? ''}\n\n${extra.join('\n\n')}` };
       }
       let response: ModelResponse;
       try {
@@ -139,6 +154,12 @@ export function modelActivities(deps: ActivityDeps) {
         throw failure;
       }
       try {
+        await deps.hooks.postLlmCall({
+          ...scope,
+          content: response.content,
+          toolCalls: response.toolCalls.map((c) => c.function.name),
+          finishReason: response.finishReason,
+        });
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
         const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
         const allowlist = toolCalls.some((c) => c.function.name === 'terminal')
@@ -316,6 +337,12 @@ export function describeCall(
   if (name === 'terminal' && typeof args.command === 'string') {
     const check = checkCommand(args.command, allowlist);
     if (check) ref.approval = check;
+  }
+  if (name === 'todo') {
+    ref.todo = {
+      merge: args.merge === true,
+      ...(Array.isArray(args.todos) ? { todos: args.todos as TodoItem[] } : {}),
+    };
   }
   if (name === 'clarify' && typeof args.question === 'string') {
     ref.clarify = {

@@ -1,10 +1,27 @@
-/** The registry of built-in tools a worker serves. */
+/** The registry of built-in tools a worker serves, and the composite toolsets. */
 import type { ConfigFile } from '../../common/config-schema.js';
 import { clarifyTool } from './clarify.js';
+import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
 import { ToolRegistry } from './registry.js';
+import { searchFilesTool } from './search-files.js';
 import { terminalTool } from './terminal.js';
+import { todoTool } from './todo.js';
+import { writeFileTool } from './write-file.js';
 
 export function builtinTools(config: ConfigFile): ToolRegistry {
-  return new ToolRegistry().register(readFileTool).register(terminalTool(config.tools.terminal)).register(clarifyTool);
+  return (
+    new ToolRegistry()
+      .register(readFileTool)
+      .register(writeFileTool)
+      .register(patchTool)
+      .register(searchFilesTool)
+      .register(terminalTool(config.tools.terminal))
+      .register(todoTool)
+      .register(clarifyTool)
+      // `toolsets: [readonly]` gives a look-but-don't-touch agent; `coding` is everything but asking the user.
+      .defineToolset('readonly', ['read_file', 'search_files', 'todo'])
+      .defineToolset('coding', ['file', 'terminal', 'todo'])
+      .defineToolset('all', ['file', 'terminal', 'todo', 'clarify'])
+  );
 }

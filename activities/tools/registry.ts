@@ -50,8 +50,19 @@ export function defineTool<A>(def: ToolDefinition<A>): ToolDefinition<A> {
   return def;
 }
 
+export interface ToolStatus {
+  name: string;
+  toolset: string;
+  description: string;
+  enabled: boolean;
+  /** Why the tool is not offered, when it is not. */
+  reason: string | undefined;
+}
+
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition<unknown>>();
+  /** Composite toolsets: a name standing for other toolsets or tools (`dev` = file + terminal + …). */
+  private readonly includes = new Map<string, string[]>();
 
   register<A>(tool: ToolDefinition<A>): this {
     if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
@@ -67,12 +78,45 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
+  /** Define a toolset that includes other toolsets or tools by name. */
+  defineToolset(name: string, includes: readonly string[]): this {
+    this.includes.set(name, [...includes]);
+    return this;
+  }
+
+  /** Every toolset and tool name a conversation may list in `toolsets`. */
+  knownToolsets(): string[] {
+    return [...new Set([...this.includes.keys(), ...this.all().flatMap((t) => [t.toolset, t.name])])];
+  }
+
+  /** The toolset and tool names a selection stands for, composites expanded (cycles are harmless). */
+  expand(selection: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    const visit = (name: string) => {
+      if (out.has(name)) return;
+      out.add(name);
+      for (const inner of this.includes.get(name) ?? []) visit(inner);
+    };
+    selection.forEach(visit);
+    return out;
+  }
+
   /** Names of the tools usable under the given toolsets (all toolsets when none are given). */
   enabled(toolsets?: readonly string[]): string[] {
-    return this.all()
-      .filter((t) => !toolsets || toolsets.includes(t.toolset) || toolsets.includes(t.name))
-      .filter((t) => t.unavailableReason?.() === undefined)
-      .map((t) => t.name);
+    return this.status(toolsets)
+      .filter((s) => s.enabled)
+      .map((s) => s.name);
+  }
+
+  /** Every registered tool, whether the selection enables it, and why not when it does not. */
+  status(toolsets?: readonly string[]): ToolStatus[] {
+    const selected = toolsets ? this.expand(toolsets) : undefined;
+    return this.all().map((t) => {
+      const unavailable = t.unavailableReason?.();
+      const chosen = !selected || selected.has(t.toolset) || selected.has(t.name);
+      const reason = unavailable ?? (chosen ? undefined : `toolset "${t.toolset}" is not enabled`);
+      return { name: t.name, toolset: t.toolset, description: t.description, enabled: reason === undefined, reason };
+    });
   }
 
   schemas(names: readonly string[]): ToolSchema[] {

@@ -5,7 +5,8 @@
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js';
-import { oneLine, truncateMiddle } from '../../common/text.js';
+import { oneLine } from '../../common/text.js';
+import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating, scrubbedEnv } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
@@ -33,8 +34,19 @@ export function toolActivities(deps: ActivityDeps) {
     if (!call) throw new Error(`tool call ${a.call.id} not found at ${a.sessionId}#${a.assistantSeq}`);
     const parsed = parseToolArgs(tool, call.function.arguments);
     if (!parsed.ok) return { content: parsed.error, isError: true };
+    const scope = {
+      conversationId: a.conversationId,
+      sessionId: a.sessionId,
+      turnId: a.turnId,
+      tool: a.call.name,
+      args: parsed.args,
+    };
+    const blocked = await deps.hooks.preToolCall(scope);
+    if (blocked) return { content: blocked, isError: true };
+    const started = Date.now();
+    let output: ToolOutput;
     try {
-      return await tool.handler(parsed.args, {
+      output = await tool.handler(parsed.args, {
         cwd: a.cwd,
         signal: ctx.cancellationSignal,
         heartbeat: () => ctx.heartbeat({ tool: a.call.name }),
@@ -42,8 +54,12 @@ export function toolActivities(deps: ActivityDeps) {
       });
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
-      return { content: `Error running ${a.call.name}: ${(err as Error).message ?? String(err)}`, isError: true };
+      output = { content: `Error running ${a.call.name}: ${(err as Error).message ?? String(err)}`, isError: true };
     }
+    const isError = output.isError ?? false;
+    const content = await deps.hooks.transformToolResult({ ...scope, result: output.content, isError });
+    await deps.hooks.postToolCall({ ...scope, result: content, isError, durationMs: Date.now() - started });
+    return { content, isError };
   }
 
   return {
@@ -72,8 +88,13 @@ export function toolActivities(deps: ActivityDeps) {
           }
           throw err;
         }
-        const limit = deps.tools.get(a.call.name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
-        let content = truncateMiddle(output.content, limit);
+        const toolLimit = deps.tools.get(a.call.name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+        const limited = await limitResult(output.content, Math.min(toolLimit, a.inlineLimit ?? toolLimit), {
+          cwd: a.cwd,
+          toolName: a.call.name,
+          fileStem: `${a.sessionId}-${a.resultSeq}-${a.call.name}`,
+        });
+        let content = limited.content;
         if (reExecuted) content = `${RE_EXECUTED_NOTE}\n${content}`;
         await writeMessage(db, a.sessionId, {
           seq: a.resultSeq,

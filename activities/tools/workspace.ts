@@ -43,7 +43,17 @@ export async function resolveInWorkspace(root: string, path: string): Promise<st
   const realRoot = await realpath(root);
   const candidate = resolve(realRoot, path);
   if (!inside(realRoot, candidate)) throw new WorkspaceEscapeError(path);
-  const real = await realpathAllowMissing(candidate);
+  let real: string;
+  try {
+    real = await realpathAllowMissing(candidate);
+  } catch (err) {
+    // Name the path as the model wrote it, never the host's absolute path.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR')
+      throw Object.assign(new Error(`path "${path}": a part of it is a file, not a directory`), { code });
+    if (code === 'ELOOP') throw Object.assign(new Error(`path "${path}": too many symbolic links`), { code });
+    throw err;
+  }
   if (!inside(realRoot, real)) throw new WorkspaceEscapeError(path);
   return real;
 }

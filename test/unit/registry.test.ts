@@ -131,8 +131,16 @@ describe('ToolRegistry', () => {
 
   it('builds the built-in tools from the config', () => {
     const builtins = builtinTools(configFileSchema.parse({}));
-    assert.deepEqual(builtins.enabled(), ['read_file', 'terminal', 'clarify']);
-    assert.deepEqual(builtins.enabled(['file']), ['read_file']);
+    assert.deepEqual(builtins.enabled(), [
+      'read_file',
+      'write_file',
+      'patch',
+      'search_files',
+      'terminal',
+      'todo',
+      'clarify',
+    ]);
+    assert.deepEqual(builtins.enabled(['file']), ['read_file', 'write_file', 'patch', 'search_files']);
   });
 });
 

@@ -1,0 +1,714 @@
+/**
+ * Prompt-injection scanning (SPEC §10, hermes-reference §9). Pure: the prompt builder scans each
+ * context file and the memory snapshot before they enter the system prompt, the memory tool scans
+ * what it is asked to store, and tool results can be scanned before they are sent back to the model.
+ * A hit replaces the text with a `[BLOCKED: …]` note (see `blockedNote`).
+ *
+ * Invisible and bidirectional Unicode is looked for in the raw text (normalising would erase the
+ * evidence). Everything else is matched on a normalised copy: NFKC (full-width and mathematical
+ * letters fold to ASCII), accents and invisible characters removed, lower case, whitespace
+ * collapsed, so `ｉｇｎｏｒｅ`, `ig\u200bnore` and `IGNORE` read alike. A few unmistakable phrases are
+ * also looked for with everything but letters removed (`i g n o r e  a l l  p r e v i o u s …`,
+ * `1gn0re`). Cross-script look-alikes (a Cyrillic `о`) are not folded: that needs Unicode's
+ * confusables table, and the phrases stay readable to a human reviewer anyway.
+ *
+ * The patterns aim at text that addresses the agent, not at text about these topics: a project
+ * convention ("always run the tests"), a security note that quotes an attack ("text such as
+ * 'ignore previous instructions'"), a negated rule ("never print your system prompt") or a
+ * description ("`--system` lets you override the system prompt") is not an injection.
+ */
+
+export interface InjectionFinding {
+  family: string;
+  pattern: string;
+  description: string;
+  /** The matched text with a little context, as normalised (invisible characters shown as `<U+200B>`). */
+  excerpt: string;
+}
+
+export const INJECTION_FAMILIES: ReadonlyArray<{ family: string; description: string }> = [
+  { family: 'invisible_unicode', description: 'invisible or bidirectional Unicode characters' },
+  { family: 'instruction_override', description: "text that tries to replace or cancel the agent's instructions" },
+  { family: 'role_hijack', description: 'a new identity for the agent, or a fake system or developer message' },
+  { family: 'prompt_leak', description: 'a request to reveal the system prompt, instructions or conversation' },
+  { family: 'hidden_html', description: 'instructions hidden in HTML comments or invisible elements' },
+  { family: 'exfiltration', description: 'sending secrets, credential files or environment variables off the machine' },
+  { family: 'credential_read', description: 'an instruction to read credential files or reveal secrets' },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Invisible and bidirectional Unicode (raw text)
+
+const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]/gu;
+/** Emoji tag sequences (🏴 + tag letters + cancel tag): the one legitimate use of tag characters. */
+const FLAG_SEQUENCE = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,6}\u{E007F}/gu;
+const EMOJI_BEFORE_JOINER = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u20E3]$/u;
+const EMOJI_AFTER_JOINER = /^\p{Extended_Pictographic}/u;
+/** Scripts whose spelling uses ZWNJ/ZWJ (Persian, the Indic scripts…): any letter outside these. */
+const JOINER_SCRIPT_LETTER = /^[\p{L}\p{M}]$/u;
+const EUROPEAN_LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
+const RTL_LETTER = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}]/u;
+
+const INVISIBLE_DESCRIPTIONS = {
+  zero_width: 'invisible zero-width characters',
+  bidi_control: 'bidirectional control characters that reorder how text is displayed',
+  tag_characters: 'invisible Unicode tag characters (hidden ASCII text)',
+} as const;
+
+type InvisibleKind = keyof typeof INVISIBLE_DESCRIPTIONS;
+
+const hex = (c: string) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
+
+/** The character a zero-width joiner or non-joiner sits between, when its use is ordinary spelling. */
+function legitimateJoiner(text: string, index: number, char: string): boolean {
+  const before = [...text.slice(Math.max(0, index - 4), index)].pop() ?? '';
+  const after = [...text.slice(index + char.length, index + char.length + 4)][0] ?? '';
+  // 👩‍💻: emoji ZWJ sequences.
+  if (char === '\u200D' && EMOJI_BEFORE_JOINER.test(text.slice(Math.max(0, index - 4), index)))
+    return EMOJI_AFTER_JOINER.test(after);
+  // می‌خواهم, क्‍ष: joiners inside words of scripts that need them.
+  return (
+    JOINER_SCRIPT_LETTER.test(before) &&
+    JOINER_SCRIPT_LETTER.test(after) &&
+    !EUROPEAN_LETTER.test(before + after) &&
+    before.charCodeAt(0) > 0x7f
+  );
+}
+
+function invisibleKind(text: string, index: number, char: string): InvisibleKind | undefined {
+  const cp = char.codePointAt(0)!;
+  if (cp >= 0xe0000) return 'tag_characters';
+  if (cp === 0xfeff) return index === 0 ? undefined : 'zero_width'; // a byte-order mark opening a file is normal
+  if (cp === 0x200c || cp === 0x200d) return legitimateJoiner(text, index, char) ? undefined : 'zero_width';
+  if (cp === 0x200e || cp === 0x200f) {
+    // Direction marks are how Hebrew and Arabic text gets punctuation right.
+    const lineStart = text.lastIndexOf('\n', index) + 1;
+    const lineEnd = text.indexOf('\n', index);
+    return RTL_LETTER.test(text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd)) ? undefined : 'bidi_control';
+  }
+  if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) return 'bidi_control';
+  return 'zero_width';
+}
+
+function scanInvisible(raw: string): InjectionFinding[] {
+  const text = raw.replace(FLAG_SEQUENCE, '\u{1F3F4}');
+  const found = new Map<InvisibleKind, number>();
+  for (const m of text.matchAll(INVISIBLE)) {
+    const kind = invisibleKind(text, m.index, m[0]);
+    if (kind && !found.has(kind)) found.set(kind, m.index);
+  }
+  return [...found].map(([kind, index]) => {
+    const start = Math.max(0, index - 24);
+    const end = Math.min(text.length, index + 24);
+    let excerpt = text.slice(start, end).replace(INVISIBLE, hex).replace(/\s+/g, ' ');
+    if (start > 0) excerpt = `…${excerpt}`;
+    if (end < text.length) excerpt = `${excerpt}…`;
+    return { family: 'invisible_unicode', pattern: kind, description: INVISIBLE_DESCRIPTIONS[kind], excerpt };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalisation
+
+/** Invisible characters and invisible formatting, dropped before matching so they cannot split a word. */
+const STRIP =
+  /[\u00AD\u034F\u180E\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\uFE00-\uFE0F\u{E0000}-\u{E007F}]/gu;
+
+function normalise(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(STRIP, '')
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '') // ïgnöre → ignore
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u201A\u201B\u2032]/g, "'")
+    .replace(/[\u201C\u201D\u201E\u201F\u2033]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/\r\n?/g, '\n')
+    .replace(/\\\n/g, ' ') // shell line continuations: one command, one line
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n\s*/g, '\n')
+    .trim();
+}
+
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+
+/** Letters only (digits and symbols read as the letters they imitate), with each letter's index in `text`. */
+function compactOf(text: string): { letters: string; at: number[] } {
+  let letters = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const c = LEET[text[i]!] ?? text[i]!;
+    if (c >= 'a' && c <= 'z') {
+      letters += c;
+      at.push(i);
+    }
+  }
+  return { letters, at };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guards: when a matching phrase is not an instruction
+
+/** Cue words just before a phrase that make it a quotation or a report of one. */
+const MENTION_BEFORE =
+  /(?:\bsuch as|\blike|\be\.g\.?,?|\bi\.e\.?,?|\bfor (?:example|instance),?|\bsay(?:s|ing)?|\bphrases?|\bstrings?|\btext|\bwording|\bpatterns?|\b(?:attempts?|tries|trying) to|\b(?:tell|ask|instruct)(?:s|ing)? (?:you|it|them|the (?:model|agent|assistant|ai|llm)) to|\bdetect(?:s|ed|ing)?|\bflag(?:s|ged)?|\bblock(?:s|ed)?|\bcatch(?:es)?|\bmatch(?:es|ing)?|\bcontain(?:s|ing)?|\bknown as|\bcalled|\bexamples?|\binjections?|\bpayloads?|\battacks?|\bjailbreaks?)[\s:"'`(]{0,3}$/;
+const QUOTES = `"'\``;
+
+function mentioned(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - 60), start);
+  if (MENTION_BEFORE.test(before)) return true;
+  // "ignore previous instructions" in quotes, closing right after the phrase.
+  const open = before.at(-1) ?? '';
+  const close = text.slice(end, end + 3);
+  return QUOTES.includes(open) && open !== '' && close.includes(open);
+}
+
+/** A negation earlier in the same clause: "never reveal your system prompt", "do not send your keys to…". */
+const NEGATION =
+  /\b(?:never|not|n't|cannot|avoid|refuse to|prevent(?:s|ing)? \w+ from|forbid(?:den)?|nor)\b(?! (?:forget|hesitate|fail|only))/;
+
+function negated(text: string, start: number): boolean {
+  const before = text.slice(Math.max(0, start - 48), start);
+  const clause = before.slice(before.search(/[^.!?;:\n]*$/));
+  return NEGATION.test(clause);
+}
+
+/** A description of what something can do ("lets you override the system prompt"), not an order. */
+const MODAL_BEFORE =
+  /(?:\b(?:can|could|may|might|cannot|how to|used to|in order to|ability to|option to|able to|want to|wish to|like to|lets? (?:you|users?|callers?|people)|allows? (?:you|users?|callers?) to|helps? (?:you|users?) to)|\b(?:use|pass|set|add|edit|configure|with|via) \S+(?: \S+){0,3} to)\s?$/;
+
+function descriptive(text: string, start: number): boolean {
+  return MODAL_BEFORE.test(text.slice(Math.max(0, start - 60), start));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules (on normalised text)
+
+interface Guards {
+  mention?: true;
+  negation?: true;
+  modal?: true;
+}
+
+interface Rule {
+  family: string;
+  pattern: string;
+  description: string;
+  /** Global; matched against the normalised text. */
+  re: RegExp;
+  guards?: Guards;
+  /** The same phrase on letters only, tried when `re` found nothing that counts. */
+  compact?: RegExp;
+  /** A closer look at a match (false: not an injection after all). */
+  accept?: (m: RegExpExecArray, text: string) => boolean;
+}
+
+/** Between the words of a phrase: spaces, markdown emphasis, quotes, brackets, hyphens. */
+const SEP = String.raw`[\s*_~\x60'"()\[\]|-]{1,8}`;
+/** A phrase: each space stands for SEP. */
+const rx = (source: string, flags = 'gm'): RegExp => new RegExp(source.replace(/ /g, SEP), flags);
+/** Up to n filler words. */
+const fill = (n: number) => String.raw`(?:[\w'-]+ ){0,${n}}`;
+const PROSE: Guards = { mention: true, negation: true };
+const PROSE_MODAL: Guards = { mention: true, negation: true, modal: true };
+
+const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|discard|abandon|neglect|bypass|override|overwrite|set aside|throw out|throw away|pay no attention to|stop following|do not follow|don't follow|no longer follow)`;
+const BEHAVE = String.raw`(?:ignore|disregard|forget|obey|act|behave|respond|answer|reply|comply|pretend|roleplay|become|operate|speak|talk|serve|follow (?:my|these|only|the new|the following)|do (?:whatever|anything|everything)|always (?:respond|answer|reply|obey|comply)|never (?:refuse|decline|mention|reveal|tell)|only (?:respond|answer|reply|obey|follow)|refer to yourself|call yourself|identify (?:yourself )?as|stop being|no longer)`;
+const LOOSE_PERSONA = String.raw`(?:dan|stan|dude|evil|jailbroken|jailbreak|unrestricted|unfiltered|uncensored|unbound|unchained|unleashed|liberated|rogue|unaligned|amoral|god mode|developer mode|sudo mode|admin mode|root mode|debug mode|\w+gpt)`;
+
+/** Files whose contents are secrets. High-value ones first; `.env` only as a literal path. */
+const HOME = String.raw`(?:(?:~|\$home|\$\{home\}|/root|/home/[\w.-]+|/users/[\w.-]+|%userprofile%|c:\\users\\[\w.-]+)[/\\])?`;
+const SECRET_FILE_HIGH = String.raw`${HOME}(?:\.ssh[/\\](?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|identity)(?![\w.-]*\.pub)\b|(?<![\w.-])id_(?:rsa|dsa|ecdsa|ed25519)(?![\w.-]*\.pub)\b|\.aws[/\\]credentials\b|[._]netrc\b|\.pgpass\b|\.git-credentials\b|\.docker[/\\]config\.json|\.kube[/\\]config\b|(?:\.config[/\\])?gh[/\\]hosts\.ya?ml|\.config[/\\]gcloud[/\\][\w.-]+|application_default_credentials\.json|\.npmrc\b|\.pypirc\b|\.gnupg\b|/etc/g?shadow\b|/etc/sudoers\b|\.(?:bash|zsh)_history\b|/proc/(?:self|\d+|\*)/environ\b|\.hermes[/\\]\.env|\.herald[/\\]\.env|service[-_]account[\w.-]*\.json|\.vault-token\b)`;
+const DOT_ENV = String.raw`(?<![\w.-])\.env(?:\.(?:local|prod|production|dev|development|staging|test))?(?![\w.-])`;
+const SECRET_FILE = String.raw`(?:${SECRET_FILE_HIGH}|${DOT_ENV})`;
+const EXFIL_FILE = String.raw`(?:${SECRET_FILE}|/etc/passwd\b)`;
+const NET = String.raw`(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|http|https|xh|httpie|invoke-webrequest|invoke-restmethod|iwr|irm|aria2c|fetch)`;
+const SECRET_VAR = String.raw`\$\{?(\w*?(?:key|token|secret|password|passwd|pwd|credentials?|cookie))\}?(?!\w)`;
+const SECRET_NOUN = String.raw`(?:api[\s_-]?keys?|(?:access|secret|private|ssh|deploy|signing) keys?|(?:access|auth(?:entication)?|bearer|session|refresh|github|gh|openai|npm|slack) tokens?|tokens|credentials|secrets|passwords?|session cookies|cookies|env(?:ironment)? (?:vars?|variables)|\.env(?: file)?|aws credentials|(?:openai|anthropic|github|aws|stripe) (?:api )?(?:keys?|tokens?|secrets?)|seed phrases?|wallet keys?)`;
+const OUTSIDE = String.raw`(?:https?:|www\.|(?:the|this|my|our) (?:following |external |remote )?(?:endpoint|webhook|server|address|url|link|email|inbox|pastebin|gist|channel|form|bucket)|(?:a |an )?(?:webhook|pastebin|gist|discord|telegram|remote server|external server|attacker)|[\w-]+(?:\.[\w-]+)*\.(?:com|net|io|org|xyz|ru|cn|site|app|dev|me|sh|co|top|info|tk|ml|ga|link|click|online|biz|cc|pw)\b|\S+@[\w-]+\.[a-z]{2,}|(?:an? |the )?(?:markdown )?image(?: url)?)`;
+/** Places a secret may legitimately be sent or added (the code host, the vendor, the secret store). */
+const SAFE_DESTINATION =
+  /(?:github\.com|gitlab\.com|bitbucket\.org|npmjs\.com|pypi\.org|1password|bitwarden|vault|keychain|secrets? manager|\.env\b|localhost|127\.0\.0\.1|example\.(?:com|org|net))/;
+
+/** `HOME`-relative and other benign hosts for a secret in a command. */
+const BENIGN_HOST =
+  /^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|(?:[\w-]+\.)*example\.(?:com|org|net)|[\w.-]+\.local|host\.docker\.internal)$/;
+const GENERIC_NAME = new Set(
+  'api key keys token tokens secret secrets access auth password passwd pwd private personal bearer my app service client id the refresh session cookie credential credentials oauth pat user admin prod dev test staging apikey x env value'.split(
+    ' ',
+  ),
+);
+const VENDOR_HOSTS: Record<string, string[]> = {
+  gh: ['github'],
+  hf: ['huggingface', 'hf.co'],
+  huggingface: ['huggingface', 'hf.co'],
+  gemini: ['googleapis', 'google'],
+  google: ['googleapis', 'google'],
+  claude: ['anthropic'],
+  aws: ['amazonaws', 'aws'],
+  do: ['digitalocean'],
+  cf: ['cloudflare'],
+  npm: ['npmjs'],
+  dd: ['datadoghq'],
+  datadog: ['datadoghq'],
+};
+
+/** A secret variable sent where its name says it belongs ($GITHUB_TOKEN to api.github.com), or to this machine. */
+function secretVarGoesHome(line: string): boolean {
+  const hosts = [...line.matchAll(/https?:\/\/(\[[\da-f:]+\]|[\w.-]+)/g)].map((h) => h[1]!);
+  for (const v of line.matchAll(new RegExp(SECRET_VAR, 'g'))) {
+    const name = v[1]!;
+    const before = line.slice(Math.max(0, v.index - 80), v.index);
+    const inHeader =
+      /(?:authorization|x-api-key|api-key|x-auth-token|private-token|x-goog-api-key|x-api-token|apikey|token)\s?:\s?["'\x60]?(?:bearer |token |basic )?["'\x60]?$/.test(
+        before,
+      ) ||
+      /(?:\s-u|--user)\s?["']?[\w.@-]*:?$/.test(before) ||
+      /--oauth2-bearer\s?["']?$/.test(before);
+    const vendors = name.split('_').filter((t) => t.length >= 2 && !GENERIC_NAME.has(t));
+    const vendorHome = hosts.some((h) => vendors.some((t) => (VENDOR_HOSTS[t] ?? [t]).some((a) => h.includes(a))));
+    const local = hosts.length > 0 && hosts.every((h) => BENIGN_HOST.test(h));
+    if (local || vendorHome) continue;
+    if (inHeader && (vendors.length === 0 || hosts.length === 0)) continue;
+    return false;
+  }
+  return true;
+}
+
+function lineAt(text: string, index: number): string {
+  const start = text.lastIndexOf('\n', index - 1) + 1;
+  const end = text.indexOf('\n', index);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** A secret file in a network command that is sent, not used as an identity, config or output path. */
+function secretFileSent(m: RegExpExecArray, text: string): boolean {
+  const line = lineAt(text, m.index);
+  const from = m.index - (text.lastIndexOf('\n', m.index - 1) + 1);
+  const rest = line.slice(from);
+  for (const f of rest.matchAll(new RegExp(EXFIL_FILE, 'g'))) {
+    const before = rest.slice(Math.max(0, f.index - 40), f.index);
+    if (
+      /(?:\s-i|--identity|identityfile|\s-o|--output(?:-document)?|--netrc-file|--config|\s-k|--cert|--key|--cacert|\s-e ["']?ssh(?: \S+)*)[= ]?["'\x60]?$/.test(
+        before,
+      )
+    )
+      continue;
+    return true;
+  }
+  return false;
+}
+
+const COMMENT_TO_AI = new RegExp(
+  String.raw`\b(?:if you(?:'re| are) (?:an? )?(?:ai|llm|language model|assistant|agent|bot|chatbot|model)|(?:note|message|instructions?|attention|hey|hello|hi|dear)(?: for| to)?:? (?:the |all |any )?(?:ai|llms?|language models?|assistants?|agents?|bots?|chatbots?|models?|claude|chatgpt|gpt|copilot|cursor|codex)\b|(?:ai|llm|language model|assistant|agent|bot|model|crawler)s? (?:reading|processing|parsing|summari[sz]ing|crawling|scraping|that reads?|who reads?)\b)`,
+);
+const COMMENT_OVERRIDE = new RegExp(
+  String.raw`(?:\b(?:ignore|disregard|forget|override|bypass)\b(?!-)(?: [^\s]+){0,4} (?:instructions?|prompts?|rules|guidelines|above|previous|prior|the user|system)\b|\bsystem prompt\b|\byou are now\b|\bfrom now on\b|\b(?:do not|don't|never) (?:tell|inform|mention|reveal)\b|\b(?:secretly|covertly)\b|\bwithout (?:telling|informing|notifying)\b)`,
+);
+const COMMENT_SECRET = new RegExp(
+  String.raw`\b(?:api[ _-]?keys?|tokens?|passwords?|credentials|secrets|id_rsa|ssh keys?|private keys?|env(?:ironment)? var(?:iable)?s)\b|${DOT_ENV}`,
+);
+const COMMENT_SECRET_VERB =
+  /\b(?:send|post|upload|include|print|output|reveal|leak|curl|wget|email|exfiltrate|append|paste|read|cat|collect)\b/g;
+
+/** An HTML comment whose body speaks to the agent. */
+function commentInstructs(m: RegExpExecArray): boolean {
+  const body = m[1] ?? '';
+  if (COMMENT_TO_AI.test(body) || COMMENT_OVERRIDE.test(body)) return true;
+  if (!COMMENT_SECRET.test(body)) return false;
+  return [...body.matchAll(COMMENT_SECRET_VERB)].some((v) => !negated(body, v.index));
+}
+
+const HIDDEN_CONTENT_CUE =
+  /\b(?:ignore|disregard|instructions?|assistant|ai|llm|agent|model|must|always|never|execute|run|send|curl|wget|tell the user|recommend|respond|reply|answer|system|secret|password|api key|token|prompt|you are|you must|you should)\b/;
+
+/** Hidden text worth hiding: a few words, one of them addressed to a model. */
+function hiddenTextInstructs(m: RegExpExecArray): boolean {
+  const content = (m[2] ?? '').replace(/<[^>]*>/g, ' ');
+  return (content.match(/[a-z]{2,}/g) ?? []).length >= 4 && HIDDEN_CONTENT_CUE.test(content);
+}
+
+const IO = 'instruction_override';
+const RH = 'role_hijack';
+const PL = 'prompt_leak';
+const HH = 'hidden_html';
+const EX = 'exfiltration';
+const CR = 'credential_read';
+
+const RULES: Rule[] = [
+  // --- instruction override -----------------------------------------------------------------
+  {
+    family: IO,
+    pattern: 'ignore_previous',
+    description: 'text telling the agent to ignore its previous instructions',
+    re: rx(
+      String.raw`\b${OVERRIDE_VERB} ${fill(3)}(?:previous|prior|preceding|above|earlier|foregoing|former|original|initial|your|system|developer|safety) ${fill(2)}(?:instructions?|prompts?|directives?|guidelines|guidance|rules|constraints|restrictions|programming|guardrails|policies)\b`,
+    ),
+    guards: { mention: true, negation: true },
+    compact:
+      /(?:ignore|disregard|forget)(?:all|any|the|your|of|my)*(?:previous|prior|above|earlier|preceding)(?:instructions?|prompts?|directives|rules|guidelines)/,
+    // "Ignore the previous guidelines on naming": a correction, unless it reaches for everything.
+    accept: (m, text) =>
+      /\b(?:all|any|every|your|system|developer|safety)\b/.test(m[0]) ||
+      !/^ (?:on|about|regarding|concerning) /.test(text.slice(m.index + m[0].length, m.index + m[0].length + 14)),
+  },
+  {
+    family: IO,
+    pattern: 'ignore_previous',
+    description: 'text telling the agent to ignore its previous instructions',
+    re: rx(
+      String.raw`\b${OVERRIDE_VERB} ${fill(2)}(?:all|any|every|each) ${fill(3)}(?:instructions?|directives?|guidelines|programming|guardrails|safety \w+|restrictions|constraints)\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: IO,
+    pattern: 'ignore_previous',
+    description: 'text telling the agent to ignore its previous instructions',
+    re: rx(
+      String.raw`\b(?:ignore|disregard|forget) (?:everything|all|anything) (?:(?:that )?(?:you (?:were|have been|'ve been) (?:told|given|instructed)|(?:written |said |stated )?(?:above|before this|previously|so far|up to (?:now|this point))|in your (?:system )?prompt)|(?:of )?(?:the )?(?:above|prior|previous) (?:text|content|context|messages))\b(?! (?:if|when|unless|for|on)\b)`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: IO,
+    pattern: 'new_instructions',
+    description: 'text announcing new instructions for the agent',
+    re: rx(
+      String.raw`(?:^|[.!?>:] ?)[#*\s]*(?:new|revised|real|actual|true|secret|hidden|override|overriding|priority|admin|updated system|system|developer) (?:system )?(?:instructions?|directives?|orders) ?:|\byour (?:new|real|actual|true|only|updated|revised) (?:instructions|task|objective|goal|mission|purpose|directive|orders|role|job) (?:is|are|will be)\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: IO,
+    pattern: 'you_must_now',
+    description: "text redirecting the agent's behaviour from now on",
+    re: rx(
+      String.raw`\byou (?:must|will|shall|are to|need to|have to) now ${BEHAVE}\b|\b(?:from now on|henceforth|starting now|from this point (?:on|forward)|for the rest of (?:this|the) (?:conversation|session|chat)),? (?:you (?:will|are|'ll|shall|are going to)|you're|ignore|disregard|respond|reply|answer|act|behave|obey|pretend|you (?:must|should) ${BEHAVE})\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: IO,
+    pattern: 'override_prompt',
+    description: 'text telling the agent to override its system prompt or safety rules',
+    re: rx(
+      String.raw`\b(?:override|overwrite|bypass|disable|deactivate|circumvent|turn off|switch off|jailbreak|unlock|remove|lift|suspend|ignore|replace|update|change|rewrite|modify) (?:all )?(?:of )?your (?:current |original |existing |core |internal |hidden |built-in |default )?(?:system prompt|system message|system instructions|instructions|directives|programming|safety (?:rules|guidelines|filters|settings|measures|protocols|restrictions)|content (?:policy|filters?)|guardrails|restrictions|ethical (?:guidelines|constraints)|alignment|limitations)\b|\b(?:override|overwrite|bypass|disable|circumvent|ignore) the (?:current |original |existing )?(?:system prompt|system message|system instructions)\b|\bsystem (?:prompt|message|instructions?) (?:override|overridden|replaced|reset)\b`,
+    ),
+    guards: PROSE_MODAL,
+    compact: /override(?:all)?your(?:system)?(?:prompt|instructions|programming)/,
+  },
+  {
+    family: IO,
+    pattern: 'no_restrictions',
+    description: 'text telling the agent to act without restrictions',
+    re: rx(
+      String.raw`\b(?:act|behave|respond|answer|reply|operate|pretend|write|speak) (?:as if|as though|like) you (?:have|had|are under|were under|have got) no ${fill(2)}(?:restrictions|rules|limits|limitations|filters|guidelines|constraints|boundaries|censorship|ethics|morals)\b|\b(?:respond|answer|reply|write|speak|act|operate) without (?:any )?${fill(2)}(?:restrictions|limitations|filters|filtering|censorship|safety|guidelines|guardrails|ethical|moral|refusals?)\b|\byou (?:have|are under|now have) no ${fill(2)}(?:restrictions|rules|limitations|filters|guidelines|constraints|boundaries|censorship)\b|\byou are (?:now )?(?:free|freed|released|liberated|unbound|exempt) (?:from|of) (?:all |any |your )?${fill(2)}(?:restrictions|rules|limitations|filters|guidelines|constraints|programming|policies)\b|\bnever refuse (?:a |any )?(?:request|question|instruction|command)s?\b`,
+    ),
+    guards: PROSE_MODAL,
+  },
+  {
+    family: IO,
+    pattern: 'hide_from_user',
+    description: 'text telling the agent to hide something from the user',
+    re: rx(
+      String.raw`\b(?:do not|don't|never) (?:tell|inform|notify|alert|mention (?:this|it|that|these instructions) to|reveal (?:this|these instructions|that) to|disclose (?:this|that) to) (?:the |your )?(?:user|human|operator)\b(?! (?:interface|input|id|name|experience|profile|account|data|settings))|\bkeep (?:this|it|these instructions|that) (?:secret|hidden|confidential) from (?:the |your )?(?:user|human|operator)|\bwithout (?:the |your )?(?:user|human)(?:'s)? (?:knowing|knowledge|noticing)\b|\b(?:the )?user (?:must|should) (?:not|never) (?:know|find out|notice|learn|see this)\b`,
+    ),
+    guards: { mention: true },
+  },
+  {
+    family: IO,
+    pattern: 'decode_and_execute',
+    description: 'text telling the agent to decode and act on hidden instructions',
+    re: rx(
+      String.raw`\b(?:decode|translate|decrypt|deobfuscate|unscramble|reverse|rot13|base64[\s-]?decode) ${fill(6)}(?:and|then) (?:execute|run|eval|evaluate|follow|obey|carry out) (?:it|them|that|the (?:result|output|decoded \w+|instructions?|commands?)|the resulting \w+|what it says|its instructions)\b`,
+    ),
+    guards: PROSE,
+  },
+
+  // --- role hijack --------------------------------------------------------------------------
+  {
+    family: RH,
+    pattern: 'you_are_now',
+    description: 'text giving the agent a new, unrestricted identity',
+    re: rx(
+      String.raw`\byou(?: are|'re) now (?:(?:an?|the|in|my) )?${fill(2)}${LOOSE_PERSONA}\b|\byou(?: are|'re) now free\b(?! to)|\byou(?: are|'re) now (?:an?|the) ${fill(2)}(?:ai|assistant|model|chatbot|bot|persona|character|entity|program) (?:with(?:out)?|that|who|which|named|called)\b|\byou(?: are|'re) no longer (?:an? )?(?:ai|assistant|bound|restricted|claude|chatgpt|hermes|herald|limited|required to|subject to)\b`,
+    ),
+    guards: PROSE,
+    compact: /youarenow(?:dan|unrestricted|unfiltered|jailbroken|uncensored|evil|free(?!to))/,
+  },
+  {
+    family: RH,
+    pattern: 'jailbreak_mode',
+    description: 'a jailbreak persona or mode (DAN, developer mode)',
+    re: rx(
+      String.raw`\bdo anything now\b|\bdan (?:mode|prompt|jailbreak)\b|\b(?:enable|enter|activate|switch to|turn on|engage|you are in|you're in) (?:the )?(?:dan|jailbreak|jailbroken|god|unrestricted|unfiltered|uncensored|evil|chaos|opposite|anarchy) mode\b|\bdeveloper mode (?:enabled|activated|on)\b[.:!]? (?:you|ignore|respond|all|no|from)\b`,
+    ),
+    guards: PROSE,
+    compact: /doanythingnow/,
+  },
+  {
+    family: RH,
+    pattern: 'act_as_system',
+    description: 'text telling the agent to act as the system or another privileged role',
+    re: rx(
+      String.raw`\b(?:act|behave|respond|operate|function|speak) (?:as|like) (?:if you (?:are|were) |though you (?:are|were) )?(?:an? |the )?(?:system(?![\w-]| (?:administrator|admin|architect|engineer|designer|analyst|integrator|programmer|service|of record|tray|call|clock|library|package|component|boundary|test|under test|daemon))|superuser|root user|(?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|amoral) ${fill(1)}(?:ai|assistant|model|agent|bot|version|persona|chatbot)|dan|your (?:developer|creator|admin|administrator|operator))\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: RH,
+    pattern: 'pretend_authority',
+    description: 'text telling the agent to pretend to be the system, its developer or an unrestricted AI',
+    re: rx(
+      String.raw`\bpretend (?:that )?(?:you(?: are|'re| were)|to be|you have become) (?:an? |the |my |your )?(?:system|developer|admin|administrator|root|operator|creator|openai|anthropic|unrestricted|unfiltered|uncensored|jailbroken|evil|different (?:ai|assistant|model)|another (?:ai|assistant|model)|dan|ai (?:with(?:out)?|that has no))\b|\bpretend (?:that )?you (?:have|had) no\b|\b(?:roleplay|role play) as (?:an? |the )?(?:system|developer|admin|unrestricted|unfiltered|evil|jailbroken|dan)\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: RH,
+    pattern: 'impersonate_authority',
+    description: "text claiming to come from the agent's developer, operator or system",
+    re: rx(
+      String.raw`\bi am (?:your|the ai's|the assistant's) (?:developer|creator|admin|administrator|operator|owner|master|programmer|maker|trainer)\b|\b(?:message|note|notice|update|instructions|directive|order) from (?:your |the )?(?:developers?|creators?|system administrator|admin(?:istrator)?s?|operators?|anthropic|openai|nous research|system)(?: team)?\s?:|\bthis is (?:your|the ai's) (?:developer|creator|admin|administrator|operator|owner)\b|\b(?:the )?(?:user|admin|operator|developer|owner) has (?:already )?(?:authori[sz]ed|approved|granted|given) you\b|\b(?:has|have) (?:pre-?approved|pre-?authori[sz]ed)\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: RH,
+    pattern: 'fake_role_header',
+    description: 'a fake system or developer message header',
+    re: rx(
+      String.raw`^[#>*\s]*(?:system|system prompt|system message|system override|system update|system notice|system instructions?|developer message|developer instructions|admin override|important system message)\s?:\s?[*\s]*(?:you|your|ignore|disregard|forget|from now on|new instructions|always|never|do not|don't|act|respond|reply|answer|reveal|print|execute|override|the (?:user|assistant|ai|model)|assistant|ai|important|attention|urgent|all previous|before)\b|^[#>*\s]*[\[(<{] ?(?:system|sys|system message|system prompt|system override|system update|system notice|admin|developer|developer message|important system message) ?[\])>}]\s?:?\s?[^\s=]|\[(?:system|admin|developer) (?:message|override|note|notice|instruction|update|alert)\]|^#{1,6} ?(?:instruction|system|system prompt|system message|new instructions?) ?:|<\/?(?:system|system_prompt|system-prompt|system_message|sys_prompt|admin_instructions)>`,
+    ),
+    guards: { mention: true },
+  },
+  {
+    family: RH,
+    pattern: 'chat_template_token',
+    description: 'chat-template control tokens that fake a conversation turn',
+    re: /<\|im_start\|>|<\|im_end\|>|<\|(?:system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>|<<\/?sys>>|\[\/?inst\]/g,
+    guards: { mention: true },
+  },
+
+  // --- system-prompt leak -------------------------------------------------------------------
+  {
+    family: PL,
+    pattern: 'reveal_prompt',
+    description: 'a request to reveal the system prompt or instructions',
+    re: rx(
+      String.raw`\b(?:reveal|print|show|display|output|repeat|recite|dump|leak|expose|share|disclose|tell me|give me|write out|write down|paste|echo|spell out|return|provide|send|list|summari[sz]e|reproduce|regurgitate|type out|read back|quote)(?: me| us)?(?: back)? (?:all )?(?:of )?(?:your|ur) (?:\w+ ){0,2}?(?:system prompt|system message|initial prompt|original prompt|hidden prompt|full prompt|entire prompt|exact prompt|pre-?prompt|meta-?prompt|instructions|initial instructions|directives|programming|hidden instructions|secret instructions)\b|\b(?:reveal|print|show|display|output|repeat|recite|dump|leak|expose|disclose|reproduce|spell out|write out|type out) (?:me )?(?:the )?(?:full |entire |complete |exact |original |initial |hidden |secret |raw )?(?:system prompt|system message|initial prompt|hidden prompt|prompt) ${fill(3)}(?:verbatim|word for word|word-for-word|in full|in its entirety|exactly as|character for character|in a code block)\b`,
+    ),
+    guards: PROSE_MODAL,
+    compact:
+      /(?:reveal|print|show|repeat|output|display|leak|dump)(?:me)?(?:all)?your(?:full|entire|hidden|original|initial)?systemprompt/,
+  },
+  {
+    family: PL,
+    pattern: 'reveal_prompt',
+    description: 'a request to reveal the system prompt or instructions',
+    re: rx(
+      String.raw`\b(?:repeat|print|output|recite|reproduce|dump) (?:me )?(?:everything|all (?:the )?(?:text|words|content)|the (?:text|words|content)) (?:above|before (?:this|that)|preceding|prior to (?:this|that))\b|\b(?:starting|beginning) (?:with|from) (?:the (?:words|phrase) )?"?you are\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: PL,
+    pattern: 'what_are_instructions',
+    description: 'a question about the agent’s system prompt or instructions',
+    re: rx(
+      String.raw`\bwhat (?:are|were) (?:all )?(?:your|ur) (?:\w+ ){0,2}?(?:instructions|directives|system prompt|initial prompt|orders)\b|\bwhat (?:is|was|'s) (?:in )?(?:your|ur) (?:system prompt|initial prompt|original prompt|hidden prompt|prompt)\b|\bwhat (?:were|was) you (?:told|instructed|programmed) (?:to do )?(?:before|initially|at the start|in your prompt)\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: PL,
+    pattern: 'send_conversation',
+    description: 'text telling the agent to send the conversation or its context elsewhere',
+    re: rx(
+      String.raw`\b(?:send|post|upload|forward|email|transmit|exfiltrate|leak|append|include|embed|encode) (?:a copy of |a summary of )?(?:the |this |your |our |all )?(?:entire |full |complete |whole )?(?:conversation|chat(?: history| log| transcript)?|transcript|message history|previous messages|context window|context|system prompt|memory|memories|user'?s? messages) ${fill(6)}(?:to|into|at|in|as|via) ${OUTSIDE}`,
+    ),
+    guards: PROSE,
+  },
+
+  // --- hidden HTML --------------------------------------------------------------------------
+  {
+    family: HH,
+    pattern: 'html_comment',
+    description: 'instructions hidden in an HTML comment',
+    re: /<!--([\s\S]{0,4000}?)(?:-->|$)/g,
+    accept: commentInstructs,
+  },
+  {
+    family: HH,
+    pattern: 'hidden_element',
+    description: 'instructions hidden in an invisible HTML element',
+    re: /<([a-z][\w-]*)\b[^>]{0,400}?\bstyle ?= ?["'][^"']{0,400}?(?:display ?: ?none|visibility ?: ?hidden|font-size ?: ?0(?:\.0+)?(?:px|pt|em|rem|%)?\s?(?:;|["'!])|opacity ?: ?0(?:\.0+)?\s?(?:;|["'!])|color ?: ?(?:transparent|#fff(?:fff)?|white)\b[^"']*background(?:-color)? ?: ?(?:#fff(?:fff)?|white)\b|(?:left|top|text-indent) ?: ?-\d{3,})[^>]{0,400}>([\s\S]{0,3000}?)<\/\1 ?>/g,
+    accept: hiddenTextInstructs,
+  },
+  {
+    family: HH,
+    pattern: 'hidden_element',
+    description: 'instructions hidden in an invisible HTML element',
+    re: /<([a-z][\w-]*)\b[^>]{0,400}?\shidden(?:=["']?(?:hidden|true)?["']?)?(?=[\s>/])[^>]{0,400}>([\s\S]{0,3000}?)<\/\1 ?>/g,
+    accept: hiddenTextInstructs,
+  },
+
+  // --- exfiltration -------------------------------------------------------------------------
+  {
+    family: EX,
+    pattern: 'secret_var_upload',
+    description: 'a network command sending a secret environment variable',
+    re: new RegExp(String.raw`\b${NET}\b[^\n]{0,400}?${SECRET_VAR}`, 'g'),
+    accept: (m, text) => !secretVarGoesHome(lineAt(text, m.index)),
+  },
+  {
+    family: EX,
+    pattern: 'secret_file_upload',
+    description: 'a network command uploading a credential file',
+    re: new RegExp(String.raw`\b${NET}\b[^\n]{0,300}?${EXFIL_FILE}`, 'g'),
+    accept: secretFileSent,
+  },
+  {
+    family: EX,
+    pattern: 'env_to_network',
+    description: 'environment variables or credential files piped to the network',
+    re: new RegExp(
+      String.raw`(?:\b(?:env|printenv|export -p|history)\b|\bcat [^|\n]{0,200}?${EXFIL_FILE}[^|\n]{0,100}?|\b(?:tar|zip|base64|gzip|xxd)\b[^|\n]{0,200}?(?:${EXFIL_FILE}|\.ssh\b|\.aws\b|\.gnupg\b|\.kube\b)[^|\n]{0,100}?|\bcat /proc/\S+/environ) ?(?:\| ?(?:base64|gzip|xxd|tr|head|tail|sed|awk|grep|openssl enc|sort|cut)\b[^|\n]{0,80}?)*(?:\| ?(?:sudo )?(?:curl|wget|nc|ncat|netcat|socat|telnet|openssl s_client|http|https|xh|mail|sendmail|mutt)\b|> ?/dev/(?:tcp|udp)/)|\b${NET}\b[^\n]{0,300}?\$\( ?(?:env|printenv|set|export -p|cat /proc/\S+/environ) ?\)`,
+      'g',
+    ),
+  },
+  {
+    family: EX,
+    pattern: 'send_secrets',
+    description: 'text telling the agent to send secrets to an outside address',
+    re: rx(
+      String.raw`\b(?:send|post|upload|transmit|forward|email|e-mail|mail|exfiltrate|leak|share|submit|deliver|report|append|attach|include|put|add|embed|encode|base64) (?:a copy of |the contents of |the values? of |all of |all |every |each |any )?(?:the |your |my |their |these |those |all )?(?:user'?s? |current |local |stored |saved |available )?${SECRET_NOUN}\b${fill(8)}? (?:to|at|into|in|via|using|through|with|as) ${OUTSIDE}`,
+    ),
+    guards: PROSE,
+    accept: (m) => !SAFE_DESTINATION.test(m[0]),
+  },
+  {
+    family: EX,
+    pattern: 'markdown_image_exfil',
+    description: 'a markdown image URL carrying secrets or conversation data',
+    re: /!\[[^\]\n]{0,100}\]\( ?https?:\/\/[^)\s]*(?:\$\{?\w*(?:key|token|secret|password)|\{\{? ?\w*(?:key|token|secret|password|conversation|history|context|data|summary|messages?|prompt)|<(?:secret|token|key|api_key|conversation|data|context|summary|history)>|\[(?:secret|token|key|data|conversation|summary|history)\])/g,
+  },
+  {
+    family: EX,
+    pattern: 'dns_exfil',
+    description: 'a DNS lookup or ping carrying secrets',
+    re: new RegExp(
+      String.raw`\b(?:dig|nslookup|host|ping)\b [^\n]{0,60}?(?:\$\( ?(?:cat|env|printenv|whoami|hostname|base64)\b|\$\{?\w*(?:key|token|secret|password)\}?\.[\w-]+\.[a-z]{2,})`,
+      'g',
+    ),
+  },
+
+  // --- credential reads ---------------------------------------------------------------------
+  {
+    family: CR,
+    pattern: 'cat_credentials',
+    description: 'a command reading a credential file',
+    re: new RegExp(
+      String.raw`(?:^|[;&|(\x60"'$] ?|\b(?:run|execute|exec|try|do|use|type|with|via|sudo|then|and) )(?:sudo )?(?:cat|less|more|head|tail|bat|batcat|nl|tac|strings|xxd|hexdump|od|base64|get-content|gc|type)(?: \S+){0,3}? ["'\x60]?${SECRET_FILE}|\b(?:read_file|readfile|readfilesync|file_get_contents|get-content|open) ?\( ?(?:path ?= ?)?["'\x60][^"'\x60]{0,80}?${SECRET_FILE_HIGH}`,
+      'gm',
+    ),
+    guards: { mention: true, negation: true },
+  },
+  {
+    family: CR,
+    pattern: 'read_credentials',
+    description: 'text telling the agent to read credential files or private keys',
+    re: rx(
+      String.raw`\b(?:read|print|output|show|display|dump|reveal|leak|extract|grab|collect|harvest|steal|exfiltrate|retrieve|paste|send|upload|include|open|list|cat)(?: me| out)? (?:the )?(?:full |entire |raw )?(?:(?:contents?|text|values?|keys?|secrets?) (?:of|in|from) |(?:file|files) (?:at|in|from|located at|named) )?(?:the |your |my |their |all |every |any )?(?:user'?s? |local |stored |saved )?["'\x60]?${SECRET_FILE_HIGH}|\b(?:read|print|output|dump|reveal|leak|extract|grab|harvest|steal|exfiltrate|collect) (?:the |your |my |their |all |any )?(?:user'?s? |local |stored |saved )?(?:(?:ssh )?private (?:ssh )?keys?|private ssh keys?|aws (?:credentials|secret (?:access )?keys?)|browser (?:cookies|passwords|credentials)|saved passwords|keychain (?:passwords|items|entries)|contents of (?:the )?${DOT_ENV}(?: file)?)\b`,
+    ),
+    guards: PROSE_MODAL,
+  },
+  {
+    family: CR,
+    pattern: 'dump_env',
+    description: 'text telling the agent to dump environment variables into its reply',
+    re: rx(
+      String.raw`\b(?:run|execute|type) (?:the )?["'\x60]?(?:env|printenv|set|export -p|cat /proc/self/environ|get-childitem env:|gci env:|dir env:)["'\x60]? (?:command )?${fill(3)}(?:and|then) ${fill(3)}(?:paste|send|include|share|post|output|return|show|report|copy|print|tell)\b|\b(?:print|output|dump|list|show|reveal|send|share|paste|include|leak) (?:me )?(?:all |every |the |your )*(?:full )?(?:env(?:ironment)? (?:vars?|variables)|environment)${fill(3)} (?:in|to|into) (?:your|the|this) (?:response|reply|answer|output|message|chat|comment|pr|issue)\b|\b(?:print|output|dump|list|show|reveal|send|share|paste|include|leak) (?:me )?(?:all |every |the |your )*(?:full )?(?:env(?:ironment)? (?:vars?|variables)|environment),? (?:including|especially|particularly) (?:any |all |the )?(?:secrets|keys|tokens|passwords|api keys|credentials)\b`,
+    ),
+    guards: PROSE,
+  },
+  {
+    family: CR,
+    pattern: 'reveal_secret',
+    description: 'text telling the agent to reveal a secret value',
+    re: rx(
+      String.raw`\b(?:print|echo|output|reveal|display|show|leak|dump|paste|tell me|give me|send me|share|disclose|respond with|reply with|include|write)(?: me)? (?:the )?(?:value of |values of |contents of )?(?:the |your |all )?(?:\$\{?\w*(?:key|token|secret|password)\}?|(?:openai|anthropic|aws|github|gh|stripe|slack|api|secret|access|private|auth|bearer)(?:[\s_-]\w+)?[\s_-](?:keys?|tokens?|secrets?)) ${fill(4)}(?:in|into|to|as part of|at the (?:end|start) of) (?:your|the|this|every|each|a) (?:response|reply|answer|output|message|chat|summary|commit message|pr description|comment|issue)\b|\bwhat (?:is|'s) (?:the value of )?(?:\$\w*(?:key|token|secret|password)\b|your (?:api key|openai key|token|password|secret key))`,
+    ),
+    guards: PROSE,
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+function excerptOf(text: string, start: number, end: number): string {
+  const from = Math.max(0, start - 30);
+  const to = Math.min(text.length, Math.min(end, start + 120) + 30);
+  let out = text.slice(from, to).replace(/\s+/g, ' ');
+  if (from > 0) out = `…${out}`;
+  if (to < text.length) out = `${out}…`;
+  return out;
+}
+
+function counts(rule: Rule, m: RegExpExecArray, text: string): boolean {
+  const g = rule.guards;
+  const end = m.index + m[0].length;
+  if (g?.mention && mentioned(text, m.index, end)) return false;
+  if (g?.negation && negated(text, m.index)) return false;
+  if (g?.modal && descriptive(text, m.index)) return false;
+  return rule.accept ? rule.accept(m, text) : true;
+}
+
+/**
+ * Scan text that will enter the system prompt or be re-sent to the model (context files, memory
+ * entries, tool output). Returns at most one finding per pattern id, invisible Unicode first, then
+ * in `INJECTION_FAMILIES` order; an empty list means nothing was found.
+ */
+export function scanForInjection(text: string): InjectionFinding[] {
+  if (!text) return [];
+  const findings = scanInvisible(text);
+  const n = normalise(text);
+  const seen = new Set<string>();
+  for (const rule of RULES) {
+    if (seen.has(rule.pattern)) continue;
+    let hit: { start: number; end: number } | undefined;
+    const skipped: Array<[number, number]> = [];
+    for (const m of n.matchAll(rule.re)) {
+      if (m[0].length === 0) continue;
+      if (counts(rule, m, n)) {
+        hit = { start: m.index, end: m.index + m[0].length };
+        break;
+      }
+      skipped.push([m.index, m.index + m[0].length]);
+    }
+    if (!hit && rule.compact) {
+      // Phrases already judged above (a quotation, a negation) stay judged.
+      let rest = n;
+      for (const [s, e] of skipped) rest = rest.slice(0, s) + ' '.repeat(e - s) + rest.slice(e);
+      const { letters, at } = compactOf(rest);
+      const c = rule.compact.exec(letters);
+      if (c) hit = { start: at[c.index]!, end: at[c.index + c[0].length - 1]! + 1 };
+    }
+    if (!hit) continue;
+    seen.add(rule.pattern);
+    findings.push({
+      family: rule.family,
+      pattern: rule.pattern,
+      description: rule.description,
+      excerpt: excerptOf(n, hit.start, hit.end),
+    });
+  }
+  return findings;
+}
+
+/** The text to use instead of a blocked file or entry: `[BLOCKED: <name> — <description of the first finding>]`. */
+export function blockedNote(name: string, findings: readonly InjectionFinding[]): string {
+  return `[BLOCKED: ${name} — ${findings[0]?.description ?? 'possible prompt injection'}]`;
+}
