@@ -55,7 +55,14 @@ export async function appendEvents(db: Db, conversationId: string, events: reado
     const first = last - events.length + 1;
     const values: unknown[] = [];
     const rows = events.map((e, i) => {
-      values.push(conversationId, first + i, e.kind, e.turnId ?? null, JSON.stringify(e.payload));
+      // jsonb rejects \u0000 escapes: NUL characters from binary output are dropped.
+      values.push(
+        conversationId,
+        first + i,
+        e.kind,
+        e.turnId ?? null,
+        JSON.stringify(e.payload).replaceAll('\\u0000', ''),
+      );
       const b = i * 5;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}::jsonb)`;
     });

@@ -43,7 +43,7 @@ export async function writeMessage(
       sessionId,
       m.seq,
       m.role,
-      m.content,
+      m.content === null ? null : withoutNul(m.content),
       m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null,
       m.toolCallId ?? null,
       m.toolName ?? null,
@@ -55,6 +55,11 @@ export async function writeMessage(
       m.reasoningDetails ? JSON.stringify(m.reasoningDetails) : null,
     ],
   );
+}
+
+/** Postgres text cannot hold NUL characters (binary tool output has them): they are dropped. */
+export function withoutNul(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
 }
 
 /** Drop rows at or after `seq`: leftovers of attempts the workflow never acknowledged. */

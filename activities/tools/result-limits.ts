@@ -52,6 +52,6 @@ export async function limitResult(
     content:
       `[The ${o.toolName} result is ${content.length.toLocaleString('en-US')} characters (${lines.toLocaleString('en-US')} lines), too large to show in full. ` +
       `It is saved in the workspace at ${rel}: read it with read_file, using offset and limit to page through it. ` +
-      `The first ${PREVIEW_CHARS.toLocaleString('en-US')} characters:]\n${content.slice(0, PREVIEW_CHARS)}`,
+      `Its beginning and end:]\n${truncateMiddle(content, PREVIEW_CHARS)}`,
   };
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { classifyCommand } from '../../common/dangerous-commands.js';
-import { oneLine, truncateMiddle } from '../../common/text.js';
+import { oneLine } from '../../common/text.js';
 import { defineTool } from './registry.js';
 
 export interface TerminalSettings {
@@ -40,7 +40,7 @@ export function terminalTool(settings: TerminalSettings) {
     traits: { readOnly: false, pathScoped: false, serial: true },
     summarize: (a) => `terminal: ${oneLine(a.command, 100)}`,
     timeoutSeconds: (a) => a.timeout ?? settings.timeoutSeconds,
-    maxResultChars: settings.maxOutputChars + 500,
+    maxResultChars: settings.maxOutputChars,
     async handler(args, ctx) {
       // Defence in depth: the workflow never lets a hardline command through, and neither does the tool.
       const verdict = classifyCommand(args.command);
@@ -48,7 +48,9 @@ export function terminalTool(settings: TerminalSettings) {
         return { content: `BLOCKED: this command is never allowed (${verdict.description}).`, isError: true };
       const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
       const r = await runCommand(args.command, ctx.cwd, ctx.childEnv, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
-      const output = truncateMiddle(r.output, settings.maxOutputChars);
+      // Long output is not cut here: over maxOutputChars the runtime stores it whole in the
+      // workspace and shows a preview (SPEC §7.6), so nothing is lost.
+      const output = r.output;
       const status = r.timedOut
         ? `killed after ${timeoutSeconds}s timeout`
         : r.signal

@@ -143,7 +143,18 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     workers.push(w);
     return w;
   };
-  const worker = options.worker === false ? undefined : await start();
+  let worker: RunningWorker | undefined;
+  try {
+    worker = options.worker === false ? undefined : await start();
+  } catch (err) {
+    // Leave nothing behind that would keep the test process alive.
+    await herald.close().catch(() => {});
+    await temporal.connection.close().catch(() => {});
+    await db.end().catch(() => {});
+    await fake.stop().catch(() => {});
+    await database.drop().catch(() => {});
+    throw err;
+  }
 
   return {
     fake,
