@@ -30,6 +30,7 @@ import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from '
 import { storageFailure } from './model/call-model.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { withTransaction } from './store/db.js';
+import { memorySnapshot } from './store/memory.js';
 import { loadTranscript, nextSeq } from './store/messages.js';
 import { getSession } from './store/sessions.js';
 import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
@@ -157,6 +158,7 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
           model: a.provider.model,
           provider: a.provider.provider,
           now: new Date(),
+          memory: await memorySnapshot(db),
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);

@@ -23,6 +23,7 @@ import { oneLine } from '../common/text.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
+import { memorySnapshot } from './store/memory.js';
 import { clearClients, keyVariable } from './model/clients.js';
 import { deleteFrom, loadTranscript, nextSeq, writeMessage } from './store/messages.js';
 import { estimateRequestTokens } from './tokens.js';
@@ -84,6 +85,7 @@ export function conversationActivities(deps: ActivityDeps) {
           model: provider.model,
           provider: provider.provider,
           now: new Date(),
+          memory: await memorySnapshot(db),
         });
         await ensureSession(db, {
           id: a.sessionId,

@@ -5,6 +5,8 @@ import { register } from 'tsx/esm/api';
 register();
 const { main } = await import('../client/cli.ts');
 await main(process.argv);
-// main() returns when the command is done (long-running ones after a clean stop). Exit explicitly:
-// some libraries keep sockets or exit hooks around that would hang the process or change its code.
-process.exit(process.exitCode ?? 0);
+// main() returns when the command is done (long-running ones after a clean stop). Exit explicitly,
+// once stdout and stderr are flushed (pipes are asynchronous): some libraries keep sockets or exit
+// hooks around that would hang the process or change its code.
+const code = process.exitCode ?? 0;
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

@@ -18,6 +18,21 @@ import { listSessions } from '../activities/store/sessions.js';
 import { startDevStack } from '../workers/dev-stack.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
+import { migrate } from '../activities/store/migrate.js';
+import type { MemoryEntry, MemoryStore } from '../activities/store/memory.js';
+import {
+  MEMORY_LIMITS,
+  MEMORY_STORES,
+  addMemory,
+  clearMemory,
+  listMemory,
+  memoryChars,
+  removeMemory,
+} from '../activities/store/memory.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { StartOptions } from './client.js';
 import { HeraldClient } from './client.js';
 import { runChat } from './chat.js';
@@ -366,6 +381,99 @@ export function buildProgram(): Command {
       print(Boolean(o.json), rows, text);
     });
 
+  const memory = program
+    .command('memory')
+    .description('show, edit and export the MEMORY and USER stores (in Postgres)');
+  const withDb = async <T>(fn: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> => {
+    const url = clientSettings(config()).databaseUrl;
+    if (!url) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
+    const db = createDb(url, 1);
+    try {
+      await migrate(db);
+      return await fn(db);
+    } finally {
+      await db.end();
+    }
+  };
+  const storeArg = () => new Argument('<store>', 'which store').choices([...MEMORY_STORES]);
+  memory
+    .command('show', { isDefault: true })
+    .description('print both stores')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const data = await withDb(async (db) => ({
+        memory: await listMemory(db, 'memory'),
+        user: await listMemory(db, 'user'),
+      }));
+      print(
+        Boolean(o.json),
+        data,
+        renderMemory('MEMORY', data.memory, MEMORY_LIMITS.memory) +
+          '\n\n' +
+          renderMemory('USER', data.user, MEMORY_LIMITS.user),
+      );
+    });
+  memory
+    .command('add')
+    .description('add an entry')
+    .addArgument(storeArg())
+    .argument('<text>', 'the entry')
+    .action(async (store: MemoryStore, text: string) => {
+      await withDb(async (db) => {
+        const entries = await listMemory(db, store);
+        if (memoryChars(entries) + text.length > MEMORY_LIMITS[store])
+          throw new Error(`the ${store} store is full (${memoryChars(entries)} of ${MEMORY_LIMITS[store]} characters)`);
+        await addMemory(db, store, text);
+      });
+    });
+  memory
+    .command('remove')
+    .description('remove the entries containing a text')
+    .addArgument(storeArg())
+    .argument('<match>', 'a substring of the entries to remove')
+    .action(async (store: MemoryStore, match: string) => {
+      const n = await withDb((db) => removeMemory(db, store, match));
+      process.stderr.write(`removed ${n} entr${n === 1 ? 'y' : 'ies'}\n`);
+    });
+  memory
+    .command('edit')
+    .description('edit a store in $EDITOR (one entry per line)')
+    .addArgument(storeArg())
+    .action(async (store: MemoryStore) => {
+      await withDb(async (db) => {
+        const file = join(mkdtempSync(join(tmpdir(), 'herald-memory-')), `${store.toUpperCase()}.md`);
+        writeFileSync(file, (await listMemory(db, store)).map((e) => e.content.replace(/\n/g, ' ')).join('\n') + '\n');
+        const editor = process.env.VISUAL ?? process.env.EDITOR ?? 'vi';
+        const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
+        if (r.status !== 0) throw new Error(`${editor} exited with ${r.status}; nothing changed`);
+        const lines = readFileSync(file, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
+        if (lines.join('').length > MEMORY_LIMITS[store])
+          throw new Error(`over the ${MEMORY_LIMITS[store]}-character limit; nothing changed`);
+        await clearMemory(db, store);
+        for (const l of lines) await addMemory(db, store, l);
+        process.stderr.write(`${store}: ${lines.length} entries\n`);
+      });
+    });
+  memory
+    .command('export')
+    .description('write MEMORY.md and USER.md')
+    .argument('[dir]', 'target directory', '.')
+    .action(async (dir: string) => {
+      await withDb(async (db) => {
+        for (const store of MEMORY_STORES) {
+          const path = join(dir, `${store.toUpperCase()}.md`);
+          writeFileSync(
+            path,
+            `# ${store.toUpperCase()}\n\n${(await listMemory(db, store)).map((e) => `- ${e.content}`).join('\n')}\n`,
+          );
+          process.stderr.write(`wrote ${path}\n`);
+        }
+      });
+    });
+
   program
     .command('sessions')
     .description('list recent sessions')
@@ -401,6 +509,13 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+function renderMemory(label: string, entries: MemoryEntry[], limit: number): string {
+  const head = `${label} (${memoryChars(entries)} of ${limit} characters)`;
+  return entries.length
+    ? [head, ...entries.map((e, i) => `${String(i + 1).padStart(2)}. ${e.content}`)].join('\n')
+    : `${head}: empty`;
 }
 
 /** Turn any failure into one clear line. */

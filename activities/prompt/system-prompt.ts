@@ -1,10 +1,14 @@
 /**
  * The system prompt (SPEC §10), built once per session and stored with it so every call sends
- * the same bytes (provider prompt caches depend on it). Layers, in order: identity, tool-use
- * guidance, platform hint, the caller's system message, project context, and the date/model line.
+ * the same bytes (provider prompt caches depend on it); rebuilt only after compression. Layers,
+ * in order: identity (SOUL.md or built-in), tool-use guidance, platform hint, skills index (none
+ * yet), the caller's system message, project context, the memory snapshot, and the
+ * date/model/provider line. Context files and memory entries that look like prompt injection are
+ * replaced by a `[BLOCKED: …]` note.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { blockedNote, scanForInjection } from '../../common/injection-scan.js';
 import { truncateMiddle } from '../../common/text.js';
 
 export const BUILTIN_IDENTITY =
@@ -17,6 +21,7 @@ export const TOOL_GUIDANCE = [
   'Messages wrapped in [OUT-OF-BAND USER MESSAGE] … [/OUT-OF-BAND USER MESSAGE] inside a tool result come from the user, ' +
     'sent while you were working: follow them as if the user had said them directly.',
   'Lines starting with [BUDGET …] tell you how many model calls this turn has left.',
+  'A [CONTEXT SUMMARY] message stands for earlier parts of the conversation that were compressed; the messages after it are current.',
 ].join('\n');
 
 const PLATFORM_HINTS: Record<string, string> = {
@@ -25,8 +30,15 @@ const PLATFORM_HINTS: Record<string, string> = {
   subagent: 'You are a sub-agent working for another agent. Return a complete, self-contained report of your result.',
 };
 
-const CONTEXT_FILES = ['HERALD.md', '.herald.md', 'AGENTS.md', 'CLAUDE.md', '.cursorrules'];
-const CONTEXT_FILE_MAX_CHARS = 20_000;
+/** HERALD.md / .herald.md is looked for from the workspace up to the git root; the others only in the workspace. */
+const WALKED_CONTEXT_FILES = ['HERALD.md', '.herald.md'];
+const LOCAL_CONTEXT_FILES = ['AGENTS.md', 'CLAUDE.md', '.cursorrules'];
+export const CONTEXT_FILE_MAX_CHARS = 20_000;
+
+export interface MemorySnapshot {
+  memory: string[];
+  user: string[];
+}
 
 export interface SystemPromptInput {
   home: string;
@@ -36,31 +48,78 @@ export interface SystemPromptInput {
   model: string;
   provider: string;
   now: Date;
+  /** MEMORY and USER entries, frozen into the prompt at session start. */
+  memory?: MemorySnapshot | undefined;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const layers: string[] = [];
   const soul = readIfExists(join(input.home, 'SOUL.md'));
-  layers.push(soul?.trim() || BUILTIN_IDENTITY);
+  layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
   layers.push(TOOL_GUIDANCE);
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
   const context = projectContext(input.cwd);
   if (context) layers.push(context);
+  const memory = memoryLayer(input.memory);
+  if (memory) layers.push(memory);
   layers.push(
-    `Current date: ${input.now.toISOString().slice(0, 10)}. Model: ${input.model}. Provider: ${input.provider}. Workspace: ${input.cwd}.`,
+    `Conversation started: ${input.now.toISOString().slice(0, 10)}. Model: ${input.model}. Provider: ${input.provider}. Workspace: ${input.cwd}.`,
   );
   return layers.join('\n\n');
 }
 
-function projectContext(cwd: string): string | undefined {
-  for (const name of CONTEXT_FILES) {
-    const text = readIfExists(join(cwd, name));
-    if (text?.trim()) {
-      return `# Project context (${name})\n\n${truncateMiddle(text.trim(), CONTEXT_FILE_MAX_CHARS, (n) => `\n[… ${n} characters of ${name} omitted …]\n`)}`;
+/** The text as is, or a `[BLOCKED: …]` note when it looks like prompt injection. */
+function screened(name: string, text: string): string {
+  const findings = scanForInjection(text);
+  return findings.length ? blockedNote(name, findings) : text;
+}
+
+/** The first project context file, capped with its head and tail kept. */
+export function projectContext(cwd: string): string | undefined {
+  const found = findContextFile(cwd);
+  if (!found) return undefined;
+  const text = readIfExists(found.path)?.trim();
+  if (!text) return undefined;
+  const capped = truncateMiddle(
+    text,
+    CONTEXT_FILE_MAX_CHARS,
+    (n) => `\n[… ${n} characters of ${found.name} omitted: read the whole file with read_file …]\n`,
+  );
+  return `# Project context (${found.name})\n\n${screened(found.name, capped)}`;
+}
+
+function findContextFile(cwd: string): { path: string; name: string } | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    for (const name of WALKED_CONTEXT_FILES) {
+      const path = join(dir, name);
+      if (isFile(path)) return { path, name: relative(cwd, path) || name };
     }
+    if (existsSync(join(dir, '.git')) || dirname(dir) === dir) break;
+  }
+  for (const name of LOCAL_CONTEXT_FILES) {
+    const path = join(cwd, name);
+    if (isFile(path)) return { path, name };
   }
   return undefined;
+}
+
+function memoryLayer(m: MemorySnapshot | undefined): string | undefined {
+  if (!m || (!m.memory.length && !m.user.length)) return undefined;
+  const entries = (label: string, list: string[]) =>
+    list.map((e, i) => `- ${screened(`${label} entry ${i + 1}`, e)}`).join('\n');
+  const parts = ['# Memory (a snapshot from the start of this session; the memory tool changes it for later sessions)'];
+  if (m.memory.length) parts.push(`## MEMORY (your notes)\n${entries('MEMORY', m.memory)}`);
+  if (m.user.length) parts.push(`## USER (the user's profile)\n${entries('USER', m.user)}`);
+  return parts.join('\n\n');
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function readIfExists(path: string): string | undefined {

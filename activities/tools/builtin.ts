@@ -6,6 +6,8 @@ import { readFileTool } from './read-file.js';
 import { ToolRegistry } from './registry.js';
 import { searchFilesTool } from './search-files.js';
 import { terminalTool } from './terminal.js';
+import { memoryTool } from './memory.js';
+import { sessionSearchTool } from './session-search.js';
 import { todoTool } from './todo.js';
 import { writeFileTool } from './write-file.js';
 
@@ -18,10 +20,12 @@ export function builtinTools(config: ConfigFile): ToolRegistry {
       .register(searchFilesTool)
       .register(terminalTool(config.tools.terminal))
       .register(todoTool)
+      .register(memoryTool)
+      .register(sessionSearchTool)
       .register(clarifyTool)
       // `toolsets: [readonly]` gives a look-but-don't-touch agent; `coding` is everything but asking the user.
-      .defineToolset('readonly', ['read_file', 'search_files', 'todo'])
-      .defineToolset('coding', ['file', 'terminal', 'todo'])
-      .defineToolset('all', ['file', 'terminal', 'todo', 'clarify'])
+      .defineToolset('readonly', ['read_file', 'search_files', 'todo', 'session_search'])
+      .defineToolset('coding', ['file', 'terminal', 'todo', 'memory', 'session_search'])
+      .defineToolset('all', ['file', 'terminal', 'todo', 'memory', 'session_search', 'clarify'])
   );
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { ToolTraits } from '../../common/tool-batch.js';
 import type { ToolSchema } from '../model/types.js';
+import type { Db } from '../store/db.js';
 
 export interface ToolContext {
   /** The conversation's workspace (absolute, real path). */
@@ -16,6 +17,10 @@ export interface ToolContext {
   heartbeat: () => void;
   /** Environment for child processes, with Herald's secrets removed. */
   childEnv: NodeJS.ProcessEnv;
+  /** The store, for tools that are Herald's own data (memory, session_search). */
+  db?: Db;
+  conversationId?: string;
+  sessionId?: string;
 }
 
 export interface ToolOutput {

@@ -51,6 +51,9 @@ export function toolActivities(deps: ActivityDeps) {
         signal: ctx.cancellationSignal,
         heartbeat: () => ctx.heartbeat({ tool: a.call.name }),
         childEnv,
+        db,
+        conversationId: a.conversationId,
+        sessionId: a.sessionId,
       });
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;

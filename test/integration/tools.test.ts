@@ -197,7 +197,7 @@ describe('tool runtime', () => {
 
   it('routes tool activities to a workspace task queue served by a tools-only worker', async () => {
     const queue = `${stack.taskQueue}-ws`;
-    const config = loadConfig({ ...stack.workerEnv(), HERALD_TASK_QUEUE: queue } as NodeJS.ProcessEnv);
+    const config = loadConfig({ ...stack.workerEnv(), HERALD_TASK_QUEUE: queue });
     const toolsWorker = await startWorker({
       config,
       log: createLogger('warn'),
@@ -235,7 +235,7 @@ describe('tool runtime', () => {
     const rows = JSON.parse(all.stdout) as Array<{ name: string; enabled: boolean }>;
     assert.deepEqual(
       rows.map((x) => x.name),
-      ['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'todo', 'clarify'],
+      ['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'todo', 'memory', 'session_search', 'clarify'],
     );
   });
 });

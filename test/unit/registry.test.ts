@@ -138,6 +138,8 @@ describe('ToolRegistry', () => {
       'search_files',
       'terminal',
       'todo',
+      'memory',
+      'session_search',
       'clarify',
     ]);
     assert.deepEqual(builtins.enabled(['file']), ['read_file', 'write_file', 'patch', 'search_files']);

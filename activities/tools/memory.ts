@@ -1,0 +1,88 @@
+/**
+ * `memory`: the agent's long-term notes (SPEC §11). Two stores in Postgres, shared by every worker
+ * and conversation: `memory` (the agent's notes, 2,200 characters) and `user` (the user's profile,
+ * 1,375 characters). Writes are scanned for prompt injection, because the stores are read back
+ * into every new session's system prompt.
+ */
+import { z } from 'zod';
+import { scanForInjection } from '../../common/injection-scan.js';
+import { oneLine } from '../../common/text.js';
+import {
+  MEMORY_LIMITS,
+  MEMORY_STORES,
+  addMemory,
+  listMemory,
+  memoryChars,
+  removeMemory,
+  replaceMemory,
+} from '../store/memory.js';
+import type { MemoryStore } from '../store/memory.js';
+import { defineTool } from './registry.js';
+import type { ToolContext } from './registry.js';
+
+function describeStore(store: MemoryStore, entries: Array<{ content: string }>): string {
+  const used = memoryChars(entries);
+  const header = `${store.toUpperCase()} (${used} of ${MEMORY_LIMITS[store]} characters):`;
+  return entries.length ? [header, ...entries.map((e, i) => `${i + 1}. ${e.content}`)].join('\n') : `${header} empty`;
+}
+
+export const memoryTool = defineTool({
+  name: 'memory',
+  toolset: 'memory',
+  description:
+    'Your long-term memory across conversations. Store `memory` is for your own notes (facts about the environment, ' +
+    'lessons learned); store `user` is the user profile (preferences, role, conventions). Actions: read, add, replace ' +
+    '(entries containing `match` get `content`), remove (entries containing `match`). Keep entries short and factual; ' +
+    'new sessions see them in the system prompt.',
+  parameters: z
+    .object({
+      action: z.enum(['read', 'add', 'replace', 'remove']),
+      store: z.enum(MEMORY_STORES).default('memory'),
+      content: z.string().min(1).max(1000).optional().describe('The entry text (add, replace)'),
+      match: z.string().min(1).max(200).optional().describe('A substring of the entries to change (replace, remove)'),
+    })
+    .strict(),
+  traits: { readOnly: false, pathScoped: false, serial: true },
+  summarize: (a) =>
+    `memory: ${a.action} ${a.store}${a.content ? ` "${oneLine(a.content, 60)}"` : a.match ? ` "${oneLine(a.match, 60)}"` : ''}`,
+  timeoutSeconds: () => 30,
+  async handler(a, ctx: ToolContext) {
+    const db = ctx.db;
+    if (!db) return { content: 'memory is not available on this worker', isError: true };
+    if ((a.action === 'add' || a.action === 'replace') && !a.content)
+      return { content: `${a.action} needs "content"`, isError: true };
+    if ((a.action === 'replace' || a.action === 'remove') && !a.match)
+      return { content: `${a.action} needs "match"`, isError: true };
+    if (a.content) {
+      const findings = scanForInjection(a.content);
+      if (findings.length) {
+        return {
+          content: `Refused: the entry looks like a prompt injection (${findings[0]!.description}). Memory must hold plain facts.`,
+          isError: true,
+        };
+      }
+    }
+    const entries = await listMemory(db, a.store);
+    const limit = MEMORY_LIMITS[a.store];
+    if (a.action === 'add') {
+      if (memoryChars(entries) + a.content!.length > limit) {
+        return {
+          content: `The ${a.store} store is full (${memoryChars(entries)} of ${limit} characters). Replace or remove entries first.\n${describeStore(a.store, entries)}`,
+          isError: true,
+        };
+      }
+      await addMemory(db, a.store, a.content!);
+    } else if (a.action === 'replace') {
+      const matching = entries.filter((e) => e.content.includes(a.match!));
+      const after = memoryChars(entries) - memoryChars(matching) + a.content!.length * matching.length;
+      if (matching.length && after > limit)
+        return { content: `That would exceed the ${a.store} limit of ${limit} characters.`, isError: true };
+      if (!(await replaceMemory(db, a.store, a.match!, a.content!)))
+        return { content: `No ${a.store} entry contains "${a.match}".`, isError: true };
+    } else if (a.action === 'remove') {
+      if (!(await removeMemory(db, a.store, a.match!)))
+        return { content: `No ${a.store} entry contains "${a.match}".`, isError: true };
+    }
+    return { content: describeStore(a.store, await listMemory(db, a.store)) };
+  },
+});
