@@ -82,11 +82,11 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
         const tokensBefore = estimateRequestTokens([system, ...transcript], schemas, model);
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
-        // After an overflow, or when the user asks, the request must shrink for sure: the verbatim tail is
-        // at most a quarter of it.
+        // After an overflow, or when the user asks, the transcript must shrink for sure: the verbatim tail is at
+        // most a quarter of its messages (tool schemas count in the request but cannot be compressed).
         const tailBudget =
           a.reason === 'overflow' || a.reason === 'manual'
-            ? Math.min(tailTokens(window, settings), Math.floor(tokensBefore / 4))
+            ? Math.min(tailTokens(window, settings), Math.floor(planned.reduce((n, m) => n + m.tokens, 0) / 4))
             : tailTokens(window, settings);
         const plan = planCompression(planned, {
           protectFirst: a.firstCompression ? settings.protectFirst : 0,
