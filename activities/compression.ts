@@ -18,7 +18,7 @@ import {
   wrapSummary,
 } from '../common/compression.js';
 import type { CompressionSettings } from '../common/context-window.js';
-import { contextWindowOf, tailMessages, tailTokens, thresholdTokens } from '../common/context-window.js';
+import { contextWindowOf, tailMessages, tailTokens } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';
 import { todosAfterCompression } from '../common/todos.js';
 import type { ProviderRef } from '../common/providers.js';
@@ -63,6 +63,32 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
     return r.content;
   }
 
+  /** The auxiliary model first, the main model once if that fails, a mechanical summary if both do. */
+  async function summariseMiddle(
+    a: CompressContextArgs,
+    previous: string | undefined,
+    pruned: ChatMessage[],
+    window: number,
+  ): Promise<{ text: string; fallback: boolean }> {
+    const ctx = Context.current();
+    const prompt = summaryPrompt(previous, a.focus);
+    const input = summaryInput(previous, pruned);
+    const maxTokens = Math.max(2000, Math.min(Math.floor(window * 0.05), 12_000));
+    try {
+      return { text: await summarise(a.auxiliary, prompt, input, maxTokens), fallback: false };
+    } catch (first) {
+      if (ctx.cancellationSignal.aborted) throw first;
+      try {
+        if (a.auxiliary.model === a.provider.model && a.auxiliary.baseUrl === a.provider.baseUrl) throw first;
+        return { text: await summarise(a.provider, prompt, input, maxTokens), fallback: false };
+      } catch (second) {
+        if (ctx.cancellationSignal.aborted) throw second;
+        deps.log.warn({ err: String(second) }, 'summary call failed; using a mechanical summary');
+        return { text: fallbackSummary(previous, pruned), fallback: true };
+      }
+    }
+  }
+
   return {
     async compressContext(a: CompressContextArgs): Promise<CompressContextResult> {
       const ctx = Context.current();
@@ -103,51 +129,24 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
             messagesBefore: transcript.length,
             messagesAfter: transcript.length,
             fallbackSummary: false,
-            prunedOnly: false,
           };
         }
         pub.emit('status', { kind: 'compression', state: 'started', reason: a.reason, tokens: tokensBefore, window });
         await pub.flush();
 
-        // 1. Prune old tool results. Enough on its own? Then no summary call.
+        // 1. Prune old tool results to one line each (no model call); they are what the summariser reads.
         const pruned = pruneToolResults(plan.middle);
         const strip = (ms: PlannedMessage[]): ChatMessage[] => ms.map(({ seq: _s, tokens: _t, ...m }) => m);
-        let body: ChatMessage[] = [...strip(plan.head), ...pruned, ...strip(plan.tail)];
-        let prunedOnly = !plan.previousSummary && a.reason !== 'manual' && a.reason !== 'overflow';
-        let fallback = false;
-        if (
-          !prunedOnly ||
-          estimateRequestTokens([system, ...body], schemas, model) > thresholdTokens(window, settings)
-        ) {
-          prunedOnly = false;
-          // 2. Summarise the middle (pruned) with the auxiliary model; the main model once if that fails.
-          const prompt = summaryPrompt(plan.previousSummary, a.focus);
-          const input = summaryInput(plan.previousSummary, pruned);
-          const maxTokens = Math.max(2000, Math.min(Math.floor(window * 0.05), 12_000));
-          let text: string;
-          try {
-            text = await summarise(a.auxiliary, prompt, input, maxTokens);
-          } catch (first) {
-            if (ctx.cancellationSignal.aborted) throw first;
-            try {
-              if (a.auxiliary.model === a.provider.model && a.auxiliary.baseUrl === a.provider.baseUrl) throw first;
-              text = await summarise(a.provider, prompt, input, maxTokens);
-            } catch (second) {
-              if (ctx.cancellationSignal.aborted) throw second;
-              deps.log.warn({ err: String(second) }, 'summary call failed; using a mechanical summary');
-              text = fallbackSummary(plan.previousSummary, pruned);
-              fallback = true;
-            }
-          }
-          const todoNote = todosAfterCompression(a.todos ?? []);
-          const summary: ChatMessage = {
-            role: summaryRole(plan.head.at(-1)),
-            content:
-              wrapSummary(redactSecrets(text), plan.middle.length + (plan.previousSummary ? 1 : 0)) +
-              (todoNote ? `\n\n${todoNote}` : ''),
-          };
-          body = [...strip(plan.head), summary, ...strip(plan.tail)];
-        }
+        // 2. Summarise the middle with the auxiliary model (updating an earlier summary).
+        const { text, fallback } = await summariseMiddle(a, plan.previousSummary, pruned, window);
+        const todoNote = todosAfterCompression(a.todos ?? []);
+        const summary: ChatMessage = {
+          role: summaryRole(plan.head.at(-1)),
+          content:
+            wrapSummary(redactSecrets(text), plan.middle.length + (plan.previousSummary ? 1 : 0)) +
+            (todoNote ? `\n\n${todoNote}` : ''),
+        };
+        const body: ChatMessage[] = [...strip(plan.head), summary, ...strip(plan.tail)];
         // Keep every tool call paired with its result, and the order legal.
         const compacted = repairMessageOrder(body);
         const systemPrompt = buildSystemPrompt({
@@ -184,7 +183,6 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
           messagesBefore: transcript.length,
           messagesAfter: compacted.length,
           fallbackSummary: fallback,
-          prunedOnly,
         };
       } finally {
         stopHeartbeat();
@@ -205,7 +203,6 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
       messagesBefore: messages.length,
       messagesAfter: messages.length,
       fallbackSummary: false,
-      prunedOnly: false,
     };
   }
 

@@ -6,7 +6,9 @@
 import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage } from '../common/messages.js';
 
-const PER_MESSAGE_OVERHEAD = 4;
+/** Role, separators and JSON structure around each message and each tool call (ids, type, name). */
+const PER_MESSAGE_OVERHEAD = 8;
+const PER_TOOL_CALL_OVERHEAD = 24;
 const CHARS_PER_TOKEN = 3.6;
 
 function usesOpenAiTokenizer(model: string): boolean {
@@ -28,7 +30,8 @@ export function estimateTextTokens(text: string, model: string): number {
 export function estimateMessageTokens(m: ChatMessage, model: string): number {
   let n = PER_MESSAGE_OVERHEAD + estimateTextTokens(m.content ?? '', model);
   for (const c of m.tool_calls ?? [])
-    n += estimateTextTokens(c.function.name + c.function.arguments, model) + PER_MESSAGE_OVERHEAD;
+    n += estimateTextTokens(c.function.name + c.function.arguments, model) + PER_TOOL_CALL_OVERHEAD;
+  if (m.tool_call_id) n += PER_TOOL_CALL_OVERHEAD / 2;
   return n;
 }
 

@@ -211,8 +211,6 @@ export interface CompressContextResult {
   messagesAfter: number;
   /** The summariser failed and a mechanical summary was used. */
   fallbackSummary: boolean;
-  /** Tool results pruned was enough; no summary call was made. */
-  prunedOnly: boolean;
 }
 
 export interface ApprovalRequestArgs {
