@@ -1,28 +1,18 @@
 /**
- * The compression activity (SPEC §9): prune old tool results, keep the head and tail verbatim,
- * summarise the middle with the auxiliary model (updating an earlier summary), and write the
- * result to a new session linked to the old one. Idempotent: the new session is written in one
- * transaction, and a retry finds it there.
+ * The compression activity (SPEC §9): the context engine (context-engine.ts) shortens the
+ * transcript; this writes the result to a new session linked to the old one, with a rebuilt
+ * system prompt. Idempotent: the new session is written in one transaction, and a retry finds it.
  */
 import { Context } from '@temporalio/activity';
 import type { CompressContextArgs, CompressContextResult } from '../common/activity-types.js';
 import type { PlannedMessage } from '../common/compression.js';
-import {
-  fallbackSummary,
-  planCompression,
-  pruneToolResults,
-  redactSecrets,
-  summaryInput,
-  summaryPrompt,
-  summaryRole,
-  wrapSummary,
-} from '../common/compression.js';
 import type { CompressionSettings } from '../common/context-window.js';
-import { contextWindowOf, tailMessages, tailTokens } from '../common/context-window.js';
+import { contextWindowOf } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';
-import { todosAfterCompression } from '../common/todos.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
+import type { ContextEngine } from './context-engine.js';
+import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
@@ -37,7 +27,11 @@ import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
 
 const MAX_SUMMARY_INPUT_CHARS = 400_000;
 
-export function compressionActivities(deps: ActivityDeps, settings: CompressionSettings) {
+export function compressionActivities(
+  deps: ActivityDeps,
+  settings: CompressionSettings,
+  engine: ContextEngine = defaultEngine,
+) {
   const { db, config } = deps;
 
   async function summarise(ref: ProviderRef, prompt: string, input: string, maxTokens: number): Promise<string> {
@@ -63,32 +57,6 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
     return r.content;
   }
 
-  /** The auxiliary model first, the main model once if that fails, a mechanical summary if both do. */
-  async function summariseMiddle(
-    a: CompressContextArgs,
-    previous: string | undefined,
-    pruned: ChatMessage[],
-    window: number,
-  ): Promise<{ text: string; fallback: boolean }> {
-    const ctx = Context.current();
-    const prompt = summaryPrompt(previous, a.focus);
-    const input = summaryInput(previous, pruned);
-    const maxTokens = Math.max(2000, Math.min(Math.floor(window * 0.05), 12_000));
-    try {
-      return { text: await summarise(a.auxiliary, prompt, input, maxTokens), fallback: false };
-    } catch (first) {
-      if (ctx.cancellationSignal.aborted) throw first;
-      try {
-        if (a.auxiliary.model === a.provider.model && a.auxiliary.baseUrl === a.provider.baseUrl) throw first;
-        return { text: await summarise(a.provider, prompt, input, maxTokens), fallback: false };
-      } catch (second) {
-        if (ctx.cancellationSignal.aborted) throw second;
-        deps.log.warn({ err: String(second) }, 'summary call failed; using a mechanical summary');
-        return { text: fallbackSummary(previous, pruned), fallback: true };
-      }
-    }
-  }
-
   return {
     async compressContext(a: CompressContextArgs): Promise<CompressContextResult> {
       const ctx = Context.current();
@@ -108,18 +76,48 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
         const tokensBefore = estimateRequestTokens([system, ...transcript], schemas, model);
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
-        // After an overflow, or when the user asks, the transcript must shrink for sure: the verbatim tail is at
-        // most a quarter of its messages (tool schemas count in the request but cannot be compressed).
-        const tailBudget =
-          a.reason === 'overflow' || a.reason === 'manual'
-            ? Math.min(tailTokens(window, settings), Math.floor(planned.reduce((n, m) => n + m.tokens, 0) / 4))
-            : tailTokens(window, settings);
-        const plan = planCompression(planned, {
-          protectFirst: a.firstCompression ? settings.protectFirst : 0,
-          tailTokens: tailBudget,
-          tailMessages: tailMessages(settings),
+        // Watchers hear "compressing" when the engine first asks for a summary (or, for an engine that
+        // needs no model, when it returns), not when nothing turns out to be worth compressing.
+        let announced = false;
+        const announce = async () => {
+          if (announced) return;
+          announced = true;
+          pub.emit('status', {
+            kind: 'compression',
+            state: 'started',
+            reason: a.reason,
+            tokens: tokensBefore,
+            window,
+            engine: engine.name,
+          });
+          await pub.flush();
+        };
+        const engineOut = await engine.compress({
+          transcript: planned,
+          window,
+          reason: a.reason,
+          focus: a.focus,
+          firstCompression: a.firstCompression,
+          todos: a.todos ?? [],
+          settings,
+          log: deps.log,
+          // The auxiliary model first, the main model once if that fails.
+          summarise: async (prompt: string, input: string, maxTokens: number) => {
+            await announce();
+            try {
+              return await summarise(a.auxiliary, prompt, input, maxTokens);
+            } catch (first) {
+              if (
+                ctx.cancellationSignal.aborted ||
+                (a.auxiliary.model === a.provider.model && a.auxiliary.baseUrl === a.provider.baseUrl)
+              )
+                throw first;
+              return await summarise(a.provider, prompt, input, maxTokens);
+            }
+          },
         });
-        if (plan.middle.length === 0 && !plan.previousSummary) {
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+        if (!engineOut) {
           return {
             compressed: false,
             sessionId: a.sessionId,
@@ -131,22 +129,9 @@ export function compressionActivities(deps: ActivityDeps, settings: CompressionS
             fallbackSummary: false,
           };
         }
-        pub.emit('status', { kind: 'compression', state: 'started', reason: a.reason, tokens: tokensBefore, window });
-        await pub.flush();
-
-        // 1. Prune old tool results to one line each (no model call); they are what the summariser reads.
-        const pruned = pruneToolResults(plan.middle);
-        const strip = (ms: PlannedMessage[]): ChatMessage[] => ms.map(({ seq: _s, tokens: _t, ...m }) => m);
-        // 2. Summarise the middle with the auxiliary model (updating an earlier summary).
-        const { text, fallback } = await summariseMiddle(a, plan.previousSummary, pruned, window);
-        const todoNote = todosAfterCompression(a.todos ?? []);
-        const summary: ChatMessage = {
-          role: summaryRole(plan.head.at(-1)),
-          content:
-            wrapSummary(redactSecrets(text), plan.middle.length + (plan.previousSummary ? 1 : 0)) +
-            (todoNote ? `\n\n${todoNote}` : ''),
-        };
-        const body: ChatMessage[] = [...strip(plan.head), summary, ...strip(plan.tail)];
+        await announce();
+        const fallback = engineOut.fallbackSummary;
+        const body = engineOut.messages;
         // Keep every tool call paired with its result, and the order legal.
         const compacted = repairMessageOrder(body);
         const systemPrompt = buildSystemPrompt({

@@ -17,6 +17,7 @@ import type {
   RefreshCredentialsArgs,
   StatusEventArgs,
 } from '../common/activity-types.js';
+import { compressionSettingsOf } from '../common/context-window.js';
 import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
 import { oneLine } from '../common/text.js';
@@ -116,7 +117,7 @@ export function conversationActivities(deps: ActivityDeps) {
         maxIterations: config.file.agent.maxIterations,
         busyPolicy: config.file.agent.busyPolicy,
         budget: withoutUndefined(config.file.budget),
-        compression: { ...config.file.compression },
+        compression: compressionSettingsOf(config.file.compression),
         approvals: { ...config.file.approvals },
       };
     },

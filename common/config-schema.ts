@@ -121,6 +121,8 @@ export const configFileSchema = z
         protectFirst: z.number().int().min(0).default(3),
         protectLast: z.number().int().min(1).default(20),
         hygieneThreshold: z.number().min(0.1).max(1).default(0.85),
+        /** `default`, or a module (path relative to the config file) whose default export is a ContextEngine. */
+        engine: z.string().min(1).default('default'),
       })
       .strict()
       .default({
@@ -130,6 +132,7 @@ export const configFileSchema = z
         protectFirst: 3,
         protectLast: 20,
         hygieneThreshold: 0.85,
+        engine: 'default',
       }),
     /** Backoff between attempts of a model call (jittered exponential; Retry-After wins, capped). */
     retry: z

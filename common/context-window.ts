@@ -43,6 +43,12 @@ export const DEFAULT_COMPRESSION: CompressionSettings = {
   hygieneThreshold: 0.85,
 };
 
+/** The carried settings from the config section (the engine is the worker's choice, not the workflow's). */
+export function compressionSettingsOf(c: CompressionSettings & { engine?: string }): CompressionSettings {
+  const { engine: _engine, ...settings } = c;
+  return settings;
+}
+
 export function thresholdTokens(contextLength: number, s: CompressionSettings): number {
   return Math.floor(contextLength * s.threshold);
 }

@@ -9,6 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { LogLevel } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { dirname } from 'node:path';
+import { loadEngine } from '../activities/context-engine.js';
 import { createActivities } from '../activities/index.js';
 import { HookRunner, loadPlugins } from '../activities/hooks.js';
 import type { Db } from '../activities/store/db.js';
@@ -116,19 +117,22 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   }
   const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const hooks = new HookRunner(
-    await loadPlugins(config.file.hooks.plugins, config.configPath ? dirname(config.configPath) : config.home),
-    log,
+  // Plugins and a custom context engine are named relative to the config file.
+  const configDir = config.configPath ? dirname(config.configPath) : config.home;
+  const engine = await loadEngine(config.file.compression.engine, configDir);
+  const hooks = new HookRunner(await loadPlugins(config.file.hooks.plugins, configDir), log);
+  const activities = createActivities(
+    {
+      db,
+      config,
+      log,
+      tools: builtinTools(config.file),
+      hooks,
+      searchAttributes,
+      env,
+    },
+    engine,
   );
-  const activities = createActivities({
-    db,
-    config,
-    log,
-    tools: builtinTools(config.file),
-    hooks,
-    searchAttributes,
-    env,
-  });
   const bundlePath = o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE;
   const worker = await Worker.create({
     connection,

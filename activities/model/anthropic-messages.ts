@@ -18,6 +18,7 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
 const EMPTY_USER = '(empty message)';
 const EMPTY_ASSISTANT = '(empty)';
 const EMPTY_RESULT = '(no output)';
+const CONTINUE_USER = '(continuing the conversation)';
 /** Breakpoints: the system prompt plus this many of the last messages (Anthropic allows four). */
 const MESSAGE_BREAKPOINTS = 3;
 
@@ -44,14 +45,33 @@ function thinkingBlocks(m: ChatMessage): BlockParam[] {
   );
 }
 
-function assistantBlocks(m: ChatMessage, withThinking: boolean): BlockParam[] {
+/**
+ * Per request: each original tool id maps to one clean id, distinct from every other (`a|b` and
+ * `a.b` would both sanitise to `a_b`, and Anthropic rejects duplicate tool_use ids).
+ */
+function toolIdMapper(): (id: string) => string {
+  const byOriginal = new Map<string, string>();
+  const used = new Set<string>();
+  return (id) => {
+    const known = byOriginal.get(id);
+    if (known) return known;
+    const base = sanitizeToolId(id);
+    let clean = base;
+    for (let n = 2; used.has(clean); n++) clean = `${base}_${n}`;
+    byOriginal.set(id, clean);
+    used.add(clean);
+    return clean;
+  };
+}
+
+function assistantBlocks(m: ChatMessage, withThinking: boolean, idFor: (id: string) => string): BlockParam[] {
   const blocks: BlockParam[] = withThinking ? thinkingBlocks(m) : [];
   if (m.content?.trim()) blocks.push({ type: 'text', text: m.content });
   for (const call of m.tool_calls ?? []) {
     // Canonical key order keeps the bytes stable across calls, so the prompt cache hits.
     blocks.push({
       type: 'tool_use',
-      id: sanitizeToolId(call.id),
+      id: idFor(call.id),
       name: call.function.name,
       input: parseInput(canonicalArguments(call.function.arguments)),
     });
@@ -80,6 +100,7 @@ export function toAnthropicMessages(
     if (m.role === 'user') lastUser = i;
   });
 
+  const idFor = toolIdMapper();
   const out: MessageParam[] = [];
   const push = (role: 'user' | 'assistant', blocks: BlockParam[]) => {
     const prev = out[out.length - 1];
@@ -101,18 +122,21 @@ export function toAnthropicMessages(
   rest.forEach((m, i) => {
     // Anthropic rejects text blocks that are empty or only whitespace.
     if (m.role === 'user') push('user', [{ type: 'text', text: m.content?.trim() ? m.content : EMPTY_USER }]);
-    else if (m.role === 'assistant') push('assistant', assistantBlocks(m, i > lastUser));
+    else if (m.role === 'assistant') push('assistant', assistantBlocks(m, i > lastUser, idFor));
     else if (m.role === 'tool') {
       push('user', [
         {
           type: 'tool_result',
-          tool_use_id: sanitizeToolId(m.tool_call_id ?? ''),
+          tool_use_id: idFor(m.tool_call_id ?? ''),
           content: m.content?.trim() ? m.content : EMPTY_RESULT,
         },
       ]);
     }
   });
   stripOrphanToolBlocks(out);
+  // The Messages API wants a user message first; a transcript can open with an assistant one (say,
+  // a summary written by a custom context engine).
+  if (out[0]?.role === 'assistant') out.unshift({ role: 'user', content: [{ type: 'text', text: CONTINUE_USER }] });
 
   const system: Anthropic.Messages.TextBlockParam[] = systemText ? [{ type: 'text', text: systemText }] : [];
   if (cacheTtl) applyCacheBreakpoints(system, out, cacheTtl);

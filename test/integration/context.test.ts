@@ -250,3 +250,52 @@ describe('context', () => {
     for (const x of rest) assert.ok(x < first! * 1.5 && x > first! / 1.5, `history per turn ${perTurn.join(', ')}`);
   });
 });
+
+describe('context engine from the config file', () => {
+  let stack: TestStack;
+  before(async () => {
+    // Relative paths are resolved against the config file's folder (the test home here).
+    stack = await createTestStack({ configYaml: 'compression:\n  engine: ./keep-last-two.mjs\n', worker: false });
+    writeFileSync(
+      join(stack.home, 'keep-last-two.mjs'),
+      `export default {
+  name: 'keep-last-two',
+  async compress({ transcript, summarise }) {
+    const gist = await summarise('Name the topic in three words.', transcript.map((m) => m.content ?? '').join('\\n'), 50);
+    return {
+      messages: [{ role: 'user', content: 'TOPIC: ' + gist }, ...transcript.slice(-2).map(({ seq, tokens, ...m }) => m)],
+      fallbackSummary: false,
+    };
+  },
+};
+`,
+    );
+    await stack.startWorker();
+  });
+  after(async () => {
+    await stack?.close();
+  });
+
+  it('uses the configured engine for compression, summaries through the auxiliary model', async () => {
+    const conv = stack.herald.conversation('c-engine');
+    stack.fake.script([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
+    for (const q of ['first question', 'second question', 'third question']) await conv.send(q, { start: {} });
+    stack.fake.script([{ text: 'counting to three' }, { text: 'four' }]);
+    const r = await conv.compress();
+    assert.equal(r.compressed, true, r.message);
+    assert.equal(
+      stack.fake.requests.at(-1)!.body.max_tokens ?? stack.fake.requests.at(-1)!.body.max_completion_tokens,
+      50,
+    );
+    await conv.send('fourth question');
+    const sent = messagesOf(stack.fake.requests.at(-1)!).map((m) => m.content);
+    assert.deepEqual(
+      sent.slice(1), // The engine's two user messages in a row are merged: the order repair keeps roles alternating.
+      ['TOPIC: counting to three\n\nthird question', 'three', 'fourth question'],
+    );
+    const started = (await stack.events('c-engine')).find(
+      (e) => e.payload.kind === 'compression' && e.payload.state === 'started',
+    );
+    assert.equal(started?.payload.engine, 'keep-last-two');
+  });
+});

@@ -109,6 +109,26 @@ describe('sanitizeToolId', () => {
 });
 
 describe('toAnthropicMessages', () => {
+  it('keeps tool ids distinct when two sanitise to the same text, and answers each call', () => {
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: '{}' } });
+    const { messages } = toAnthropicMessages([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [call('a|b'), call('a.b')] },
+      { role: 'tool', tool_call_id: 'a.b', content: 'second' },
+      { role: 'tool', tool_call_id: 'a|b', content: 'first' },
+    ]);
+    const uses = (messages[1]!.content as { type: string; id?: string }[]).map((b) => b.id);
+    assert.deepEqual(uses, ['a_b', 'a_b_2']);
+    const results = (messages[2]!.content as { tool_use_id: string; content: string }[]).map((b) => [
+      b.tool_use_id,
+      b.content,
+    ]);
+    assert.deepEqual(results, [
+      ['a_b_2', 'second'],
+      ['a_b', 'first'],
+    ]);
+  });
+
   it('puts the system prompt outside the messages and converts each role', () => {
     const { system, messages } = toAnthropicMessages([
       { role: 'system', content: 'You are Herald.' },
