@@ -372,10 +372,11 @@ export function buildProgram(): Command {
       const registry = builtinTools(config().file);
       const rows = registry.status(o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : undefined);
       const width = Math.max(...rows.map((r) => r.name.length));
+      const setWidth = Math.max(...rows.map((r) => r.toolset.length));
       const text = rows
         .map(
           (r) =>
-            `${r.enabled ? pc.green('✓') : pc.red('✗')} ${r.name.padEnd(width)}  ${pc.dim(r.toolset.padEnd(9))} ${r.enabled ? r.description.split('. ')[0] : pc.yellow(r.reason ?? '')}`,
+            `${r.enabled ? pc.green('✓') : pc.red('✗')} ${r.name.padEnd(width)}  ${pc.dim(r.toolset.padEnd(setWidth))} ${r.enabled ? r.description.split('. ')[0] : pc.yellow(r.reason ?? '')}`,
         )
         .join('\n');
       print(Boolean(o.json), rows, text);
@@ -491,7 +492,7 @@ export function buildProgram(): Command {
           rows
             .map(
               (r) =>
-                `${r.id}  ${r.started_at.toISOString().slice(0, 16)}  ${String(r.messages).padStart(4)} msgs  ${r.model ?? ''}  ${r.title ?? ''}`,
+                `${r.id}  ${r.started_at.toISOString().slice(0, 16)}  ${String(r.messages).padStart(4)} msgs  ${r.model ?? ''}  ${r.title ?? ''}${r.parent_id ? pc.dim(` ← ${r.parent_id}`) : ''}`,
             )
             .join('\n') || '(no sessions)',
         );

@@ -117,12 +117,14 @@ export interface SessionListItem {
   model: string | null;
   started_at: Date;
   ended_at: Date | null;
+  /** The session this one continues after a compression. */
+  parent_id: string | null;
   messages: number;
 }
 
 export async function listSessions(db: Db, limit = 20): Promise<SessionListItem[]> {
   const r = await db.query<SessionListItem>(
-    `SELECT s.id, s.title, s.source, s.model, s.started_at, s.ended_at,
+    `SELECT s.id, s.title, s.source, s.model, s.started_at, s.ended_at, s.parent_id,
             (SELECT count(*)::int FROM messages m WHERE m.session_id = s.id) AS messages
        FROM sessions s ORDER BY s.started_at DESC LIMIT $1`,
     [limit],

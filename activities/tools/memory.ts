@@ -65,6 +65,9 @@ export const memoryTool = defineTool({
     const entries = await listMemory(db, a.store);
     const limit = MEMORY_LIMITS[a.store];
     if (a.action === 'add') {
+      // At least once: a re-run of the same add (or the model repeating itself) must not duplicate it.
+      if (entries.some((e) => e.content === a.content))
+        return { content: `Already in ${a.store}: "${oneLine(a.content!, 80)}"\n${describeStore(a.store, entries)}` };
       if (memoryChars(entries) + a.content!.length > limit) {
         return {
           content: `The ${a.store} store is full (${memoryChars(entries)} of ${limit} characters). Replace or remove entries first.\n${describeStore(a.store, entries)}`,

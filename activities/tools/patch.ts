@@ -63,7 +63,15 @@ export const patchTool = defineTool({
 
     const positions = occurrences(text, oldStr);
     const rel = workspaceRelative(ctx.cwd, abs);
-    if (positions.length === 0) return { content: notFound(rel, text, oldStr), isError: true };
+    if (positions.length === 0) {
+      // A second run of the same call (a retry after a worker crash, or the model repeating itself)
+      // finds the edit already made: say so rather than send the model hunting for a near miss.
+      if (newStr !== '' && occurrences(text, newStr).length > 0)
+        return {
+          content: `${rel} already contains new_string and no longer contains old_string: the edit appears to be applied already. Read the file if in doubt.`,
+        };
+      return { content: notFound(rel, text, oldStr), isError: true };
+    }
     if (positions.length > 1 && !args.replace_all) {
       const lines = positions.map((p) => lineNumberAt(text, p));
       const shown = lines.slice(0, MAX_LISTED_LINES).join(', ') + (lines.length > MAX_LISTED_LINES ? ', …' : '');

@@ -46,6 +46,8 @@ export interface ToolDefinition<A = unknown> {
   timeoutSeconds?(args: A): number;
   /** Handled by the workflow itself (clarify, todo, delegation), never by the tool activity. */
   agentLevel?: boolean;
+  /** Its results come from outside this conversation and reach the model wrapped as data. */
+  untrusted?: boolean;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 120;

@@ -6,6 +6,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js';
 import { oneLine } from '../../common/text.js';
+import { wrapUntrusted } from '../../common/untrusted.js';
 import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating, scrubbedEnv } from '../deps.js';
@@ -91,13 +92,15 @@ export function toolActivities(deps: ActivityDeps) {
           }
           throw err;
         }
-        const toolLimit = deps.tools.get(a.call.name)?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+        const def = deps.tools.get(a.call.name);
+        const toolLimit = def?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
         const limited = await limitResult(output.content, Math.min(toolLimit, a.inlineLimit ?? toolLimit), {
           cwd: a.cwd,
           toolName: a.call.name,
           fileStem: `${a.sessionId}-${a.resultSeq}-${a.call.name}`,
         });
         let content = limited.content;
+        if (def?.untrusted && !output.isError) content = wrapUntrusted(a.call.name, content);
         if (reExecuted) content = `${RE_EXECUTED_NOTE}\n${content}`;
         await writeMessage(db, a.sessionId, {
           seq: a.resultSeq,

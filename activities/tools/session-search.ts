@@ -18,6 +18,8 @@ interface Hit {
 export const sessionSearchTool = defineTool({
   name: 'session_search',
   toolset: 'session_search',
+  // Earlier sessions hold quoted tool output and pasted text: what comes back is data.
+  untrusted: true,
   description:
     'Search earlier conversations with the user (full text; quotes for phrases, -word to exclude). Use it to recall ' +
     'past decisions, fixes and preferences. Returns matching sessions with snippets.',

@@ -3,7 +3,7 @@
  * value must be one clear error naming the key, and sensible defaults apply otherwise.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -180,5 +180,22 @@ describe('loadConfig', () => {
     const err = configError({ HERALD_CONFIG: join(home, 'does-not-exist.yaml') });
     assert.equal(err.key, 'HERALD_CONFIG');
     assert.match(err.message, /does-not-exist\.yaml/);
+  });
+});
+
+describe('the README', () => {
+  it('shows a config file that Herald accepts as written', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /```yaml\n(model:[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'the README has a config example starting with model:');
+    const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), block);
+      const config = loadConfig({ HERALD_HOME: home });
+      assert.equal(config.file.compression.engine, 'default');
+      assert.deepEqual(config.file.hooks.plugins, ['./audit-plugin.mjs']);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

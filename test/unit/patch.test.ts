@@ -87,6 +87,15 @@ describe('patch', () => {
     assert.deepEqual(tempFiles(join(ws, 'src')), []);
   });
 
+  it('says the edit is already applied when the same call runs again (a retry after a crash)', async () => {
+    const args = { old_string: '  const greeting = "hello";', new_string: '  const greeting = "hi";' };
+    await patch(args);
+    const again = await patch(args);
+    assert.equal(again.isError, undefined);
+    assert.match(again.content, /already contains new_string .* applied already/);
+    assert.equal(app(), SOURCE.replace('"hello"', '"hi"'));
+  });
+
   it('numbers added lines in the new file and removed lines in the old one', async () => {
     const r = await patch({
       old_string: 'function part() {\n  return 1;\n}\n',
