@@ -82,6 +82,54 @@ try {
   });
   await bad.result().catch(() => {});
   await save(stack.temporal, 'invalid-input', 'session-replay-invalid');
+
+  // 4. A todo list, a dangerous command approved, a clarify question answered, a manual compression,
+  //    then a parallel batch (with the batch deadline) in the compressed session.
+  mkdirSync(join(ws, 'build'), { recursive: true });
+  stack.fake.script([
+    {
+      toolCalls: [
+        {
+          name: 'todo',
+          arguments: {
+            todos: [
+              { id: '1', content: 'clean the build', status: 'in_progress' },
+              { id: '2', content: 'pick a database', status: 'pending' },
+            ],
+          },
+        },
+      ],
+    },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo cleaned' } }] },
+    { toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }] },
+    { text: 'Cleaned the build; using postgres.' },
+  ]);
+  const c4 = stack.herald.conversation('replay-human');
+  const p4 = c4.send('Clean the build, then set up a database', { id: 'h1', start: { cwd: ws } });
+  const approval = await eventually(async () => (await c4.state()).pending_approvals[0]);
+  await c4.approve(approval.request_id, 'once');
+  await eventually(async () => (await c4.state()).clarify);
+  await c4.answer('postgres');
+  await p4;
+  // Enough transcript that the compression has a middle to summarise.
+  stack.fake.script(Array.from({ length: 5 }, (_, i) => ({ text: `note ${i} ${'detail '.repeat(60)}` })));
+  for (let i = 0; i < 5; i++) await c4.send(`question ${i}`, { id: `q${i}` });
+  stack.fake.script([{ text: '## Goal\nClean and set up.\n## Remaining work\nnone' }]);
+  const compressed = await c4.compress('the database choice');
+  if (!compressed.compressed) throw new Error(`the recording needs a real compression: ${compressed.message}`);
+  stack.fake.script([
+    {
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'a.txt' } },
+        { name: 'search_files', arguments: { pattern: 'B' } },
+      ],
+    },
+    { text: 'Both read.' },
+  ]);
+  await c4.send('Read a.txt and find B', { id: 'h2' });
+  await c4.end('recorded');
+  await stack.temporal.workflow.getHandle(c4.workflowId).result();
+  await save(stack.temporal, 'human-todo-compress', c4.workflowId);
 } finally {
   await stack.close();
 }
