@@ -5,8 +5,6 @@
  * ModelResponse, against the fake provider over real HTTP with the real @anthropic-ai/sdk client.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
@@ -18,63 +16,25 @@ import {
 } from '../../activities/model/anthropic-messages.js';
 import { MalformedResponseError } from '../../activities/model/chat-completions.js';
 import { toModelFailure } from '../../activities/model/failures.js';
-import type { ModelRequest, ModelResponse, StreamSink, ToolSchema } from '../../activities/model/types.js';
-import type { ChatMessage, ToolCall } from '../../common/messages.js';
+import type { ModelRequest, StreamSink } from '../../activities/model/types.js';
+import type { ChatMessage } from '../../common/messages.js';
 import type { ProviderRef } from '../../common/providers.js';
+import {
+  TWO_TOOLS,
+  call,
+  recordingSink,
+  rejection,
+  storedAssistant,
+  truncatedServer,
+} from '../support/adapter-helpers.js';
 import { FakeProvider } from '../support/fake-provider.js';
-import type { SseFrame } from '../support/fake-wire.js';
 import { anthropicWire, fakeSignature } from '../support/fake-wire.js';
 
-interface RecordingSink extends StreamSink {
-  texts: string[];
-  reasonings: string[];
-  tools: string[];
-  alives: number;
-}
-
-function recordingSink(): RecordingSink {
-  const sink: RecordingSink = {
-    texts: [],
-    reasonings: [],
-    tools: [],
-    alives: 0,
-    text: (d) => void sink.texts.push(d),
-    reasoning: (d) => void sink.reasonings.push(d),
-    toolGenerating: (name) => void sink.tools.push(name),
-    alive: () => void (sink.alives += 1),
-  };
-  return sink;
-}
-
-const call = (id: string, name: string, args: string): ToolCall => ({
-  id,
-  type: 'function',
-  function: { name, arguments: args },
-});
 const thinking = (text: string, signature = fakeSignature(text)) => ({
   type: 'thinking' as const,
   thinking: text,
   signature,
 });
-
-/** The assistant message Herald stores from a response, as it comes back out of the database (JSON). */
-function storedAssistant(r: ModelResponse): ChatMessage {
-  const m: ChatMessage = { role: 'assistant', content: r.content };
-  if (r.toolCalls.length) m.tool_calls = r.toolCalls;
-  if (r.reasoning) m.reasoning = r.reasoning;
-  if (r.reasoningDetails) m.reasoning_details = r.reasoningDetails;
-  return JSON.parse(JSON.stringify(m)) as ChatMessage;
-}
-
-/** The error a call rejects with. */
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  return assert.fail('expected the call to fail');
-}
 
 /** Every cache_control found anywhere in a request part. */
 function cacheControls(value: unknown): unknown[] {
@@ -523,18 +483,7 @@ describe('callAnthropicMessages', () => {
     fake.reset();
   });
 
-  const tools: ToolSchema[] = [
-    {
-      name: 'read_file',
-      description: 'Read a file',
-      parameters: { type: 'object', properties: { path: { type: 'string' } } },
-    },
-    {
-      name: 'terminal',
-      description: 'Run a command',
-      parameters: { type: 'object', properties: { command: { type: 'string' } } },
-    },
-  ];
+  const tools = TWO_TOOLS;
   const request = (messages: ChatMessage[], extra: Partial<ModelRequest> = {}): ModelRequest => ({
     model: 'claude-test',
     messages,
@@ -875,22 +824,3 @@ describe('callAnthropicMessages', () => {
 });
 
 /** A server that answers every request with these SSE frames and then ends the response cleanly. */
-async function truncatedServer(frames: SseFrame[]): Promise<{ url: string; close: () => Promise<void> }> {
-  const body = frames.map((f) => `event: ${f.event ?? 'message'}\ndata: ${JSON.stringify(f.data)}\n\n`).join('');
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}

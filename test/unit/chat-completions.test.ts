@@ -10,28 +10,8 @@ import OpenAI from 'openai';
 import { callChatCompletions, toWireMessages } from '../../activities/model/chat-completions.js';
 import type { ModelRequest, StreamSink } from '../../activities/model/types.js';
 import type { ChatMessage } from '../../common/messages.js';
+import { recordingSink } from '../support/adapter-helpers.js';
 import { FakeProvider } from '../support/fake-provider.js';
-
-interface RecordingSink extends StreamSink {
-  texts: string[];
-  reasonings: string[];
-  tools: string[];
-  alives: number;
-}
-
-function recordingSink(): RecordingSink {
-  const sink: RecordingSink = {
-    texts: [],
-    reasonings: [],
-    tools: [],
-    alives: 0,
-    text: (d) => void sink.texts.push(d),
-    reasoning: (d) => void sink.reasonings.push(d),
-    toolGenerating: (name) => void sink.tools.push(name),
-    alive: () => void (sink.alives += 1),
-  };
-  return sink;
-}
 
 describe('callChatCompletions', () => {
   let fake: FakeProvider;

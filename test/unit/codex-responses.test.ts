@@ -5,66 +5,25 @@
  * the fake provider over real HTTP with the real openai client.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import { MalformedResponseError } from '../../activities/model/chat-completions.js';
 import { callResponses, toResponsesInput } from '../../activities/model/codex-responses.js';
 import { toModelFailure } from '../../activities/model/failures.js';
-import type { ModelRequest, ModelResponse, StreamSink, ToolSchema } from '../../activities/model/types.js';
-import type { ChatMessage, ToolCall } from '../../common/messages.js';
+import type { ModelRequest, StreamSink } from '../../activities/model/types.js';
+import type { ChatMessage } from '../../common/messages.js';
 import type { ProviderRef } from '../../common/providers.js';
+import {
+  TWO_TOOLS,
+  call,
+  recordingSink,
+  rejection,
+  storedAssistant,
+  truncatedServer,
+} from '../support/adapter-helpers.js';
 import { FakeProvider } from '../support/fake-provider.js';
-import type { SseFrame } from '../support/fake-wire.js';
 import { fakeSignature, responsesWire } from '../support/fake-wire.js';
-
-interface RecordingSink extends StreamSink {
-  texts: string[];
-  reasonings: string[];
-  tools: string[];
-  alives: number;
-}
-
-function recordingSink(): RecordingSink {
-  const sink: RecordingSink = {
-    texts: [],
-    reasonings: [],
-    tools: [],
-    alives: 0,
-    text: (d) => void sink.texts.push(d),
-    reasoning: (d) => void sink.reasonings.push(d),
-    toolGenerating: (name) => void sink.tools.push(name),
-    alive: () => void (sink.alives += 1),
-  };
-  return sink;
-}
-
-const call = (id: string, name: string, args: string): ToolCall => ({
-  id,
-  type: 'function',
-  function: { name, arguments: args },
-});
-
-/** The assistant message Herald stores from a response, as it comes back out of the database (JSON). */
-function storedAssistant(r: ModelResponse): ChatMessage {
-  const m: ChatMessage = { role: 'assistant', content: r.content };
-  if (r.toolCalls.length) m.tool_calls = r.toolCalls;
-  if (r.reasoning) m.reasoning = r.reasoning;
-  if (r.reasoningDetails) m.reasoning_details = r.reasoningDetails;
-  return JSON.parse(JSON.stringify(m)) as ChatMessage;
-}
-
-/** The error a call rejects with. */
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  return assert.fail('expected the call to fail');
-}
 
 describe('toResponsesInput', () => {
   it('turns system messages into instructions and converts each role', () => {
@@ -212,18 +171,7 @@ describe('callResponses', () => {
     fake.reset();
   });
 
-  const tools: ToolSchema[] = [
-    {
-      name: 'read_file',
-      description: 'Read a file',
-      parameters: { type: 'object', properties: { path: { type: 'string' } } },
-    },
-    {
-      name: 'terminal',
-      description: 'Run a command',
-      parameters: { type: 'object', properties: { command: { type: 'string' } } },
-    },
-  ];
+  const tools = TWO_TOOLS;
   const request = (messages: ChatMessage[], extra: Partial<ModelRequest> = {}): ModelRequest => ({
     model: 'gpt-test',
     messages,
@@ -523,22 +471,3 @@ describe('callResponses', () => {
 });
 
 /** A server that answers every request with these SSE frames and then ends the response cleanly. */
-async function truncatedServer(frames: SseFrame[]): Promise<{ url: string; close: () => Promise<void> }> {
-  const body = frames.map((f) => `event: ${f.event ?? 'message'}\ndata: ${JSON.stringify(f.data)}\n\n`).join('');
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
