@@ -3,6 +3,7 @@
  * default that can be changed here. Environment variables override the file where both exist.
  */
 import { z } from 'zod';
+import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 
@@ -115,25 +116,17 @@ export const configFileSchema = z
       .optional(),
     compression: z
       .object({
-        enabled: z.boolean().default(true),
-        threshold: z.number().min(0.1).max(0.95).default(0.5),
-        targetRatio: z.number().min(0.1).max(0.8).default(0.2),
-        protectFirst: z.number().int().min(0).default(3),
-        protectLast: z.number().int().min(1).default(20),
-        hygieneThreshold: z.number().min(0.1).max(1).default(0.85),
+        enabled: z.boolean().default(DEFAULT_COMPRESSION.enabled),
+        threshold: z.number().min(0.1).max(0.95).default(DEFAULT_COMPRESSION.threshold),
+        targetRatio: z.number().min(0.1).max(0.8).default(DEFAULT_COMPRESSION.targetRatio),
+        protectFirst: z.number().int().min(0).default(DEFAULT_COMPRESSION.protectFirst),
+        protectLast: z.number().int().min(1).default(DEFAULT_COMPRESSION.protectLast),
+        hygieneThreshold: z.number().min(0.1).max(1).default(DEFAULT_COMPRESSION.hygieneThreshold),
         /** `default`, or a module (path relative to the config file) whose default export is a ContextEngine. */
         engine: z.string().min(1).default('default'),
       })
       .strict()
-      .default({
-        enabled: true,
-        threshold: 0.5,
-        targetRatio: 0.2,
-        protectFirst: 3,
-        protectLast: 20,
-        hygieneThreshold: 0.85,
-        engine: 'default',
-      }),
+      .default({ ...DEFAULT_COMPRESSION, engine: 'default' }),
     /** Backoff between attempts of a model call (jittered exponential; Retry-After wins, capped). */
     retry: z
       .object({
