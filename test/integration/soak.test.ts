@@ -12,6 +12,7 @@ import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
+import { prng } from '../support/prng.js';
 
 const CONVERSATIONS = 20;
 const FAULT_RATE = 0.3;
@@ -25,17 +26,6 @@ function answer(req: RecordedRequest): ScriptedReply {
   if (last.role === 'user')
     return { text: `Reading file ${n}.`, toolCalls: [{ name: 'read_file', arguments: { path: `f${n}.txt` } }] };
   return { text: `File ${n} says: ${(last.content ?? '').split('\n')[0]!.replace(/^\s*\d+\t/, '')}` };
-}
-
-/** Seeded PRNG, so a failing run can be reproduced. */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
 }
 
 function normalise(messages: StoredMessage[]) {

@@ -24,6 +24,7 @@ import {
   type PlannedMessage,
 } from '../../common/compression.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
+import { prng } from '../support/prng.js';
 
 // ---------------------------------------------------------------------------------------------
 // Builders: drafts get their seq (= index) and a default of 10 tokens when numbered.
@@ -169,18 +170,6 @@ describe('planCompression: previous summary', () => {
 });
 
 describe('planCompression property: 300 random valid transcripts', () => {
-  /** mulberry32: a tiny seeded PRNG so failures reproduce. */
-  function prng(seed: number): () => number {
-    let s = seed >>> 0;
-    return () => {
-      s = (s + 0x6d2b79f5) >>> 0;
-      let t = s;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   function randomTranscript(rand: () => number): PlannedMessage[] {
     const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
     const tokens = () => (rand() < 0.1 ? int(200, 800) : int(1, 120));

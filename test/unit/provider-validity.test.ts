@@ -14,23 +14,12 @@ import { toResponsesInput } from '../../activities/model/codex-responses.js';
 import { SUMMARY_CLOSE, SUMMARY_OPEN } from '../../common/compression.js';
 import type { ChatMessage, ReasoningDetails, ToolCall } from '../../common/messages.js';
 import { isValidOrder, repairMessageOrder } from '../../common/role-order.js';
+import { prng } from '../support/prng.js';
 
 type BlockParam = Anthropic.Messages.ContentBlockParam;
 
 const CASES = 400;
 const SEED = 0xa11ce;
-
-/** mulberry32: a tiny seeded PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Stored transcripts as interrupts, failures and compressions leave them

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { MISSING_RESULT_STUB, canonicalArguments, isValidOrder, repairMessageOrder } from '../../common/role-order.js';
+import { prng } from '../support/prng.js';
 
 const call = (id: string, name = 'read_file', args = '{}'): ToolCall => ({
   id,
@@ -215,18 +216,6 @@ describe('canonicalArguments', () => {
 });
 
 describe('repairMessageOrder property', () => {
-  /** mulberry32: a tiny seeded PRNG so failures reproduce. */
-  function prng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   function randomTranscript(rand: () => number): ChatMessage[] {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const ids = ['c1', 'c2', 'c3', 'c4', 'c5'];
