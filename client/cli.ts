@@ -50,6 +50,16 @@ async function connect(): Promise<HeraldClient> {
   return await HeraldClient.connect(clientSettings(config()));
 }
 
+/** Connect, run `fn`, and always close the connection (so the process can exit). */
+async function withClient<T>(fn: (client: HeraldClient) => Promise<T>): Promise<T> {
+  const client = await connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
 function print(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 }
@@ -165,8 +175,7 @@ export function buildProgram(): Command {
       .option('--wait', 'wait for the first turn and print its result')
       .option('--json', 'print JSON'),
   ).action(async (message: string | undefined, o: Record<string, unknown>) => {
-    const client = await connect();
-    try {
+    await withClient(async (client) => {
       const start = startOptions(o);
       if (typeof o.session === 'string') start.sessionId = o.session;
       if (message && o.wait) {
@@ -186,9 +195,7 @@ export function buildProgram(): Command {
         { sessionId: conv.sessionId, workflowId: conv.workflowId },
         `started session ${conv.sessionId} (workflow ${conv.workflowId})`,
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   program
@@ -200,8 +207,7 @@ export function buildProgram(): Command {
     .option('--no-wait', 'only queue the message (signal userMessage)')
     .option('--json', 'print JSON')
     .action(async (session: string, text: string, o: { id?: string; wait: boolean; json?: boolean }) => {
-      const client = await connect();
-      try {
+      await withClient(async (client) => {
         const conv = client.conversation(session);
         if (!o.wait) {
           await conv.post(text, o.id);
@@ -211,9 +217,7 @@ export function buildProgram(): Command {
         const r = await conv.send(text, o.id ? { id: o.id } : {});
         print(Boolean(o.json), r, describeResult(r));
         process.exitCode = exitCodeOf(r);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
   for (const [name, description] of [
@@ -226,14 +230,11 @@ export function buildProgram(): Command {
       .argument('<session>', 'session id')
       .argument('[reason]', 'reason')
       .action(async (session: string, reason?: string) => {
-        const client = await connect();
-        try {
+        await withClient(async (client) => {
           const conv = client.conversation(session);
           await (name === 'stop' ? conv.stop(reason) : conv.end(reason));
           process.stderr.write(`${name} sent to ${conv.workflowId}\n`);
-        } finally {
-          await client.close();
-        }
+        });
       });
   }
 
@@ -244,13 +245,10 @@ export function buildProgram(): Command {
     .argument('<request>', 'approval request id (see `herald state`)')
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
     .action(async (session: string, request: string, decision: ApprovalDecision) => {
-      const client = await connect();
-      try {
+      await withClient(async (client) => {
         await client.conversation(session).approve(request, decision);
         process.stderr.write(`${decision}: ${request}\n`);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
   program
@@ -259,12 +257,9 @@ export function buildProgram(): Command {
     .argument('<session>', 'session id')
     .argument('<text>', 'the answer')
     .action(async (session: string, text: string) => {
-      const client = await connect();
-      try {
+      await withClient(async (client) => {
         await client.conversation(session).answer(text);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
   program
@@ -274,13 +269,10 @@ export function buildProgram(): Command {
     .argument('[focus]', 'what the summary should keep in detail')
     .option('--json', 'print JSON')
     .action(async (session: string, focus: string | undefined, o: { json?: boolean }) => {
-      const client = await connect();
-      try {
+      await withClient(async (client) => {
         const r = await client.conversation(session).compress(focus);
         print(Boolean(o.json), r, r.message);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
   program
@@ -289,12 +281,9 @@ export function buildProgram(): Command {
     .argument('<session>', 'session id')
     .argument('<text>', 'guidance')
     .action(async (session: string, text: string) => {
-      const client = await connect();
-      try {
+      await withClient(async (client) => {
         await client.conversation(session).steer(text);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
   program
@@ -303,8 +292,7 @@ export function buildProgram(): Command {
     .argument('<session>', 'session id')
     .option('--json', 'print JSON')
     .action(async (session: string, o: { json?: boolean }) => {
-      const client = await connect();
-      try {
+      await withClient(async (client) => {
         const s = await client.conversation(session).state();
         const text = [
           `session ${s.session_id} · ${s.status} · turn ${s.turn} · iteration ${s.budget.used}/${s.budget.max}`,
@@ -317,9 +305,7 @@ export function buildProgram(): Command {
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');
         print(Boolean(o.json), s, text);
-      } finally {
-        await client.close();
-      }
+      });
     });
 
   withModelOptions(
@@ -329,16 +315,13 @@ export function buildProgram(): Command {
       .option('--resume <id>', 'continue an existing session')
       .option('--no-reasoning', "hide the model's reasoning (shown dimmed by default)"),
   ).action(async (o: Record<string, unknown>) => {
-    const client = await connect();
-    try {
+    await withClient(async (client) => {
       await runChat(client, {
         sessionId: typeof o.resume === 'string' ? o.resume : undefined,
         start: startOptions(o),
         showReasoning: Boolean(o.reasoning),
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   program
