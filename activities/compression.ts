@@ -74,8 +74,10 @@ export function compressionActivities(
         const schemas = deps.tools.schemas(a.tools);
         const window = contextWindowOf(model, a.provider.contextLength);
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
-        const tokensBefore = estimateRequestTokens([system, ...transcript], schemas, model);
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
+        // The request's count from the per-message counts (tokenising a long transcript once, not twice).
+        const tokensBefore =
+          estimateRequestTokens([system], schemas, model) + planned.reduce((n, m) => n + m.tokens, 0);
         // Watchers hear "compressing" when the engine first asks for a summary (or, for an engine that
         // needs no model, when it returns), not when nothing turns out to be worth compressing.
         let announced = false;
