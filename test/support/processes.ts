@@ -15,9 +15,18 @@ export interface HeraldProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/**
+ * The CLI colours its output when picocolors thinks the terminal can take it — and picocolors
+ * says yes whenever `CI` is set, as it is on the CI machine. Tests read plain text, so they ask
+ * for none (NO_COLOR wins over FORCE_COLOR and CI).
+ */
+function withoutColour(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, NO_COLOR: '1' };
+}
+
 export function spawnHerald(args: string[], env: NodeJS.ProcessEnv): HeraldProcess {
   const child = spawn(process.execPath, [HERALD_BIN, ...args], {
-    env,
+    env: withoutColour(env),
     cwd: PROJECT_ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -72,7 +81,7 @@ export async function runHerald(
   input?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [HERALD_BIN, ...args], {
-    env,
+    env: withoutColour(env),
     cwd: PROJECT_ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
