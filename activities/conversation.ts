@@ -78,21 +78,25 @@ export function conversationActivities(deps: ActivityDeps) {
       }
       const existing = await getSession(db, a.sessionId);
       if (!existing) {
+        const child = a.parentSessionId !== undefined;
         const systemPrompt = buildSystemPrompt({
           home: config.home,
           cwd,
-          platform: a.source === 'cli' ? 'cli' : 'api',
+          platform: child ? 'subagent' : a.source === 'cli' ? 'cli' : 'api',
           systemMessage: a.systemMessage ?? config.file.agent.systemMessage,
           model: provider.model,
           provider: provider.provider,
           now: new Date(),
-          memory: await memorySnapshot(db),
+          // A child agent starts from its brief: no project files, no long-term memory.
+          memory: child ? undefined : await memorySnapshot(db),
+          skipContextFiles: child,
         });
         await ensureSession(db, {
           id: a.sessionId,
           conversationId: a.conversationId,
           workflowId: a.workflowId,
           source: a.source ?? 'api',
+          parentId: a.parentSessionId,
           provider,
           systemPrompt,
           cwd,
@@ -119,6 +123,7 @@ export function conversationActivities(deps: ActivityDeps) {
         budget: withoutUndefined(config.file.budget),
         compression: compressionSettingsOf(config.file.compression),
         approvals: { ...config.file.approvals },
+        delegation: { ...config.file.delegation },
       };
     },
 

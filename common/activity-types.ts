@@ -8,6 +8,7 @@ import type { Usage } from './messages.js';
 import type { ProviderRef, ProviderRequest } from './providers.js';
 import type { ToolCallRef } from './tool-batch.js';
 import type { CompressionSettings } from './context-window.js';
+import type { DelegationSettings } from './delegation.js';
 import type { TodoItem } from './todos.js';
 
 export interface PrepareConversationArgs {
@@ -23,6 +24,8 @@ export interface PrepareConversationArgs {
   history?: Array<{ role: 'user' | 'assistant'; content: string }>;
   /** The conversation's own fallback chain (else the worker's configured one). */
   fallbackProviders?: ProviderRequest[];
+  /** The session that delegated this one (a child agent's session). */
+  parentSessionId?: string;
 }
 
 export interface PrepareConversationResult {
@@ -44,6 +47,8 @@ export interface PrepareConversationResult {
   budget: { maxCostUsd?: number; maxTokens?: number };
   compression: CompressionSettings;
   approvals: { mode: 'manual' | 'off' | 'smart'; timeoutSeconds: number; clarifyTimeoutSeconds: number };
+  /** Child agent settings (absent from results recorded before delegation existed). */
+  delegation?: DelegationSettings;
 }
 
 export interface RecordUserMessageResult {

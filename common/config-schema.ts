@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
+import { DEFAULT_DELEGATION } from './delegation.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 
 const pricingSchema = z
@@ -150,6 +151,18 @@ export const configFileSchema = z
       })
       .strict()
       .default({ mode: 'manual', timeoutSeconds: 300, clarifyTimeoutSeconds: 600 }),
+    /** Child agents run by `delegate_task` (SPEC §12). */
+    delegation: z
+      .object({
+        maxIterations: z.number().int().min(1).default(DEFAULT_DELEGATION.maxIterations),
+        maxConcurrentChildren: z.number().int().min(1).max(16).default(DEFAULT_DELEGATION.maxConcurrentChildren),
+        maxDepth: z.number().int().min(1).max(5).default(DEFAULT_DELEGATION.maxDepth),
+        autoApprove: z.boolean().default(DEFAULT_DELEGATION.autoApprove),
+        maxSummaryChars: z.number().int().min(1000).default(DEFAULT_DELEGATION.maxSummaryChars),
+        childTimeoutSeconds: z.number().int().min(1).default(DEFAULT_DELEGATION.childTimeoutSeconds),
+      })
+      .strict()
+      .default({ ...DEFAULT_DELEGATION }),
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
     events: z

@@ -103,6 +103,18 @@ export const conversationInputSchema = z
     idleTimeout: z.union([durationSchema, z.number().int().positive()]).optional(),
     /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
     continueAsNewAfterTurns: z.number().int().min(1).optional(),
+    /**
+     * Set by a parent conversation that delegated a task (SPEC §12): the child runs its one
+     * turn and ends; nobody is there to approve or answer, so approvals resolve on their own.
+     */
+    subagent: z
+      .object({
+        parentSessionId: sessionIdSchema,
+        depth: z.number().int().min(1).max(10),
+        autoApprove: z.boolean().default(false),
+      })
+      .strict()
+      .optional(),
     /** Internal: state carried across continue-as-new. Not for callers. */
     carried: z.unknown().optional(),
   })

@@ -3,6 +3,7 @@
  * concurrently only when that is safe; everything else runs in call order.
  * Pure: the workflow calls it with the small call descriptors the model activity returned.
  */
+import type { DelegateTask } from './delegation.js';
 import type { TodoItem } from './todos.js';
 
 /** What the workflow knows about one requested tool call (no arguments: those stay in Postgres). */
@@ -23,6 +24,8 @@ export interface ToolCallRef {
   approval?: CommandCheck;
   /** A `clarify` call: the workflow asks the user itself. */
   clarify?: { question: string; choices: string[] };
+  /** A `delegate_task` call: the workflow runs child agents. */
+  delegate?: { tasks: DelegateTask[] };
   /** A `todo` call: the workflow applies it to its task list. */
   todo?: { todos?: TodoItem[]; merge: boolean };
   /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */

@@ -21,6 +21,7 @@ import {
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
+import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { compressNow } from './context.js';
 import type { CompressResult } from './definitions.js';
 import { SEARCH_ATTRIBUTES, sessionIdFromWorkflowId } from '../common/constants.js';
@@ -87,6 +88,7 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   let ended = false;
   let endReason = 'ended';
   let runTurns = 0;
+  let childResult: TurnResult | null = null;
 
   const refreshDetails = () => setCurrentDetails(describe(state, current, ended));
 
@@ -130,7 +132,12 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   setHandler(stopSignal, (payload?: unknown) => {
     if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
     if (current) current.requestStop();
-    else log.info('stop signal while idle: nothing to interrupt');
+    else if (state.subagent && !ended) {
+      // A child agent stopped before its task began: it ends without running it.
+      ended = true;
+      endReason = 'stopped by the delegating agent';
+      refreshDetails();
+    } else log.info('stop signal while idle: nothing to interrupt');
   });
 
   setHandler(endSignal, (payload?: unknown) => {
@@ -350,6 +357,12 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
       state.pendingSteer = [];
     }
     if (state.searchAttributes) upsertAttributes(state, 'idle');
+    if (state.subagent) {
+      // A child agent runs its one task; its result (in full) goes back to the parent.
+      childResult = result;
+      ended = true;
+      endReason = 'delegated task finished';
+    }
     refreshDetails();
   }
 
@@ -360,7 +373,7 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   ended = true;
   if (state.searchAttributes) upsertAttributes(state, 'ended');
   refreshDetails();
-  return state.lastResult;
+  return state.subagent ? childResult : state.lastResult;
 }
 
 function parseInput(raw: unknown): ConversationInput {
@@ -444,6 +457,8 @@ function initialState(conversationId: string, input: ConversationInput): Convers
     clarify: null,
     todos: [],
     ...(input.toolTaskQueue ? { toolTaskQueue: input.toolTaskQueue } : {}),
+    delegation: { ...DEFAULT_DELEGATION },
+    ...(input.subagent ? { subagent: input.subagent } : {}),
   };
 }
 
@@ -469,6 +484,7 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
       ...(input.message !== undefined ? { firstMessage: input.message } : {}),
       ...(input.history !== undefined ? { history: input.history } : {}),
       ...(input.fallbackProviders !== undefined ? { fallbackProviders: input.fallbackProviders } : {}),
+      ...(input.subagent ? { parentSessionId: input.subagent.parentSessionId } : {}),
     });
     state.provider = r.provider;
     state.primary = r.provider;
@@ -488,6 +504,7 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
       state.clarifyTimeoutSeconds = input.approvals?.clarifyTimeoutSeconds ?? r.approvals.clarifyTimeoutSeconds;
     }
     if (r.compression) state.compression = r.compression;
+    if (r.delegation) state.delegation = r.delegation;
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {

@@ -44,6 +44,15 @@ export async function gateCommand(
     }
   }
 
+  if (s.subagent) {
+    // A child agent has nobody to ask: its parent's configuration decides (SPEC §7.5).
+    if (s.subagent.autoApprove) return { run: true };
+    return {
+      run: false,
+      result: `DENIED: this command needs a person's approval (${check.description}), and a delegated agent cannot ask for one: ${check.command}. ${DO_NOT_RETRY} Say in your report that it needs approval.`,
+    };
+  }
+
   const req: ApprovalRequest = {
     requestId,
     tool: call.name,

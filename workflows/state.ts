@@ -15,6 +15,8 @@ import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
+import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
+import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import type { TodoItem } from '../common/todos.js';
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
@@ -77,6 +79,10 @@ export interface ConversationState {
   todos: TodoItem[];
   /** Task queue for tool activities (SPEC §16); the conversation's own queue when unset. */
   toolTaskQueue?: string;
+  /** Settings for the child agents this conversation may start (SPEC §12). */
+  delegation: DelegationSettings;
+  /** Set when this conversation is itself a child agent. */
+  subagent?: SubagentInfo;
 }
 
 export interface ApprovalRequest {
@@ -173,6 +179,19 @@ export const carriedStateSchema = z.object({
   clarify: z.any().nullable().default(null),
   todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
   toolTaskQueue: z.string().optional(),
+  delegation: z
+    .object({
+      maxIterations: z.number().int().min(1),
+      maxConcurrentChildren: z.number().int().min(1),
+      maxDepth: z.number().int().min(1),
+      autoApprove: z.boolean(),
+      maxSummaryChars: z.number().int().min(1),
+      childTimeoutSeconds: z.number().int().min(1),
+    })
+    .default(DEFAULT_DELEGATION),
+  subagent: z
+    .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
+    .optional(),
 });
 
 export const RECENT_RESULTS_KEPT = 20;

@@ -4,7 +4,7 @@
  * budget runs out, the user stops it, or a failure ends it. Every exit path returns the same
  * TurnResult and leaves a transcript that obeys SPEC §13.
  */
-import { CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
@@ -14,7 +14,9 @@ import { planToolBatch } from '../common/tool-batch.js';
 import { applyTodos, formatTodos } from '../common/todos.js';
 import { store, toolActivities } from './activities.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
+import { withDeadline } from './deadline.js';
 import { TurnEnd, rootMessage } from './errors.js';
+import { runDelegation } from './delegation.js';
 import { askClarify, gateCommand } from './human.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
@@ -30,34 +32,6 @@ const MAX_RESULT_TEXT = 200_000;
 const MAX_PARALLEL_TOOLS = 8;
 const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
 const BATCH_DEADLINE_SECONDS = 420;
-
-/**
- * Run `fn` with a deadline; true when the deadline cancelled it. A `/stop` of the turn still
- * propagates (it cancels the parent scope, not the deadline).
- */
-async function withDeadline(ms: number, fn: () => Promise<void>): Promise<boolean> {
-  const batch = new CancellationScope();
-  const timerScope = new CancellationScope();
-  let timedOut = false;
-  const timer = timerScope
-    .run(() => sleep(ms))
-    .then(
-      () => {
-        timedOut = true;
-        batch.cancel();
-      },
-      () => {},
-    );
-  try {
-    await batch.run(fn);
-  } catch (err) {
-    if (!(timedOut && isCancellation(err))) throw err;
-  } finally {
-    timerScope.cancel();
-    await timer;
-  }
-  return timedOut;
-}
 
 /** Run `each` over `items` with at most `lanes` in flight; the first failure is rethrown after all settle. */
 async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
@@ -275,6 +249,14 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       s.todos = applyTodos(s.todos, o.call.todo.todos, o.call.todo.merge);
       await answer(o, formatTodos(s.todos), false);
       o.done = true;
+      return;
+    }
+    if (o.call.delegate && !o.call.argsError) {
+      const d = await runDelegation(s, p, o.call, o.seq);
+      // The children's reports are recorded even when the turn was stopped: they did real work.
+      await CancellationScope.nonCancellable(() => answer(o, d.content, false));
+      o.done = true;
+      if (d.stoppedBy !== undefined) throw d.stoppedBy;
       return;
     }
     if (o.call.clarify && !o.call.argsError) {

@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { CallModelArgs, CallModelResult } from '../../common/activity-types.js';
+import { DELEGATE_TOOL } from '../../common/delegation.js';
 import { closestName } from '../../common/fuzzy.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { pricingFor, priceUsage } from '../../common/pricing.js';
@@ -22,6 +23,7 @@ import { appendToContent, loadTranscript, writeMessage } from '../store/messages
 import { getSession } from '../store/sessions.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { DelegateArgs } from '../tools/delegate.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall } from './dispatch.js';
 import { toModelFailure } from './failures.js';
 import type { ModelResponse } from './types.js';
@@ -342,6 +344,17 @@ export function describeCall(
     ref.todo = {
       merge: args.merge === true,
       ...(Array.isArray(args.todos) ? { todos: args.todos as TodoItem[] } : {}),
+    };
+  }
+  if (name === DELEGATE_TOOL) {
+    const a = parsed.args as DelegateArgs;
+    const tasks = a.tasks ?? [{ goal: a.goal ?? '', context: a.context, toolsets: a.toolsets }];
+    ref.delegate = {
+      tasks: tasks.map((t) => ({
+        goal: t.goal,
+        ...(t.context ? { context: t.context } : {}),
+        ...(t.toolsets?.length ? { tools: t.toolsets } : {}),
+      })),
     };
   }
   if (name === 'clarify' && typeof args.question === 'string') {

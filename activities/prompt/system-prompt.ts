@@ -50,6 +50,8 @@ export interface SystemPromptInput {
   now: Date;
   /** MEMORY and USER entries, frozen into the prompt at session start. */
   memory?: MemorySnapshot | undefined;
+  /** Leave out project context files (child agents get what they need in their brief, as in Hermes). */
+  skipContextFiles?: boolean;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -59,7 +61,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   layers.push(TOOL_GUIDANCE);
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
-  const context = projectContext(input.cwd);
+  const context = input.skipContextFiles ? undefined : projectContext(input.cwd);
   if (context) layers.push(context);
   const memory = memoryLayer(input.memory);
   if (memory) layers.push(memory);

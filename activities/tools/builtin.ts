@@ -1,6 +1,7 @@
 /** The registry of built-in tools a worker serves, and the composite toolsets. */
 import type { ConfigFile } from '../../common/config-schema.js';
 import { clarifyTool } from './clarify.js';
+import { delegateTaskTool } from './delegate.js';
 import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
 import { ToolRegistry } from './registry.js';
@@ -23,9 +24,10 @@ export function builtinTools(config: ConfigFile): ToolRegistry {
       .register(memoryTool)
       .register(sessionSearchTool)
       .register(clarifyTool)
+      .register(delegateTaskTool(config.delegation))
       // `toolsets: [readonly]` gives a look-but-don't-touch agent; `coding` is everything but asking the user.
       .defineToolset('readonly', ['read_file', 'search_files', 'todo', 'session_search'])
       .defineToolset('coding', ['file', 'terminal', 'todo', 'memory', 'session_search'])
-      .defineToolset('all', ['file', 'terminal', 'todo', 'memory', 'session_search', 'clarify'])
+      .defineToolset('all', ['file', 'terminal', 'todo', 'memory', 'session_search', 'clarify', 'delegation'])
   );
 }

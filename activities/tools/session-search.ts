@@ -1,7 +1,8 @@
 /**
  * `session_search`: full-text search over earlier conversations (SPEC §11), through the
  * `tsvector` column and GIN index of the messages table. The current conversation is left out:
- * its context is already in front of the model.
+ * its context is already in front of the model, and so are child-agent sessions (their reports
+ * reached the conversation that delegated them; they were never conversations with the user).
  */
 import { z } from 'zod';
 import { oneLine } from '../../common/text.js';
@@ -41,7 +42,7 @@ export const sessionSearchTool = defineTool({
          FROM messages m
          JOIN sessions s ON s.id = m.session_id,
               websearch_to_tsquery('simple', $1) q
-        WHERE m.search @@ q AND s.conversation_id <> $2 AND m.role IN ('user', 'assistant')
+        WHERE m.search @@ q AND s.conversation_id <> $2 AND s.source <> 'subagent' AND m.role IN ('user', 'assistant')
         ORDER BY m.session_id, ts_rank(m.search, q) DESC`,
       [a.query, ctx.conversationId ?? ''],
     );

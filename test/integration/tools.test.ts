@@ -235,7 +235,18 @@ describe('tool runtime', () => {
     const rows = JSON.parse(all.stdout) as Array<{ name: string; enabled: boolean }>;
     assert.deepEqual(
       rows.map((x) => x.name),
-      ['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'todo', 'memory', 'session_search', 'clarify'],
+      [
+        'read_file',
+        'write_file',
+        'patch',
+        'search_files',
+        'terminal',
+        'todo',
+        'memory',
+        'session_search',
+        'clarify',
+        'delegate_task',
+      ],
     );
   });
 });

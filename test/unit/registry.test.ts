@@ -141,8 +141,11 @@ describe('ToolRegistry', () => {
       'memory',
       'session_search',
       'clarify',
+      'delegate_task',
     ]);
     assert.deepEqual(builtins.enabled(['file']), ['read_file', 'write_file', 'patch', 'search_files']);
+    assert.ok(builtins.enabled(['all']).includes('delegate_task'));
+    assert.ok(!builtins.enabled(['coding']).includes('delegate_task'));
   });
 });
 

@@ -1,0 +1,191 @@
+/**
+ * Delegation (SPEC §12): `delegate_task` runs child agents as child conversation workflows. This
+ * module is the pure part — the settings, which tools a child gets, the brief it starts from, the
+ * ids of its session, and the report the parent's model reads back. The workflow side is
+ * workflows/delegation.ts.
+ */
+import type { TurnResult } from './contract.js';
+import type { Usage } from './messages.js';
+import { emptyUsage } from './messages.js';
+
+export interface DelegationSettings {
+  /** Each child's iteration budget (a fresh one, not the parent's). */
+  maxIterations: number;
+  /** Tasks one `delegate_task` call may run; more are refused with a message to the model. */
+  maxConcurrentChildren: number;
+  /** How deep children may delegate in turn: 1 = only the top-level agent delegates. */
+  maxDepth: number;
+  /** Dangerous commands in a child: denied (false) or run without asking (true). No human is attached. */
+  autoApprove: boolean;
+  /** The longest report text a child hands back (the full text stays in its session). */
+  maxSummaryChars: number;
+  /** A child still running after this long is stopped and reported as `timeout`. */
+  childTimeoutSeconds: number;
+}
+
+export const DEFAULT_DELEGATION: DelegationSettings = {
+  maxIterations: 50,
+  maxConcurrentChildren: 3,
+  maxDepth: 1,
+  autoApprove: false,
+  maxSummaryChars: 24_000,
+  childTimeoutSeconds: 1800,
+};
+
+export const DELEGATE_TOOL = 'delegate_task';
+
+/** Tools a child never gets: it cannot ask the user, write long-term memory, or (at the depth limit) delegate. */
+const CHILD_BLOCKED_TOOLS = new Set(['clarify', 'memory', DELEGATE_TOOL]);
+
+/** One task of a `delegate_task` call, as the workflow receives it. */
+export interface DelegateTask {
+  goal: string;
+  context?: string;
+  /** Restrict the child further to these tools or toolsets' tools (intersected with what it may have). */
+  tools?: string[];
+}
+
+/** Who a child is: carried in its workflow input. */
+export interface SubagentInfo {
+  parentSessionId: string;
+  depth: number;
+  autoApprove: boolean;
+}
+
+/**
+ * The tools a child at `depth` gets: the parent's tools minus the blocked ones, `delegate_task`
+ * kept only while the child may still delegate, narrowed to `requested` when the task names some.
+ */
+export function childTools(
+  parentTools: readonly string[],
+  depth: number,
+  maxDepth: number,
+  requested?: readonly string[],
+): string[] {
+  return parentTools.filter((t) => {
+    if (t === DELEGATE_TOOL) return depth < maxDepth;
+    if (CHILD_BLOCKED_TOOLS.has(t)) return false;
+    return !requested?.length || requested.includes(t);
+  });
+}
+
+/** The child's first (and only) user message: its task, the parent's context, and what to report. */
+export function subagentBrief(task: DelegateTask): string {
+  const parts = [`YOUR TASK:\n${task.goal.trim()}`];
+  if (task.context?.trim()) parts.push(`CONTEXT (from the agent that delegated this task):\n${task.context.trim()}`);
+  parts.push(
+    'Work on this task on your own: nobody can answer questions. When you are done, reply with a ' +
+      'self-contained report: what you did, what you found, the files you created or changed, and ' +
+      'any issues left open. Your reply is all the delegating agent will see.',
+  );
+  return parts.join('\n\n');
+}
+
+const SESSION_ID_MAX = 128;
+
+/**
+ * A child's session id: readable and traceable to its parent (`<parent>.d<turn>-<seq>-<index>`),
+ * or `<fallback>` when the parent's id is too long to extend.
+ */
+export function childSessionId(
+  parentId: string,
+  turn: number,
+  seq: number,
+  index: number,
+  fallback: () => string,
+): string {
+  const id = `${parentId}.d${turn}-${seq}-${index}`;
+  return id.length <= SESSION_ID_MAX ? id : `sub-${fallback()}`;
+}
+
+export type ChildStatus = 'completed' | 'failed' | 'interrupted' | 'timeout' | 'error';
+
+/** What the parent's model reads about one child. */
+export interface ChildReport {
+  task_index: number;
+  session_id: string;
+  status: ChildStatus;
+  summary: string;
+  exit_reason: string;
+  api_calls: number;
+  duration_seconds: number;
+  model: string;
+  tokens: { input: number; output: number; total: number };
+  cost_usd: number;
+  error?: string;
+}
+
+/** How the parent ended a child's wait, when it did. */
+export type ChildEnding = 'stopped' | 'timed_out' | undefined;
+
+/** The report for a child that returned `result` (null when it ended without running its task). */
+export function childReport(
+  index: number,
+  sessionId: string,
+  result: TurnResult | null,
+  durationMs: number,
+  ending: ChildEnding,
+  maxSummaryChars: number,
+): ChildReport {
+  const usage = result?.usage.session ?? emptyUsage();
+  const status: ChildStatus =
+    ending === 'timed_out'
+      ? 'timeout'
+      : result === null
+        ? ending === 'stopped'
+          ? 'interrupted'
+          : 'error'
+        : result.completed
+          ? 'completed'
+          : result.interrupted
+            ? 'interrupted'
+            : 'failed';
+  const text = result?.final_response ?? '';
+  const summary =
+    text.length > maxSummaryChars
+      ? `${text.slice(0, maxSummaryChars)}\n[… ${text.length - maxSummaryChars} more characters: the full report is in session ${sessionId}]`
+      : text;
+  return {
+    task_index: index,
+    session_id: sessionId,
+    status,
+    summary,
+    exit_reason: result?.turn_exit_reason ?? (ending === 'stopped' ? 'interrupted_by_user' : 'conversation_ended'),
+    api_calls: result?.api_calls ?? 0,
+    duration_seconds: Math.round(durationMs / 100) / 10,
+    model: result?.model ?? '',
+    tokens: { input: usage.input_tokens, output: usage.output_tokens, total: usage.total_tokens },
+    cost_usd: usage.cost_usd,
+    ...(result?.error ? { error: result.error } : {}),
+  };
+}
+
+/** A child's report when it could not even be started. */
+export function startFailureReport(index: number, sessionId: string, message: string): ChildReport {
+  return {
+    task_index: index,
+    session_id: sessionId,
+    status: 'error',
+    summary: '',
+    exit_reason: 'internal_error',
+    api_calls: 0,
+    duration_seconds: 0,
+    model: '',
+    tokens: { input: 0, output: 0, total: 0 },
+    cost_usd: 0,
+    error: message,
+  };
+}
+
+/** The tool result of a `delegate_task` call: one line of overview, then the reports as JSON. */
+export function delegationResult(reports: readonly ChildReport[]): string {
+  const counts = new Map<ChildStatus, number>();
+  for (const r of reports) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const overview = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  return `${reports.length} delegated task(s): ${overview}.\n${JSON.stringify({ results: reports }, null, 2)}`;
+}
+
+/** The usage a child adds to its parent's ledger. */
+export function childUsage(result: TurnResult | null): Usage {
+  return result?.usage.session ?? emptyUsage();
+}

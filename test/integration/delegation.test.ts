@@ -1,0 +1,289 @@
+/**
+ * Delegation (SPEC §12): `delegate_task` runs child agents as child workflows with restricted
+ * tools; their reports come back as the tool result, their usage joins the parent's, `/stop`
+ * reaches them, and a child never waits for an approval nobody can give.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { ChildReport } from '../../common/delegation.js';
+import { isValidOrder } from '../../common/role-order.js';
+import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
+import type { TestStack } from '../support/stack.js';
+import { createTestStack, eventually } from '../support/stack.js';
+
+type WireMessage = { role: string; content: string | null };
+const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
+const toolNames = (r: RecordedRequest) =>
+  ((r.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
+const isChild = (r: RecordedRequest) =>
+  messagesOf(r).some((m) => m.role === 'user' && m.content?.startsWith('YOUR TASK'));
+const lastOf = (r: RecordedRequest) => messagesOf(r).at(-1)!;
+
+describe('delegation', () => {
+  let stack: TestStack;
+  let ws: string;
+  before(async () => {
+    stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
+    ws = join(stack.home, 'delegation');
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
+    writeFileSync(join(ws, 'beta.txt'), 'beta says goodbye\n');
+  });
+  after(async () => {
+    await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
+  });
+
+  /** The delegate_task result the parent recorded, parsed. */
+  async function reportsOf(session: string): Promise<{ text: string; results: ChildReport[] }> {
+    const tool = (await stack.transcript(session)).find(
+      (m) => m.role === 'tool' && typeof m.content === 'string' && m.content.includes('delegated task(s)'),
+    );
+    assert.ok(tool, 'the delegate_task result is in the transcript');
+    const text = tool.content as string;
+    return { text, results: (JSON.parse(text.slice(text.indexOf('{'))) as { results: ChildReport[] }).results };
+  }
+
+  it('runs tasks as child agents in parallel and hands their reports back', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) {
+        const task = messagesOf(req).find((m) => m.content?.startsWith('YOUR TASK'))!.content!;
+        const file = /(\w+)\.txt/.exec(task)![0];
+        if (lastOf(req).role === 'user')
+          return {
+            toolCalls: [{ name: 'read_file', arguments: { path: file } }],
+            usage: { prompt: 100, completion: 10 },
+          };
+        const line = (lastOf(req).content ?? '').split('\n')[0]!.replace(/^\s*\d+\t/, '');
+        return { text: `Report: ${file} contains "${line}".`, usage: { prompt: 120, completion: 20 } };
+      }
+      if (lastOf(req).role === 'user')
+        return {
+          toolCalls: [
+            {
+              name: 'delegate_task',
+              arguments: {
+                tasks: [
+                  { goal: 'Read alpha.txt and report its first line', context: 'The file is in the workspace root.' },
+                  { goal: 'Read beta.txt and report its first line' },
+                ],
+              },
+            },
+          ],
+          usage: { prompt: 50, completion: 5 },
+        };
+      return { text: 'Both children reported back.', usage: { prompt: 60, completion: 6 } };
+    });
+
+    const r = await stack.herald
+      .conversation('d-basic')
+      .send('find out what alpha and beta say', { start: { cwd: ws } });
+    assert.equal(r.completed, true, r.error);
+    assert.equal(r.final_response, 'Both children reported back.');
+
+    const { text, results } = await reportsOf('d-basic');
+    assert.match(text, /^2 delegated task\(s\): 2 completed\./);
+    assert.deepEqual(
+      results.map((x) => [x.task_index, x.status, x.summary]),
+      [
+        [0, 'completed', 'Report: alpha.txt contains "alpha says hello".'],
+        [1, 'completed', 'Report: beta.txt contains "beta says goodbye".'],
+      ],
+    );
+    for (const x of results) {
+      assert.equal(x.api_calls, 2);
+      assert.equal(x.tokens.total, 250);
+      assert.equal(x.exit_reason, 'text_response');
+    }
+
+    // Child usage rolls up into the parent's ledger: its own 121 tokens plus 2 × 250.
+    assert.equal(r.usage.turn.total_tokens, 121 + 500);
+    assert.equal(r.usage.session.total_tokens, 121 + 500);
+
+    // The children ran concurrently: both first calls arrived before either child's second call.
+    const childCalls = stack.fake.requests.filter(isChild);
+    assert.equal(childCalls.length, 4);
+    assert.deepEqual(
+      childCalls.map((c) => lastOf(c).role),
+      ['user', 'user', 'tool', 'tool'],
+    );
+
+    // Children get the parent's tools minus delegate_task, clarify and memory, and the sub-agent prompt.
+    const parentTools = toolNames(stack.fake.requests.find((q) => !isChild(q))!);
+    assert.ok(parentTools.includes('delegate_task'));
+    for (const c of childCalls) {
+      const tools = toolNames(c);
+      for (const banned of ['delegate_task', 'clarify', 'memory']) assert.ok(!tools.includes(banned), banned);
+      assert.ok(tools.includes('read_file') && tools.includes('terminal'));
+      assert.match(messagesOf(c)[0]!.content!, /sub-agent/);
+    }
+    const alphaBrief = childCalls.map((c) => messagesOf(c)[1]!.content!).find((t) => t.includes('alpha.txt'))!;
+    assert.match(
+      alphaBrief,
+      /^YOUR TASK:\nRead alpha.txt .*\n\nCONTEXT \(from the agent that delegated this task\):\nThe file/,
+    );
+
+    // Each child is a session of its own, linked to the parent, and a completed child workflow.
+    const sessions = await stack.db.query<{ id: string; source: string; parent_id: string }>(
+      "SELECT id, source, parent_id FROM sessions WHERE parent_id = 'd-basic' ORDER BY id",
+    );
+    assert.deepEqual(
+      sessions.rows.map((row) => [row.id, row.source]),
+      results.map((x) => [x.session_id, 'subagent']),
+    );
+    for (const x of results) {
+      assert.ok(isValidOrder(await stack.transcript(x.session_id)));
+      const child = await stack.temporal.workflow.getHandle(`session-${x.session_id}`).describe();
+      assert.equal(child.status.name, 'COMPLETED');
+      assert.equal(child.parentExecution?.workflowId, 'session-d-basic');
+    }
+  });
+
+  it('refuses more tasks than may run at once, and starts none', async () => {
+    const tasks = ['a', 'b', 'c', 'd'].map((x) => ({ goal: `task ${x}` }));
+    stack.fake.script([{ toolCalls: [{ name: 'delegate_task', arguments: { tasks } }] }, { text: 'ok, fewer then' }]);
+    const r = await stack.herald.conversation('d-limit').send('do four things', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'ok, fewer then');
+    const tool = (await stack.transcript('d-limit')).find((m) => m.role === 'tool')!;
+    assert.match(tool.content as string, /at most 3 tasks per call/);
+    assert.equal(stack.fake.requests.filter(isChild).length, 0);
+  });
+
+  it('denies a child agent’s dangerous command at once instead of waiting for an approval', async () => {
+    mkdirSync(join(ws, 'build'), { recursive: true });
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) {
+        if (lastOf(req).role === 'user')
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build' } }] };
+        return { text: `Could not clean: ${(lastOf(req).content ?? '').slice(0, 80)}` };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Delete the build directory' } }] };
+      return { text: 'The child could not delete it.' };
+    });
+    const r = await stack.herald.conversation('d-deny').send('clean up', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'The child could not delete it.');
+    assert.ok(existsSync(join(ws, 'build')), 'the command did not run');
+    const { results } = await reportsOf('d-deny');
+    assert.equal(results[0]!.status, 'completed');
+    assert.match(results[0]!.summary, /Could not clean: DENIED: this command needs a person's approval/);
+    const events = await stack.events(results[0]!.session_id);
+    assert.equal(events.filter((e) => e.kind === 'approval.requested').length, 0);
+  });
+
+  it('stops running child agents when the parent is stopped, and keeps their reports', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) return { text: 'still thinking', hangAfterChunks: 1 };
+      return {
+        toolCalls: [
+          {
+            name: 'delegate_task',
+            arguments: { tasks: [{ goal: 'Think about alpha.txt' }, { goal: 'Think about beta.txt' }] },
+          },
+        ],
+      };
+    });
+    const conv = stack.herald.conversation('d-stop');
+    const pending = conv.send('think hard', { start: { cwd: ws } });
+    await eventually(() => stack.fake.requests.filter(isChild).length === 2);
+    const stoppedAt = Date.now();
+    await conv.stop();
+    const r = await pending;
+    assert.equal(r.interrupted, true);
+    assert.equal(r.turn_exit_reason, 'interrupted_during_tools');
+
+    // Both hung model calls were aborted: the stop reached the children's HTTP requests.
+    const childCalls = stack.fake.requests.filter(isChild);
+    await eventually(() => childCalls.every((c) => c.abortedAt !== undefined));
+    assert.ok(childCalls.every((c) => c.abortedAt! >= stoppedAt));
+
+    const { results } = await reportsOf('d-stop');
+    assert.deepEqual(
+      results.map((x) => [x.status, x.exit_reason]),
+      [
+        ['interrupted', 'interrupted_during_api_call'],
+        ['interrupted', 'interrupted_during_api_call'],
+      ],
+    );
+    const parent = await stack.transcript('d-stop');
+    assert.ok(isValidOrder(parent));
+    for (const x of results) {
+      assert.ok(isValidOrder(await stack.transcript(x.session_id)));
+      const child = await stack.temporal.workflow.getHandle(`session-${x.session_id}`).describe();
+      assert.equal(child.status.name, 'COMPLETED');
+    }
+  });
+});
+
+describe('delegation, configured', () => {
+  let stack: TestStack;
+  let ws: string;
+  before(async () => {
+    stack = await createTestStack({
+      configYaml: 'delegation: { autoApprove: true, childTimeoutSeconds: 2, maxIterations: 3 }\n',
+    });
+    ws = join(stack.home, 'delegation');
+    mkdirSync(join(ws, 'build'), { recursive: true });
+  });
+  after(async () => {
+    await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
+  });
+
+  it('runs a child’s dangerous command without asking when autoApprove is set', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) {
+        if (lastOf(req).role === 'user')
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo gone' } }] };
+        return { text: 'Deleted the build directory.' };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Delete the build directory' } }] };
+      return { text: 'Done.' };
+    });
+    const r = await stack.herald.conversation('dc-auto').send('clean up', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'Done.');
+    assert.equal(existsSync(join(ws, 'build')), false);
+  });
+
+  it('gives each child the configured iteration budget, not the parent’s', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) {
+        const iteration = messagesOf(req).filter((m) => m.role === 'assistant').length;
+        return iteration < 10 ? { toolCalls: [{ name: 'todo', arguments: {} }] } : { text: 'never reached' };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Loop forever' } }] };
+      return { text: 'The child ran out of budget.' };
+    });
+    await stack.herald.conversation('dc-budget').send('go', { start: { cwd: ws } });
+    const tool = (await stack.transcript('dc-budget')).find((m) => m.role === 'tool')!;
+    const [report] = (
+      JSON.parse((tool.content as string).slice((tool.content as string).indexOf('{'))) as {
+        results: ChildReport[];
+      }
+    ).results;
+    assert.equal(report!.exit_reason, 'budget_exhausted');
+    assert.equal(report!.api_calls, 4); // 3 iterations and the closing summary call
+  });
+
+  it('stops a child that runs past its timeout and reports it as timed out', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) return { text: 'slow', hangAfterChunks: 1 };
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Take forever' } }] };
+      return { text: 'The child timed out.' };
+    });
+    const r = await stack.herald.conversation('dc-timeout').send('go', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'The child timed out.');
+    const tool = (await stack.transcript('dc-timeout')).find((m) => m.role === 'tool')!;
+    assert.match(tool.content as string, /^1 delegated task\(s\): 1 timeout\./);
+    assert.ok(stack.fake.requests.filter(isChild).every((c) => c.abortedAt !== undefined));
+  });
+});

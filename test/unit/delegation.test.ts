@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { configFileSchema } from '../../common/config-schema.js';
+import type { TurnResult } from '../../common/contract.js';
+import {
+  DEFAULT_DELEGATION,
+  childReport,
+  childSessionId,
+  childTools,
+  delegationResult,
+  subagentBrief,
+} from '../../common/delegation.js';
+import { emptyUsage } from '../../common/messages.js';
+import { builtinTools } from '../../activities/tools/builtin.js';
+import { parseToolArgs } from '../../activities/tools/registry.js';
+
+const PARENT_TOOLS = ['read_file', 'terminal', 'memory', 'clarify', 'delegate_task', 'todo'];
+
+function result(over: Partial<TurnResult>): TurnResult {
+  return {
+    final_response: 'done',
+    last_reasoning: null,
+    messages_count: 4,
+    api_calls: 2,
+    completed: true,
+    interrupted: false,
+    failed: false,
+    partial: false,
+    turn_exit_reason: 'text_response',
+    model: 'm',
+    provider: 'custom',
+    usage: { turn: emptyUsage(), session: { ...emptyUsage(), input_tokens: 30, output_tokens: 5, total_tokens: 35 } },
+    estimated_cost_usd: 0,
+    session_id: 'c',
+    turn: 1,
+    message_id: 'm',
+    ...over,
+  };
+}
+
+describe('childTools', () => {
+  it('takes away clarify, memory and (at the depth limit) delegate_task', () => {
+    assert.deepEqual(childTools(PARENT_TOOLS, 1, 1), ['read_file', 'terminal', 'todo']);
+  });
+  it('keeps delegate_task while the child may still delegate', () => {
+    assert.deepEqual(childTools(PARENT_TOOLS, 1, 2), ['read_file', 'terminal', 'delegate_task', 'todo']);
+  });
+  it('narrows to the tools a task asks for, never widening beyond the parent', () => {
+    assert.deepEqual(childTools(PARENT_TOOLS, 1, 1, ['read_file', 'memory', 'write_file']), ['read_file']);
+  });
+});
+
+describe('childReport', () => {
+  const report = (r: TurnResult | null, ending?: 'stopped' | 'timed_out') => childReport(0, 's', r, 1234, ending, 10);
+  it('names the status from how the child ended', () => {
+    assert.equal(report(result({})).status, 'completed');
+    assert.equal(report(result({ completed: false, interrupted: true })).status, 'interrupted');
+    assert.equal(report(result({ completed: false, failed: true })).status, 'failed');
+    assert.equal(report(result({ completed: false, interrupted: true }), 'timed_out').status, 'timeout');
+    assert.equal(report(null, 'stopped').status, 'interrupted');
+    assert.equal(report(null).status, 'error');
+  });
+  it('caps the summary and says where the rest is', () => {
+    const r = report(result({ final_response: 'x'.repeat(25) }));
+    assert.equal(r.summary, `${'x'.repeat(10)}\n[… 15 more characters: the full report is in session s]`);
+  });
+  it('reports tokens, calls and duration', () => {
+    const r = report(result({}));
+    assert.deepEqual([r.tokens, r.api_calls, r.duration_seconds], [{ input: 30, output: 5, total: 35 }, 2, 1.2]);
+  });
+});
+
+describe('delegationResult', () => {
+  it('starts with an overview line the model can read at a glance', () => {
+    const text = delegationResult([
+      childReport(0, 'a', result({}), 0, undefined, 100),
+      childReport(1, 'b', result({ completed: false, failed: true }), 0, undefined, 100),
+    ]);
+    assert.match(text, /^2 delegated task\(s\): 1 completed, 1 failed\.\n\{/);
+  });
+});
+
+describe('childSessionId', () => {
+  it('extends the parent id, or falls back when that would be too long', () => {
+    assert.equal(
+      childSessionId('abc', 3, 7, 1, () => 'u'),
+      'abc.d3-7-1',
+    );
+    assert.equal(
+      childSessionId('x'.repeat(125), 3, 7, 1, () => 'u'),
+      'sub-u',
+    );
+  });
+});
+
+describe('subagentBrief', () => {
+  it('gives the task, the context, and what to report', () => {
+    const brief = subagentBrief({ goal: ' Fix the test ', context: 'It fails on CI.' });
+    assert.match(
+      brief,
+      /^YOUR TASK:\nFix the test\n\nCONTEXT \(from the agent that delegated this task\):\nIt fails on CI\.\n\n/,
+    );
+    assert.match(brief, /self-contained report/);
+  });
+});
+
+describe('delegate_task arguments', () => {
+  const tool = builtinTools(configFileSchema.parse({})).get('delegate_task')!;
+  it('takes one goal or a list of tasks, not both', () => {
+    assert.equal(parseToolArgs(tool, JSON.stringify({ goal: 'g' })).ok, true);
+    assert.equal(parseToolArgs(tool, JSON.stringify({ tasks: [{ goal: 'a' }, { goal: 'b' }] })).ok, true);
+    const both = parseToolArgs(tool, JSON.stringify({ goal: 'g', tasks: [{ goal: 'a' }] }));
+    assert.equal(both.ok, false);
+    assert.match((both as { error: string }).error, /either `goal`/);
+    const neither = parseToolArgs(tool, '{}');
+    assert.equal(neither.ok, false);
+  });
+  it('refuses more tasks than the configured limit, saying what to do', () => {
+    const tasks = Array.from({ length: DEFAULT_DELEGATION.maxConcurrentChildren + 1 }, (_, i) => ({ goal: `t${i}` }));
+    const r = parseToolArgs(tool, JSON.stringify({ tasks }));
+    assert.equal(r.ok, false);
+    assert.match((r as { error: string }).error, /at most 3 tasks per call; run the rest in a later call/);
+  });
+});

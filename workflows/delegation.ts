@@ -1,0 +1,220 @@
+/**
+ * `delegate_task` in the workflow (SPEC §12): each task becomes a child conversation workflow
+ * (same loop, `platform: subagent`) with restricted tools, its own iteration budget and what is
+ * left of the session budget. The parent waits for all of them; `/stop` (or the child timeout)
+ * sends each running child the ordinary `stop` signal, so children end their turn cleanly —
+ * transcript valid, result reported — instead of being killed. Child usage joins the parent's.
+ */
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  isCancellation,
+  sleep,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
+import type { ChildWorkflowHandle } from '@temporalio/workflow';
+import type { ConversationInput, TurnResult } from '../common/contract.js';
+import type { ChildEnding, ChildReport, DelegateTask } from '../common/delegation.js';
+import {
+  childReport,
+  childSessionId,
+  childTools,
+  childUsage,
+  delegationResult,
+  startFailureReport,
+  subagentBrief,
+} from '../common/delegation.js';
+import { addUsage } from '../common/messages.js';
+import type { ToolCallRef } from '../common/tool-batch.js';
+import { store } from './activities.js';
+import { withDeadline } from './deadline.js';
+import { stopSignal } from './definitions.js';
+import { rootMessage } from './errors.js';
+import type { ConversationState } from './state.js';
+import type { TurnProgress } from './turn-progress.js';
+
+/** After a stop, how long children get to wind down before the parent reports without them. */
+const WIND_DOWN_MS = 120_000;
+
+export interface DelegationOutcome {
+  /** The tool result for the model. */
+  content: string;
+  /** Set when the parent's turn was stopped while children ran: rethrow it once the result is recorded. */
+  stoppedBy?: Error;
+}
+
+interface Child {
+  index: number;
+  sessionId: string;
+  handle?: ChildWorkflowHandle<() => Promise<TurnResult | null>>;
+  /** Settles when the child ends; never rejects. */
+  done: Promise<{ result: TurnResult | null; error?: string; endedAt: number }>;
+}
+
+/** Run the call's tasks as child agents; `resultSeq` (the call's result position) makes their ids unique. */
+export async function runDelegation(
+  s: ConversationState,
+  p: TurnProgress,
+  call: ToolCallRef,
+  resultSeq: number,
+): Promise<DelegationOutcome> {
+  const tasks = call.delegate!.tasks;
+  const depth = (s.subagent?.depth ?? 0) + 1;
+  if (depth > s.delegation.maxDepth)
+    return {
+      content: `delegate_task is not available at this depth (limit ${s.delegation.maxDepth}). Do the work yourself.`,
+    };
+  const budget = remainingBudget(s);
+  if (budget === null)
+    return { content: 'The session budget is spent: no child agent can be started. Finish with what you have.' };
+
+  const startedAt = Date.now();
+  const children = await CancellationScope.nonCancellable(() =>
+    Promise.all(tasks.map((task, i) => startOne(s, p, task, i, resultSeq, depth, budget))),
+  );
+  await store.publishStatus({
+    conversationId: s.conversationId,
+    turnId: p.turnId,
+    kind: 'delegation',
+    message: `delegated ${tasks.length} task(s) to child agents`,
+    details: { sessions: children.map((c) => c.sessionId) },
+  });
+
+  const settled = Promise.all(children.map((c) => c.done));
+  let ending: ChildEnding;
+  let stoppedBy: Error | undefined;
+  try {
+    const timedOut = await withDeadline(s.delegation.childTimeoutSeconds * 1000, async () => {
+      await Promise.race([settled, CancellationScope.current().cancelRequested]);
+    });
+    if (timedOut) ending = 'timed_out';
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    ending = 'stopped';
+    stoppedBy = err as Error;
+  }
+  if (ending) await CancellationScope.nonCancellable(() => windDown(children, settled, ending));
+
+  const reports: ChildReport[] = [];
+  for (const c of children) {
+    const { result, error, endedAt } = await Promise.race([c.done, neverEnded(startedAt)]);
+    if (error !== undefined && result === null) {
+      reports.push(startFailureReport(c.index, c.sessionId, error));
+      continue;
+    }
+    const usage = childUsage(result);
+    s.sessionUsage = addUsage(s.sessionUsage, usage);
+    p.usage = addUsage(p.usage, usage);
+    reports.push(childReport(c.index, c.sessionId, result, endedAt - startedAt, ending, s.delegation.maxSummaryChars));
+  }
+  return { content: delegationResult(reports), ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
+}
+
+async function startOne(
+  s: ConversationState,
+  p: TurnProgress,
+  task: DelegateTask,
+  index: number,
+  resultSeq: number,
+  depth: number,
+  budget: ConversationInput['budget'],
+): Promise<Child> {
+  const sessionId = childSessionId(s.conversationId, p.turn, resultSeq, index, uuid4);
+  const input = childInput(s, task, sessionId, depth, budget);
+  try {
+    const handle = await startChild<(input: ConversationInput) => Promise<TurnResult | null>>('conversation', {
+      workflowId: `session-${sessionId}`,
+      args: [input],
+      // Stop goes to children as the `stop` signal (a clean end of their turn), not as cancellation.
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+    });
+    const done = handle.result().then(
+      (result) => ({ result, endedAt: Date.now() }),
+      (err: unknown) => ({ result: null, error: rootMessage(err), endedAt: Date.now() }),
+    );
+    return { index, sessionId, handle, done };
+  } catch (err) {
+    const error = `the child agent could not be started: ${rootMessage(err)}`;
+    return { index, sessionId, done: Promise.resolve({ result: null, error, endedAt: Date.now() }) };
+  }
+}
+
+function childInput(
+  s: ConversationState,
+  task: DelegateTask,
+  sessionId: string,
+  depth: number,
+  budget: ConversationInput['budget'],
+): ConversationInput {
+  const provider = s.provider;
+  return {
+    sessionId,
+    message: subagentBrief(task),
+    messageId: `${sessionId}:task`,
+    source: 'subagent',
+    provider: provider.provider,
+    model: provider.model,
+    apiMode: provider.apiMode,
+    ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+    // A credential pool is the worker's to resolve again; a single key variable is passed on.
+    ...(provider.apiKeyEnv && !provider.credentialPool?.length ? { apiKeyEnv: provider.apiKeyEnv } : {}),
+    ...(provider.contextLength ? { contextLength: provider.contextLength } : {}),
+    fallbackProviders: s.fallbacks.map((f) => ({
+      provider: f.provider,
+      model: f.model,
+      apiMode: f.apiMode,
+      ...(f.baseUrl ? { baseUrl: f.baseUrl } : {}),
+      ...(f.apiKeyEnv && !f.credentialPool?.length ? { apiKeyEnv: f.apiKeyEnv } : {}),
+    })),
+    maxIterations: s.delegation.maxIterations,
+    toolsets: childTools(s.tools, depth, s.delegation.maxDepth, task.tools),
+    cwd: s.cwd,
+    ...(s.toolTaskQueue ? { toolTaskQueue: s.toolTaskQueue } : {}),
+    approvals: { mode: s.approvalMode, timeoutSeconds: s.approvalTimeoutSeconds },
+    ...(budget ? { budget } : {}),
+    subagent: { parentSessionId: s.sessionId, depth, autoApprove: s.delegation.autoApprove },
+  };
+}
+
+/** What is left of the session caps for children to spend; null when nothing is. */
+function remainingBudget(s: ConversationState): ConversationInput['budget'] | null {
+  const out: NonNullable<ConversationInput['budget']> = {};
+  if (s.budget.maxCostUsd !== undefined) {
+    const left = s.budget.maxCostUsd - s.sessionUsage.cost_usd;
+    if (left <= 0) return null;
+    out.maxCostUsd = left;
+  }
+  if (s.budget.maxTokens !== undefined) {
+    const left = s.budget.maxTokens - s.sessionUsage.total_tokens;
+    if (left <= 0) return null;
+    out.maxTokens = left;
+  }
+  return out.maxCostUsd !== undefined || out.maxTokens !== undefined ? out : undefined;
+}
+
+/** Ask every running child to stop, then give them a while to end their turn and report. */
+async function windDown(children: Child[], settled: Promise<unknown>, ending: ChildEnding): Promise<void> {
+  const reason = ending === 'timed_out' ? 'the delegated task ran out of time' : 'stopped by the delegating agent';
+  await Promise.all(
+    children.map((c) =>
+      c.handle
+        ? c.handle.signal(stopSignal, reason).catch(() => {
+            // Already ended: nothing to stop.
+          })
+        : Promise.resolve(),
+    ),
+  );
+  await Promise.race([settled, sleep(WIND_DOWN_MS)]);
+}
+
+/** A child that did not end even after the wind-down: reported as such, without a result. */
+function neverEnded(startedAt: number): Promise<{ result: null; error: string; endedAt: number }> {
+  return Promise.resolve({
+    result: null,
+    error: `the child agent did not end within ${WIND_DOWN_MS / 1000} s of being stopped`,
+    endedAt: startedAt,
+  });
+}
