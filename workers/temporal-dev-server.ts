@@ -30,7 +30,27 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** Raised when the server process died during start-up (as opposed to never answering). */
+class StartupCrash extends Error {}
+
+/**
+ * Start the dev server. A crash during start-up gets one more try: one was seen once (exit code 2,
+ * a Go panic, during a full test run on a loaded 2-core machine) and never again in reruns, so it
+ * looks transient — a one-line warning and a second start serve a `herald dev` user better than a
+ * failure. A crash that repeats (a bad history file, a taken port) still fails, with its reason.
+ */
 export async function startTemporalDevServer(o: DevServerOptions): Promise<DevServer> {
+  try {
+    return await startOnce(o);
+  } catch (err) {
+    if (!(err instanceof StartupCrash)) throw err;
+    o.log?.(`${err.message}; trying once more`);
+    await new Promise((r) => setTimeout(r, 1000));
+    return await startOnce(o);
+  }
+}
+
+async function startOnce(o: DevServerOptions): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn'];
   args.push(...(o.uiPort ? ['--ui-port', String(o.uiPort)] : ['--headless']));
   const pidFile = o.dbFile ? join(dirname(o.dbFile), 'dev-server.pid') : undefined;
@@ -45,10 +65,15 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
 
   const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
+  // The head holds a Go panic's reason, the tail a log line's: keep both.
+  let head = '';
   let output = '';
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-4000);
+    const text = chunk.toString('utf8');
+    if (head.length < 4000) head += text.slice(0, 4000 - head.length);
+    output = (output + text).slice(-4000);
   };
+  const why = () => crashReason(head, output);
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited: number | null | undefined;
@@ -58,11 +83,11 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (exited !== undefined)
-      throw new Error(`the Temporal dev server exited (code ${exited}) while starting: ${output.trim().slice(-800)}`);
+      throw new StartupCrash(`the Temporal dev server exited (code ${exited}) while starting: ${why()}`);
     if (await reachable(address)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${output.trim().slice(-800)}`);
+      throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${why()}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -81,6 +106,16 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
       if (pidFile) rmSync(pidFile, { force: true });
     },
   };
+}
+
+/**
+ * The line that says why the server died, first: a Go panic or fatal error (its goroutine dump
+ * follows and is noise), else the last log lines.
+ */
+export function crashReason(head: string, tail: string): string {
+  const fatal = /^(panic|fatal error): .*$/m.exec(head) ?? /^(panic|fatal error): .*$/m.exec(tail);
+  const lastLines = tail.trim().split('\n').slice(-3).join(' | ');
+  return fatal ? `${fatal[0].slice(0, 600)} (…) ${lastLines.slice(-300)}` : lastLines.slice(-800) || '(no output)';
 }
 
 /**
