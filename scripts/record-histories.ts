@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
+import type { RecordedRequest } from '../test/support/fake-provider.js';
 import { createTestStack, eventually } from '../test/support/stack.js';
 
 const dir = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
@@ -130,6 +131,46 @@ try {
   await c4.end('recorded');
   await stack.temporal.workflow.getHandle(c4.workflowId).result();
   await save(stack.temporal, 'human-todo-compress', c4.workflowId);
+
+  // 5. Delegation: two child agents that read a file each, then a child stopped with its parent.
+  const brief = (r: RecordedRequest) =>
+    (r.body.messages as Array<{ role: string; content: string | null }>).find((m) => m.content?.startsWith('YOUR TASK'))
+      ?.content;
+  let stopping = false;
+  stack.fake.reset().respond((r) => {
+    const messages = r.body.messages as Array<{ role: string; content: string | null }>;
+    const last = messages.at(-1)!;
+    const task = brief(r);
+    if (task) {
+      if (stopping) return { text: 'thinking…', hangAfterChunks: 1 };
+      const file = /\w\.txt/.exec(task)?.[0] ?? 'a.txt';
+      return last.role === 'user'
+        ? { toolCalls: [{ name: 'read_file', arguments: { path: file } }] }
+        : { text: `${file} holds ${last.content ?? ''}` };
+    }
+    if (last.role !== 'user') return { text: 'The children reported.' };
+    return {
+      toolCalls: [
+        {
+          name: 'delegate_task',
+          arguments: stopping
+            ? { goal: 'Think about a.txt' }
+            : { tasks: [{ goal: 'Read a.txt', context: 'In the workspace root.' }, { goal: 'Read b.txt' }] },
+        },
+      ],
+    };
+  });
+  const c5 = stack.herald.conversation('replay-delegation');
+  await c5.send('What do a.txt and b.txt hold?', { id: 'd1', start: { cwd: ws } });
+  stopping = true;
+  const p5 = c5.send('Think about a.txt', { id: 'd2' });
+  await eventually(() => stack.fake.requests.filter((r) => brief(r)?.includes('Think')).length > 0);
+  await c5.stop('recording');
+  await p5;
+  await c5.end('recorded');
+  await stack.temporal.workflow.getHandle(c5.workflowId).result();
+  await save(stack.temporal, 'delegation', c5.workflowId);
+  await save(stack.temporal, 'delegation-child', 'session-replay-delegation.d1-2-0');
 } finally {
   await stack.close();
 }
