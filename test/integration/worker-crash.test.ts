@@ -1,12 +1,14 @@
 /**
  * Durability: the worker process is killed (SIGKILL) in the middle of a turn, a new one starts,
- * and the turn finishes with no duplicated and no missing messages.
+ * and the turn finishes with no duplicated and no missing messages — child agents included.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { ChildReport } from '../../common/delegation.js';
 import { isValidOrder } from '../../common/role-order.js';
+import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { HeraldProcess } from '../support/processes.js';
 import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
@@ -73,5 +75,75 @@ describe('worker crash mid-turn', () => {
     assert.match(transcript[2]!.content!, /ran\nran/);
     assert.equal(transcript[3]!.content, 'All done.');
     stack.fake.assertDone();
+  });
+
+  it('finishes a delegation on a new worker: each child agent runs once and reports once', async () => {
+    const workspace = join(stack.home, 'crash-delegation');
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(join(workspace, 'one.txt'), 'first file\n');
+    writeFileSync(join(workspace, 'two.txt'), 'second file\n');
+    type Wire = { role: string; content: string | null };
+    const briefOf = (r: RecordedRequest) =>
+      (r.body.messages as Wire[]).find((m) => m.role === 'user' && m.content?.startsWith('YOUR TASK'))?.content;
+    const stalled = new Set<string>();
+    stack.fake.reset().respond((r): ScriptedReply => {
+      const last = (r.body.messages as Wire[]).at(-1)!;
+      const brief = briefOf(r);
+      if (brief) {
+        const file = /\w+\.txt/.exec(brief)![0];
+        // Each child's first model call hangs until the worker is killed under it.
+        if (!stalled.has(file)) {
+          stalled.add(file);
+          return { text: 'never arrives', delayMs: 60_000 };
+        }
+        if (last.role === 'user') return { toolCalls: [{ name: 'read_file', arguments: { path: file } }] };
+        return { text: `${file}: ${(last.content ?? '').split('\n')[0]!.replace(/^\s*\d+\t/, '')}` };
+      }
+      if (last.role === 'user')
+        return {
+          toolCalls: [
+            { name: 'delegate_task', arguments: { tasks: [{ goal: 'Read one.txt' }, { goal: 'Read two.txt' }] } },
+          ],
+        };
+      return { text: 'Both files read by the children.' };
+    });
+    // Only workers this test controls: the previous test's survivor would run the children's calls.
+    for (const p of processes.splice(0)) p.kill();
+    const first = await worker(stack);
+    processes.push(first);
+    const conv = stack.herald.conversation('crash-delegation');
+    const pending = conv.send('read both files via children', { id: 'cd-1', start: { cwd: workspace } });
+    await eventually(() => stalled.size === 2, 60_000);
+    first.kill('SIGKILL');
+    processes.push(await worker(stack));
+
+    const result = await pending;
+    assert.equal(result.final_response, 'Both files read by the children.');
+    const parent = await stack.transcript('crash-delegation');
+    assert.ok(isValidOrder(parent));
+    const reports = parent.filter((m) => m.role === 'tool');
+    assert.equal(reports.length, 1, 'one delegate_task result');
+    const text = reports[0]!.content!;
+    const { results } = JSON.parse(text.slice(text.indexOf('{'))) as { results: ChildReport[] };
+    assert.deepEqual(
+      results.map((x) => [x.status, x.summary]),
+      [
+        ['completed', 'one.txt: first file'],
+        ['completed', 'two.txt: second file'],
+      ],
+    );
+    // One child session per task, each with one brief and one final report.
+    const children = await stack.db.query<{ id: string }>(
+      "SELECT id FROM sessions WHERE parent_id = 'crash-delegation' ORDER BY id",
+    );
+    assert.equal(children.rows.length, 2);
+    for (const { id } of children.rows) {
+      const t = await stack.transcript(id);
+      assert.ok(isValidOrder(t));
+      assert.deepEqual(
+        t.map((m) => m.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
+    }
   });
 });
