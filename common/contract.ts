@@ -265,6 +265,10 @@ export interface ConversationStateView {
   last_error: string | null;
   last_result: TurnResult | null;
   current_tools: string[];
+  /** Sessions of the child agents the running turn waits for (`delegate_task`). */
+  child_sessions: string[];
+  /** Set when this conversation is a child agent: the session that delegated its task. */
+  parent_session_id: string | null;
   run_turns: number;
 }
 

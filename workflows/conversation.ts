@@ -283,9 +283,14 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     stateView(
       state,
       current
-        ? { iteration: current.iteration, status: current.status, currentTools: current.currentTools }
+        ? {
+            iteration: current.iteration,
+            status: current.status,
+            currentTools: current.currentTools,
+            children: current.children,
+          }
         : compressing
-          ? { iteration: 0, status: 'compressing', currentTools: [] }
+          ? { iteration: 0, status: 'compressing', currentTools: [], children: [] }
           : undefined,
       runTurns,
       ended,
@@ -575,6 +580,9 @@ function describe(state: ConversationState, current: TurnProgress | undefined, e
   ];
   if (current) lines.push(`**Iteration:** ${current.iteration} of ${state.maxIterations}`);
   if (current?.currentTools.length) lines.push(`**Running:** ${current.currentTools.join(', ')}`);
+  if (current?.children.length)
+    lines.push(`**Child agents:** ${current.children.map((id) => `\`session-${id}\``).join(', ')}`);
+  if (state.subagent) lines.push(`**Delegated by:** \`session-${state.subagent.parentSessionId}\``);
   for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
     lines.push(
       `**Approval needed** (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +

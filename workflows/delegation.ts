@@ -59,6 +59,7 @@ export async function runDelegation(
   p: TurnProgress,
   call: ToolCallRef,
   resultSeq: number,
+  onProgress: () => void,
 ): Promise<DelegationOutcome> {
   const tasks = call.delegate!.tasks;
   const depth = (s.subagent?.depth ?? 0) + 1;
@@ -74,6 +75,8 @@ export async function runDelegation(
   const children = await CancellationScope.nonCancellable(() =>
     Promise.all(tasks.map((task, i) => startOne(s, p, task, i, resultSeq, depth, budget))),
   );
+  p.children = children.map((c) => c.sessionId);
+  onProgress();
   await store.publishStatus({
     conversationId: s.conversationId,
     turnId: p.turnId,
@@ -96,6 +99,8 @@ export async function runDelegation(
     stoppedBy = err as Error;
   }
   if (ending) await CancellationScope.nonCancellable(() => windDown(children, settled, ending));
+  p.children = [];
+  onProgress();
 
   const reports: ChildReport[] = [];
   for (const c of children) {

@@ -226,6 +226,7 @@ export interface LiveTurnView {
   iteration: number;
   status: ConversationStatus;
   currentTools: string[];
+  children: string[];
 }
 
 export function stateView(
@@ -272,6 +273,8 @@ export function stateView(
     last_error: s.lastError,
     last_result: s.lastResult,
     current_tools: live?.currentTools ?? [],
+    child_sessions: live?.children ?? [],
+    parent_session_id: s.subagent?.parentSessionId ?? null,
     run_turns: runTurns,
   };
 }

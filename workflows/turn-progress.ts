@@ -22,6 +22,8 @@ export class TurnProgress {
   status: ConversationStatus = 'thinking';
   phase: Phase = 'starting';
   currentTools: string[] = [];
+  /** Sessions of the child agents this turn is waiting for. */
+  children: string[] = [];
   stopRequested = false;
   scope: CancellationScope | undefined;
   /** Role of the newest message this turn put in the transcript. */

@@ -252,7 +252,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       return;
     }
     if (o.call.delegate && !o.call.argsError) {
-      const d = await runDelegation(s, p, o.call, o.seq);
+      const d = await runDelegation(s, p, o.call, o.seq, () => host.onProgress(p));
       // The children's reports are recorded even when the turn was stopped: they did real work.
       await CancellationScope.nonCancellable(() => answer(o, d.content, false));
       o.done = true;

@@ -190,6 +190,13 @@ describe('delegation', () => {
     const conv = stack.herald.conversation('d-stop');
     const pending = conv.send('think hard', { start: { cwd: ws } });
     await eventually(() => stack.fake.requests.filter(isChild).length === 2);
+    // The parent's state names the children it waits for; each child names its parent.
+    const state = await conv.state();
+    assert.equal(state.status, 'running_tools');
+    assert.equal(state.child_sessions.length, 2);
+    const childState = await stack.herald.conversation(state.child_sessions[0]!).state();
+    assert.equal(childState.parent_session_id, 'd-stop');
+    assert.equal(childState.status, 'thinking');
     const stoppedAt = Date.now();
     await conv.stop();
     const r = await pending;
