@@ -231,7 +231,7 @@ describe('delegation, configured', () => {
   let ws: string;
   before(async () => {
     stack = await createTestStack({
-      configYaml: 'delegation: { autoApprove: true, childTimeoutSeconds: 2, maxIterations: 3 }\n',
+      configYaml: 'delegation: { autoApprove: true, childTimeoutSeconds: 3, maxIterations: 3, maxDepth: 2 }\n',
     });
     ws = join(stack.home, 'delegation');
     mkdirSync(join(ws, 'build'), { recursive: true });
@@ -292,5 +292,40 @@ describe('delegation, configured', () => {
     const tool = (await stack.transcript('dc-timeout')).find((m) => m.role === 'tool')!;
     assert.match(tool.content as string, /^1 delegated task\(s\): 1 timeout\./);
     assert.ok(stack.fake.requests.filter(isChild).every((c) => c.abortedAt !== undefined));
+  });
+
+  it('lets children delegate in turn up to maxDepth, and no deeper', async () => {
+    writeFileSync(join(ws, 'note.txt'), 'deep note\n');
+    const briefOf = (r: RecordedRequest) => messagesOf(r).find((m) => m.content?.startsWith('YOUR TASK'))?.content;
+    stack.fake.respond((req): ScriptedReply => {
+      const brief = briefOf(req);
+      const last = lastOf(req);
+      if (brief?.includes('Level two')) {
+        if (last.role === 'user') return { toolCalls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] };
+        return { text: `note.txt: ${(last.content ?? '').split('\n')[0]!.replace(/^\s*\d+\t/, '')}` };
+      }
+      if (brief?.includes('Level one')) {
+        if (last.role === 'user')
+          return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Level two: read note.txt' } }] };
+        return { text: `Level one heard: ${/"summary": "([^"]*)"/.exec(last.content ?? '')?.[1] ?? '?'}` };
+      }
+      if (last.role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Level one: get note.txt read' } }] };
+      return { text: 'Done at the top.' };
+    });
+    const r = await stack.herald.conversation('dc-depth').send('go deep', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'Done at the top.');
+    const { results } = await (async () => {
+      const text = (await stack.transcript('dc-depth')).find((m) => m.role === 'tool')!.content!;
+      return JSON.parse(text.slice(text.indexOf('{'))) as { results: ChildReport[] };
+    })();
+    assert.equal(results[0]!.summary, 'Level one heard: note.txt: deep note');
+    const child = results[0]!.session_id;
+    const grandchildren = await stack.db.query<{ id: string }>('SELECT id FROM sessions WHERE parent_id = $1', [child]);
+    assert.equal(grandchildren.rows.length, 1);
+    const levelOne = stack.fake.requests.filter((q) => briefOf(q)?.includes('Level one'));
+    const levelTwo = stack.fake.requests.filter((q) => briefOf(q)?.includes('Level two'));
+    assert.ok(levelOne.every((q) => toolNames(q).includes('delegate_task')));
+    assert.ok(levelTwo.every((q) => !toolNames(q).includes('delegate_task')));
   });
 });
