@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
-import { DEFAULT_DELEGATION } from './delegation.js';
+import { DEFAULT_DELEGATION, DELEGATION_MODES } from './delegation.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 
 const pricingSchema = z
@@ -154,6 +154,7 @@ export const configFileSchema = z
     /** Child agents run by `delegate_task` (SPEC §12). */
     delegation: z
       .object({
+        mode: z.enum(DELEGATION_MODES).default(DEFAULT_DELEGATION.mode),
         maxIterations: z.number().int().min(1).default(DEFAULT_DELEGATION.maxIterations),
         maxConcurrentChildren: z.number().int().min(1).max(16).default(DEFAULT_DELEGATION.maxConcurrentChildren),
         maxDepth: z.number().int().min(1).max(5).default(DEFAULT_DELEGATION.maxDepth),

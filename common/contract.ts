@@ -267,6 +267,8 @@ export interface ConversationStateView {
   current_tools: string[];
   /** Sessions of the child agents the running turn waits for (`delegate_task`). */
   child_sessions: string[];
+  /** Sessions of child agents running in the background (`delegation.mode: background`). */
+  background_sessions: string[];
   /** Set when this conversation is a child agent: the session that delegated its task. */
   parent_session_id: string | null;
   run_turns: number;

@@ -8,7 +8,15 @@ import type { TurnResult } from './contract.js';
 import type { Usage } from './messages.js';
 import { emptyUsage } from './messages.js';
 
+export const DELEGATION_MODES = ['wait', 'background'] as const;
+export type DelegationMode = (typeof DELEGATION_MODES)[number];
+
 export interface DelegationSettings {
+  /**
+   * `wait`: the tool call returns when every child has reported. `background`: it returns at once
+   * and the reports come back later as a new message (a new turn). Child agents always wait.
+   */
+  mode: DelegationMode;
   /** Each child's iteration budget (a fresh one, not the parent's). */
   maxIterations: number;
   /** Tasks one `delegate_task` call may run; more are refused with a message to the model. */
@@ -24,6 +32,7 @@ export interface DelegationSettings {
 }
 
 export const DEFAULT_DELEGATION: DelegationSettings = {
+  mode: 'wait',
   maxIterations: 50,
   maxConcurrentChildren: 3,
   maxDepth: 1,
@@ -33,6 +42,10 @@ export const DEFAULT_DELEGATION: DelegationSettings = {
 };
 
 export const DELEGATE_TOOL = 'delegate_task';
+
+/** The first line of the message that brings background children's reports into the conversation. */
+export const BACKGROUND_REPORTS_PREFIX =
+  '[Background task results] The child agents you dispatched earlier have finished. Their reports:';
 
 /** Tools a child never gets: it cannot ask the user, write long-term memory, or (at the depth limit) delegate. */
 const CHILD_BLOCKED_TOOLS = new Set(['clarify', 'memory', DELEGATE_TOOL]);

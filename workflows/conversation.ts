@@ -7,6 +7,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -63,6 +64,9 @@ import {
   stateView,
 } from './state.js';
 import { TurnProgress, runTurn } from './turn.js';
+import type { ChildBatch } from './delegation.js';
+import { collectReports, stopChildren, waitForBatch } from './delegation.js';
+import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 
 const DEFAULT_IDLE_TIMEOUT = '30 days';
 const DEFAULT_CAN_AFTER_TURNS = 200;
@@ -90,12 +94,47 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   let runTurns = 0;
   let childResult: TurnResult | null = null;
 
-  const refreshDetails = () => setCurrentDetails(describe(state, current, ended));
+  const refreshDetails = () => setCurrentDetails(describe(state, current, ended, backgroundSessions()));
+
+  /** Background delegations still running (`delegation.mode: background`); none may be running at continue-as-new. */
+  const background: ChildBatch[] = [];
+  const backgroundSessions = () => background.flatMap((b) => b.children.map((c) => c.sessionId));
+  /** Reports of background children the user stopped: they wait for the user's next message. */
+  const heldReports: QueuedMessage[] = [];
 
   const enqueue = (msg: QueuedMessage) => {
+    state.queue.push(...heldReports.splice(0));
     state.queue.push(msg);
     if (current && state.busyPolicy === 'interrupt') current.requestStop();
     refreshDetails();
+  };
+
+  /** Wait for a background batch, then queue its reports as the next message (a new turn). */
+  const watchBackground = async (batch: ChildBatch) => {
+    try {
+      await waitForBatch(state, batch);
+      const { content } = await collectReports(state, batch);
+      const msg: QueuedMessage = {
+        id: `${state.conversationId}:delegation:${batch.id}`,
+        text: `${BACKGROUND_REPORTS_PREFIX}\n${content}`,
+        awaited: false,
+      };
+      if (batch.ending === 'stopped') heldReports.push(msg);
+      else state.queue.push(msg);
+    } catch (err) {
+      log.error('background delegation failed', { error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      const at = background.indexOf(batch);
+      if (at >= 0) background.splice(at, 1);
+      refreshDetails();
+    }
+  };
+  const stopBackground = () => {
+    for (const batch of background) {
+      if (batch.ending) continue;
+      batch.ending = 'stopped';
+      void stopChildren(batch);
+    }
   };
 
   setHandler(userMessageSignal, (payload: unknown) => {
@@ -131,6 +170,7 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
 
   setHandler(stopSignal, (payload?: unknown) => {
     if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+    stopBackground();
     if (current) current.requestStop();
     else if (state.subagent && !ended) {
       // A child agent stopped before its task began: it ends without running it.
@@ -294,6 +334,7 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
           : undefined,
       runTurns,
       ended,
+      backgroundSessions(),
     ),
   );
 
@@ -304,7 +345,8 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
   refreshDetails();
 
   const idleTimeout = input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
-  const canDue = () => workflowInfo().continueAsNewSuggested || runTurns >= canAfterTurns;
+  // Children are tied to this run (they would be terminated with it): no continue-as-new while any runs.
+  const canDue = () => (workflowInfo().continueAsNewSuggested || runTurns >= canAfterTurns) && background.length === 0;
 
   for (;;) {
     const woke = await condition(
@@ -343,6 +385,11 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     const host = {
       state,
       onProgress: () => refreshDetails(),
+      adoptBackground: (batch: ChildBatch) => {
+        background.push(batch);
+        // Outside the turn's scope: stopping or ending the turn that dispatched them must not end the watch.
+        void CancellationScope.nonCancellable(() => watchBackground(batch));
+      },
       takeSteer: () => {
         const text = state.pendingSteer.join('\n');
         state.pendingSteer = [];
@@ -371,6 +418,9 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     refreshDetails();
   }
 
+  // Background children are stopped, not abandoned: each ends its turn and keeps its transcript.
+  stopBackground();
+  await condition(() => background.length === 0);
   // Messages that never ran still get an answer: the conversation is over.
   for (const msg of state.queue.splice(0)) rememberResult(state, msg.id, endedResult(state, msg.id));
   await condition(allHandlersFinished);
@@ -572,7 +622,12 @@ function endedResult(state: ConversationState, messageId: string): TurnResult {
 }
 
 /** Markdown shown as the workflow's current details in the Web UI. */
-function describe(state: ConversationState, current: TurnProgress | undefined, ended: boolean): string {
+function describe(
+  state: ConversationState,
+  current: TurnProgress | undefined,
+  ended: boolean,
+  backgroundSessions: string[],
+): string {
   const status = ended ? 'ended' : (current?.status ?? 'idle');
   const lines = [
     `**Status:** ${status} · **Session:** \`${state.sessionId}\` · **Turn:** ${state.turn}`,
@@ -582,6 +637,8 @@ function describe(state: ConversationState, current: TurnProgress | undefined, e
   if (current?.currentTools.length) lines.push(`**Running:** ${current.currentTools.join(', ')}`);
   if (current?.children.length)
     lines.push(`**Child agents:** ${current.children.map((id) => `\`session-${id}\``).join(', ')}`);
+  if (backgroundSessions.length)
+    lines.push(`**Child agents in the background:** ${backgroundSessions.map((id) => `\`session-${id}\``).join(', ')}`);
   if (state.subagent) lines.push(`**Delegated by:** \`session-${state.subagent.parentSessionId}\``);
   for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
     lines.push(

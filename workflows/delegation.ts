@@ -26,7 +26,8 @@ import {
   startFailureReport,
   subagentBrief,
 } from '../common/delegation.js';
-import { addUsage } from '../common/messages.js';
+import type { Usage } from '../common/messages.js';
+import { addUsage, emptyUsage } from '../common/messages.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { store } from './activities.js';
 import { withDeadline } from './deadline.js';
@@ -43,6 +44,8 @@ export interface DelegationOutcome {
   content: string;
   /** Set when the parent's turn was stopped while children ran: rethrow it once the result is recorded. */
   stoppedBy?: Error;
+  /** Background mode: children still running, for the conversation to watch. */
+  background?: ChildBatch;
 }
 
 interface Child {
@@ -53,6 +56,17 @@ interface Child {
   done: Promise<{ result: TurnResult | null; error?: string; endedAt: number }>;
 }
 
+/** The children of one `delegate_task` call. */
+export interface ChildBatch {
+  id: string;
+  children: Child[];
+  startedAt: number;
+  /** Settles when every child has ended; never rejects. */
+  settled: Promise<unknown>;
+  /** Why the parent ended the wait early, if it did. */
+  ending?: ChildEnding;
+}
+
 /** Run the call's tasks as child agents; `resultSeq` (the call's result position) makes their ids unique. */
 export async function runDelegation(
   s: ConversationState,
@@ -61,22 +75,55 @@ export async function runDelegation(
   resultSeq: number,
   onProgress: () => void,
 ): Promise<DelegationOutcome> {
+  const batch = await startBatch(s, p, call, resultSeq);
+  if (typeof batch === 'string') return { content: batch };
+  if (s.delegation.mode === 'background' && !s.subagent) {
+    const ids = batch.children.map((c) => c.sessionId).join(', ');
+    return {
+      content:
+        `Dispatched ${batch.children.length} task(s) to child agents running in the background (${ids}). Their ` +
+        'reports will arrive in a later message once all of them have finished. Continue with other work, or end ' +
+        'your turn if there is nothing else to do.',
+      background: batch,
+    };
+  }
+
+  p.children = batch.children.map((c) => c.sessionId);
+  onProgress();
+  let stoppedBy: Error | undefined;
+  try {
+    await waitForBatch(s, batch);
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    batch.ending = 'stopped';
+    stoppedBy = err as Error;
+    await CancellationScope.nonCancellable(() => windDown(batch));
+  }
+  p.children = [];
+  onProgress();
+  const { content, usage } = await collectReports(s, batch);
+  p.usage = addUsage(p.usage, usage);
+  return { content, ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
+}
+
+/** Start one child per task (or say why none can start). */
+async function startBatch(
+  s: ConversationState,
+  p: TurnProgress,
+  call: ToolCallRef,
+  resultSeq: number,
+): Promise<ChildBatch | string> {
   const tasks = call.delegate!.tasks;
   const depth = (s.subagent?.depth ?? 0) + 1;
   if (depth > s.delegation.maxDepth)
-    return {
-      content: `delegate_task is not available at this depth (limit ${s.delegation.maxDepth}). Do the work yourself.`,
-    };
+    return `delegate_task is not available at this depth (limit ${s.delegation.maxDepth}). Do the work yourself.`;
   const budget = remainingBudget(s);
-  if (budget === null)
-    return { content: 'The session budget is spent: no child agent can be started. Finish with what you have.' };
+  if (budget === null) return 'The session budget is spent: no child agent can be started. Finish with what you have.';
 
   const startedAt = Date.now();
   const children = await CancellationScope.nonCancellable(() =>
     Promise.all(tasks.map((task, i) => startOne(s, p, task, i, resultSeq, depth, budget))),
   );
-  p.children = children.map((c) => c.sessionId);
-  onProgress();
   await store.publishStatus({
     conversationId: s.conversationId,
     turnId: p.turnId,
@@ -84,37 +131,48 @@ export async function runDelegation(
     message: `delegated ${tasks.length} task(s) to child agents`,
     details: { sessions: children.map((c) => c.sessionId) },
   });
+  return {
+    id: `${p.turn}-${resultSeq}`,
+    children,
+    startedAt,
+    settled: Promise.all(children.map((c) => c.done)),
+  };
+}
 
-  const settled = Promise.all(children.map((c) => c.done));
-  let ending: ChildEnding;
-  let stoppedBy: Error | undefined;
-  try {
-    const timedOut = await withDeadline(s.delegation.childTimeoutSeconds * 1000, async () => {
-      await Promise.race([settled, CancellationScope.current().cancelRequested]);
-    });
-    if (timedOut) ending = 'timed_out';
-  } catch (err) {
-    if (!isCancellation(err)) throw err;
-    ending = 'stopped';
-    stoppedBy = err as Error;
+/**
+ * Wait until every child has ended, or the child timeout passes (then they are stopped and the
+ * batch marked `timed_out`). A cancellation of the calling scope is thrown to the caller.
+ */
+export async function waitForBatch(s: ConversationState, batch: ChildBatch): Promise<void> {
+  const timedOut = await withDeadline(s.delegation.childTimeoutSeconds * 1000, async () => {
+    await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
+  });
+  if (timedOut) {
+    batch.ending = 'timed_out';
+    await CancellationScope.nonCancellable(() => windDown(batch));
   }
-  if (ending) await CancellationScope.nonCancellable(() => windDown(children, settled, ending));
-  p.children = [];
-  onProgress();
+}
 
+/** The reports of a finished batch as the tool result (or background message), child usage added to the session's. */
+export async function collectReports(
+  s: ConversationState,
+  batch: ChildBatch,
+): Promise<{ content: string; usage: Usage }> {
   const reports: ChildReport[] = [];
-  for (const c of children) {
-    const { result, error, endedAt } = await Promise.race([c.done, neverEnded(startedAt)]);
+  let total = emptyUsage();
+  for (const c of batch.children) {
+    const { result, error, endedAt } = await Promise.race([c.done, neverEnded(batch.startedAt)]);
     if (error !== undefined && result === null) {
       reports.push(startFailureReport(c.index, c.sessionId, error));
       continue;
     }
-    const usage = childUsage(result);
-    s.sessionUsage = addUsage(s.sessionUsage, usage);
-    p.usage = addUsage(p.usage, usage);
-    reports.push(childReport(c.index, c.sessionId, result, endedAt - startedAt, ending, s.delegation.maxSummaryChars));
+    total = addUsage(total, childUsage(result));
+    reports.push(
+      childReport(c.index, c.sessionId, result, endedAt - batch.startedAt, batch.ending, s.delegation.maxSummaryChars),
+    );
   }
-  return { content: delegationResult(reports), ...(stoppedBy !== undefined ? { stoppedBy } : {}) };
+  s.sessionUsage = addUsage(s.sessionUsage, total);
+  return { content: delegationResult(reports), usage: total };
 }
 
 async function startOne(
@@ -201,10 +259,17 @@ function remainingBudget(s: ConversationState): ConversationInput['budget'] | nu
 }
 
 /** Ask every running child to stop, then give them a while to end their turn and report. */
-async function windDown(children: Child[], settled: Promise<unknown>, ending: ChildEnding): Promise<void> {
-  const reason = ending === 'timed_out' ? 'the delegated task ran out of time' : 'stopped by the delegating agent';
+export async function windDown(batch: ChildBatch): Promise<void> {
+  await stopChildren(batch);
+  await Promise.race([batch.settled, sleep(WIND_DOWN_MS)]);
+}
+
+/** Send every child of the batch the `stop` signal (children that already ended ignore it). */
+export async function stopChildren(batch: ChildBatch): Promise<void> {
+  const reason =
+    batch.ending === 'timed_out' ? 'the delegated task ran out of time' : 'stopped by the delegating agent';
   await Promise.all(
-    children.map((c) =>
+    batch.children.map((c) =>
       c.handle
         ? c.handle.signal(stopSignal, reason).catch(() => {
             // Already ended: nothing to stop.
@@ -212,7 +277,6 @@ async function windDown(children: Child[], settled: Promise<unknown>, ending: Ch
         : Promise.resolve(),
     ),
   );
-  await Promise.race([settled, sleep(WIND_DOWN_MS)]);
 }
 
 /** A child that did not end even after the wind-down: reported as such, without a result. */

@@ -16,7 +16,7 @@ import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
 import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
-import { DEFAULT_DELEGATION } from '../common/delegation.js';
+import { DEFAULT_DELEGATION, DELEGATION_MODES } from '../common/delegation.js';
 import type { TodoItem } from '../common/todos.js';
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
@@ -181,6 +181,8 @@ export const carriedStateSchema = z.object({
   toolTaskQueue: z.string().optional(),
   delegation: z
     .object({
+      // Absent from state carried before the background mode existed.
+      mode: z.enum(DELEGATION_MODES).default('wait'),
       maxIterations: z.number().int().min(1),
       maxConcurrentChildren: z.number().int().min(1),
       maxDepth: z.number().int().min(1),
@@ -234,6 +236,7 @@ export function stateView(
   live: LiveTurnView | undefined,
   runTurns: number,
   ended: boolean,
+  backgroundSessions: string[] = [],
 ): ConversationStateView {
   return {
     status: ended ? 'ended' : (live?.status ?? 'idle'),
@@ -274,6 +277,7 @@ export function stateView(
     last_result: s.lastResult,
     current_tools: live?.currentTools ?? [],
     child_sessions: live?.children ?? [],
+    background_sessions: backgroundSessions,
     parent_session_id: s.subagent?.parentSessionId ?? null,
     run_turns: runTurns,
   };

@@ -16,6 +16,7 @@ import { store, toolActivities } from './activities.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
 import { withDeadline } from './deadline.js';
 import { TurnEnd, rootMessage } from './errors.js';
+import type { ChildBatch } from './delegation.js';
 import { runDelegation } from './delegation.js';
 import { askClarify, gateCommand } from './human.js';
 import { callModelSlot } from './model-slot.js';
@@ -66,6 +67,8 @@ export interface TurnHost {
   onProgress(progress: TurnProgress): void;
   /** Steer text waiting for the next model call, taken (and cleared) by the turn. */
   takeSteer(): string | undefined;
+  /** Children started in the background: the conversation watches them and queues their reports. */
+  adoptBackground(batch: ChildBatch): void;
 }
 
 interface Outcome {
@@ -253,6 +256,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     }
     if (o.call.delegate && !o.call.argsError) {
       const d = await runDelegation(s, p, o.call, o.seq, () => host.onProgress(p));
+      if (d.background) host.adoptBackground(d.background);
       // The children's reports are recorded even when the turn was stopped: they did real work.
       await CancellationScope.nonCancellable(() => answer(o, d.content, false));
       o.done = true;

@@ -329,3 +329,135 @@ describe('delegation, configured', () => {
     assert.ok(levelTwo.every((q) => !toolNames(q).includes('delegate_task')));
   });
 });
+
+describe('delegation in the background', () => {
+  let stack: TestStack;
+  let ws: string;
+  before(async () => {
+    stack = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
+    ws = join(stack.home, 'delegation');
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
+  });
+  after(async () => {
+    await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
+  });
+
+  const backgroundReports = (m: WireMessage) => m.role === 'user' && m.content?.startsWith('[Background task results]');
+
+  it('returns at once, then brings the reports back as a new turn', async () => {
+    stack.fake.respond((req): ScriptedReply | undefined => {
+      const last = lastOf(req);
+      if (isChild(req)) {
+        if (last.role === 'user') return { toolCalls: [{ name: 'read_file', arguments: { path: 'alpha.txt' } }] };
+        return { text: 'alpha.txt says hello.', usage: { prompt: 40, completion: 4 } };
+      }
+      if (backgroundReports(last)) return { text: 'The background child says alpha says hello.' };
+      if (last.role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read alpha.txt' } }] };
+      return { text: 'I have sent a child to read it; I will tell you.' };
+    });
+    const conv = stack.herald.conversation('db-basic');
+    const first = await conv.send('what does alpha.txt say?', { start: { cwd: ws } });
+    assert.equal(first.final_response, 'I have sent a child to read it; I will tell you.');
+    const dispatched = (await stack.transcript('db-basic')).find((m) => m.role === 'tool')!;
+    assert.match(
+      dispatched.content!,
+      /^Dispatched 1 task\(s\) to child agents running in the background \(db-basic\.d1-2-0\)/,
+    );
+
+    // The reports arrive as a second turn, which the model answers.
+    const second = await eventually(async () => {
+      const s = await conv.state();
+      return s.turn === 2 && s.status === 'idle' ? s : undefined;
+    });
+    assert.equal(second.last_result?.final_response, 'The background child says alpha says hello.');
+    assert.deepEqual(second.background_sessions, []);
+    const transcript = await stack.transcript('db-basic');
+    assert.ok(isValidOrder(transcript));
+    const reports = transcript.find((m) => m.role === 'user' && m.content?.startsWith('[Background task results]'))!;
+    assert.match(reports.content!, /1 delegated task\(s\): 1 completed\./);
+    assert.match(reports.content!, /"summary": "alpha.txt says hello."/);
+    // Child usage joined the parent's session.
+    assert.ok(second.usage.total_tokens >= 44);
+  });
+
+  it('/stop reaches background children; their reports wait for the next user message', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      const last = lastOf(req);
+      if (isChild(req)) return { text: 'pondering', hangAfterChunks: 1 };
+      if (backgroundReports(last)) return { text: 'The child was stopped before it finished.' };
+      if (last.role === 'user' && last.content === 'carry on') return { text: 'Carrying on.' };
+      if (last.role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Ponder alpha.txt' } }] };
+      return { text: 'Dispatched.' };
+    });
+    const conv = stack.herald.conversation('db-stop');
+    await conv.send('ponder in the background', { start: { cwd: ws } });
+    await eventually(() => stack.fake.requests.filter(isChild).length === 1);
+    assert.equal((await conv.state()).background_sessions.length, 1);
+
+    await conv.stop();
+    const child = stack.fake.requests.find(isChild)!;
+    await eventually(() => child.abortedAt !== undefined);
+    await eventually(async () => (await conv.state()).background_sessions.length === 0);
+    // No turn started on its own after the stop.
+    assert.equal((await conv.state()).turn, 1);
+
+    const r = await conv.send('carry on');
+    assert.equal(r.final_response, 'Carrying on.');
+    const transcript = await stack.transcript('db-stop');
+    assert.ok(isValidOrder(transcript));
+    const users = transcript.filter((m) => m.role === 'user').map((m) => m.content!.split('\n')[0]);
+    assert.equal(users.length, 3);
+    assert.equal(users[2], 'carry on');
+    assert.match(users[1]!, /^\[Background task results\]/);
+    const text = transcript.find((m) => m.role === 'user' && m.content?.startsWith('[Background'))!.content!;
+    assert.match(text, /1 delegated task\(s\): 1 interrupted\./);
+  });
+
+  it('ends with `end`: background children are stopped, not left running', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) return { text: 'pondering', hangAfterChunks: 1 };
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Ponder forever' } }] };
+      return { text: 'Dispatched.' };
+    });
+    const conv = stack.herald.conversation('db-end');
+    await conv.send('ponder', { start: { cwd: ws } });
+    await eventually(() => stack.fake.requests.filter(isChild).length === 1);
+    const childId = (await conv.state()).background_sessions[0]!;
+    await conv.end('done for today');
+    await stack.temporal.workflow.getHandle('session-db-end').result();
+    const child = await stack.temporal.workflow.getHandle(`session-${childId}`).describe();
+    assert.equal(child.status.name, 'COMPLETED');
+    assert.ok(isValidOrder(await stack.transcript(childId)));
+  });
+
+  it('does not continue-as-new while background children run (it would terminate them)', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      const last = lastOf(req);
+      if (isChild(req)) return { text: 'slow but sure', delayMs: 1500 };
+      if (backgroundReports(last)) return { text: 'Got the slow report.' };
+      if (last.role === 'user') return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Be slow' } }] };
+      return { text: 'Dispatched.' };
+    });
+    const conv = stack.herald.conversation('db-can');
+    await conv.send('go', { start: { cwd: ws, continueAsNewAfterTurns: 1 } });
+    const childId = (await conv.state()).background_sessions[0]!;
+    const handle = stack.temporal.workflow.getHandle('session-db-can');
+    const firstRun = (await handle.describe()).runId;
+    const after = await eventually(async () => {
+      const s = await conv.state();
+      return s.turn === 2 && s.status === 'idle' ? s : undefined;
+    });
+    assert.equal(after.last_result?.final_response, 'Got the slow report.');
+    const child = await stack.temporal.workflow.getHandle(`session-${childId}`).describe();
+    assert.equal(child.status.name, 'COMPLETED');
+    // It did continue-as-new afterwards, once no child was running.
+    await eventually(async () => (await handle.describe()).runId !== firstRun);
+  });
+});
