@@ -174,4 +174,44 @@ try {
 } finally {
   await stack.close();
 }
+
+// 6. Background delegation: the reports come back as a second turn; a second batch is stopped.
+const bg = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
+try {
+  const ws = join(bg.home, 'ws');
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(join(ws, 'a.txt'), 'A\n');
+  let hang = false;
+  bg.fake.respond((r) => {
+    const messages = r.body.messages as Array<{ role: string; content: string | null }>;
+    const last = messages.at(-1)!;
+    if (messages.some((m) => m.content?.startsWith('YOUR TASK'))) {
+      if (hang) return { text: 'thinking…', hangAfterChunks: 1 };
+      return last.role === 'user'
+        ? { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }
+        : { text: `a.txt holds ${last.content ?? ''}` };
+    }
+    if (last.content?.startsWith('[Background task results]')) return { text: 'The child reported.' };
+    if (last.role === 'user' && last.content !== 'carry on')
+      return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read a.txt' } }] };
+    return { text: 'Dispatched.' };
+  });
+  const c6 = bg.herald.conversation('replay-background');
+  await c6.send('What does a.txt hold?', { id: 'b1', start: { cwd: ws } });
+  await eventually(async () => {
+    const s = await c6.state();
+    return s.turn === 2 && s.status === 'idle';
+  });
+  hang = true;
+  await c6.send('Read it again', { id: 'b2' });
+  await eventually(async () => (await c6.state()).background_sessions.length === 1);
+  await c6.stop('recording');
+  await eventually(async () => (await c6.state()).background_sessions.length === 0);
+  await c6.send('carry on', { id: 'b3' });
+  await c6.end('recorded');
+  await bg.temporal.workflow.getHandle(c6.workflowId).result();
+  await save(bg.temporal, 'delegation-background', c6.workflowId);
+} finally {
+  await bg.close();
+}
 process.exit(0);
