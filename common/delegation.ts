@@ -198,6 +198,12 @@ export function delegationResult(reports: readonly ChildReport[]): string {
   return `${reports.length} delegated task(s): ${overview}.\n${JSON.stringify({ results: reports }, null, 2)}`;
 }
 
+/** The reports in a `delegate_task` result (or background message) written by `delegationResult`. */
+export function parseDelegationResult(text: string): ChildReport[] {
+  const json = text.slice(text.indexOf('{'));
+  return (JSON.parse(json) as { results: ChildReport[] }).results;
+}
+
 /** The usage a child adds to its parent's ledger. */
 export function childUsage(result: TurnResult | null): Usage {
   return result?.usage.session ?? emptyUsage();

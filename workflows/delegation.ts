@@ -128,7 +128,7 @@ async function startBatch(
     conversationId: s.conversationId,
     turnId: p.turnId,
     kind: 'delegation',
-    message: `delegated ${tasks.length} task(s) to child agents`,
+    message: `delegated ${tasks.length} task(s) to child agents: ${children.map((c) => c.sessionId).join(', ')} (herald watch <id> follows one)`,
     details: { sessions: children.map((c) => c.sessionId) },
   });
   return {

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { ChildReport } from '../../common/delegation.js';
+import { parseDelegationResult } from '../../common/delegation.js';
 import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
@@ -21,15 +22,30 @@ const isChild = (r: RecordedRequest) =>
   messagesOf(r).some((m) => m.role === 'user' && m.content?.startsWith('YOUR TASK'));
 const lastOf = (r: RecordedRequest) => messagesOf(r).at(-1)!;
 
+/** A test stack with a workspace holding the files the tests read. */
+async function openStack(configYaml: string): Promise<{ stack: TestStack; ws: string }> {
+  const stack = await createTestStack({ configYaml });
+  const ws = join(stack.home, 'delegation');
+  mkdirSync(join(ws, 'build'), { recursive: true });
+  writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
+  writeFileSync(join(ws, 'beta.txt'), 'beta says goodbye\n');
+  return { stack, ws };
+}
+
+/** The reports of the first delegate_task result in a session's transcript. */
+async function reportsIn(stack: TestStack, session: string): Promise<{ text: string; results: ChildReport[] }> {
+  const tool = (await stack.transcript(session)).find(
+    (m) => m.role === 'tool' && typeof m.content === 'string' && m.content.includes('delegated task(s)'),
+  );
+  assert.ok(tool, 'the delegate_task result is in the transcript');
+  return { text: tool.content!, results: parseDelegationResult(tool.content!) };
+}
+
 describe('delegation', () => {
   let stack: TestStack;
   let ws: string;
   before(async () => {
-    stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
-    ws = join(stack.home, 'delegation');
-    mkdirSync(ws, { recursive: true });
-    writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
-    writeFileSync(join(ws, 'beta.txt'), 'beta says goodbye\n');
+    ({ stack, ws } = await openStack('retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n'));
   });
   after(async () => {
     await stack.close();
@@ -37,16 +53,6 @@ describe('delegation', () => {
   beforeEach(() => {
     stack.fake.reset();
   });
-
-  /** The delegate_task result the parent recorded, parsed. */
-  async function reportsOf(session: string): Promise<{ text: string; results: ChildReport[] }> {
-    const tool = (await stack.transcript(session)).find(
-      (m) => m.role === 'tool' && typeof m.content === 'string' && m.content.includes('delegated task(s)'),
-    );
-    assert.ok(tool, 'the delegate_task result is in the transcript');
-    const text = tool.content as string;
-    return { text, results: (JSON.parse(text.slice(text.indexOf('{'))) as { results: ChildReport[] }).results };
-  }
 
   it('runs tasks as child agents in parallel and hands their reports back', async () => {
     stack.fake.respond((req): ScriptedReply => {
@@ -85,7 +91,7 @@ describe('delegation', () => {
     assert.equal(r.completed, true, r.error);
     assert.equal(r.final_response, 'Both children reported back.');
 
-    const { text, results } = await reportsOf('d-basic');
+    const { text, results } = await reportsIn(stack, 'd-basic');
     assert.match(text, /^2 delegated task\(s\): 2 completed\./);
     assert.deepEqual(
       results.map((x) => [x.task_index, x.status, x.summary]),
@@ -154,7 +160,6 @@ describe('delegation', () => {
   });
 
   it('denies a child agent’s dangerous command at once instead of waiting for an approval', async () => {
-    mkdirSync(join(ws, 'build'), { recursive: true });
     stack.fake.respond((req): ScriptedReply => {
       if (isChild(req)) {
         if (lastOf(req).role === 'user')
@@ -168,7 +173,7 @@ describe('delegation', () => {
     const r = await stack.herald.conversation('d-deny').send('clean up', { start: { cwd: ws } });
     assert.equal(r.final_response, 'The child could not delete it.');
     assert.ok(existsSync(join(ws, 'build')), 'the command did not run');
-    const { results } = await reportsOf('d-deny');
+    const { results } = await reportsIn(stack, 'd-deny');
     assert.equal(results[0]!.status, 'completed');
     assert.match(results[0]!.summary, /Could not clean: DENIED: this command needs a person's approval/);
     const events = await stack.events(results[0]!.session_id);
@@ -208,7 +213,7 @@ describe('delegation', () => {
     await eventually(() => childCalls.every((c) => c.abortedAt !== undefined));
     assert.ok(childCalls.every((c) => c.abortedAt! >= stoppedAt));
 
-    const { results } = await reportsOf('d-stop');
+    const { results } = await reportsIn(stack, 'd-stop');
     assert.deepEqual(
       results.map((x) => [x.status, x.exit_reason]),
       [
@@ -230,11 +235,9 @@ describe('delegation, configured', () => {
   let stack: TestStack;
   let ws: string;
   before(async () => {
-    stack = await createTestStack({
-      configYaml: 'delegation: { autoApprove: true, childTimeoutSeconds: 3, maxIterations: 3, maxDepth: 2 }\n',
-    });
-    ws = join(stack.home, 'delegation');
-    mkdirSync(join(ws, 'build'), { recursive: true });
+    ({ stack, ws } = await openStack(
+      'delegation: { autoApprove: true, childTimeoutSeconds: 3, maxIterations: 3, maxDepth: 2 }\n',
+    ));
   });
   after(async () => {
     await stack.close();
@@ -270,12 +273,7 @@ describe('delegation, configured', () => {
       return { text: 'The child ran out of budget.' };
     });
     await stack.herald.conversation('dc-budget').send('go', { start: { cwd: ws } });
-    const tool = (await stack.transcript('dc-budget')).find((m) => m.role === 'tool')!;
-    const [report] = (
-      JSON.parse((tool.content as string).slice((tool.content as string).indexOf('{'))) as {
-        results: ChildReport[];
-      }
-    ).results;
+    const [report] = (await reportsIn(stack, 'dc-budget')).results;
     assert.equal(report!.exit_reason, 'budget_exhausted');
     assert.equal(report!.api_calls, 4); // 3 iterations and the closing summary call
   });
@@ -315,10 +313,7 @@ describe('delegation, configured', () => {
     });
     const r = await stack.herald.conversation('dc-depth').send('go deep', { start: { cwd: ws } });
     assert.equal(r.final_response, 'Done at the top.');
-    const { results } = await (async () => {
-      const text = (await stack.transcript('dc-depth')).find((m) => m.role === 'tool')!.content!;
-      return JSON.parse(text.slice(text.indexOf('{'))) as { results: ChildReport[] };
-    })();
+    const { results } = await reportsIn(stack, 'dc-depth');
     assert.equal(results[0]!.summary, 'Level one heard: note.txt: deep note');
     const child = results[0]!.session_id;
     const grandchildren = await stack.db.query<{ id: string }>('SELECT id FROM sessions WHERE parent_id = $1', [child]);
@@ -334,10 +329,7 @@ describe('delegation in the background', () => {
   let stack: TestStack;
   let ws: string;
   before(async () => {
-    stack = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
-    ws = join(stack.home, 'delegation');
-    mkdirSync(ws, { recursive: true });
-    writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
+    ({ stack, ws } = await openStack('delegation: { mode: background }\n'));
   });
   after(async () => {
     await stack.close();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ChildReport } from '../../common/delegation.js';
+import { parseDelegationResult } from '../../common/delegation.js';
 import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { HeraldProcess } from '../support/processes.js';
@@ -124,7 +124,7 @@ describe('worker crash mid-turn', () => {
     const reports = parent.filter((m) => m.role === 'tool');
     assert.equal(reports.length, 1, 'one delegate_task result');
     const text = reports[0]!.content!;
-    const { results } = JSON.parse(text.slice(text.indexOf('{'))) as { results: ChildReport[] };
+    const results = parseDelegationResult(text);
     assert.deepEqual(
       results.map((x) => [x.status, x.summary]),
       [

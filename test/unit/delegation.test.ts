@@ -8,6 +8,7 @@ import {
   childSessionId,
   childTools,
   delegationResult,
+  parseDelegationResult,
   subagentBrief,
 } from '../../common/delegation.js';
 import { emptyUsage } from '../../common/messages.js';
@@ -77,6 +78,13 @@ describe('delegationResult', () => {
       childReport(1, 'b', result({ completed: false, failed: true }), 0, undefined, 100),
     ]);
     assert.match(text, /^2 delegated task\(s\): 1 completed, 1 failed\.\n\{/);
+    assert.deepEqual(
+      parseDelegationResult(text).map((r) => [r.session_id, r.status]),
+      [
+        ['a', 'completed'],
+        ['b', 'failed'],
+      ],
+    );
   });
 });
 
