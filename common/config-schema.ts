@@ -161,6 +161,8 @@ export const configFileSchema = z
         autoApprove: z.boolean().default(DEFAULT_DELEGATION.autoApprove),
         maxSummaryChars: z.number().int().min(1000).default(DEFAULT_DELEGATION.maxSummaryChars),
         childTimeoutSeconds: z.number().int().min(1).default(DEFAULT_DELEGATION.childTimeoutSeconds),
+        /** The children's model (default: the parent's). */
+        model: modelChoiceSchema.optional(),
       })
       .strict()
       .default({ ...DEFAULT_DELEGATION }),

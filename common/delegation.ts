@@ -7,6 +7,7 @@
 import type { TurnResult } from './contract.js';
 import type { Usage } from './messages.js';
 import { emptyUsage } from './messages.js';
+import type { ApiMode, ProviderName } from './providers.js';
 
 export const DELEGATION_MODES = ['wait', 'background'] as const;
 export type DelegationMode = (typeof DELEGATION_MODES)[number];
@@ -29,6 +30,16 @@ export interface DelegationSettings {
   maxSummaryChars: number;
   /** A child still running after this long is stopped and reported as `timeout`. */
   childTimeoutSeconds: number;
+  /** The children's model, when not the parent's (the parent's fallback chain still applies). */
+  model?: ChildModel | undefined;
+}
+
+export interface ChildModel {
+  provider: ProviderName;
+  model: string;
+  baseUrl?: string | undefined;
+  apiMode?: ApiMode | undefined;
+  apiKeyEnv?: string | undefined;
 }
 
 export const DEFAULT_DELEGATION: DelegationSettings = {

@@ -212,19 +212,12 @@ function childInput(
   depth: number,
   budget: ConversationInput['budget'],
 ): ConversationInput {
-  const provider = s.provider;
   return {
     sessionId,
     message: subagentBrief(task),
     messageId: `${sessionId}:task`,
     source: 'subagent',
-    provider: provider.provider,
-    model: provider.model,
-    apiMode: provider.apiMode,
-    ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
-    // A credential pool is the worker's to resolve again; a single key variable is passed on.
-    ...(provider.apiKeyEnv && !provider.credentialPool?.length ? { apiKeyEnv: provider.apiKeyEnv } : {}),
-    ...(provider.contextLength ? { contextLength: provider.contextLength } : {}),
+    ...childModel(s),
     fallbackProviders: s.fallbacks.map((f) => ({
       provider: f.provider,
       model: f.model,
@@ -239,6 +232,29 @@ function childInput(
     approvals: { mode: s.approvalMode, timeoutSeconds: s.approvalTimeoutSeconds },
     ...(budget ? { budget } : {}),
     subagent: { parentSessionId: s.sessionId, depth, autoApprove: s.delegation.autoApprove },
+  };
+}
+
+/** The configured child model, else the parent's current one (resolved again by the child's worker). */
+function childModel(s: ConversationState): Partial<ConversationInput> {
+  const m = s.delegation.model;
+  if (m)
+    return {
+      provider: m.provider,
+      model: m.model,
+      ...(m.apiMode ? { apiMode: m.apiMode } : {}),
+      ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}),
+      ...(m.apiKeyEnv ? { apiKeyEnv: m.apiKeyEnv } : {}),
+    };
+  const p = s.provider;
+  return {
+    provider: p.provider,
+    model: p.model,
+    apiMode: p.apiMode,
+    ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+    // A credential pool is the worker's to resolve again; a single key variable is passed on.
+    ...(p.apiKeyEnv && !p.credentialPool?.length ? { apiKeyEnv: p.apiKeyEnv } : {}),
+    ...(p.contextLength ? { contextLength: p.contextLength } : {}),
   };
 }
 

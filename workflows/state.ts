@@ -189,6 +189,15 @@ export const carriedStateSchema = z.object({
       autoApprove: z.boolean(),
       maxSummaryChars: z.number().int().min(1),
       childTimeoutSeconds: z.number().int().min(1),
+      model: z
+        .object({
+          provider: z.enum(PROVIDER_NAMES),
+          model: z.string(),
+          baseUrl: z.string().optional(),
+          apiMode: z.enum(API_MODES).optional(),
+          apiKeyEnv: z.string().optional(),
+        })
+        .optional(),
     })
     .default(DEFAULT_DELEGATION),
   subagent: z

@@ -236,7 +236,7 @@ describe('delegation, configured', () => {
   let ws: string;
   before(async () => {
     ({ stack, ws } = await openStack(
-      'delegation: { autoApprove: true, childTimeoutSeconds: 3, maxIterations: 3, maxDepth: 2 }\n',
+      'delegation: { autoApprove: true, childTimeoutSeconds: 3, maxIterations: 3, maxDepth: 2, model: { provider: custom, model: child-model } }\n',
     ));
   });
   after(async () => {
@@ -246,7 +246,7 @@ describe('delegation, configured', () => {
     stack.fake.reset();
   });
 
-  it('runs a child’s dangerous command without asking when autoApprove is set', async () => {
+  it('runs a child’s dangerous command without asking when autoApprove is set, on the configured child model', async () => {
     stack.fake.respond((req): ScriptedReply => {
       if (isChild(req)) {
         if (lastOf(req).role === 'user')
@@ -260,6 +260,12 @@ describe('delegation, configured', () => {
     const r = await stack.herald.conversation('dc-auto').send('clean up', { start: { cwd: ws } });
     assert.equal(r.final_response, 'Done.');
     assert.equal(existsSync(join(ws, 'build')), false);
+    // delegation.model: the children run on their own model, the parent on its own.
+    assert.deepEqual([...new Set(stack.fake.requests.filter(isChild).map((q) => q.body.model))], ['child-model']);
+    assert.deepEqual(
+      [...new Set(stack.fake.requests.filter((q) => !isChild(q)).map((q) => q.body.model))],
+      ['fake-model'],
+    );
   });
 
   it('gives each child the configured iteration budget, not the parent’s', async () => {
