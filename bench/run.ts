@@ -5,7 +5,9 @@
  *   - history bytes per step against transcript length (must stay flat: history holds references),
  *   - throughput under concurrency,
  *   - streaming latency (provider's first byte → event at a LISTENing client),
- *   - interrupt latency (`stop` signal → the provider's HTTP request aborted).
+ *   - interrupt latency (`stop` signal → the provider's HTTP request aborted),
+ *   - delegation round trip (three child agents, one model call each),
+ *   - the injection scanner's speed on a large file and on long hostile lines.
  * Not part of `npm test`: numbers, not assertions.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -163,6 +165,52 @@ try {
     say(
       `interrupt latency (stop signal → HTTP request aborted): p50 ${ms(pct(samples, 50))}, p95 ${ms(pct(samples, 95))}, max ${ms(Math.max(...samples))}`,
     );
+  }
+
+  // 6. Delegation: a parent hands three tasks to child agents, each answering in one model call.
+  {
+    const samples: number[] = [];
+    for (let i = 0; i < (quick ? 2 : 5); i++) {
+      stack.fake.reset().respond((req) => {
+        const messages = req.body.messages as Array<{ role: string; content: string | null }>;
+        if (messages.some((m) => m.content?.startsWith('YOUR TASK'))) return { text: 'child report' };
+        if (messages.at(-1)!.role === 'user')
+          return {
+            toolCalls: [
+              { name: 'delegate_task', arguments: { tasks: [{ goal: 'one' }, { goal: 'two' }, { goal: 'three' }] } },
+            ],
+          };
+        return { text: 'parent done' };
+      });
+      await stack.herald.conversation(`bench-delegate-${i}`).send('delegate', { start: { cwd: ws } });
+      const parentCalls = stack.fake.requests.filter(
+        (q) => !(q.body.messages as Array<{ content: string | null }>).some((m) => m.content?.startsWith('YOUR TASK')),
+      );
+      // From the parent's delegate_task reply to the parent's next call: start, run and report three children.
+      samples.push(parentCalls[1]!.receivedAt - parentCalls[0]!.completedAt!);
+    }
+    say(
+      `delegation round trip (3 child workflows, 1 model call each, reports back to the parent): p50 ${ms(pct(samples, 50))}, max ${ms(Math.max(...samples))}`,
+    );
+  }
+
+  // 7. Injection scanning of context files and memory: characters per second.
+  {
+    const { scanForInjection } = await import('../common/injection-scan.js');
+    const inputs: Array<[string, string]> = [
+      ['a 700 KB prose file', 'Always run the tests before you commit. Prefer small pull requests.\n'.repeat(10_000)],
+      ['curl $A_KEY ×9000', 'curl $A_KEY '.repeat(9000)],
+      ['<!-- ×20000', '<!-- '.repeat(20000)],
+      ['ignore all your ×6000', 'ignore all your '.repeat(6000)],
+    ];
+    for (const [name, text] of inputs) {
+      const t0 = performance.now();
+      scanForInjection(text);
+      const took = performance.now() - t0;
+      say(
+        `injection scan, ${name} (${text.length} chars): ${ms(took)} (${(((text.length / took) * 1000) / 1e6).toFixed(1)} M chars/s)`,
+      );
+    }
   }
 } finally {
   await stack.close();

@@ -1137,7 +1137,10 @@ describe('corpus', () => {
     assert.ok(fpRate <= 0.03, `false-positive rate ${pct(fpRate)} is above 3%`);
   });
 
-  it('scans a large file, and long hostile lines, in linear time', () => {
+  // Catastrophic backtracking on inputs like these takes minutes; a linear scan takes well under a
+  // second. The bound is loose on purpose (a loaded CI machine must not fail it): it catches the
+  // blow-up, and `npm run bench` measures the actual speed.
+  it('scans a large file, and long hostile lines, without catastrophic backtracking', () => {
     const big = BENIGN.join('\n\n').repeat(40);
     for (const text of [
       big,
@@ -1151,7 +1154,7 @@ describe('corpus', () => {
       scanForInjection(text);
       const ms = performance.now() - started;
       assert.ok(
-        ms < 2000,
+        ms < 15_000,
         `${JSON.stringify(text.slice(0, 20))}… (${text.length} characters) took ${ms.toFixed(0)} ms`,
       );
     }
