@@ -180,6 +180,33 @@ describe('delegation', () => {
     assert.equal(events.filter((e) => e.kind === 'approval.requested').length, 0);
   });
 
+  it('gives children only what is left of the session budget, and counts what they spend', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req))
+        return {
+          toolCalls: [{ name: 'read_file', arguments: { path: 'alpha.txt' } }],
+          usage: { prompt: 240, completion: 10 },
+        };
+      if (lastOf(req).role === 'user')
+        return {
+          toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read alpha.txt' } }],
+          usage: { prompt: 90, completion: 10 },
+        };
+      return { text: 'never reached: the session budget is spent' };
+    });
+    const r = await stack.herald
+      .conversation('d-budget')
+      .send('read it', { start: { cwd: ws, budget: { maxTokens: 300 } } });
+    // The child had 200 tokens left, spent 250 in its first call, and was stopped by its own cap.
+    const { results } = await reportsIn(stack, 'd-budget');
+    assert.equal(results[0]!.exit_reason, 'session_budget_exceeded');
+    assert.equal(results[0]!.tokens.total, 250);
+    assert.equal(stack.fake.requests.filter(isChild).length, 1);
+    // Parent 100 + child 250 = 350 > 300: the parent's next call is refused too.
+    assert.equal(r.turn_exit_reason, 'session_budget_exceeded');
+    assert.equal(r.usage.session.total_tokens, 350);
+  });
+
   it('stops running child agents when the parent is stopped, and keeps their reports', async () => {
     stack.fake.respond((req): ScriptedReply => {
       if (isChild(req)) return { text: 'still thinking', hangAfterChunks: 1 };
