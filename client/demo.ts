@@ -49,6 +49,24 @@ export const DEMO_SCRIPT: ScriptedReply[] = [
   {
     text: 'I read `main.js`, ran `node main.js` (it failed with "wrong average!"), removed the stray `+ 1` with `sed`, and ran it again: it passes. (This is the scripted demo model: no real LLM was called.)',
   },
+  // Turn 3: a child agent (its own child workflow and session) checks the fix independently.
+  {
+    text: 'Asking a child agent to check it independently.',
+    toolCalls: [
+      {
+        name: 'delegate_task',
+        arguments: {
+          goal: 'Run `node main.js` in the workspace and report what it prints and its exit code.',
+          context: 'main.js was just fixed; it should print "average: 4" and exit 0.',
+        },
+      },
+    ],
+  },
+  { toolCalls: [{ name: 'terminal', arguments: { command: 'node main.js; echo "exit code: $?"' } }] },
+  { text: '`node main.js` printed `average: 4` and exited with code 0.' },
+  {
+    text: 'The child agent ran the program on its own and confirmed it: `average: 4`, exit code 0. Its session is linked to this one in `herald sessions` and in the Web UI.',
+  },
 ];
 
 export async function runDemo(o: { once: boolean }): Promise<void> {
@@ -79,7 +97,11 @@ export async function runDemo(o: { once: boolean }): Promise<void> {
   const renderer = new EventRenderer({ reasoning: true, spinner: false });
   const watch = await conv.watch((e) => renderer.render(e));
   try {
-    for (const text of ['Fix the bug in main.js', 'Thanks! What exactly did you run?']) {
+    for (const text of [
+      'Fix the bug in main.js',
+      'Thanks! What exactly did you run?',
+      'Have a sub-agent double-check it.',
+    ]) {
       process.stdout.write(`\n${pc.bold('you ›')} ${text}\n`);
       const r = await conv.send(text, { start: { cwd: workspace, source: 'demo' } });
       await new Promise((resolve) => setTimeout(resolve, 300)); // let the last events render
