@@ -120,7 +120,7 @@ export function approvalActivities(deps: ActivityDeps) {
       pub.emit('tool.completed', {
         id: a.toolCallId,
         name: a.toolName,
-        durationMs: 0,
+        durationMs: a.durationMs ?? 0,
         isError: a.isError,
         preview: oneLine(a.content, 200),
       });

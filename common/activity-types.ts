@@ -265,4 +265,6 @@ export interface ToolResultArgs {
   toolName: string;
   content: string;
   isError: boolean;
+  /** How long the workflow spent on the call (a delegation's children, a wait for the user). */
+  durationMs?: number;
 }

@@ -236,7 +236,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   setStatus(host, p, 'running_tools', 'tools');
   let resultChars = 0;
 
-  const answer = (o: OpenCall, content: string, isError: boolean) =>
+  const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number) =>
     store.recordToolResult({
       conversationId: s.conversationId,
       sessionId: s.sessionId,
@@ -246,6 +246,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       toolName: o.call.name,
       content,
       isError,
+      ...(durationMs !== undefined ? { durationMs } : {}),
     });
   const runOne = async (o: OpenCall) => {
     if (o.call.todo && !o.call.argsError) {
@@ -255,10 +256,11 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       return;
     }
     if (o.call.delegate && !o.call.argsError) {
+      const started = Date.now();
       const d = await runDelegation(s, p, o.call, o.seq, () => host.onProgress(p));
       if (d.background) host.adoptBackground(d.background);
       // The children's reports are recorded even when the turn was stopped: they did real work.
-      await CancellationScope.nonCancellable(() => answer(o, d.content, false));
+      await CancellationScope.nonCancellable(() => answer(o, d.content, false, Date.now() - started));
       o.done = true;
       if (d.stoppedBy !== undefined) throw d.stoppedBy;
       return;
