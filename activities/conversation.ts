@@ -21,6 +21,7 @@ import { compressionSettingsOf } from '../common/context-window.js';
 import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
 import { oneLine } from '../common/text.js';
+import { titleText } from '../common/delegation.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
@@ -137,7 +138,7 @@ export function conversationActivities(deps: ActivityDeps) {
         turnId: a.turnId,
         messageId: a.messageId,
       });
-      if (a.turn === 1) await setTitleIfMissing(db, a.sessionId, oneLine(a.text, 60));
+      if (a.turn === 1) await setTitleIfMissing(db, a.sessionId, oneLine(titleText(a.text), 60));
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
       pub.emit('turn.started', {
         turn: a.turn,

@@ -93,9 +93,11 @@ export function childTools(
   });
 }
 
+const BRIEF_HEAD = 'YOUR TASK:\n';
+
 /** The child's first (and only) user message: its task, the parent's context, and what to report. */
 export function subagentBrief(task: DelegateTask): string {
-  const parts = [`YOUR TASK:\n${task.goal.trim()}`];
+  const parts = [`${BRIEF_HEAD}${task.goal.trim()}`];
   if (task.context?.trim()) parts.push(`CONTEXT (from the agent that delegated this task):\n${task.context.trim()}`);
   parts.push(
     'Work on this task on your own: nobody can answer questions. When you are done, reply with a ' +
@@ -103,6 +105,11 @@ export function subagentBrief(task: DelegateTask): string {
       'any issues left open. Your reply is all the delegating agent will see.',
   );
   return parts.join('\n\n');
+}
+
+/** A session title for a first message: a brief's goal rather than its `YOUR TASK:` heading. */
+export function titleText(firstMessage: string): string {
+  return firstMessage.startsWith(BRIEF_HEAD) ? firstMessage.slice(BRIEF_HEAD.length) : firstMessage;
 }
 
 const SESSION_ID_MAX = 128;

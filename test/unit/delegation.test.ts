@@ -10,6 +10,7 @@ import {
   delegationResult,
   parseDelegationResult,
   subagentBrief,
+  titleText,
 } from '../../common/delegation.js';
 import { emptyUsage } from '../../common/messages.js';
 import { builtinTools } from '../../activities/tools/builtin.js';
@@ -98,6 +99,13 @@ describe('childSessionId', () => {
       childSessionId('x'.repeat(125), 3, 7, 1, () => 'u'),
       'sub-u',
     );
+  });
+});
+
+describe('titleText', () => {
+  it('titles a child session by its goal', () => {
+    assert.equal(titleText(subagentBrief({ goal: 'Fix the test' })).split('\n')[0], 'Fix the test');
+    assert.equal(titleText('Fix the bug in main.js'), 'Fix the bug in main.js');
   });
 });
 
