@@ -149,7 +149,10 @@ export interface ChildReport {
 /** How the parent ended a child's wait, when it did. */
 export type ChildEnding = 'stopped' | 'timed_out' | undefined;
 
-/** The report for a child that returned `result` (null when it ended without running its task). */
+/**
+ * The report for a child that returned `result` — or, when `result` is null, ended without running
+ * its task (stopped first) or failed with `error` (could not start, or never ended after a stop).
+ */
 export function childReport(
   index: number,
   sessionId: string,
@@ -157,55 +160,40 @@ export function childReport(
   durationMs: number,
   ending: ChildEnding,
   maxSummaryChars: number,
+  error?: string,
 ): ChildReport {
-  const usage = result?.usage.session ?? emptyUsage();
-  const status: ChildStatus =
-    ending === 'timed_out'
-      ? 'timeout'
-      : result === null
-        ? ending === 'stopped'
-          ? 'interrupted'
-          : 'error'
-        : result.completed
-          ? 'completed'
-          : result.interrupted
-            ? 'interrupted'
-            : 'failed';
+  const usage = childUsage(result);
+  const failedToRun = result === null && error !== undefined;
+  const status = statusOf(result, ending, failedToRun);
   const text = result?.final_response ?? '';
   const summary =
     text.length > maxSummaryChars
       ? `${text.slice(0, maxSummaryChars)}\n[… ${text.length - maxSummaryChars} more characters: the full report is in session ${sessionId}]`
       : text;
+  const why = result?.error ?? error;
   return {
     task_index: index,
     session_id: sessionId,
     status,
     summary,
-    exit_reason: result?.turn_exit_reason ?? (ending === 'stopped' ? 'interrupted_by_user' : 'conversation_ended'),
+    exit_reason:
+      result?.turn_exit_reason ??
+      (failedToRun ? 'internal_error' : ending === 'stopped' ? 'interrupted_by_user' : 'conversation_ended'),
     api_calls: result?.api_calls ?? 0,
     duration_seconds: Math.round(durationMs / 100) / 10,
     model: result?.model ?? '',
     tokens: { input: usage.input_tokens, output: usage.output_tokens, total: usage.total_tokens },
     cost_usd: usage.cost_usd,
-    ...(result?.error ? { error: result.error } : {}),
+    ...(why ? { error: why } : {}),
   };
 }
 
-/** A child's report when it could not even be started. */
-export function startFailureReport(index: number, sessionId: string, message: string): ChildReport {
-  return {
-    task_index: index,
-    session_id: sessionId,
-    status: 'error',
-    summary: '',
-    exit_reason: 'internal_error',
-    api_calls: 0,
-    duration_seconds: 0,
-    model: '',
-    tokens: { input: 0, output: 0, total: 0 },
-    cost_usd: 0,
-    error: message,
-  };
+function statusOf(result: TurnResult | null, ending: ChildEnding, failedToRun: boolean): ChildStatus {
+  if (failedToRun) return 'error';
+  if (ending === 'timed_out') return 'timeout';
+  if (result === null) return ending === 'stopped' ? 'interrupted' : 'error';
+  if (result.completed) return 'completed';
+  return result.interrupted ? 'interrupted' : 'failed';
 }
 
 /** The tool result of a `delegate_task` call: one line of overview, then the reports as JSON. */

@@ -23,7 +23,6 @@ import {
   childTools,
   childUsage,
   delegationResult,
-  startFailureReport,
   subagentBrief,
 } from '../common/delegation.js';
 import type { Usage } from '../common/messages.js';
@@ -162,13 +161,17 @@ export async function collectReports(
   let total = emptyUsage();
   for (const c of batch.children) {
     const { result, error, endedAt } = await Promise.race([c.done, neverEnded(batch.startedAt)]);
-    if (error !== undefined && result === null) {
-      reports.push(startFailureReport(c.index, c.sessionId, error));
-      continue;
-    }
     total = addUsage(total, childUsage(result));
     reports.push(
-      childReport(c.index, c.sessionId, result, endedAt - batch.startedAt, batch.ending, s.delegation.maxSummaryChars),
+      childReport(
+        c.index,
+        c.sessionId,
+        result,
+        endedAt - batch.startedAt,
+        batch.ending,
+        s.delegation.maxSummaryChars,
+        error,
+      ),
     );
   }
   s.sessionUsage = addUsage(s.sessionUsage, total);

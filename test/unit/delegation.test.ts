@@ -62,6 +62,13 @@ describe('childReport', () => {
     assert.equal(report(null, 'stopped').status, 'interrupted');
     assert.equal(report(null).status, 'error');
   });
+  it('reports a child that could not start (or never ended) as an error, with the reason', () => {
+    const r = childReport(1, 's', null, 0, 'stopped', 10, 'the child agent could not be started: boom');
+    assert.deepEqual(
+      [r.status, r.exit_reason, r.error, r.summary, r.api_calls],
+      ['error', 'internal_error', 'the child agent could not be started: boom', '', 0],
+    );
+  });
   it('caps the summary and says where the rest is', () => {
     const r = report(result({ final_response: 'x'.repeat(25) }));
     assert.equal(r.summary, `${'x'.repeat(10)}\n[… 15 more characters: the full report is in session s]`);
