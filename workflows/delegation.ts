@@ -27,6 +27,7 @@ import {
 } from '../common/delegation.js';
 import type { Usage } from '../common/messages.js';
 import { addUsage, emptyUsage } from '../common/messages.js';
+import type { ProviderRef } from '../common/providers.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { store } from './activities.js';
 import { withDeadline } from './deadline.js';
@@ -221,13 +222,7 @@ function childInput(
     messageId: `${sessionId}:task`,
     source: 'subagent',
     ...childModel(s),
-    fallbackProviders: s.fallbacks.map((f) => ({
-      provider: f.provider,
-      model: f.model,
-      apiMode: f.apiMode,
-      ...(f.baseUrl ? { baseUrl: f.baseUrl } : {}),
-      ...(f.apiKeyEnv && !f.credentialPool?.length ? { apiKeyEnv: f.apiKeyEnv } : {}),
-    })),
+    fallbackProviders: s.fallbacks.map(requestFor),
     maxIterations: s.delegation.maxIterations,
     toolsets: childTools(s.tools, depth, s.delegation.maxDepth, task.tools),
     cwd: s.cwd,
@@ -250,14 +245,18 @@ function childModel(s: ConversationState): Partial<ConversationInput> {
       ...(m.apiKeyEnv ? { apiKeyEnv: m.apiKeyEnv } : {}),
     };
   const p = s.provider;
+  return { ...requestFor(p), ...(p.contextLength ? { contextLength: p.contextLength } : {}) };
+}
+
+/** A resolved provider as workflow input, for the child's worker to resolve again. */
+function requestFor(ref: ProviderRef): NonNullable<ConversationInput['fallbackProviders']>[number] {
   return {
-    provider: p.provider,
-    model: p.model,
-    apiMode: p.apiMode,
-    ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+    provider: ref.provider,
+    model: ref.model,
+    apiMode: ref.apiMode,
+    ...(ref.baseUrl ? { baseUrl: ref.baseUrl } : {}),
     // A credential pool is the worker's to resolve again; a single key variable is passed on.
-    ...(p.apiKeyEnv && !p.credentialPool?.length ? { apiKeyEnv: p.apiKeyEnv } : {}),
-    ...(p.contextLength ? { contextLength: p.contextLength } : {}),
+    ...(ref.apiKeyEnv && !ref.credentialPool?.length ? { apiKeyEnv: ref.apiKeyEnv } : {}),
   };
 }
 
