@@ -22,7 +22,7 @@ import {
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
-import { DEFAULT_DELEGATION } from '../common/delegation.js';
+import { BACKGROUND_REPORTS_PREFIX, DEFAULT_DELEGATION } from '../common/delegation.js';
 import { compressNow } from './context.js';
 import type { CompressResult } from './definitions.js';
 import { SEARCH_ATTRIBUTES, sessionIdFromWorkflowId } from '../common/constants.js';
@@ -66,7 +66,6 @@ import {
 import { TurnProgress, runTurn } from './turn.js';
 import type { ChildBatch } from './delegation.js';
 import { collectReports, stopChildren, waitForBatch } from './delegation.js';
-import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 
 const DEFAULT_IDLE_TIMEOUT = '30 days';
 const DEFAULT_CAN_AFTER_TURNS = 200;

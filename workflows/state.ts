@@ -12,11 +12,11 @@ import type {
   TurnResult,
 } from '../common/contract.js';
 import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
+import { configFileSchema } from '../common/config-schema.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
 import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
-import { DEFAULT_DELEGATION, DELEGATION_MODES } from '../common/delegation.js';
 import type { TodoItem } from '../common/todos.js';
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
@@ -179,27 +179,8 @@ export const carriedStateSchema = z.object({
   clarify: z.any().nullable().default(null),
   todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
   toolTaskQueue: z.string().optional(),
-  delegation: z
-    .object({
-      // Absent from state carried before the background mode existed.
-      mode: z.enum(DELEGATION_MODES).default('wait'),
-      maxIterations: z.number().int().min(1),
-      maxConcurrentChildren: z.number().int().min(1),
-      maxDepth: z.number().int().min(1),
-      autoApprove: z.boolean(),
-      maxSummaryChars: z.number().int().min(1),
-      childTimeoutSeconds: z.number().int().min(1),
-      model: z
-        .object({
-          provider: z.enum(PROVIDER_NAMES),
-          model: z.string(),
-          baseUrl: z.string().optional(),
-          apiMode: z.enum(API_MODES).optional(),
-          apiKeyEnv: z.string().optional(),
-        })
-        .optional(),
-    })
-    .default(DEFAULT_DELEGATION),
+  // The config file's schema: state carried before a field existed gets that field's default.
+  delegation: configFileSchema.shape.delegation,
   subagent: z
     .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
     .optional(),
