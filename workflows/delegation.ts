@@ -10,6 +10,7 @@ import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   isCancellation,
+  patched,
   sleep,
   startChild,
   uuid4,
@@ -38,6 +39,8 @@ import type { TurnProgress } from './turn-progress.js';
 
 /** After a stop, how long children get to wind down before the parent reports without them. */
 const WIND_DOWN_MS = 120_000;
+/** Histories recorded before it left the wind-down timer running; they replay without the cancel. */
+const PATCH_WIND_DOWN_TIMER = 'delegation-wind-down-timer';
 
 export interface DelegationOutcome {
   /** The tool result for the model. */
@@ -279,7 +282,12 @@ function remainingBudget(s: ConversationState): ConversationInput['budget'] | nu
 /** Ask every running child to stop, then give them a while to end their turn and report. */
 export async function windDown(batch: ChildBatch): Promise<void> {
   await stopChildren(batch);
-  await Promise.race([batch.settled, sleep(WIND_DOWN_MS)]);
+  if (patched(PATCH_WIND_DOWN_TIMER)) {
+    // The wait's timer is cancelled once the children have ended, instead of firing 120 s later.
+    await withDeadline(WIND_DOWN_MS, async () => {
+      await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
+    });
+  } else await Promise.race([batch.settled, sleep(WIND_DOWN_MS)]);
 }
 
 /** Send every child of the batch the `stop` signal (children that already ended ignore it). */
