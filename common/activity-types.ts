@@ -10,6 +10,7 @@ import type { ToolCallRef } from './tool-batch.js';
 import type { CompressionSettings } from './context-window.js';
 import type { DelegationSettings } from './delegation.js';
 import type { TodoItem } from './todos.js';
+import type { NetworkPolicy } from './sandbox-policy.js';
 
 export interface PrepareConversationArgs {
   conversationId: string;
@@ -122,6 +123,8 @@ export interface RunToolArgs {
   cwd: string;
   /** This call's share of the 200,000-character budget for all results of one assistant turn. */
   inlineLimit?: number;
+  /** The conversation's network for tool processes, when it narrowed the worker's (SPEC §7.8). */
+  network?: NetworkPolicy;
 }
 
 export interface RunToolResult {

@@ -7,6 +7,7 @@ import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
 import { DEFAULT_DELEGATION, DELEGATION_MODES } from './delegation.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
+import { sandboxConfigSchema } from './sandbox-policy.js';
 
 const pricingSchema = z
   .object({
@@ -168,6 +169,8 @@ export const configFileSchema = z
       .default({ ...DEFAULT_DELEGATION }),
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
+    /** The OS sandbox every tool process runs in (SPEC §7.8). */
+    sandbox: sandboxConfigSchema.prefault({}),
     events: z
       .object({ retentionDays: z.number().min(0.01).default(7) })
       .strict()

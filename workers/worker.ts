@@ -17,6 +17,7 @@ import { createDb, redactUrl } from '../activities/store/db.js';
 import { pruneEvents } from '../activities/store/events.js';
 import { migrate } from '../activities/store/migrate.js';
 import { builtinTools } from '../activities/tools/builtin.js';
+import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
@@ -39,6 +40,8 @@ export interface WorkerOptions {
 export interface RunningWorker {
   worker: Worker;
   db: Db;
+  /** What the tool sandbox can do on this machine. */
+  sandbox: ToolSandbox;
   /** Resolves when the worker has stopped. */
   done: Promise<void>;
   shutdown(): Promise<void>;
@@ -121,6 +124,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const configDir = config.configPath ? dirname(config.configPath) : config.home;
   const engine = await loadEngine(config.file.compression.engine, configDir);
   const hooks = new HookRunner(await loadPlugins(config.file.hooks.plugins, configDir), log);
+  const sandbox = ToolSandbox.create({ config: config.file.sandbox, env, hidden: [config.home], log });
   const activities = createActivities(
     {
       db,
@@ -130,6 +134,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       hooks,
       searchAttributes,
       env,
+      sandbox,
     },
     engine,
   );
@@ -163,12 +168,18 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     await db.end().catch(() => {});
   });
   log.info(
-    { taskQueue: config.taskQueue, temporal: config.temporalAddress, database: redactUrl(config.databaseUrl) },
+    {
+      taskQueue: config.taskQueue,
+      temporal: config.temporalAddress,
+      database: redactUrl(config.databaseUrl),
+      sandbox: sandbox.status,
+    },
     'worker started',
   );
   return {
     worker,
     db,
+    sandbox,
     done,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();

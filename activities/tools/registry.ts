@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import type { ToolTraits } from '../../common/tool-batch.js';
 import type { ToolSchema } from '../model/types.js';
+import type { NetworkPolicy } from '../../common/sandbox-policy.js';
+import type { ToolSandbox } from '../sandbox/sandbox.js';
 import type { Db } from '../store/db.js';
 
 export interface ToolContext {
@@ -15,8 +17,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Tell Temporal the tool is alive (cheap; throttled by the SDK). */
   heartbeat: () => void;
-  /** Environment for child processes, with Herald's secrets removed. */
-  childEnv: NodeJS.ProcessEnv;
+  /** Every process a tool starts goes through the sandbox (SPEC §7.8). */
+  sandbox: ToolSandbox;
+  /** The conversation's network for tool processes (narrowed from the worker's). */
+  network?: NetworkPolicy;
   /** The store, for tools that are Herald's own data (memory, session_search). */
   db?: Db;
   conversationId?: string;

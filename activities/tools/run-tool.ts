@@ -9,7 +9,7 @@ import { oneLine } from '../../common/text.js';
 import { wrapUntrusted } from '../../common/untrusted.js';
 import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
-import { keepHeartbeating, scrubbedEnv } from '../deps.js';
+import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
 import { getMessage, writeMessage } from '../store/messages.js';
 import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
@@ -21,7 +21,6 @@ export const RE_EXECUTED_NOTE =
 
 export function toolActivities(deps: ActivityDeps) {
   const { db } = deps;
-  const childEnv = scrubbedEnv(deps.env);
 
   async function execute(a: RunToolArgs, ctx: Context): Promise<ToolOutput> {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
@@ -51,7 +50,8 @@ export function toolActivities(deps: ActivityDeps) {
         cwd: a.cwd,
         signal: ctx.cancellationSignal,
         heartbeat: () => ctx.heartbeat({ tool: a.call.name }),
-        childEnv,
+        sandbox: deps.sandbox,
+        ...(a.network ? { network: a.network } : {}),
         db,
         conversationId: a.conversationId,
         sessionId: a.sessionId,

@@ -1,12 +1,14 @@
 /**
- * `terminal`: run a shell command in the workspace. The command runs in its own process group so
- * `/stop`, timeouts and worker shutdown kill it and everything it started. Output is capped
- * (head and tail kept) and the exit code is always reported.
+ * `terminal`: run a shell command in the workspace, inside the tool sandbox (SPEC §7.8). The
+ * command runs in its own process group (and, sandboxed, its own PID namespace), so `/stop`,
+ * timeouts and worker shutdown kill it and everything it started. The exit code is always
+ * reported; so is a sandbox limit the command ran into.
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { classifyCommand } from '../../common/dangerous-commands.js';
 import { oneLine } from '../../common/text.js';
+import type { PreparedProcess } from '../sandbox/sandbox.js';
 import { defineTool } from './registry.js';
 
 export interface TerminalSettings {
@@ -47,7 +49,19 @@ export function terminalTool(settings: TerminalSettings) {
       if (verdict.level === 'hardline')
         return { content: `BLOCKED: this command is never allowed (${verdict.description}).`, isError: true };
       const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
-      const r = await runCommand(args.command, ctx.cwd, ctx.childEnv, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
+      const prepared = await ctx.sandbox.prepare({
+        command: args.command,
+        workspace: ctx.cwd,
+        ...(ctx.network ? { network: ctx.network } : {}),
+      });
+      if (!prepared.ok) return { content: prepared.error, isError: true };
+      const proc = prepared.process;
+      let r: CommandResult;
+      try {
+        r = await runCommand(proc, ctx.cwd, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
+      } finally {
+        await proc.dispose();
+      }
       // Long output is not cut here: over maxOutputChars the runtime stores it whole in the
       // workspace and shows a preview (SPEC §7.6), so nothing is lost.
       const output = r.output;
@@ -56,8 +70,11 @@ export function terminalTool(settings: TerminalSettings) {
         : r.signal
           ? `killed by ${r.signal}`
           : `exit code ${r.code}`;
+      const notes = proc.explain(r);
+      const head = proc.banner ? `${proc.banner}\n` : '';
+      const tail = notes.length ? `\n${notes.join('\n')}` : '';
       return {
-        content: `${output}${output && !output.endsWith('\n') ? '\n' : ''}[${status}, ${(r.durationMs / 1000).toFixed(1)}s]`,
+        content: `${head}${output}${output && !output.endsWith('\n') ? '\n' : ''}[${status}, ${(r.durationMs / 1000).toFixed(1)}s]${tail}`,
         isError: r.timedOut || r.code !== 0,
       };
     },
@@ -75,18 +92,17 @@ export interface CommandResult {
 const OUTPUT_COLLECT_CAP = 4 * 1024 * 1024;
 const PIPE_DRAIN_MS = 2000;
 
-/** Run `command` under bash in its own process group; abort or timeout kills the whole group. */
+/** Start a prepared process in its own process group; abort or timeout kills the whole group. */
 export function runCommand(
-  command: string,
+  proc: Pick<PreparedProcess, 'file' | 'args' | 'env'>,
   cwd: string,
-  env: NodeJS.ProcessEnv,
   timeoutMs: number,
   signal: AbortSignal,
   heartbeat: () => void,
 ): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
-    const child = spawn('bash', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(proc.file, proc.args, { cwd, env: proc.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let timedOut = false;
     const collect = (chunk: Buffer) => {

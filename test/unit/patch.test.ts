@@ -22,6 +22,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { patchTool } from '../../activities/tools/patch.js';
 import type { ToolContext } from '../../activities/tools/registry.js';
 import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { toolContext } from '../support/tool-context.js';
 
 const SOURCE = [
   'function greet(name) {',
@@ -54,7 +55,7 @@ describe('patch', () => {
     symlinkSync(join(outside, 'secret.txt'), join(ws, 'secret-link'));
     symlinkSync(outside, join(ws, 'outside-dir'));
     symlinkSync(join(outside, 'not-yet.txt'), join(ws, 'dangling-link'));
-    ctx = { cwd: ws, signal: new AbortController().signal, heartbeat: () => {}, childEnv: process.env };
+    ctx = toolContext(ws);
   });
   beforeEach(() => {
     writeFileSync(join(ws, 'src', 'app.js'), SOURCE);

@@ -7,13 +7,14 @@ import { after, before, describe, it } from 'node:test';
 import { readFileTool } from '../../activities/tools/read-file.js';
 import type { ToolContext } from '../../activities/tools/registry.js';
 import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { toolContext } from '../support/tool-context.js';
 
 describe('read_file', () => {
   let ws: string;
   let ctx: ToolContext;
   before(() => {
     ws = realpathSync(mkdtempSync(join(tmpdir(), 'herald-read-')));
-    ctx = { cwd: ws, signal: new AbortController().signal, heartbeat: () => {}, childEnv: process.env };
+    ctx = toolContext(ws);
     writeFileSync(join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     writeFileSync(join(ws, 'long.txt'), Array.from({ length: 1200 }, (_, i) => `line ${i + 1}`).join('\n'));
     writeFileSync(

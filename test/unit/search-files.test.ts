@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ToolContext } from '../../activities/tools/registry.js';
 import { searchFilesTool } from '../../activities/tools/search-files.js';
 import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { toolContext } from '../support/tool-context.js';
 
 type Args = Parameters<typeof searchFilesTool.handler>[0];
 
@@ -54,7 +55,7 @@ describe('search_files', () => {
     symlinkSync(outside, join(ws, 'outside-dir'));
     symlinkSync(join(outside, 'not-yet.txt'), join(ws, 'dangling-link.txt'));
     symlinkSync(join(ws, 'README.md'), join(ws, 'readme-link.md'));
-    ctx = { cwd: ws, signal: new AbortController().signal, heartbeat: () => {}, childEnv: process.env };
+    ctx = toolContext(ws);
   });
   after(() => {
     rmSync(base, { recursive: true, force: true });

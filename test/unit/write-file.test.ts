@@ -24,6 +24,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ToolContext } from '../../activities/tools/registry.js';
 import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
 import { countLines, writeFileTool } from '../../activities/tools/write-file.js';
+import { toolContext } from '../support/tool-context.js';
 
 describe('write_file', () => {
   let base: string;
@@ -40,7 +41,7 @@ describe('write_file', () => {
     symlinkSync(join(outside, 'secret.txt'), join(ws, 'secret-link'));
     symlinkSync(outside, join(ws, 'outside-dir'));
     symlinkSync(join(outside, 'not-yet.txt'), join(ws, 'dangling-link'));
-    ctx = { cwd: ws, signal: new AbortController().signal, heartbeat: () => {}, childEnv: process.env };
+    ctx = toolContext(ws);
   });
   after(() => {
     rmSync(base, { recursive: true, force: true });
