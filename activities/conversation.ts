@@ -20,6 +20,7 @@ import type {
 import { compressionSettingsOf } from '../common/context-window.js';
 import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
+import { narrowNetwork } from '../common/sandbox-policy.js';
 import { oneLine } from '../common/text.js';
 import { titleText } from '../common/delegation.js';
 import type { ActivityDeps } from './deps.js';
@@ -67,6 +68,8 @@ export function conversationActivities(deps: ActivityDeps) {
       const aux = config.file.auxiliary;
       const auxiliary = aux ? resolveRef(aux, 'auxiliary.') : provider;
       const cwd = resolveCwd(a.cwd);
+      const network = narrowNetwork(config.file.sandbox.network, a.sandbox?.network);
+      if (!network.ok) throw invalid(`invalid conversation input: ${network.error}`, 'sandbox.network');
       const toolsets = a.toolsets ?? config.file.tools.toolsets;
       if (toolsets) {
         const known = new Set(deps.tools.knownToolsets());
@@ -125,6 +128,11 @@ export function conversationActivities(deps: ActivityDeps) {
         compression: compressionSettingsOf(config.file.compression),
         approvals: { ...config.file.approvals },
         delegation: { ...config.file.delegation },
+        sandbox: {
+          network: network.policy,
+          active: deps.sandbox.status.active,
+          ...(deps.sandbox.status.active ? {} : { warning: deps.sandbox.status.reason ?? 'no sandbox' }),
+        },
       };
     },
 

@@ -11,15 +11,32 @@ import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
 import { toolActivities } from './tools/run-tool.js';
+import { redactFailure } from './redact-failure.js';
+import { redactor } from '../runtime/secrets.js';
 
 export function createActivities(deps: ActivityDeps, engine: ContextEngine = defaultEngine) {
-  return {
+  return redactingAll({
     ...conversationActivities(deps),
     ...modelActivities(deps),
     ...toolActivities(deps),
     ...compressionActivities(deps, compressionSettingsOf(deps.config.file.compression), engine),
     ...approvalActivities(deps),
-  };
+  });
+}
+
+/** Every activity's result and failure pass the redactor before they reach Temporal (SPEC §1.6). */
+function redactingAll<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    out[name] = async (...args: never[]) => {
+      try {
+        return redactor().redactDeep(await fn(...args));
+      } catch (err) {
+        throw redactFailure(err);
+      }
+    };
+  }
+  return out as T;
 }
 
 export type HeraldActivities = ReturnType<typeof createActivities>;

@@ -10,7 +10,7 @@ import type { ToolCallRef } from './tool-batch.js';
 import type { CompressionSettings } from './context-window.js';
 import type { DelegationSettings } from './delegation.js';
 import type { TodoItem } from './todos.js';
-import type { NetworkPolicy } from './sandbox-policy.js';
+import type { NetworkPolicy, SandboxInput } from './sandbox-policy.js';
 
 export interface PrepareConversationArgs {
   conversationId: string;
@@ -27,6 +27,8 @@ export interface PrepareConversationArgs {
   fallbackProviders?: ProviderRequest[];
   /** The session that delegated this one (a child agent's session). */
   parentSessionId?: string;
+  /** The conversation's own sandbox choice (narrows the worker's). */
+  sandbox?: SandboxInput;
 }
 
 export interface PrepareConversationResult {
@@ -50,6 +52,15 @@ export interface PrepareConversationResult {
   approvals: { mode: 'manual' | 'off' | 'smart'; timeoutSeconds: number; clarifyTimeoutSeconds: number };
   /** Child agent settings (absent from results recorded before delegation existed). */
   delegation?: DelegationSettings;
+  /** The tool sandbox as this worker runs it (absent from results recorded before the sandbox existed). */
+  sandbox?: ConversationSandbox;
+}
+
+/** The sandbox a conversation's tools run in: its network (narrowed) and whether the sandbox is active. */
+export interface ConversationSandbox {
+  network: NetworkPolicy;
+  active: boolean;
+  warning?: string;
 }
 
 export interface RecordUserMessageResult {

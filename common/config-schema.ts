@@ -169,6 +169,11 @@ export const configFileSchema = z
       .default({ ...DEFAULT_DELEGATION }),
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
+    /** More variables whose values are secrets, redacted everywhere like provider keys (SPEC §1.6). */
+    secrets: z
+      .object({ env: z.array(envName).default([]) })
+      .strict()
+      .default({ env: [] }),
     /** The OS sandbox every tool process runs in (SPEC §7.8). */
     sandbox: sandboxConfigSchema.prefault({}),
     events: z

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import type { Usage } from './messages.js';
+import { sandboxInputSchema } from './sandbox-policy.js';
 
 export const BUSY_POLICIES = ['interrupt', 'queue', 'steer'] as const;
 export type BusyPolicy = (typeof BUSY_POLICIES)[number];
@@ -95,6 +96,8 @@ export const conversationInputSchema = z
       .strict()
       .optional(),
     cwd: z.string().min(1).optional(),
+    /** The tool sandbox for this conversation: `{ network }` may only narrow what the worker allows (SPEC §7.8). */
+    sandbox: sandboxInputSchema.optional(),
     /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
     toolTaskQueue: z.string().min(1).max(200).optional(),
     /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
@@ -272,6 +275,15 @@ export interface ConversationStateView {
   /** Set when this conversation is a child agent: the session that delegated its task. */
   parent_session_id: string | null;
   run_turns: number;
+  /** Whether tools run in the OS sandbox, and with what network (absent for runs prepared before the sandbox). */
+  sandbox: SandboxView | null;
+}
+
+export interface SandboxView {
+  active: boolean;
+  network: string;
+  /** Why tools run unsandboxed, when they do. */
+  warning: string | null;
 }
 
 /** Describe the first problem of a failed zod parse as `field: message`. */

@@ -67,8 +67,16 @@ export interface ProviderDefaults {
   anthropicBaseUrl?: string;
   contextLength?: number;
   maxOutputTokens?: number;
+  /** The default provider's key variable (`model.apiKeyEnv` in the config file). */
+  apiKeyEnv?: string;
   /** The config file's `providers` table. */
   providers?: Partial<Record<ProviderName, ProviderSettings>>;
+  /**
+   * Endpoints and key variables the worker declares (config file and environment). A request may
+   * only pick among these and the providers' standard ones (SPEC §1.6): workflow input must not be
+   * able to send a worker's variable to a host of its choosing.
+   */
+  declared?: { baseUrls: string[]; keyEnvs: string[] };
 }
 
 export interface ProviderRequest {
@@ -114,6 +122,7 @@ export class ProviderResolutionError extends Error {
  */
 export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults): ProviderRef {
   const provider = req.provider ?? defaults.provider;
+  if (defaults.declared) checkDeclared(req, defaults.declared);
   const model = req.model ?? (provider === defaults.provider ? defaults.model : undefined);
   if (!model) throw new ProviderResolutionError(`no model given for provider "${provider}"`, 'model');
   const settings = defaults.providers?.[provider];
@@ -131,7 +140,12 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
     model,
     apiMode: resolveApiMode(provider, baseUrl, req.apiMode ?? settings?.apiMode),
     baseUrl,
-    apiKeyEnv: req.apiKeyEnv ?? settings?.apiKeyEnv ?? settings?.credentialPool?.[0] ?? DEFAULT_KEY_ENVS[provider],
+    apiKeyEnv:
+      req.apiKeyEnv ??
+      settings?.apiKeyEnv ??
+      settings?.credentialPool?.[0] ??
+      (provider === defaults.provider ? defaults.apiKeyEnv : undefined) ??
+      DEFAULT_KEY_ENVS[provider],
   };
   if (!req.apiKeyEnv && settings?.credentialPool?.length) ref.credentialPool = [...settings.credentialPool];
   const contextLength =
@@ -151,6 +165,37 @@ function defaultBaseUrl(provider: ProviderName, defaults: ProviderDefaults): str
   if (provider === 'openai') return defaults.openaiBaseUrl ?? DEFAULT_BASE_URLS.openai;
   if (provider === 'anthropic') return defaults.anthropicBaseUrl ?? DEFAULT_BASE_URLS.anthropic;
   return DEFAULT_BASE_URLS[provider];
+}
+
+/** Base URLs compare without trailing slashes and with the scheme and host in lower case. */
+export function normalizeBaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`.toLowerCase();
+  } catch {
+    return url.replace(/\/+$/, '').toLowerCase();
+  }
+}
+
+function checkDeclared(req: ProviderRequest, declared: NonNullable<ProviderDefaults['declared']>): void {
+  if (req.baseUrl !== undefined) {
+    const allowed = new Set(
+      [...Object.values(DEFAULT_BASE_URLS), ...declared.baseUrls].filter((u): u is string => !!u).map(normalizeBaseUrl),
+    );
+    if (!allowed.has(normalizeBaseUrl(req.baseUrl)))
+      throw new ProviderResolutionError(
+        `${req.baseUrl} is not an endpoint this worker declares (add it to the worker's config under providers.<name>.baseUrl, or set OPENAI_BASE_URL / ANTHROPIC_BASE_URL)`,
+        'baseUrl',
+      );
+  }
+  if (req.apiKeyEnv !== undefined) {
+    const allowed = new Set([...Object.values(DEFAULT_KEY_ENVS), ...declared.keyEnvs]);
+    if (!allowed.has(req.apiKeyEnv))
+      throw new ProviderResolutionError(
+        `${req.apiKeyEnv} is not a key variable this worker declares (declare it in the worker's config: providers.<name>.apiKeyEnv or credentialPool)`,
+        'apiKeyEnv',
+      );
+  }
 }
 
 /** A short human label, e.g. "gpt-4.1 via openrouter". */

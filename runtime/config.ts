@@ -12,6 +12,8 @@ import { configFileSchema } from '../common/config-schema.js';
 import { DEFAULT_TASK_QUEUE } from '../common/constants.js';
 import type { ProviderDefaults, ProviderName } from '../common/providers.js';
 import { PROVIDER_NAMES } from '../common/providers.js';
+import { SANDBOX_MODES } from '../common/sandbox-policy.js';
+import { configuredKeyNames } from './secrets.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -42,6 +44,8 @@ const envSchema = z.object({
   HERALD_UI_PORT: port.default(8233),
   HERALD_PG_PORT: port.default(54329),
   HERALD_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** Overrides `sandbox.mode` in the config file. */
+  HERALD_SANDBOX: z.enum(SANDBOX_MODES).optional(),
 });
 
 export interface HeraldConfig {
@@ -86,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
   const home = resolve(e.HERALD_HOME ?? join(homedir(), '.herald'));
   const configPath = e.HERALD_CONFIG ? resolve(e.HERALD_CONFIG) : join(home, 'config.yaml');
   const file = loadConfigFile(configPath, e.HERALD_CONFIG !== undefined);
+  if (e.HERALD_SANDBOX) file.sandbox.mode = e.HERALD_SANDBOX;
 
   const provider = e.HERALD_PROVIDER ?? file.model.provider ?? inferProvider(env);
   const model = e.HERALD_MODEL ?? file.model.name ?? DEFAULT_MODELS[provider] ?? '';
@@ -96,7 +101,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
   if (anthropicBaseUrl) providerDefaults.anthropicBaseUrl = anthropicBaseUrl;
   if (file.model.contextLength) providerDefaults.contextLength = file.model.contextLength;
   if (file.model.maxOutputTokens) providerDefaults.maxOutputTokens = file.model.maxOutputTokens;
+  if (file.model.apiKeyEnv) providerDefaults.apiKeyEnv = file.model.apiKeyEnv;
   if (Object.keys(file.providers).length) providerDefaults.providers = file.providers;
+  providerDefaults.declared = declaredEndpoints(file, [openaiBaseUrl, anthropicBaseUrl]);
 
   return {
     temporalAddress: e.TEMPORAL_ADDRESS,
@@ -111,6 +118,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
     logLevel: e.HERALD_LOG_LEVEL,
     file,
   };
+}
+
+/** Every endpoint and key variable the worker's configuration names: what workflow input may choose from. */
+function declaredEndpoints(
+  file: ConfigFile,
+  envUrls: Array<string | undefined>,
+): { baseUrls: string[]; keyEnvs: string[] } {
+  const choices = [
+    file.model,
+    ...file.fallbackProviders,
+    ...(file.auxiliary ? [file.auxiliary, ...(file.auxiliary.fallbackProviders ?? [])] : []),
+    ...(file.delegation.model ? [file.delegation.model] : []),
+    ...Object.values(file.providers).filter((p) => p !== undefined),
+  ];
+  const baseUrls = [...envUrls, ...choices.map((c) => c.baseUrl)].filter((u): u is string => !!u);
+  return { baseUrls, keyEnvs: configuredKeyNames(file) };
 }
 
 function loadConfigFile(path: string, required: boolean): ConfigFile {

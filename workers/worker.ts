@@ -21,6 +21,7 @@ import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
+import { installRedactor, workerSecrets } from '../runtime/secrets.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -101,9 +102,11 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     throw new ConfigError('config error: TEMPORAL_ADDRESS is not set (or run `herald dev`)', 'TEMPORAL_ADDRESS');
   if (!config.databaseUrl)
     throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
+  // Before anything can log or write: every credential this worker holds is redacted from then on.
+  installRedactor(workerSecrets(env, config.file));
   installRuntime(log);
 
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, 10, { redact: true });
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'applied database migrations');

@@ -539,6 +539,7 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
       ...(input.history !== undefined ? { history: input.history } : {}),
       ...(input.fallbackProviders !== undefined ? { fallbackProviders: input.fallbackProviders } : {}),
       ...(input.subagent ? { parentSessionId: input.subagent.parentSessionId } : {}),
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     });
     state.provider = r.provider;
     state.primary = r.provider;
@@ -559,6 +560,7 @@ async function prepare(state: ConversationState, input: ConversationInput): Prom
     }
     if (r.compression) state.compression = r.compression;
     if (r.delegation) state.delegation = r.delegation;
+    if (r.sandbox) state.sandbox = r.sandbox;
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {
@@ -639,6 +641,10 @@ function describe(
   if (backgroundSessions.length)
     lines.push(`**Child agents in the background:** ${backgroundSessions.map((id) => `\`session-${id}\``).join(', ')}`);
   if (state.subagent) lines.push(`**Delegated by:** \`session-${state.subagent.parentSessionId}\``);
+  if (state.sandbox && !state.sandbox.active)
+    lines.push(
+      `**⚠ No sandbox:** tool commands run with the worker's own access (${state.sandbox.warning ?? 'unavailable'})`,
+    );
   for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
     lines.push(
       `**Approval needed** (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +

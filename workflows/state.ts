@@ -17,6 +17,8 @@ import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
 import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
+import type { ConversationSandbox } from '../common/activity-types.js';
+import { describeNetwork, networkPolicySchema } from '../common/sandbox-policy.js';
 import type { TodoItem } from '../common/todos.js';
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
@@ -83,6 +85,8 @@ export interface ConversationState {
   delegation: DelegationSettings;
   /** Set when this conversation is itself a child agent. */
   subagent?: SubagentInfo;
+  /** The tool sandbox as prepared (absent in runs prepared before the sandbox existed). */
+  sandbox?: ConversationSandbox;
 }
 
 export interface ApprovalRequest {
@@ -184,6 +188,9 @@ export const carriedStateSchema = z.object({
   subagent: z
     .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
     .optional(),
+  sandbox: z
+    .object({ network: networkPolicySchema, active: z.boolean(), warning: z.string().max(2000).optional() })
+    .optional(),
 });
 
 export const RECENT_RESULTS_KEPT = 20;
@@ -270,6 +277,9 @@ export function stateView(
     background_sessions: backgroundSessions,
     parent_session_id: s.subagent?.parentSessionId ?? null,
     run_turns: runTurns,
+    sandbox: s.sandbox
+      ? { active: s.sandbox.active, network: describeNetwork(s.sandbox.network), warning: s.sandbox.warning ?? null }
+      : null,
   };
 }
 

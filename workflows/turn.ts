@@ -286,6 +286,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       call: o.call,
       cwd: s.cwd,
       inlineLimit: Math.floor(MAX_TURN_RESULT_CHARS / calls.length),
+      ...(s.sandbox ? { network: s.sandbox.network } : {}),
     });
     resultChars += r.chars ?? 0;
     o.done = true;

@@ -2,7 +2,11 @@
  * Publishes a model call's or tool's events to the side channel. Deltas are batched (a fast
  * stream must not become one row per token) and written in order by a single chain. Publishing is
  * best-effort: the transcript is the truth, so an event write failure is logged, never fatal.
+ * Deltas pass a stream redactor first: a secret split across two batches is held back until it is
+ * whole, so it is redacted like any other (SPEC §1.6).
  */
+import { StreamRedactor } from '../../common/redaction.js';
+import { redactor } from '../../runtime/secrets.js';
 import type { Db } from '../store/db.js';
 import type { EventKind, NewEvent } from '../store/events.js';
 import { appendEvents } from '../store/events.js';
@@ -21,6 +25,8 @@ export class EventPublisher {
   private reasoning = '';
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  private readonly textStream = new StreamRedactor(redactor());
+  private readonly reasoningStream = new StreamRedactor(redactor());
 
   constructor(
     private readonly db: Db,
@@ -33,28 +39,33 @@ export class EventPublisher {
 
   /** Queue a discrete event (flushes pending deltas first to keep order). */
   emit(kind: EventKind, payload: Record<string, unknown> = {}): void {
-    this.moveDeltas();
+    this.moveDeltas(true);
     this.pending.push({ kind, turnId: this.turnId, payload });
     this.schedule(0);
   }
 
   textDelta(delta: string): void {
-    if (this.reasoning) this.moveDeltas();
-    this.text += delta;
+    if (this.reasoning) this.moveDeltas(true);
+    this.text += this.textStream.push(delta);
     this.schedule(this.text.length >= MAX_BUFFERED_CHARS ? 0 : FLUSH_INTERVAL_MS);
   }
 
   reasoningDelta(delta: string): void {
-    if (this.text) this.moveDeltas();
-    this.reasoning += delta;
+    if (this.text) this.moveDeltas(true);
+    this.reasoning += this.reasoningStream.push(delta);
     this.schedule(this.reasoning.length >= MAX_BUFFERED_CHARS ? 0 : FLUSH_INTERVAL_MS);
   }
 
   /** Write everything queued so far; resolves when it is in the database (or has failed). */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    return this.write(true);
+  }
+
+  /** A timer's write keeps back what may be the start of a secret; an explicit flush releases it. */
+  private async write(final: boolean): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.moveDeltas();
+    this.moveDeltas(final);
     const batch = this.pending;
     this.pending = [];
     if (batch.length) {
@@ -71,7 +82,11 @@ export class EventPublisher {
     await this.chain;
   }
 
-  private moveDeltas(): void {
+  private moveDeltas(final: boolean): void {
+    if (final) {
+      this.text += this.textStream.flush();
+      this.reasoning += this.reasoningStream.flush();
+    }
     if (this.text)
       this.pending.push({ kind: 'text.delta', turnId: this.turnId, payload: { ...this.deltaTags, text: this.text } });
     if (this.reasoning)
@@ -86,9 +101,9 @@ export class EventPublisher {
 
   private schedule(delayMs: number): void {
     if (delayMs === 0) {
-      void this.flush();
+      void this.write(false);
       return;
     }
-    this.timer ??= setTimeout(() => void this.flush(), delayMs);
+    this.timer ??= setTimeout(() => void this.write(false), delayMs);
   }
 }

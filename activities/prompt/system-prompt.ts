@@ -30,7 +30,7 @@ const PLATFORM_HINTS: Record<string, string> = {
   subagent: 'You are a sub-agent working for another agent. Return a complete, self-contained report of your result.',
 };
 
-/** HERALD.md / .herald.md is looked for from the workspace up to the git root; the others only in the workspace. */
+/** HERALD.md / .herald.md is looked for from the workspace up to the git root (inside a repository); the others only in the workspace. */
 const WALKED_CONTEXT_FILES = ['HERALD.md', '.herald.md'];
 const LOCAL_CONTEXT_FILES = ['AGENTS.md', 'CLAUDE.md', '.cursorrules'];
 export const CONTEXT_FILE_MAX_CHARS = 20_000;
@@ -92,18 +92,29 @@ export function projectContext(cwd: string): string | undefined {
 }
 
 function findContextFile(cwd: string): { path: string; name: string } | undefined {
+  // Up to the git root when the workspace is inside a repository; otherwise the workspace alone, so a
+  // HERALD.md in a shared parent folder (/tmp, a home) never speaks for a project it does not belong to.
+  const root = gitRoot(cwd) ?? cwd;
   for (let dir = cwd; ; dir = dirname(dir)) {
     for (const name of WALKED_CONTEXT_FILES) {
       const path = join(dir, name);
       if (isFile(path)) return { path, name: relative(cwd, path) || name };
     }
-    if (existsSync(join(dir, '.git')) || dirname(dir) === dir) break;
+    if (dir === root || dirname(dir) === dir) break;
   }
   for (const name of LOCAL_CONTEXT_FILES) {
     const path = join(cwd, name);
     if (isFile(path)) return { path, name };
   }
   return undefined;
+}
+
+/** The nearest folder at or above `cwd` that holds `.git`, if any. */
+function gitRoot(cwd: string): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 function memoryLayer(m: MemorySnapshot | undefined): string | undefined {

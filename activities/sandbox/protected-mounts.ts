@@ -6,7 +6,7 @@
  * (`mv .git .old && mkdir -p .git/hooks`) and plant hooks in a fresh one.
  */
 import type { Dirent } from 'node:fs';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isInside } from './host.js';
 
@@ -86,29 +86,32 @@ function moduleDirs(gitDir: string, depth = 0): string[] {
 export function protectedMounts(workspace: string, configured: readonly string[]): ProtectedMounts {
   const readOnly = new Set<string>();
   const pinned: string[] = [];
+  /** Protect what the path really is: a link into the workspace protects its target; one out of it shows nothing. */
+  const protect = (p: string) => {
+    let target: string;
+    try {
+      target = realpathSync(p);
+    } catch {
+      return;
+    }
+    if (isInside(workspace, target) && target !== workspace) readOnly.add(target);
+  };
   for (const rel of configured) {
     const p = resolve(workspace, rel);
     if (!isInside(workspace, p) || p === workspace) continue;
     // Herald's results folder is created by Herald, so the sandbox can never create it first.
-    if (rel === '.herald-results' && !existsSync(p)) mkdirSync(p, { recursive: true });
-    if (existsSync(p)) readOnly.add(p);
+    if (rel === '.herald-results' && !lstatSync(p, { throwIfNoEntry: false })) mkdirSync(p, { recursive: true });
+    protect(p);
   }
   for (const g of gitDirs(workspace)) {
     pinned.push(g);
     // Hooks that do not exist yet must not be creatable either: an empty hooks folder is harmless.
     const hooks = join(g, 'hooks');
-    if (!existsSync(hooks)) mkdirSync(hooks, { recursive: true });
-    for (const dir of [g, ...moduleDirs(g)]) {
-      for (const name of ['hooks', 'config', 'config.worktree']) {
-        const p = join(dir, name);
-        if (existsSync(p)) readOnly.add(p);
-      }
-    }
+    if (!lstatSync(hooks, { throwIfNoEntry: false })) mkdirSync(hooks, { recursive: true });
+    for (const dir of [g, ...moduleDirs(g)])
+      for (const name of ['hooks', 'config', 'config.worktree']) protect(join(dir, name));
     const custom = hooksPath(g);
-    if (custom) {
-      const p = resolve(dirname(g), custom.replace(/^~(?=\/)/, '/nonexistent'));
-      if (isInside(workspace, p) && existsSync(p)) readOnly.add(p);
-    }
+    if (custom && !custom.startsWith('~')) protect(resolve(dirname(g), custom));
   }
   return { pinned, readOnly: [...readOnly].sort() };
 }

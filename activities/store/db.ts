@@ -3,15 +3,39 @@
  * is the single source of truth for transcripts, usage, events and memory.
  */
 import pg from 'pg';
+import { redactor } from '../../runtime/secrets.js';
 
 export type Db = pg.Pool;
 
-export function createDb(connectionString: string, max = 10): Db {
+/**
+ * A pool whose every query parameter passes the process's redactor (SPEC §1.6): nothing a worker
+ * writes — messages, tool calls, events, ledger rows, approvals, memory — can hold a credential
+ * it knows. Clients of the pool (transactions included) are wrapped as they connect.
+ */
+export function createDb(connectionString: string, max = 10, o: { redact?: boolean } = {}): Db {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection (database restart) must not crash the process: the next
   // query gets a fresh connection, and activities retry.
   pool.on('error', () => {});
+  if (o.redact) pool.on('connect', (client) => redactQueries(client));
   return pool;
+}
+
+function redactParam(v: unknown): unknown {
+  if (typeof v === 'string') return redactor().redact(v);
+  if (v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v))
+    return redactor().redactDeep(v);
+  return v;
+}
+
+function redactQueries(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (Array.isArray(values)) values = values.map(redactParam);
+    else if (config && typeof config === 'object' && Array.isArray((config as { values?: unknown[] }).values))
+      config = { ...config, values: (config as { values: unknown[] }).values.map(redactParam) };
+    return callback === undefined ? query(config, values) : query(config, values, callback);
+  };
 }
 
 /** Run `fn` in a transaction on one client. */

@@ -5,11 +5,12 @@
  * indentation or whitespace difference). The file is rewritten atomically, like write_file, and
  * the result shows the changed lines with their line numbers so the model can check its edit.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { protectedPathMessage } from '../../common/protected-paths.js';
 import { defineTool } from './registry.js';
+import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
 import { workspaceRelative } from './workspace.js';
-import { plural, resolveAllowingNotADirectory, statIfExists, writeFileAtomic } from './write-file.js';
+import { isProtected, plural, resolveAllowingNotADirectory, statIfExists } from './write-file.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const MAX_HUNKS = 3;
@@ -50,11 +51,12 @@ export const patchTool = defineTool({
     const abs = await resolveAllowingNotADirectory(ctx.cwd, args.path);
     const info = abs === undefined ? undefined : await statIfExists(abs);
     if (!abs || !info) return { content: `File not found: ${args.path} (use write_file to create it)`, isError: true };
+    if (isProtected(ctx, abs)) return { content: protectedPathMessage(args.path), isError: true };
     if (info.isDirectory()) return { content: `${args.path} is a directory, not a file`, isError: true };
     if (!info.isFile()) return { content: `${args.path} is not a regular file`, isError: true };
     if (info.size > MAX_FILE_BYTES)
       return { content: `${args.path} is ${info.size} bytes; too large to patch`, isError: true };
-    const buf = await readFile(abs);
+    const buf = await readWorkspaceFile(ctx.cwd, abs, args.path);
     if (buf.subarray(0, 8192).includes(0))
       return { content: `${args.path} looks like a binary file; patch edits text files only`, isError: true };
     const text = buf.toString('utf8');
@@ -90,7 +92,7 @@ export const patchTool = defineTool({
       from = p + oldStr.length;
     }
     updated += text.slice(from);
-    await writeFileAtomic(abs, updated, info.mode);
+    await writeFileAtomic(ctx.cwd, abs, updated, info.mode);
 
     const delta = newStr.length - oldStr.length;
     const hunks = positions.slice(0, MAX_HUNKS).map((p, k) => hunk(text, updated, p, p + k * delta, oldStr, newStr));

@@ -1,7 +1,8 @@
 /** `read_file`: read a text file of the workspace with line numbers, by line offset and limit. */
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from './registry.js';
+import { openForReading } from './safe-files.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 
 const MAX_LINE_CHARS = 2000;
@@ -30,9 +31,11 @@ export const readFileTool = defineTool({
     const info = await stat(abs).catch(() => undefined);
     if (!info) return { content: `File not found: ${args.path}`, isError: true };
     if (info.isDirectory()) return { content: `${args.path} is a directory, not a file`, isError: true };
+    if (!info.isFile())
+      return { content: `${args.path} is not a regular file (a FIFO, socket or device); not read`, isError: true };
     if (info.size > MAX_FILE_BYTES)
       return { content: `${args.path} is ${info.size} bytes; too large to read`, isError: true };
-    const handle = await open(abs, 'r');
+    const handle = await openForReading(ctx.cwd, abs, args.path);
     let buf: Buffer;
     try {
       buf = await handle.readFile();

@@ -21,6 +21,8 @@ export interface ToolContext {
   sandbox: ToolSandbox;
   /** The conversation's network for tool processes (narrowed from the worker's). */
   network?: NetworkPolicy;
+  /** Workspace paths no tool may write (`sandbox.protectedPaths`; git hooks and config at any depth always). */
+  protectedPaths?: readonly string[];
   /** The store, for tools that are Herald's own data (memory, session_search). */
   db?: Db;
   conversationId?: string;

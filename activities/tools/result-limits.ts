@@ -4,9 +4,10 @@
  * the rest with `read_file` (offset/limit); all results of one assistant turn are capped at
  * 200,000 characters together (the workflow gives each call its share).
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { truncateMiddle } from '../../common/text.js';
+import { writeFileAtomic } from './safe-files.js';
 
 export const RESULTS_DIR = '.herald-results';
 export const PREVIEW_CHARS = 1500;
@@ -39,10 +40,12 @@ export async function limitResult(
     };
   const rel = join(RESULTS_DIR, `${o.fileStem.replace(/[^A-Za-z0-9._-]/g, '_')}.txt`);
   try {
-    await mkdir(join(o.cwd, RESULTS_DIR), { recursive: true });
-    const tmp = join(o.cwd, `${rel}.tmp`);
-    await writeFile(tmp, content);
-    await rename(tmp, join(o.cwd, rel));
+    const root = await realpath(o.cwd);
+    const dir = join(root, RESULTS_DIR);
+    await mkdir(dir, { recursive: true });
+    // Only a real folder of the workspace: a symlink planted under that name must not send results elsewhere.
+    if (!(await lstat(dir)).isDirectory()) throw new Error(`${RESULTS_DIR} is not a folder`);
+    await writeFileAtomic(root, join(root, rel), content);
   } catch {
     return { content: truncateMiddle(content, Math.min(limit, PREVIEW_CHARS * 4)) };
   }

@@ -5,6 +5,7 @@
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js';
+import { narrowNetwork } from '../../common/sandbox-policy.js';
 import { oneLine } from '../../common/text.js';
 import { wrapUntrusted } from '../../common/untrusted.js';
 import { limitResult } from './result-limits.js';
@@ -41,6 +42,9 @@ export function toolActivities(deps: ActivityDeps) {
       tool: a.call.name,
       args: parsed.args,
     };
+    // A tools-only worker applies its own policy too: the conversation's network can only be narrower.
+    const network = narrowNetwork(deps.config.file.sandbox.network, a.network);
+    if (!network.ok) return { content: `Refused by this worker's sandbox: ${network.error}`, isError: true };
     const blocked = await deps.hooks.preToolCall(scope);
     if (blocked) return { content: blocked, isError: true };
     const started = Date.now();
@@ -51,7 +55,8 @@ export function toolActivities(deps: ActivityDeps) {
         signal: ctx.cancellationSignal,
         heartbeat: () => ctx.heartbeat({ tool: a.call.name }),
         sandbox: deps.sandbox,
-        ...(a.network ? { network: a.network } : {}),
+        network: network.policy,
+        protectedPaths: deps.config.file.sandbox.protectedPaths,
         db,
         conversationId: a.conversationId,
         sessionId: a.sessionId,

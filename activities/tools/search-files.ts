@@ -6,7 +6,7 @@
  * Results are capped; the walk heartbeats and stops as soon as the call is cancelled.
  */
 import type { Dirent } from 'node:fs';
-import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { oneLine } from '../../common/text.js';
@@ -14,6 +14,7 @@ import type { IgnoreFile, IgnoreRule } from './glob.js';
 import { fileGlobMatcher, isIgnored, parseGitignore } from './glob.js';
 import type { ToolContext } from './registry.js';
 import { defineTool } from './registry.js';
+import { readWorkspaceFile } from './safe-files.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 import { plural, resolveAllowingNotADirectory } from './write-file.js';
 
@@ -123,7 +124,7 @@ export const searchFilesTool = defineTool({
         skippedLarge++;
         continue;
       }
-      const buf = await readFile(file.abs).catch(() => undefined);
+      const buf = await readWorkspaceFile(root, file.abs, file.rel).catch(() => undefined);
       if (!buf) continue;
       if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
         skippedBinary++;
@@ -211,7 +212,7 @@ async function* walkFiles(root: string, start: string, startRel: string, ctx: To
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const here = entries.some((e) => e.name === '.gitignore' && e.isFile())
-      ? [...ignores, { dir: rel, rules: await readGitignore(join(abs, '.gitignore')) }]
+      ? [...ignores, { dir: rel, rules: await readGitignore(root, join(abs, '.gitignore')) }]
       : ignores;
     for (const entry of entries) {
       throwIfAborted(ctx.signal);
@@ -244,11 +245,15 @@ async function ancestorIgnores(root: string, startRel: string): Promise<IgnoreFi
     const dir = parts.slice(0, i).join('/');
     const file = join(root, dir, '.gitignore');
     if (!(await lstat(file).catch(() => undefined))?.isFile()) continue;
-    out.push({ dir, rules: await readGitignore(file) });
+    out.push({ dir, rules: await readGitignore(root, file) });
   }
   return out;
 }
 
-async function readGitignore(file: string): Promise<IgnoreRule[]> {
-  return parseGitignore(await readFile(file, 'utf8').catch(() => ''));
+async function readGitignore(root: string, file: string): Promise<IgnoreRule[]> {
+  const text = await readWorkspaceFile(root, file, '.gitignore').then(
+    (b) => b.toString('utf8'),
+    () => '',
+  );
+  return parseGitignore(text);
 }

@@ -102,7 +102,12 @@ export function runCommand(
 ): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
-    const child = spawn(proc.file, proc.args, { cwd, env: proc.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(proc.file, proc.args, {
+      cwd,
+      env: proc.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let timedOut = false;
     const collect = (chunk: Buffer) => {

@@ -3,12 +3,15 @@
  * directories. The content goes to a temporary file beside the target that is then renamed over it,
  * so a crash, a cancelled activity or a concurrent reader never sees a half-written file.
  */
-import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod';
+import { isProtectedPath, protectedPathMessage } from '../../common/protected-paths.js';
+import { DEFAULT_PROTECTED_PATHS } from '../../common/sandbox-policy.js';
 import { defineTool } from './registry.js';
+import type { ToolContext } from './registry.js';
+import { writeFileAtomic } from './safe-files.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 
 const params = z
@@ -35,6 +38,7 @@ export const writeFileTool = defineTool({
     };
     const abs = await resolveAllowingNotADirectory(ctx.cwd, args.path);
     if (!abs) return notADirectory;
+    if (isProtected(ctx, abs)) return { content: protectedPathMessage(args.path), isError: true };
     const existing = await statIfExists(abs);
     if (existing?.isDirectory()) return { content: `${args.path} is a directory, not a file`, isError: true };
     if (existing && !existing.isFile()) return { content: `${args.path} is not a regular file`, isError: true };
@@ -45,7 +49,9 @@ export const writeFileTool = defineTool({
       if (code === 'ENOTDIR' || code === 'EEXIST') return notADirectory;
       throw err;
     }
-    await writeFileAtomic(abs, args.content, existing?.mode);
+    // mkdir followed the path again: resolve once more, so a directory swapped for a link is caught.
+    if ((await resolveAllowingNotADirectory(ctx.cwd, args.path)) !== abs) return notADirectory;
+    await writeFileAtomic(ctx.cwd, abs, args.content, existing?.mode);
     const bytes = Buffer.byteLength(args.content, 'utf8');
     const what = existing ? `replaced the existing file (was ${plural(existing.size, 'byte')})` : 'created a new file';
     return {
@@ -53,6 +59,11 @@ export const writeFileTool = defineTool({
     };
   },
 });
+
+/** Whether the resolved path is one no tool may write (symlink aliases included: `abs` is the real path). */
+export function isProtected(ctx: ToolContext, abs: string): boolean {
+  return isProtectedPath(workspaceRelative(ctx.cwd, abs), ctx.protectedPaths ?? DEFAULT_PROTECTED_PATHS);
+}
 
 /** `stat`, or undefined when nothing is there. */
 export async function statIfExists(abs: string): Promise<Stats | undefined> {
@@ -73,30 +84,6 @@ export async function resolveAllowingNotADirectory(root: string, path: string): 
     return await resolveInWorkspace(root, path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw err;
-  }
-}
-
-/**
- * Write `data` to `target` atomically: a temporary file in the same directory (same filesystem, so
- * the rename is atomic) is written, given `mode` (the replaced file's permissions) and renamed over
- * the target. On any failure the temporary file is removed and the target is untouched.
- */
-export async function writeFileAtomic(target: string, data: string, mode?: number): Promise<void> {
-  // Keep the name under NAME_MAX even for long file names.
-  const tmp = join(dirname(target), `.${basename(target).slice(0, 100)}.${randomBytes(6).toString('hex')}.tmp`);
-  // 'wx' never follows or reuses something already at the temporary name.
-  const handle = await open(tmp, 'wx');
-  try {
-    try {
-      await handle.writeFile(data, 'utf8');
-      if (mode !== undefined) await handle.chmod(mode & 0o7777);
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, target);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
     throw err;
   }
 }

@@ -123,7 +123,11 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     HERALD_PROVIDER: 'custom',
     HERALD_MODEL: FAKE_MODEL,
     OPENAI_BASE_URL: fake.url,
+    // Declared endpoints: workflow input may only pick these (SPEC §1.6).
+    ANTHROPIC_BASE_URL: fake.anthropicUrl,
     HERALD_LOG_LEVEL: process.env.HERALD_LOG_LEVEL ?? 'warn',
+    // Tools run in the real sandbox (CI installs bubblewrap); HERALD_TEST_SANDBOX=off runs them without.
+    HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'required',
     ...(options.env ?? {}),
   };
   const config = loadConfig({ PATH: process.env.PATH ?? '', ...envVars });

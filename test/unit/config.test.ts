@@ -8,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
+import type { ProviderDefaults } from '../../common/providers.js';
+
+/** The provider choices, without the declared endpoint lists (tested on their own). */
+const choices = ({ declared: _declared, ...rest }: ProviderDefaults) => rest;
 
 describe('loadConfig', () => {
   let home: string;
@@ -46,7 +50,7 @@ describe('loadConfig', () => {
     assert.equal(c.temporalAddress, undefined);
     assert.equal(c.logLevel, 'info');
     assert.deepEqual(c.ports, { temporal: 7233, ui: 8233, postgres: 54329 });
-    assert.deepEqual(c.providerDefaults, { provider: 'openai', model: 'gpt-4.1' });
+    assert.deepEqual(choices(c.providerDefaults), { provider: 'openai', model: 'gpt-4.1' });
     assert.equal(c.file.agent.maxIterations, 90);
     assert.equal(c.file.agent.busyPolicy, 'interrupt');
     assert.deepEqual(c.file.tools.terminal, { timeoutSeconds: 180, maxOutputChars: 50_000 });
@@ -86,8 +90,13 @@ describe('loadConfig', () => {
     assert.equal(configError({ HERALD_TEMPORAL_PORT: '70000' }).key, 'HERALD_TEMPORAL_PORT');
   });
 
+  it('declares the endpoints and key variables the worker knows, for checking workflow input', () => {
+    const d = loadConfig(env({ OPENAI_BASE_URL: 'http://localhost:11434/v1' })).providerDefaults.declared;
+    assert.deepEqual(d, { baseUrls: ['http://localhost:11434/v1'], keyEnvs: [] });
+  });
+
   it('infers the provider from the environment', () => {
-    const provider = (vars: Record<string, string>) => loadConfig(env(vars)).providerDefaults;
+    const provider = (vars: Record<string, string>) => choices(loadConfig(env(vars)).providerDefaults);
     assert.deepEqual(provider({ OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_API_KEY: 'k' }), {
       provider: 'custom',
       model: '',
@@ -121,7 +130,11 @@ describe('loadConfig', () => {
     );
     const c = loadConfig(env({ HERALD_CONFIG: path }));
     assert.equal(c.configPath, path);
-    assert.deepEqual(c.providerDefaults, { provider: 'anthropic', model: 'claude-opus', contextLength: 200_000 });
+    assert.deepEqual(choices(c.providerDefaults), {
+      provider: 'anthropic',
+      model: 'claude-opus',
+      contextLength: 200_000,
+    });
     assert.equal(c.file.agent.maxIterations, 25);
     assert.deepEqual(c.file.tools.terminal, { timeoutSeconds: 30, maxOutputChars: 50_000 });
     assert.deepEqual(c.file.pricing['claude-opus'], { input: 15, output: 75 });
@@ -130,7 +143,7 @@ describe('loadConfig', () => {
   it('lets the environment override the file', () => {
     const path = configFile('override.yaml', 'model:\n  provider: anthropic\n  name: claude-opus\n');
     const c = loadConfig(env({ HERALD_CONFIG: path, HERALD_PROVIDER: 'openai', HERALD_MODEL: 'gpt-5' }));
-    assert.deepEqual(c.providerDefaults, { provider: 'openai', model: 'gpt-5' });
+    assert.deepEqual(choices(c.providerDefaults), { provider: 'openai', model: 'gpt-5' });
   });
 
   it('reads config.yaml from HERALD_HOME when HERALD_CONFIG is not set', () => {
