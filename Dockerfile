@@ -2,9 +2,10 @@
 # DATABASE_URL and applies the database migrations itself.
 FROM node:20-bookworm-slim
 
-# bash runs the terminal tool; git and python are common needs of the agent's commands.
+# bash runs the terminal tool inside bubblewrap (the tool sandbox); git and python are common needs
+# of the agent's commands.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bash ca-certificates git python3 \
+ && apt-get install -y --no-install-recommends bash bubblewrap ca-certificates git python3 \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -17,5 +18,10 @@ ENV NODE_ENV=production \
     HERALD_WORKSPACE=/workspace
 RUN mkdir -p /data/herald /workspace
 VOLUME ["/data/herald", "/workspace"]
+
+# The worker runs as an unprivileged user: tool processes then map to it (not to root) inside the
+# sandbox, and the sandbox's process cap applies to them.
+RUN useradd --system --uid 10001 --home-dir /data/herald herald && chown -R herald /data/herald /workspace
+USER herald
 
 CMD ["node", "bin/herald.js", "worker"]

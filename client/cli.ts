@@ -39,6 +39,7 @@ import { runChat } from './chat.js';
 import { clientSettings, readRuntimeInfo } from './connection.js';
 import { EventRenderer } from './render.js';
 import { runDemo } from './demo.js';
+import { renderChecks, runDoctor } from './doctor.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
@@ -344,6 +345,17 @@ export function buildProgram(): Command {
         await watch.stop();
         await client.close();
       });
+    });
+
+  program
+    .command('doctor')
+    .description('check Temporal, Postgres, the providers, the tool sandbox and disk space on this machine')
+    .option('--offline', 'do not call the providers (only check that their keys are set)')
+    .option('--json', 'print JSON')
+    .action(async (o: { offline?: boolean; json?: boolean }) => {
+      const checks = await runDoctor(config(), { offline: Boolean(o.offline) });
+      print(Boolean(o.json), checks, renderChecks(checks));
+      if (checks.some((c) => c.status === 'fail')) process.exitCode = EXIT.error;
     });
 
   program

@@ -39,7 +39,7 @@ const relativePath = z
 
 export const DEFAULT_PROTECTED_PATHS = ['.git/hooks', '.git/config', '.herald-results'] as const;
 
-export const DEFAULT_SANDBOX_LIMITS = { processes: 1024, memoryMb: 8192, fileSizeMb: 4096 } as const;
+export const DEFAULT_SANDBOX_LIMITS = { processes: 1024, memoryMb: 4096, fileSizeMb: 4096, tmpMb: 1024 } as const;
 
 export const sandboxConfigSchema = z
   .object({
@@ -58,6 +58,8 @@ export const sandboxConfigSchema = z
         processes: z.number().int().min(16).max(1_000_000).default(DEFAULT_SANDBOX_LIMITS.processes),
         memoryMb: z.number().int().min(64).default(DEFAULT_SANDBOX_LIMITS.memoryMb),
         fileSizeMb: z.number().int().min(1).default(DEFAULT_SANDBOX_LIMITS.fileSizeMb),
+        /** Size of each private in-memory folder (/tmp, /var/tmp, the empty home): it is RAM. */
+        tmpMb: z.number().int().min(16).default(DEFAULT_SANDBOX_LIMITS.tmpMb),
       })
       .strict()
       .default({ ...DEFAULT_SANDBOX_LIMITS }),

@@ -15,6 +15,7 @@ import { postgresDataDir, startEmbeddedPostgres } from './embedded-postgres.js';
 import type { DevServer } from './temporal-dev-server.js';
 import { startTemporalDevServer } from './temporal-dev-server.js';
 import type { RunningWorker } from './worker.js';
+import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
 
 export interface DevStackOptions {
@@ -30,6 +31,13 @@ export interface DevStackOptions {
 }
 
 /** Where the running stack is, written to `<home>/runtime.json` so other `herald` commands find it. */
+/** The banner's sandbox line: loud when tools would run without it. */
+function sandboxLine(s: SandboxStatus): string {
+  if (s.active) return `Sandbox:   bubblewrap (tools run isolated; network: ${s.network})`;
+  if (s.mode === 'off') return 'Sandbox:   OFF (sandbox.mode: off) — tools run with your own access';
+  return `Sandbox:   ⚠ NOT AVAILABLE — ${s.reason}; ${s.mode === 'required' ? 'tools that start processes will refuse' : 'tools run UNSANDBOXED with your own access'} (herald doctor)`;
+}
+
 export interface RuntimeInfo {
   temporalAddress: string;
   namespace: string;
@@ -116,6 +124,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     if (uiUrl) say(`Web UI:    ${uiUrl}`);
     say(`Database:  ${redactUrl(databaseUrl)}${embeddedData ? ` (embedded, data in ${embeddedData})` : ''}`);
     say(`Home:      ${paths.home}`);
+    if (worker) say(sandboxLine(worker.sandbox.status));
     return { config, info, worker, stop: stopAll };
   } catch (err) {
     await stopAll();

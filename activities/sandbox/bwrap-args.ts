@@ -20,6 +20,12 @@ export interface CallPlan {
   writablePaths: readonly string[];
   /** What the visible trees hold but no tool may see (the Herald home, a home's credentials), applied last. */
   masks: readonly Mask[];
+  /** Size of each private tmpfs (/tmp, /var/tmp, home), in MB. */
+  tmpMb: number;
+  /** The sandbox's own empty home (never the worker's). */
+  home: string;
+  /** File descriptor (in the spawned process) holding the seccomp filter, if any. */
+  seccompFd?: number;
   /** Host files mounted into the sandbox (the proxy socket and bridge, a git identity). */
   files: ReadonlyArray<{ source: string; target: string }>;
 }
@@ -44,14 +50,18 @@ export function bwrapArgs(host: HostFacts, plan: CallPlan, inner: readonly strin
     'ALL',
     '--hostname',
     'herald-sandbox',
+    ...(plan.seccompFd !== undefined ? ['--seccomp', String(plan.seccompFd)] : []),
     '--proc',
     '/proc',
     '--dev',
     '/dev',
   ];
+  for (const p of host.proc.readOnly) a.push('--ro-bind', p, p);
+  for (const p of host.proc.masked) a.push('--ro-bind', '/dev/null', p);
   for (const r of host.systemRoots)
     a.push(...(r.symlink ? ['--symlink', r.symlink, r.path] : ['--ro-bind', r.path, r.path]));
-  a.push('--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', host.home);
+  const size = String(plan.tmpMb * 1024 * 1024);
+  for (const dir of ['/tmp', '/var/tmp', '/dev/shm', plan.home]) a.push('--size', size, '--tmpfs', dir);
   const visibleToolchains = host.toolchains.filter((t) => !isInside(plan.workspace, t));
   for (const t of visibleToolchains) a.push('--ro-bind', t, t);
   for (const m of host.masks) a.push(...mask(m));

@@ -76,6 +76,8 @@ export interface Mask {
 export interface HostFacts {
   /** `--ro-bind` each, or recreate as a symlink (`/bin → usr/bin` on merged-/usr systems). */
   systemRoots: Array<{ path: string; symlink?: string }>;
+  /** Kernel interfaces under the sandbox's /proc: folders shown read-only, files hidden. */
+  proc: { readOnly: string[]; masked: string[] };
   /** Paths under system roots and toolchains that must not be readable. */
   masks: Mask[];
   /** Toolchain directories outside the system roots, shown read-only. */
@@ -134,6 +136,33 @@ function othersCannotRead(root: string, limit = 20_000): Mask[] {
   return out;
 }
 
+/** Top-level /proc folders with writable kernel settings: shown read-only (bubblewrap itself covers irq and bus). */
+const PROC_READ_ONLY = ['/proc/sys', '/proc/fs', '/proc/driver', '/proc/sysvipc', '/proc/tty'];
+
+/**
+ * Top-level /proc files a sandboxed process must not touch: those "others" may not read (kernel
+ * memory maps, slab and timer lists, kmsg) and those root may write (`sysrq-trigger` reboots the
+ * machine, `mtrr`), since the sandbox user maps to the worker's uid — root for a root worker.
+ */
+function procMasks(): string[] {
+  const out: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (/^\d+$/.test(name)) continue;
+    const p = join('/proc', name);
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st?.isFile()) continue;
+    if ((st.mode & 0o004) === 0 || (st.mode & 0o222) !== 0) out.push(p);
+  }
+  if (!out.includes('/proc/sysrq-trigger')) out.push('/proc/sysrq-trigger');
+  return out;
+}
+
 /** The folder to show for one PATH entry (or toolchain variable), or undefined when it is visible already or must stay hidden. */
 export function toolchainRoot(dir: string, home: string, hidden: readonly string[]): string | undefined {
   const r = real(dir);
@@ -189,5 +218,9 @@ export function learnHost(env: NodeJS.ProcessEnv, hidden: readonly string[]): Ho
       if (isInside(t, p) && existsSync(p)) masks.push({ path: p, dir: statSync(p).isDirectory() });
     }
   }
-  return { systemRoots, masks, toolchains: outermost, home, uid: process.getuid?.() ?? -1 };
+  const proc = {
+    readOnly: PROC_READ_ONLY.filter((p) => existsSync(p)),
+    masked: procMasks().filter((p) => existsSync(p)),
+  };
+  return { systemRoots, proc, masks, toolchains: outermost, home, uid: process.getuid?.() ?? -1 };
 }

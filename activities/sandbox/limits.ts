@@ -6,13 +6,14 @@
  * sandbox user's processes in its own user namespace, `RLIMIT_DATA` caps each process's memory.
  * (The kernel exempts uid 0 from `RLIMIT_NPROC`, which is why a root worker wants the cgroup.)
  */
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface Limits {
   processes: number;
   memoryMb: number;
   fileSizeMb: number;
+  tmpMb: number;
 }
 
 const V1 = { pids: '/sys/fs/cgroup/pids', memory: '/sys/fs/cgroup/memory' };
@@ -23,7 +24,40 @@ export interface CgroupRoot {
   memory: string | undefined;
 }
 
+/** Per-worker cgroups left by workers that are gone (empty ones only: a live call keeps its own). */
+function sweepStale(hierarchy: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(hierarchy).filter((n) => /^herald-\d+$/.test(n));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice('herald-'.length));
+    if (pid !== process.pid && isAlive(pid)) continue;
+    const dir = join(hierarchy, name);
+    try {
+      for (const child of readdirSync(dir, { withFileTypes: true }))
+        if (child.isDirectory()) rmdirSync(join(dir, child.name));
+      rmdirSync(dir);
+    } catch {
+      // something still runs there
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export function findCgroupRoot(workerTag: string): CgroupRoot | undefined {
+  sweepStale(V1.pids);
+  sweepStale(V1.memory);
   try {
     const pids = join(V1.pids, `herald-${workerTag}`);
     mkdirSync(pids, { recursive: true });
@@ -35,6 +69,9 @@ export function findCgroupRoot(workerTag: string): CgroupRoot | undefined {
     } catch {
       memory = undefined;
     }
+    process.once('exit', () => {
+      for (const d of [pids, memory]) if (d) removeDirs([d]);
+    });
     return { pids, memory };
   } catch {
     return undefined;
@@ -46,16 +83,18 @@ export interface CallCgroup {
   procsFiles: string[];
   /** Whether the memory cap was hit during the call. */
   memoryHit(): boolean;
+  /** SIGKILL whatever is still in the call's cgroup (repeatedly, so a forking process cannot outrun it). */
+  killAll(): void;
   dispose(): void;
 }
 
 export function callCgroup(root: CgroupRoot, id: string, limits: Limits): CallCgroup | undefined {
   const dirs: string[] = [];
   try {
-    const pids = join(root.pids, id);
-    mkdirSync(pids);
-    dirs.push(pids);
-    writeFileSync(join(pids, 'pids.max'), String(limits.processes));
+    const pids0 = join(root.pids, id);
+    mkdirSync(pids0);
+    dirs.push(pids0);
+    writeFileSync(join(pids0, 'pids.max'), String(limits.processes));
     let mem: string | undefined;
     if (root.memory) {
       mem = join(root.memory, id);
@@ -71,6 +110,24 @@ export function callCgroup(root: CgroupRoot, id: string, limits: Limits): CallCg
           return Number(readFileSync(join(mem, 'memory.failcnt'), 'utf8')) > 0;
         } catch {
           return false;
+        }
+      },
+      killAll: () => {
+        for (let round = 0; round < 50; round++) {
+          let pids: number[];
+          try {
+            pids = readFileSync(join(pids0, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+          } catch {
+            return;
+          }
+          if (pids.length === 0) return;
+          for (const pid of pids) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }
         }
       },
       dispose: () => removeDirs(dirs),

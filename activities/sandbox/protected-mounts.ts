@@ -26,7 +26,7 @@ function isDir(p: string): boolean {
 }
 
 /** Real `.git` folders at most SEARCH_DEPTH levels down (a `.git` file, as in worktrees, points elsewhere). */
-function gitDirs(workspace: string): string[] {
+export function gitDirs(workspace: string): string[] {
   const found: string[] = [];
   let visited = 0;
   const queue: Array<[string, number]> = [[workspace, 0]];

@@ -13,9 +13,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import type { NetworkPolicy, SandboxConfig, SandboxMode } from '../../common/sandbox-policy.js';
 import { describeNetwork } from '../../common/sandbox-policy.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -24,12 +24,14 @@ import type { CallPlan } from './bwrap-args.js';
 import { toolEnvironment } from './environment.js';
 import type { HostFacts, Mask } from './host.js';
 import { HOME_CREDENTIALS, isInside, learnHost } from './host.js';
-import type { CgroupRoot, Limits } from './limits.js';
+import type { CgroupRoot } from './limits.js';
 import { callCgroup, findCgroupRoot, rlimitScript } from './limits.js';
 import type { AllowlistProxy } from './network-proxy.js';
 import { BRIDGE_SOURCE, SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET, startAllowlistProxy } from './network-proxy.js';
 import { explainFailure } from './explain.js';
+import { seccompProgram } from './seccomp.js';
 import { protectedMounts } from './protected-mounts.js';
+import { settleGit, snapshotGit } from './git-guard.js';
 
 export interface SandboxStatus {
   mode: SandboxMode;
@@ -53,11 +55,16 @@ export interface PreparedProcess {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** Extra file descriptors for the spawned process (fd 3 onwards): the seccomp filter. */
+  fds: number[];
   /** A line to put first in the tool's result (the unsandboxed warning), if any. */
   banner: string | undefined;
-  /** Notes on sandbox limits the command ran into, for the model to read. */
-  explain(outcome: ProcessOutcome): string[];
-  dispose(): Promise<void>;
+  /**
+   * Release what the call held (proxy, cgroup) and undo what must not outlive it; returns notes on
+   * sandbox limits the command ran into, for the model to read. Call it once, whatever happened
+   * (no outcome when the command never finished).
+   */
+  finish(outcome: ProcessOutcome | undefined): Promise<string[]>;
 }
 
 export type Prepared = { ok: true; process: PreparedProcess } | { ok: false; error: string };
@@ -120,34 +127,53 @@ export interface SandboxOptions {
   log?: Logger;
 }
 
+/** HOME inside the sandbox: an empty in-memory folder, never the worker's home. */
+export const SANDBOX_HOME = '/home/herald';
+
+/** Toolchain folders in the worker's home and the variable that tells the tool where its home moved. */
+const TOOLCHAIN_HOMES: Record<string, string> = {
+  '.pyenv': 'PYENV_ROOT',
+  '.cargo': 'CARGO_HOME',
+  '.rustup': 'RUSTUP_HOME',
+  '.nvm': 'NVM_DIR',
+  '.volta': 'VOLTA_HOME',
+  '.bun': 'BUN_INSTALL',
+  '.deno': 'DENO_INSTALL',
+  '.sdkman': 'SDKMAN_DIR',
+  '.asdf': 'ASDF_DATA_DIR',
+  go: 'GOPATH',
+};
+
+/** What a working sandbox holds, learned once at worker start. */
+interface Machine {
+  host: HostFacts;
+  bwrap: string;
+  runtimeDir: string;
+  cgroups: CgroupRoot | undefined;
+  gitconfig: string | undefined;
+  seccomp: string | undefined;
+  /** Variables that point the toolchains at their folders, since HOME is not theirs any more. */
+  locators: Record<string, string>;
+}
+
 export class ToolSandbox {
   private constructor(
     readonly status: SandboxStatus,
     private readonly config: SandboxConfig,
     private readonly env: NodeJS.ProcessEnv,
     private readonly hidden: readonly string[],
-    private readonly host: HostFacts | undefined,
-    private readonly bwrap: string | undefined,
-    private readonly runtimeDir: string | undefined,
-    private readonly cgroups: CgroupRoot | undefined,
-    private readonly gitconfig: string | undefined,
+    private readonly machine?: Machine,
   ) {}
 
   static create(o: SandboxOptions): ToolSandbox {
     const { config, env } = o;
     const hidden = o.hidden.map((h) => resolve(h));
-    const network = describeNetwork(config.network);
     if (config.mode === 'off')
       return new ToolSandbox(
         { mode: 'off', active: false, reason: 'sandbox.mode is off', network: 'unrestricted' },
         config,
         env,
         hidden,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
       );
     const unavailable = (reason: string) => {
       o.log?.[config.mode === 'required' ? 'error' : 'warn'](
@@ -161,40 +187,49 @@ export class ToolSandbox {
         config,
         env,
         hidden,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
       );
     };
     if (process.platform !== 'linux')
       return unavailable(`no sandbox for ${process.platform} yet (bubblewrap is Linux only)`);
     const bwrap =
       config.bwrapPath ?? findOnPath('bwrap', env) ?? (existsSync('/usr/bin/bwrap') ? '/usr/bin/bwrap' : undefined);
-    if (!bwrap) return unavailable('bubblewrap (bwrap) is not installed: apt-get install bubblewrap');
+    if (!bwrap || !existsSync(bwrap))
+      return unavailable('bubblewrap (bwrap) is not installed: apt-get install bubblewrap');
 
     const host = learnHost(env, hidden);
     const runtimeDir = mkdtempSync(join(tmpdir(), 'herald-sandbox-'));
-    writeFileSync(join(runtimeDir, 'bridge.cjs'), BRIDGE_SOURCE);
-    const identity = gitIdentity(env);
-    let gitconfig: string | undefined;
-    if (identity) {
-      gitconfig = join(runtimeDir, 'gitconfig');
-      writeFileSync(gitconfig, identity);
-    }
     process.once('exit', () => rmSync(runtimeDir, { recursive: true, force: true }));
+    writeFileSync(join(runtimeDir, 'bridge.cjs'), BRIDGE_SOURCE);
+    const write = (name: string, data: string | Buffer | undefined) => {
+      if (data === undefined) return undefined;
+      writeFileSync(join(runtimeDir, name), data);
+      return join(runtimeDir, name);
+    };
+    const locators: Record<string, string> = {};
+    for (const t of host.toolchains) {
+      const name = isInside(host.home, t) ? TOOLCHAIN_HOMES[relative(host.home, t)] : undefined;
+      if (name && !env[name]) locators[name] = t;
+    }
     const cgroups = host.uid === 0 ? findCgroupRoot(`${process.pid}`) : undefined;
     const sandbox = new ToolSandbox(
-      { mode: config.mode, active: true, caps: cgroups ? 'cgroup' : 'rlimit', network },
+      {
+        mode: config.mode,
+        active: true,
+        caps: cgroups ? 'cgroup' : 'rlimit',
+        network: describeNetwork(config.network),
+      },
       config,
       env,
       hidden,
-      host,
-      bwrap,
-      runtimeDir,
-      cgroups,
-      gitconfig,
+      {
+        host,
+        bwrap,
+        runtimeDir,
+        cgroups,
+        gitconfig: write('gitconfig', gitIdentity(env)),
+        seccomp: write('seccomp.bpf', seccompProgram()),
+        locators,
+      },
     );
     const check = sandbox.selfTest();
     if (check) {
@@ -210,24 +245,45 @@ export class ToolSandbox {
 
   /** Run `true` in a throwaway workspace with the real arguments: the sandbox works here, or why not. */
   private selfTest(): string | undefined {
-    const ws = mkdtempSync(join(this.runtimeDir!, 'selftest-'));
-    const plan = this.plan(ws, 'none', []);
-    const r = spawnSync(this.bwrap!, bwrapArgs(this.host!, plan, ['/bin/sh', '-c', 'true']), {
-      env: toolEnvironment(this.env, { home: this.host!.home }),
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    rmSync(ws, { recursive: true, force: true });
-    if (r.status === 0) return undefined;
-    const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
-    return `bubblewrap does not work here: ${why}`;
+    const m = this.machine!;
+    const ws = mkdtempSync(join(m.runtimeDir, 'selftest-'));
+    const seccomp = m.seccomp ? openSync(m.seccomp, 'r') : undefined;
+    try {
+      const plan = this.plan(ws, 'none', [], seccomp === undefined ? undefined : 3);
+      const r = spawnSync(m.bwrap, bwrapArgs(m.host, plan, ['/bin/sh', '-c', 'true']), {
+        env: this.environment({}),
+        encoding: 'utf8',
+        timeout: 10_000,
+        stdio: ['ignore', 'pipe', 'pipe', ...(seccomp === undefined ? [] : [seccomp])],
+      });
+      if (r.status === 0) return undefined;
+      const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
+      return `bubblewrap does not work here: ${why}`;
+    } finally {
+      if (seccomp !== undefined) closeSync(seccomp);
+      rmSync(ws, { recursive: true, force: true });
+    }
   }
 
-  private plan(workspace: string, network: CallPlan['network'], files: CallPlan['files']): CallPlan {
-    const home = this.host!.home;
+  private environment(extra: Record<string, string>): Record<string, string> {
+    return toolEnvironment(this.env, {
+      home: SANDBOX_HOME,
+      passthrough: this.config.env,
+      extra: { ...this.machine!.locators, ...extra },
+    });
+  }
+
+  private plan(
+    workspace: string,
+    network: CallPlan['network'],
+    files: CallPlan['files'],
+    seccompFd: number | undefined,
+  ): CallPlan {
+    const home = this.machine!.host.home;
     const readablePaths = this.config.readablePaths.map((p) => expandHome(p, home));
     const writablePaths = this.config.writablePaths.map((p) => expandHome(p, home));
     const trees = [workspace, ...readablePaths, ...writablePaths];
+    const gitconfig = this.machine!.gitconfig;
     return {
       workspace,
       cwd: workspace,
@@ -236,17 +292,17 @@ export class ToolSandbox {
       readablePaths,
       writablePaths,
       masks: treeMasks(trees, this.hidden, home),
-      files: [...(this.gitconfig ? [{ source: this.gitconfig, target: join(home, '.gitconfig') }] : []), ...files],
+      tmpMb: this.config.limits.tmpMb,
+      home: SANDBOX_HOME,
+      ...(seccompFd !== undefined ? { seccompFd } : {}),
+      files: [...(gitconfig ? [{ source: gitconfig, target: join(SANDBOX_HOME, '.gitconfig') }] : []), ...files],
     };
-  }
-
-  get limits(): Limits {
-    return this.config.limits;
   }
 
   /** How to start `bash -c command` for a tool. */
   async prepare(req: PrepareRequest): Promise<Prepared> {
-    if (!this.status.active) {
+    const m = this.machine;
+    if (!this.status.active || !m) {
       if (this.status.mode === 'required')
         return {
           ok: false,
@@ -258,13 +314,13 @@ export class ToolSandbox {
           file: 'bash',
           args: ['-c', req.command],
           env: toolEnvironment(this.env, { home: this.env.HOME ?? '/', passthrough: this.config.env }),
+          fds: [],
           banner: this.status.mode === 'auto' ? `${UNSANDBOXED_WARNING}: ${this.status.reason}]` : undefined,
-          explain: () => [],
-          dispose: async () => {},
+          finish: () => Promise.resolve([]),
         },
       };
     }
-    if (req.workspace === '/' || this.host!.systemRoots.some((r) => isInside(req.workspace, r.path)))
+    if (req.workspace === '/' || m.host.systemRoots.some((r) => isInside(req.workspace, r.path)))
       return {
         ok: false,
         error: `Refused: the workspace ${req.workspace} contains system folders; give the conversation a project folder.`,
@@ -278,13 +334,13 @@ export class ToolSandbox {
     const extra: Record<string, string> = {};
     let bridge = '';
     if (typeof network === 'object') {
-      callDir = join(this.runtimeDir!, id);
+      callDir = join(m.runtimeDir, id);
       mkdirSync(callDir, { mode: 0o700 });
       const socket = join(callDir, 'proxy.sock');
       proxy = await startAllowlistProxy(socket, network.allow);
       files.push(
         { source: socket, target: SANDBOX_PROXY_SOCKET },
-        { source: join(this.runtimeDir!, 'bridge.cjs'), target: '/run/herald/bridge.cjs' },
+        { source: join(m.runtimeDir, 'bridge.cjs'), target: '/run/herald/bridge.cjs' },
       );
       const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
       for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'])
@@ -294,43 +350,57 @@ export class ToolSandbox {
         `${JSON.stringify(process.execPath)} /run/herald/bridge.cjs & ` +
         `for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; `;
     }
+    const git = snapshotGit(req.workspace);
+    // The filter reaches bubblewrap as file descriptor 3 of the spawned process.
+    const seccomp = m.seccomp ? openSync(m.seccomp, 'r') : undefined;
     const plan = this.plan(
       req.workspace,
       network === 'all' ? 'all' : typeof network === 'object' ? 'proxy' : 'none',
       files,
+      seccomp === undefined ? undefined : 3,
     );
     const limits = this.config.limits;
+    // Descriptors above 2 (the seccomp filter, anything the worker inherited) are closed before the command starts.
     const launcher =
       `${rlimitScript(limits)} || { echo 'herald sandbox: could not set resource limits' >&2; exit 125; }; ` +
+      `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ` +
       `${bridge}exec /bin/bash -c "$1"`;
     const inner = ['/bin/bash', '-c', launcher, 'herald-sandbox', req.command];
-    const cgroup = this.cgroups ? callCgroup(this.cgroups, id, limits) : undefined;
-    let file = this.bwrap!;
-    let args = bwrapArgs(this.host!, plan, inner);
+    const cgroup = m.cgroups ? callCgroup(m.cgroups, id, limits) : undefined;
+    let file = m.bwrap;
+    let args = bwrapArgs(m.host, plan, inner);
     if (cgroup) {
       // The first process joins the call's cgroup before bubblewrap starts, so every descendant is counted.
       const join = cgroup.procsFiles.map((f) => `echo $$ > ${f}`).join(' && ');
       args = ['-c', `${join} && exec "$@"`, 'herald-cgroup', file, ...args];
       file = '/bin/sh';
     }
+    let finished = false;
     return {
       ok: true,
       process: {
         file,
         args,
-        env: toolEnvironment(this.env, { home: this.host!.home, passthrough: this.config.env, extra }),
+        env: this.environment(extra),
+        fds: seccomp === undefined ? [] : [seccomp],
         banner: undefined,
-        explain: (outcome) =>
-          explainFailure(outcome, {
-            limits,
-            network,
-            denied: proxy ? [...proxy.denied] : [],
-            memoryHit: cgroup?.memoryHit() ?? false,
-          }),
-        dispose: async () => {
+        finish: async (outcome) => {
+          if (finished) return [];
+          finished = true;
+          if (seccomp !== undefined) closeSync(seccomp);
+          const notes = outcome
+            ? explainFailure(outcome, {
+                limits,
+                network,
+                denied: proxy ? [...proxy.denied] : [],
+                memoryHit: cgroup?.memoryHit() ?? false,
+              })
+            : [];
           await proxy?.close();
+          cgroup?.killAll();
           cgroup?.dispose();
           if (callDir) rmSync(callDir, { recursive: true, force: true });
+          return [...settleGit(req.workspace, git), ...notes];
         },
       },
     };

@@ -5,6 +5,8 @@
  * reported; so is a sandbox limit the command ran into.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { classifyCommand } from '../../common/dangerous-commands.js';
 import { oneLine } from '../../common/text.js';
@@ -59,9 +61,11 @@ export function terminalTool(settings: TerminalSettings) {
       let r: CommandResult;
       try {
         r = await runCommand(proc, ctx.cwd, timeoutSeconds * 1000, ctx.signal, ctx.heartbeat);
-      } finally {
-        await proc.dispose();
+      } catch (err) {
+        await proc.finish(undefined);
+        throw err;
       }
+      const notes = await proc.finish(r);
       // Long output is not cut here: over maxOutputChars the runtime stores it whole in the
       // workspace and shows a preview (SPEC §7.6), so nothing is lost.
       const output = r.output;
@@ -70,7 +74,6 @@ export function terminalTool(settings: TerminalSettings) {
         : r.signal
           ? `killed by ${r.signal}`
           : `exit code ${r.code}`;
-      const notes = proc.explain(r);
       const head = proc.banner ? `${proc.banner}\n` : '';
       const tail = notes.length ? `\n${notes.join('\n')}` : '';
       return {
@@ -94,7 +97,7 @@ const PIPE_DRAIN_MS = 2000;
 
 /** Start a prepared process in its own process group; abort or timeout kills the whole group. */
 export function runCommand(
-  proc: Pick<PreparedProcess, 'file' | 'args' | 'env'>,
+  proc: Pick<PreparedProcess, 'file' | 'args' | 'env' | 'fds'>,
   cwd: string,
   timeoutMs: number,
   signal: AbortSignal,
@@ -102,12 +105,12 @@ export function runCommand(
 ): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
-    const child = spawn(proc.file, proc.args, {
+    const child: ChildProcessByStdio<null, Readable, Readable> = spawn(proc.file, proc.args, {
       cwd,
       env: proc.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+      stdio: ['ignore', 'pipe', 'pipe', ...proc.fds],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
     let output = '';
     let timedOut = false;
     const collect = (chunk: Buffer) => {

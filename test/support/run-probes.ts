@@ -1,0 +1,122 @@
+/**
+ * Runs the sandbox attack corpus through the real `terminal` tool and sandbox, one probe at a time
+ * in a fresh copy of the workspace, and judges each one on the host: secrets in its output, changes
+ * outside the workspace or to the repository's hooks and config, connections to the listener, files
+ * named after the token in the host's /tmp, processes left running. Prints one JSON line per probe.
+ *
+ * Started by test/integration/sandbox.test.ts as a child process with the planted worker's
+ * environment (HOME, HERALD_HOME and the secrets), so the sandbox sees what a real worker's would.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ToolSandbox } from '../../activities/sandbox/sandbox.js';
+import { terminalTool } from '../../activities/tools/terminal.js';
+import { loadConfig } from '../../runtime/config.js';
+import type { Plant } from './sandbox-probes.js';
+import {
+  connectionCounter,
+  freshWorkspace,
+  leaksIn,
+  loadProbes,
+  secretForms,
+  substitute,
+  survivors,
+  treeState,
+} from './sandbox-probes.js';
+
+interface Plan {
+  plant: Plant;
+  pgPort: number;
+  providerPort: number;
+  timeoutSeconds: number;
+  only?: string[];
+}
+
+export interface ProbeVerdict {
+  id: string;
+  category: string;
+  escaped: string[];
+  output: string;
+  durationMs: number;
+}
+
+const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Plan;
+const { plant } = plan;
+const config = loadConfig();
+const sandbox = ToolSandbox.create({ config: config.file.sandbox, env: process.env, hidden: [config.home] });
+process.stderr.write(`sandbox: ${JSON.stringify(sandbox.status)}\n`);
+const tool = terminalTool({ timeoutSeconds: plan.timeoutSeconds, maxOutputChars: 1_000_000 });
+const listener = await connectionCounter();
+const forms = secretForms(plant);
+const watched = [plant.outside, plant.otherWorkspace, plant.realHome, plant.heraldHome];
+const gitState = (ws: string) => `${treeState(`${ws}/.git/hooks`)}\n${readFileSync(`${ws}/.git/config`, 'utf8')}`;
+
+/** Git as the user would run it on the host, in the workspace the probe left behind. */
+function hostGit(ws: string, args: string[]): void {
+  spawnSync('git', args, {
+    cwd: ws,
+    env: { PATH: process.env.PATH, HOME: plant.realHome },
+    timeout: 10_000,
+    stdio: 'ignore',
+  });
+}
+
+const probes = loadProbes().filter((p) => !plan.only || plan.only.includes(p.id));
+let ws = '';
+for (const [i, probe] of probes.entries()) {
+  // The plant/harvest pair must share a workspace; every other probe gets a fresh one.
+  if (probe.id !== 'bind-source-symlink-harvest') ws = freshWorkspace(plant, `p${i}`);
+  const template = gitState(plant.workspaceTemplate);
+  const before = watched.map(treeState);
+  const connections = listener.count();
+  const command = substitute(probe.command, {
+    workspace: ws,
+    plant,
+    pgPort: plan.pgPort,
+    providerPort: plan.providerPort,
+    listenPort: listener.port,
+  });
+  const started = Date.now();
+  let output: string;
+  try {
+    output = (
+      await tool.handler(
+        { command, timeout: plan.timeoutSeconds },
+        { cwd: ws, signal: new AbortController().signal, heartbeat: () => {}, sandbox },
+      )
+    ).content;
+  } catch (err) {
+    output = `(tool threw: ${(err as Error).message})`;
+  }
+  const durationMs = Date.now() - started;
+  await sleep(50);
+  const escaped = leaksIn(output, forms);
+  watched.forEach((dir, k) => {
+    if (treeState(dir) !== before[k]) escaped.push(`changed ${dir}`);
+  });
+  if (existsSync(`${ws}/.git/config`) && gitState(ws) !== template) escaped.push('changed .git/hooks or .git/config');
+  // The user's own git on the host afterwards: nothing the probe left may run (fsmonitor, hooks, aliases).
+  hostGit(ws, ['status', '--porcelain']);
+  hostGit(ws, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'probe']);
+  watched.forEach((dir, k) => {
+    if (treeState(dir) !== before[k]) escaped.push(`host git changed ${dir}`);
+  });
+  const fired = readdirSync('/tmp').filter((n) => n.startsWith(plant.token));
+  if (fired.length) {
+    escaped.push(`host git ran planted code (${fired.join(', ')})`);
+    for (const n of fired) rmSync(`/tmp/${n}`, { recursive: true, force: true });
+  }
+  if (listener.count() !== connections) escaped.push(`connected to the host listener`);
+  if (existsSync(`/tmp/${plant.token}`)) escaped.push(`wrote /tmp/${plant.token} on the host`);
+  rmSync(`/tmp/${plant.token}`, { recursive: true, force: true });
+  const left = survivors(plant.token);
+  if (left.length) {
+    escaped.push(`left processes running: ${left.join('; ')}`);
+    for (const l of left) process.kill(Number(l.split(':')[0]), 'SIGKILL');
+  }
+  const verdict: ProbeVerdict = { id: probe.id, category: probe.category, escaped, output, durationMs };
+  process.stdout.write(`${JSON.stringify(verdict)}\n`);
+}
+await listener.close();
+process.exit(0);
