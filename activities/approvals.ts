@@ -16,7 +16,9 @@ import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
 import { allowAlways, recordApprovalDecision, recordApprovalRequest } from './store/approvals.js';
-import { writeMessage } from './store/messages.js';
+import { getMessage, writeMessage } from './store/messages.js';
+import { commandAllowKey } from './command-safety/approval-check.js';
+import type { Db } from './store/db.js';
 
 const SMART_PROMPT = [
   'You review shell commands an AI coding agent wants to run in a software project workspace.',
@@ -29,6 +31,10 @@ export function approvalActivities(deps: ActivityDeps) {
   const { db } = deps;
   return {
     async requestApproval(a: ApprovalRequestArgs): Promise<void> {
+      // The workflow carries a bounded preview; the human sees the whole command, from the stored call.
+      const command =
+        (a.assistantSeq !== undefined ? await fullCommand(db, a.sessionId, a.assistantSeq, a.toolCallId) : undefined) ??
+        a.command;
       await recordApprovalRequest(db, {
         requestId: a.requestId,
         conversationId: a.conversationId,
@@ -36,7 +42,7 @@ export function approvalActivities(deps: ActivityDeps) {
         turnId: a.turnId,
         toolCallId: a.toolCallId,
         tool: a.tool,
-        command: a.command,
+        command,
         rules: a.rules,
         reason: a.reason,
       });
@@ -44,24 +50,32 @@ export function approvalActivities(deps: ActivityDeps) {
       pub.emit('approval.requested', {
         requestId: a.requestId,
         tool: a.tool,
-        command: a.command,
+        command,
+        commandChars: command.length,
         reason: a.reason,
         rules: a.rules,
         timeoutSeconds: a.timeoutSeconds,
         choices: ['once', 'session', 'always', 'deny'],
+        scopes: ['command', 'rule'],
       });
       await pub.flush();
     },
 
     async resolveApproval(a: ApprovalResolutionArgs): Promise<void> {
-      await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy);
-      if (a.decision === 'always') await allowAlways(db, a.rules, a.decidedBy);
+      await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy, a.scope, a.commandKey);
+      if (a.decision === 'always')
+        await allowAlways(
+          db,
+          a.scope === 'rule' || !a.commandKey ? a.rules : [commandAllowKey(a.commandKey)],
+          a.decidedBy,
+        );
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
       pub.emit('status', {
         kind: 'approval',
         requestId: a.requestId,
         decision: a.decision,
-        message: `approval ${a.requestId}: ${a.decision}`,
+        scope: a.scope ?? 'rule',
+        message: `approval ${a.requestId}: ${a.decision}${a.decision === 'session' || a.decision === 'always' ? ` (${a.scope === 'rule' || !a.commandKey ? `every ${a.rules.join(', ')} command` : 'this command'})` : ''}`,
       });
       await pub.flush();
     },
@@ -127,4 +141,17 @@ export function approvalActivities(deps: ActivityDeps) {
       await pub.flush();
     },
   };
+}
+
+/** The command of a stored terminal call, whole. */
+async function fullCommand(db: Db, sessionId: string, seq: number, callId: string): Promise<string | undefined> {
+  const m = await getMessage(db, sessionId, seq);
+  const call = m?.tool_calls?.find((c) => c.id === callId);
+  if (!call) return undefined;
+  try {
+    const args = JSON.parse(call.function.arguments) as { command?: unknown };
+    return typeof args.command === 'string' ? args.command : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -245,10 +245,17 @@ export function buildProgram(): Command {
     .argument('<session>', 'session id')
     .argument('<request>', 'approval request id (see `herald state`)')
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
-    .action(async (session: string, request: string, decision: ApprovalDecision) => {
+    .option('--rule', 'session/always: cover every command of the same rules, not only this command')
+    .action(async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean }) => {
       await withClient(async (client) => {
-        await client.conversation(session).approve(request, decision);
-        process.stderr.write(`${decision}: ${request}\n`);
+        await client.conversation(session).approve(request, decision, o.rule ? 'rule' : undefined);
+        const covers =
+          decision === 'session' || decision === 'always'
+            ? o.rule
+              ? ' (every command of its rules)'
+              : ' (this command)'
+            : '';
+        process.stderr.write(`${decision}${covers}: ${request}\n`);
       });
     });
 

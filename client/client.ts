@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
-import type { ApprovalDecision, ConversationInput, ConversationStateView, TurnResult } from '../common/contract.js';
+import type {
+  ApprovalDecision,
+  ApprovalScope,
+  ConversationInput,
+  ConversationStateView,
+  TurnResult,
+} from '../common/contract.js';
 import type { conversation } from '../workflows/conversation.js';
 import type { CompressResult } from '../workflows/definitions.js';
 import {
@@ -139,8 +145,14 @@ export class Conversation {
   }
 
   /** Decide a pending approval (update `approve`: an unknown request id is rejected). */
-  async approve(requestId: string, decision: ApprovalDecision): Promise<void> {
-    await rejections(this.handle.executeUpdate(approveUpdate, { args: [{ requestId, decision }] }));
+  /**
+   * Decide a pending approval. `session` and `always` cover this command; `scope: 'rule'` widens them
+   * to every command of the same rules.
+   */
+  async approve(requestId: string, decision: ApprovalDecision, scope?: ApprovalScope): Promise<void> {
+    await rejections(
+      this.handle.executeUpdate(approveUpdate, { args: [{ requestId, decision, ...(scope ? { scope } : {}) }] }),
+    );
   }
 
   /** Answer the pending `clarify` question. */

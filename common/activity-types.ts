@@ -233,6 +233,8 @@ export interface CompressContextResult {
 }
 
 export interface ApprovalRequestArgs {
+  /** Seq of the assistant message holding the call: the whole command is read from there. */
+  assistantSeq?: number;
   conversationId: string;
   sessionId: string;
   turnId: string;
@@ -253,6 +255,9 @@ export interface ApprovalResolutionArgs {
   decision: string;
   decidedBy: string;
   rules: string[];
+  /** What "session"/"always" covers: this command (default) or its rules. */
+  scope?: 'command' | 'rule';
+  commandKey?: string;
 }
 
 export interface ClarifyRequestArgs {

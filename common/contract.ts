@@ -151,7 +151,21 @@ export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** Signal or update `approve`: the user's decision on a pending dangerous command. */
-export const approveSchema = z.object({ requestId: z.string().min(1), decision: z.enum(APPROVAL_DECISIONS) }).strict();
+export const APPROVAL_SCOPES = ['command', 'rule'] as const;
+export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
+
+/**
+ * Signal or update `approve`: the user's decision on a pending dangerous command. `session` and
+ * `always` cover that command (as parsed: spacing and quoting aside); `scope: "rule"` widens them to
+ * every command of the same rules.
+ */
+export const approveSchema = z
+  .object({
+    requestId: z.string().min(1).max(300),
+    decision: z.enum(APPROVAL_DECISIONS),
+    scope: z.enum(APPROVAL_SCOPES).optional(),
+  })
+  .strict();
 export type ApproveInput = z.infer<typeof approveSchema>;
 
 /** Update `answerClarify`: the user's answer to the pending `clarify` question. */

@@ -36,12 +36,20 @@ export interface ToolCallRef {
 
 /** What the dangerous-command check found (computed in the activity, acted on by the workflow). */
 export interface CommandCheck {
-  /** `hardline` never runs; `dangerous` needs approval; `allowed` matched only always-approved rules. */
+  /** `hardline` never runs; `dangerous` needs approval; `allowed` matched an "always" approval (of this command or its rules). */
   level: 'hardline' | 'dangerous' | 'allowed';
   rules: string[];
   description: string;
-  /** The command, capped for display in the approval request. */
+  /** The command for display: control characters made visible, capped (the whole command is in Postgres). */
   command: string;
+  /** Groups of the findings (destroy_files, exfiltrate, …); absent in histories recorded before them. */
+  groups?: string[];
+  /** Length of the whole command. */
+  commandChars?: number;
+  /** What a "session" or "always" approval of this command is remembered by. */
+  commandKey?: string;
+  /** Each finding: its rule, group, reason and the exact words (bounded). */
+  findings?: Array<{ level: 'dangerous' | 'hardline'; rule: string; group: string; reason: string; words: string }>;
 }
 
 /** How a tool behaves with respect to concurrency. */

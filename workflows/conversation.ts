@@ -220,13 +220,18 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
     }
     const req = findApproval(parsed.data.requestId);
     if (!req) log.warn('approve signal for no pending request', { requestId: parsed.data.requestId });
-    else req.decision = parsed.data.decision;
+    else {
+      req.decision = parsed.data.decision;
+      if (parsed.data.scope) req.scope = parsed.data.scope;
+    }
   });
   setHandler(
     approveUpdate,
     (input) => {
-      findApproval(input.requestId)!.decision = input.decision;
-      return { requestId: input.requestId, decision: input.decision };
+      const req = findApproval(input.requestId)!;
+      req.decision = input.decision;
+      if (input.scope) req.scope = input.scope;
+      return { requestId: input.requestId, decision: input.decision, scope: input.scope ?? 'command' };
     },
     {
       validator: (input) => {
@@ -648,7 +653,7 @@ function describe(
   for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
     lines.push(
       `**Approval needed** (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +
-        `\`herald approve ${state.conversationId} ${a.requestId} once|session|always|deny\``,
+        `\`herald approve ${state.conversationId} ${a.requestId} once|session|always|deny [--rule]\``,
     );
   }
   if (state.clarify && state.clarify.answer === undefined) {

@@ -19,7 +19,9 @@ export const sendMessageUpdate = defineUpdate<TurnResult, [SendMessageInput]>('s
 export const stateQuery = defineQuery<ConversationStateView>('state');
 /** `approve` works both ways: a signal (fire and forget) or an update (rejects unknown requests). */
 export const approveSignal = defineSignal<[unknown]>('approve');
-export const approveUpdate = defineUpdate<{ requestId: string; decision: string }, [ApproveInput]>('approve');
+export const approveUpdate = defineUpdate<{ requestId: string; decision: string; scope: string }, [ApproveInput]>(
+  'approve',
+);
 export const answerClarifyUpdate = defineUpdate<{ requestId: string }, [AnswerClarifyInput]>('answerClarify');
 export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress');
 

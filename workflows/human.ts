@@ -3,13 +3,35 @@
  * `clarify` tool asks a question. Waits are durable timers in the turn's scope, so `/stop`
  * cancels them and a worker restart does not lose them. Silence is a denial.
  */
-import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { store } from './activities.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
 export type Gate = { run: true } | { run: false; result: string };
+
+/**
+ * "session" approvals cover the command approved (its approval key), not every command of its
+ * rules; a run recorded before this remembered rules only.
+ */
+export const PATCH_APPROVAL_BY_COMMAND = 'approval-by-command';
+
+function approveForSession(
+  s: ConversationState,
+  call: ToolCallRef,
+  byCommand: boolean,
+  scope: 'command' | 'rule',
+): void {
+  const check = call.approval!;
+  if (byCommand && scope === 'command' && check.commandKey) {
+    const keys = (s.sessionApprovedCommands ??= []);
+    if (!keys.includes(check.commandKey)) keys.push(check.commandKey);
+    if (keys.length > 500) keys.splice(0, keys.length - 500);
+    return;
+  }
+  s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
+}
 
 const DO_NOT_RETRY =
   'Do not retry it, rephrase it, or work around it with another command; continue without it, or ask the user what to do.';
@@ -24,11 +46,15 @@ export async function gateCommand(
   p: TurnProgress,
   call: ToolCallRef,
   onWait: () => void,
+  /** Where the call's arguments are stored, so the request can carry the whole command. */
+  assistantSeq?: number,
 ): Promise<Gate> {
   const check = call.approval;
   if (!check || check.level === 'allowed') return { run: true };
   if (check.level === 'hardline') return { run: false, result: hardlineResult(check.description) };
   if (s.approvalMode === 'off') return { run: true };
+  const byCommand = patched(PATCH_APPROVAL_BY_COMMAND);
+  if (byCommand && check.commandKey && s.sessionApprovedCommands?.includes(check.commandKey)) return { run: true };
   if (check.rules.every((r) => s.sessionApprovedRules.includes(r))) return { run: true };
 
   const requestId = `${p.turnId}:${call.id}`;
@@ -39,7 +65,7 @@ export async function gateCommand(
       description: check.description,
     });
     if (verdict === 'approve') {
-      s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
+      approveForSession(s, call, byCommand, 'command');
       return { run: true };
     }
   }
@@ -71,6 +97,8 @@ export async function gateCommand(
       decision,
       decidedBy: by,
       rules: check.rules,
+      ...(byCommand ? { scope: req.scope ?? 'command' } : {}),
+      ...(byCommand && check.commandKey ? { commandKey: check.commandKey } : {}),
     });
   try {
     await store.requestApproval({
@@ -81,6 +109,7 @@ export async function gateCommand(
       toolCallId: call.id,
       tool: call.name,
       command: check.command,
+      ...(assistantSeq !== undefined ? { assistantSeq } : {}),
       rules: check.rules,
       reason: check.description,
       timeoutSeconds: s.approvalTimeoutSeconds,
@@ -99,8 +128,7 @@ export async function gateCommand(
     await resolve(req.decision!, 'user');
     if (req.decision === 'deny')
       return { run: false, result: `The user denied running this command: ${check.command}. ${DO_NOT_RETRY}` };
-    if (req.decision === 'session')
-      s.sessionApprovedRules.push(...check.rules.filter((r) => !s.sessionApprovedRules.includes(r)));
+    if (req.decision === 'session') approveForSession(s, call, byCommand, req.scope ?? 'command');
     return { run: true };
   } catch (err) {
     if (isCancellation(err)) await CancellationScope.nonCancellable(() => resolve('cancelled', 'stop'));

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type {
   ApprovalDecision,
   ApprovalMode,
+  ApprovalScope,
   BusyPolicy,
   ConversationStateView,
   ConversationStatus,
@@ -73,8 +74,10 @@ export interface ConversationState {
   approvalMode: ApprovalMode;
   approvalTimeoutSeconds: number;
   clarifyTimeoutSeconds: number;
-  /** Rules the user approved "for the session". */
+  /** Rules the user approved "for the session" (scope `rule`). */
   sessionApprovedRules: string[];
+  /** Commands (their approval keys) the user approved "for the session". */
+  sessionApprovedCommands?: string[];
   pendingApprovals: ApprovalRequest[];
   clarify: ClarifyRequest | null;
   /** The agent's task list (`todo` tool). */
@@ -99,6 +102,7 @@ export interface ApprovalRequest {
   requestedAt: number;
   timeoutSeconds: number;
   decision?: ApprovalDecision;
+  scope?: ApprovalScope;
 }
 
 export interface ClarifyRequest {
@@ -177,7 +181,8 @@ export const carriedStateSchema = z.object({
   approvalMode: z.enum(APPROVAL_MODES).default('manual'),
   approvalTimeoutSeconds: z.number().positive().default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
   clarifyTimeoutSeconds: z.number().positive().default(DEFAULT_CLARIFY_TIMEOUT_SECONDS),
-  sessionApprovedRules: z.array(z.string()).default([]),
+  sessionApprovedRules: z.array(z.string().max(200)).max(500).default([]),
+  sessionApprovedCommands: z.array(z.string().max(100)).max(500).default([]),
   // Requests live only while a turn waits; none is pending at continue-as-new.
   pendingApprovals: z.array(z.any()).default([]),
   clarify: z.any().nullable().default(null),

@@ -270,7 +270,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       o.done = true;
       return;
     }
-    const gate = await gateCommand(s, p, o.call, () => host.onProgress(p));
+    const gate = await gateCommand(s, p, o.call, () => host.onProgress(p), assistantSeq);
     host.onProgress(p);
     if (!gate.run) {
       await answer(o, gate.result, true);

@@ -11,8 +11,9 @@ import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { pricingFor, priceUsage } from '../../common/pricing.js';
 import { repairMessageOrder } from '../../common/role-order.js';
 import { oneLine } from '../../common/text.js';
-import { classifyCommand } from '../../common/dangerous-commands.js';
-import type { CommandCheck, ToolCallRef } from '../../common/tool-batch.js';
+import { checkCommand } from '../command-safety/approval-check.js';
+import { loadCommandSafety } from '../command-safety/classify.js';
+import type { ToolCallRef } from '../../common/tool-batch.js';
 import type { TodoItem } from '../../common/todos.js';
 import { allowlistedRules } from '../store/approvals.js';
 import type { ActivityDeps } from '../deps.js';
@@ -164,9 +165,9 @@ export function modelActivities(deps: ActivityDeps) {
         });
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
         const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
-        const allowlist = toolCalls.some((c) => c.function.name === 'terminal')
-          ? await allowlistedRules(db)
-          : new Set<string>();
+        const terminal = toolCalls.some((c) => c.function.name === 'terminal');
+        const allowlist = terminal ? await allowlistedRules(db) : new Set<string>();
+        if (terminal) await loadCommandSafety();
         await writeMessage(db, a.sessionId, {
           seq: a.seq,
           role: 'assistant',
@@ -276,21 +277,6 @@ function uniqueCallIds(calls: ToolCall[], seq: number): ToolCall[] {
     seen.add(id);
     return { ...c, id };
   });
-}
-
-/** The most of a command shown in an approval request. */
-const APPROVAL_COMMAND_CHARS = 2000;
-
-/** The dangerous-command check of a terminal call, against the "always" allowlist. */
-export function checkCommand(command: string, allowlist: ReadonlySet<string>): CommandCheck | undefined {
-  const verdict = classifyCommand(command);
-  const shown = command.length > APPROVAL_COMMAND_CHARS ? `${command.slice(0, APPROVAL_COMMAND_CHARS)}…` : command;
-  if (verdict.level === 'safe') return undefined;
-  if (verdict.level === 'hardline')
-    return { level: 'hardline', rules: [verdict.rule], description: verdict.description, command: shown };
-  const rules = verdict.findings.map((f) => f.rule);
-  const description = verdict.findings.map((f) => f.description).join('; ');
-  return { level: rules.every((r) => allowlist.has(r)) ? 'allowed' : 'dangerous', rules, description, command: shown };
 }
 
 /** The small record the workflow gets for each call: enough to plan and label, no arguments. */

@@ -26,10 +26,13 @@ export async function recordApprovalDecision(
   requestId: string,
   decision: string,
   decidedBy: string,
+  scope?: string,
+  commandKey?: string,
 ): Promise<void> {
   await db.query(
-    'UPDATE approvals SET decision = $2, decided_by = $3, decided_at = coalesce(decided_at, now()) WHERE request_id = $1 AND decision IS NULL',
-    [requestId, decision, decidedBy],
+    `UPDATE approvals SET decision = $2, decided_by = $3, scope = $4, command_key = $5, decided_at = coalesce(decided_at, now())
+     WHERE request_id = $1 AND decision IS NULL`,
+    [requestId, decision, decidedBy, scope ?? null, commandKey ?? null],
   );
 }
 

@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { classifyCommand } from '../../common/dangerous-commands.js';
+import { classifyCommand, loadCommandSafety } from '../command-safety/classify.js';
+import { GROUPS } from '../command-safety/verdict.js';
 import { oneLine } from '../../common/text.js';
 import type { PreparedProcess } from '../sandbox/sandbox.js';
 import { defineTool } from './registry.js';
@@ -47,9 +48,15 @@ export function terminalTool(settings: TerminalSettings) {
     maxResultChars: settings.maxOutputChars,
     async handler(args, ctx) {
       // Defence in depth: the workflow never lets a hardline command through, and neither does the tool.
+      await loadCommandSafety();
       const verdict = classifyCommand(args.command);
-      if (verdict.level === 'hardline')
-        return { content: `BLOCKED: this command is never allowed (${verdict.description}).`, isError: true };
+      if (verdict.level === 'hardline') {
+        const why = verdict.findings.find((f) => f.level === 'hardline')!;
+        return {
+          content: `BLOCKED: this command is never allowed (${GROUPS[why.group]}: ${why.reason}).`,
+          isError: true,
+        };
+      }
       const timeoutSeconds = args.timeout ?? settings.timeoutSeconds;
       const prepared = await ctx.sandbox.prepare({
         command: args.command,

@@ -45,7 +45,7 @@ describe('human control', () => {
     const pending = conv.send('clean the build', { start: { cwd: ws } });
     const event = await waitForEvent('h-once', 'approval.requested');
     assert.equal(event.payload.command, 'rm -rf build1 && echo removed');
-    assert.equal(event.payload.reason, 'recursive or mass delete');
+    assert.equal(event.payload.reason, 'destroys files: recursive delete (the files cannot be recovered)');
     const state = await conv.state();
     assert.equal(state.status, 'awaiting_approval');
     assert.equal(state.pending_approvals.length, 1);
@@ -61,18 +61,83 @@ describe('human control', () => {
     assert.deepEqual(audit.rows, [{ decision: 'once', decided_by: 'user', rules: ['recursive_delete'] }]);
   });
 
-  it('approves a rule for the rest of the session, and asks again in a new one', async () => {
+  it('approves a command for the rest of the session, and asks again for another path', async () => {
     stack.fake.script([
       { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir -p a && rm -r a' } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir  -p a &&  rm -r a' } }] },
       { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir -p b && rm -r b' } }] },
-      { text: 'done twice' },
+      { text: 'done three times' },
     ]);
     const conv = stack.herald.conversation('h-session');
     const pending = conv.send('go', { start: { cwd: ws } });
     const ev = await waitForEvent('h-session', 'approval.requested');
     await conv.approve(ev.payload.requestId as string, 'session');
+    // The same command (spaced differently) runs; another path asks again.
+    const again = await waitForEvent('h-session', 'approval.requested', 2);
+    assert.equal(again.payload.command, 'mkdir -p b && rm -r b');
+    await conv.approve(again.payload.requestId as string, 'once');
+    assert.equal((await pending).final_response, 'done three times');
+    const audit = await stack.db.query(
+      "SELECT decision, scope FROM approvals WHERE conversation_id = 'h-session' ORDER BY requested_at",
+    );
+    assert.deepEqual(audit.rows, [
+      { decision: 'session', scope: 'command' },
+      { decision: 'once', scope: 'command' },
+    ]);
+  });
+
+  it("asks about each of the review's disguised deletes, and none of them runs when denied", async () => {
+    const disguised = [
+      'a=rm; $a -rf victim1',
+      '$(echo rm) -rf victim2',
+      '`echo rm` -rf victim3',
+      'setsid rm -rf victim4',
+      'busybox rm -rf victim5',
+    ];
+    for (const [i] of disguised.entries()) mkdirSync(join(ws, `victim${i + 1}`), { recursive: true });
+    stack.fake.script([
+      { toolCalls: disguised.map((command) => ({ name: 'terminal', arguments: { command } })) },
+      { text: 'All denied.' },
+    ]);
+    const conv = stack.herald.conversation('h-disguised');
+    const pending = conv.send('clean up', { start: { cwd: ws } });
+    for (let n = 1; n <= disguised.length; n++) {
+      const ev = await waitForEvent('h-disguised', 'approval.requested', n);
+      assert.equal(ev.payload.command, disguised[n - 1]);
+      await conv.approve(ev.payload.requestId as string, 'deny');
+    }
+    assert.equal((await pending).final_response, 'All denied.');
+    for (const [i] of disguised.entries()) assert.ok(existsSync(join(ws, `victim${i + 1}`)), `victim${i + 1} survived`);
+  });
+
+  it('shows a long padded command whole, its dangerous tail visible', async () => {
+    mkdirSync(join(ws, 'padded'), { recursive: true });
+    const command = `echo hello${' '.repeat(3000)}; rm -rf padded`;
+    stack.fake.script([{ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'Denied.' }]);
+    const conv = stack.herald.conversation('h-padded');
+    const pending = conv.send('say hello', { start: { cwd: ws } });
+    const ev = await waitForEvent('h-padded', 'approval.requested');
+    assert.equal(ev.payload.command, command, 'the event carries the whole command');
+    const shown = (await conv.state()).pending_approvals[0]!.command;
+    assert.match(shown, /^echo hello ⟨3000 spaces⟩ ; rm -rf padded$/);
+    await conv.approve(ev.payload.requestId as string, 'deny');
+    assert.equal((await pending).final_response, 'Denied.');
+    const stored = await stack.db.query("SELECT command FROM approvals WHERE conversation_id = 'h-padded'");
+    assert.equal(stored.rows[0]!.command, command);
+  });
+
+  it('approves a whole rule for the session when the human says so', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir -p c && rm -r c' } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir -p d && rm -r d' } }] },
+      { text: 'done twice' },
+    ]);
+    const conv = stack.herald.conversation('h-rule');
+    const pending = conv.send('go', { start: { cwd: ws } });
+    const ev = await waitForEvent('h-rule', 'approval.requested');
+    await conv.approve(ev.payload.requestId as string, 'session', 'rule');
     assert.equal((await pending).final_response, 'done twice');
-    assert.equal((await stack.events('h-session')).filter((e) => e.kind === 'approval.requested').length, 1);
+    assert.equal((await stack.events('h-rule')).filter((e) => e.kind === 'approval.requested').length, 1);
   });
 
   it('tells the model not to retry a denied command', async () => {
@@ -144,7 +209,7 @@ describe('human control', () => {
     assert.equal(r.final_response, 'That was blocked.');
     assert.match(
       messagesOf(stack.fake.requests[1]!).at(-1)!.content!,
-      /^BLOCKED: this command is never allowed \(recursive delete of \//,
+      /^BLOCKED: this command is never allowed \(destroys files: recursive delete with --no-preserve-root\)/,
     );
     assert.equal(existsSync(marker), false, 'no part of a hardline command runs');
   });

@@ -8,6 +8,7 @@
  * environment (HOME, HERALD_HOME and the secrets), so the sandbox sees what a real worker's would.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolSandbox } from '../../activities/sandbox/sandbox.js';
@@ -31,6 +32,9 @@ interface Plan {
   providerPort: number;
   timeoutSeconds: number;
   only?: string[];
+  /** Run every `lanes`-th probe starting at `lane` (several runners share the corpus). */
+  lane?: number;
+  lanes?: number;
 }
 
 export interface ProbeVerdict {
@@ -62,7 +66,13 @@ function hostGit(ws: string, args: string[]): void {
   });
 }
 
-const probes = loadProbes().filter((p) => !plan.only || plan.only.includes(p.id));
+const probes = loadProbes().filter(
+  (p, i) => (!plan.only || plan.only.includes(p.id)) && i % (plan.lanes ?? 1) === (plan.lane ?? 0),
+);
+/** Host binaries a probe could try to overwrite through /proc/<pid>/exe. */
+const binaries = ['/usr/bin/bwrap', '/bin/bash', '/bin/sh'].filter((b) => existsSync(b));
+const digest = () => binaries.map((b) => createHash('sha256').update(readFileSync(b)).digest('hex')).join(',');
+const binariesBefore = digest();
 let ws = '';
 for (const [i, probe] of probes.entries()) {
   // The plant/harvest pair must share a workspace; every other probe gets a fresh one.
@@ -108,6 +118,9 @@ for (const [i, probe] of probes.entries()) {
     for (const n of fired) rmSync(`/tmp/${n}`, { recursive: true, force: true });
   }
   if (listener.count() !== connections) escaped.push(`connected to the host listener`);
+  if (probe.category === 'escape' || probe.category === 'proc') {
+    if (digest() !== binariesBefore) escaped.push('changed a host binary');
+  }
   if (existsSync(`/tmp/${plant.token}`)) escaped.push(`wrote /tmp/${plant.token} on the host`);
   rmSync(`/tmp/${plant.token}`, { recursive: true, force: true });
   const left = survivors(plant.token);

@@ -1,0 +1,683 @@
+/**
+ * Code the command line hands to something else to run (group indirection): `sh -c '…'`, `eval`,
+ * `source`, `trap`, `alias`, scripts piped or fed into a shell, inline code for interpreters
+ * (`python -c`, `node -e`, `perl -e`, …), awk's `system()`, sed's `e`, vim's `:!`. Literal shell
+ * text is read recursively, so `bash -c 'rm -rf /'` is as hardline as `rm -rf /`; text that is
+ * only known at run time, downloaded or decoded, cannot be read and is dangerous. Fork bombs, in
+ * any of their spellings the gate can see, are hardline.
+ */
+import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { optionValue, optionWords } from '../options.js';
+import type { SimpleCommand, Word } from '../shell.js';
+import { decodeAnsiC } from '../shell.js';
+
+export const SHELLS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'lksh',
+  'oksh',
+  'fish',
+  'ash',
+  'yash',
+  'posh',
+  'tcsh',
+  'csh',
+  'rbash',
+]);
+export const DOWNLOADERS = new Set([
+  'curl',
+  'wget',
+  'fetch',
+  'aria2c',
+  'http',
+  'https',
+  'xh',
+  'lwp-request',
+  'GET',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'openssl',
+  'ftp',
+  'tftp',
+  'scp',
+  'rsync',
+  'ssh',
+  'gh',
+  'git',
+  'dig',
+]);
+const DECODERS = new Set([
+  'base64',
+  'base32',
+  'basenc',
+  'xxd',
+  'uudecode',
+  'gunzip',
+  'zcat',
+  'gzip',
+  'bunzip2',
+  'bzcat',
+  'xz',
+  'xzcat',
+  'unxz',
+  'zstd',
+  'zstdcat',
+  'rev',
+  'tr',
+  'openssl',
+  'od',
+  'perl',
+  'python',
+  'python3',
+  'sed',
+  'awk',
+  'printf',
+]);
+
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+const nameOf = (c: SimpleCommand) => basename(c.words[0]?.value ?? '');
+
+/** `echo` / `printf` with literal words: the text they print. */
+function literalOutput(c: SimpleCommand): string | null {
+  const [head, ...rest] = c.words;
+  const name = head?.value ? basename(head.value) : '';
+  if (rest.some((w) => w.value === null)) return null;
+  const args = rest.map((w) => w.value!);
+  if (name === 'echo') {
+    let escapes = false;
+    let newline = true;
+    while (args[0] && /^-[neE]+$/.test(args[0])) {
+      const f = args.shift()!;
+      if (f.includes('e')) escapes = true;
+      if (f.includes('E')) escapes = false;
+      if (f.includes('n')) newline = false;
+    }
+    const text = args.join(' ');
+    return (escapes ? decodeAnsiC(text) : text) + (newline ? '\n' : '');
+  }
+  if (name === 'printf') {
+    const [format, ...values] = args;
+    if (format === undefined) return null;
+    let i = 0;
+    const text = format.replace(/%([sbdq%])/g, (_m, k: string) => (k === '%' ? '%' : (values[i++] ?? '')));
+    return decodeAnsiC(text);
+  }
+  return null;
+}
+
+/** Whatever a command reads as a script on standard input (a shell or interpreter with no script of its own). */
+export function stdinCode(inv: Invocation, ctx: RuleContext, lang: string): void {
+  const s = inv.cmd.stdin;
+  if (!s) return;
+  const shell = lang === 'shell';
+  if (s.kind === 'text') {
+    if (s.text === null)
+      return ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: `${inv.name} runs a script with expansions in it: cannot tell what it runs`,
+      });
+    if (shell) return ctx.script(inv, { ...inv.word, value: s.text }, `${inv.name} reads a script`);
+    return inlineCode(inv, ctx, lang, { ...inv.word, value: s.text });
+  }
+  if (s.kind === 'file') return;
+  const producers = s.kind === 'pipe' ? s.from : s.commands;
+  if (producers.some((c) => DOWNLOADERS.has(nameOf(c)) && nameOf(c) !== 'git'))
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'pipe_to_shell',
+      reason: `${inv.name} runs code downloaded from the network`,
+    });
+  if (producers.some((c) => DECODERS.has(nameOf(c)) && !(nameOf(c) === 'printf' && literalOutput(c) !== null)))
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'decoded_to_shell',
+      reason: `${inv.name} runs decoded or transformed text: cannot tell what it runs`,
+    });
+  const texts = producers.map(literalOutput);
+  if (s.kind === 'pipe' && producers.length && texts.every((t): t is string => t !== null)) {
+    const text = { ...inv.word, value: texts.join('') };
+    return shell ? ctx.script(inv, text, `${inv.name} reads a script`) : inlineCode(inv, ctx, lang, text);
+  }
+  ctx.add(inv, {
+    group: 'indirection',
+    rule: 'stdin_script',
+    reason: `${inv.name} runs a script read from another command's output: cannot tell what it runs`,
+  });
+}
+
+/** Shell commands inside interpreter code (`os.system("…")`, `execSync('…')`, backticks), read as shell. */
+const EMBEDDED =
+  /\b(?:system|popen|exec|execSync|execFileSync|spawnSync|shell_exec|passthru|proc_open|getoutput|getstatusoutput|check_output|check_call|call|run|Popen|spawn|execute|exec_command)\s*\(\s*(?:\[\s*)?(?:f|r|b)?(["'`])((?:\\.|(?!\1).)*)\1|`([^`]+)`|%x\{([^}]*)\}|\bos\.system\s+(["'])((?:\\.|(?!\5).)*)\5/g;
+const FORK_LOOP =
+  /\bfork\b[\s\S]{0,80}\b(?:while|loop|for)\b|\b(?:while\s*\(?\s*(?:1|true|True)\s*\)?|loop\s*(?:do|\{)|for\s*\(\s*;\s*;\s*\))[\s\S]{0,120}\bfork\b|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\s+\S/;
+
+function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code: Word): void {
+  if (code.value === null)
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: `${inv.name} runs ${lang} code only known at run time`,
+      at: [inv.word, code],
+    });
+  if (FORK_LOOP.test(code.value))
+    ctx.add(inv, {
+      level: 'hardline',
+      group: 'system',
+      rule: 'fork_bomb',
+      reason: 'a fork bomb (processes forking in an endless loop)',
+      at: [inv.word, code],
+    });
+  if (lang === 'AppleScript' && /\b(shut\s*down|restart|log\s*out)\b/i.test(code.value))
+    ctx.add(inv, {
+      level: 'hardline',
+      group: 'system',
+      rule: 'shutdown',
+      reason: 'asks macOS to shut down, restart or log out',
+      at: [inv.word, code],
+    });
+  ctx.add(inv, {
+    group: 'indirection',
+    rule: 'inline_interpreter',
+    reason: `runs inline ${lang} code`,
+    at: [inv.word, code],
+  });
+  for (const m of code.value.matchAll(EMBEDDED)) {
+    const text = m[2] ?? m[3] ?? m[4] ?? m[6];
+    if (text && /[a-z]/.test(text))
+      ctx.script(inv, { ...code, value: text.replace(/\\(["'\\])/g, '$1') }, `${lang} code runs a shell command`);
+  }
+}
+
+const shell: Rule = (inv, ctx) => {
+  const args = inv.args;
+  let i = 0;
+  let command = false;
+  let fromStdin = false;
+  for (; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null) break;
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (/^[-+]o$|^-O$|^--(rcfile|init-file)$/.test(v)) {
+      if (/^--(rcfile|init-file)$/.test(v))
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'shell_startup_file',
+          reason: `${inv.name} runs ${v} first`,
+          at: [args[i], args[i + 1]],
+        });
+      i++;
+      continue;
+    }
+    if (!/^[-+][A-Za-z]+$/.test(v)) break;
+    if (v.startsWith('-') && v.includes('c')) command = true;
+    if (v.startsWith('-') && v.includes('s')) fromStdin = true;
+  }
+  if (command) {
+    const script = args[i];
+    if (script && inv.operandsFromStdin && /\{\}|\$\{?[1-9@*]/.test(script.value ?? ''))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: `${inv.name} -c runs text that arrives at run time`,
+        at: [inv.word, script],
+      });
+    if (script) ctx.script(inv, script, `${inv.name} -c runs a command string`);
+    return;
+  }
+  const file = args[i];
+  if (file?.value) ranDownloaded(inv, ctx, file.value);
+  if (!file || fromStdin || file.value === '-' || file.value === '/dev/stdin' || file.value === '/proc/self/fd/0')
+    return stdinCode(inv, ctx, 'shell');
+  if (file.value === null) {
+    if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
+      return ctx.add(inv, {
+        group: 'indirection',
+        rule: 'pipe_to_shell',
+        reason: `${inv.name} runs code downloaded from the network`,
+        at: [inv.word, file],
+      });
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: `${inv.name} runs a script only known at run time`,
+      at: [inv.word, file],
+    });
+  }
+};
+
+const evalRule: Rule = (inv, ctx) => {
+  if (!inv.args.length) return;
+  const known = inv.args.every((w) => w.value !== null);
+  const first = inv.args[0]!;
+  const last = inv.args[inv.args.length - 1]!;
+  ctx.script(
+    inv,
+    {
+      value: known ? inv.args.map((w) => w.value).join(' ') : null,
+      raw: inv.args.map((w) => w.raw).join(' '),
+      start: first.start,
+      end: last.end,
+      glob: false,
+    },
+    'eval',
+  );
+};
+
+const source: Rule = (inv, ctx) => {
+  const file = inv.args.find((w) => w.value === null || !w.value.startsWith('-'));
+  if (!file) return;
+  if (file.value === '/dev/stdin' || file.value === '/proc/self/fd/0' || file.value === '-')
+    return stdinCode(inv, ctx, 'shell');
+  if (file.value === null) {
+    if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
+      return ctx.add(inv, {
+        group: 'indirection',
+        rule: 'pipe_to_shell',
+        reason: `${inv.name} runs code downloaded from the network`,
+        at: [inv.word, file],
+      });
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: `${inv.name} runs a file only known at run time`,
+      at: [inv.word, file],
+    });
+  }
+};
+
+const trap: Rule = (inv, ctx) => {
+  const a = inv.args.filter((w) => !/^-[lp]$/.test(w.value ?? ''));
+  const handler = a[0];
+  if (a.length >= 2 && handler && handler.value !== '-' && handler.value !== '')
+    ctx.script(inv, handler, 'trap sets a handler');
+};
+
+const alias: Rule = (inv, ctx) => {
+  for (const w of inv.args) {
+    if (w.value === null) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: 'alias defined from a value only known at run time',
+        at: [inv.word, w],
+      });
+      continue;
+    }
+    const eq = w.value.indexOf('=');
+    if (eq > 0) ctx.script(inv, { ...w, value: w.value.slice(eq + 1) }, 'alias');
+  }
+};
+
+/** Interpreters and the options that take inline code. */
+const INLINE: Record<string, { lang: string; options: RegExp; stdin?: boolean }> = {
+  python: { lang: 'Python', options: /^-c/, stdin: true },
+  node: { lang: 'JavaScript', options: /^(-e|-p|--eval|--print|-pe)$/, stdin: true },
+  bun: { lang: 'JavaScript', options: /^(-e|-p|--eval|--print)$/ },
+  deno: { lang: 'JavaScript', options: /^eval$/ },
+  perl: { lang: 'Perl', options: /^-[a-zA-Z]*[eE]/, stdin: true },
+  ruby: { lang: 'Ruby', options: /^-[a-zA-Z]*e/, stdin: true },
+  php: { lang: 'PHP', options: /^-r$/, stdin: true },
+  lua: { lang: 'Lua', options: /^-e$/, stdin: true },
+  Rscript: { lang: 'R', options: /^-e$/ },
+  R: { lang: 'R', options: /^-e$/ },
+  julia: { lang: 'Julia', options: /^-e$/ },
+  osascript: { lang: 'AppleScript', options: /^-e$/ },
+  pwsh: { lang: 'PowerShell', options: /^-(c|command|e|ec|encodedcommand)$/i },
+  tclsh: { lang: 'Tcl', options: /^$/, stdin: true },
+  groovy: { lang: 'Groovy', options: /^-e$/ },
+  elixir: { lang: 'Elixir', options: /^-e$/ },
+  erl: { lang: 'Erlang', options: /^-eval$/ },
+  bb: { lang: 'Clojure', options: /^-e$/ },
+};
+
+function interpreterOf(name: string): (typeof INLINE)[string] | undefined {
+  if (/^python[\d.]*$|^pypy[\d.]*$/.test(name)) return INLINE.python;
+  if (name === 'nodejs') return INLINE.node;
+  if (name === 'powershell') return INLINE.pwsh;
+  if (/^lua(jit|[\d.]+)?$/.test(name)) return INLINE.lua;
+  if (/^perl[\d.]*$/.test(name)) return INLINE.perl;
+  if (/^ruby[\d.]*$/.test(name)) return INLINE.ruby;
+  if (/^php[\d.]*$/.test(name)) return INLINE.php;
+  return INLINE[name];
+}
+
+const interpreter: Rule = (inv, ctx) => {
+  const spec = interpreterOf(inv.name)!;
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null) {
+      const w = args[i]!;
+      if (/^<\(/.test(w.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(w.raw))
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'pipe_to_shell',
+          reason: `${inv.name} runs code downloaded from the network`,
+          at: [inv.word, w],
+        });
+      else
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'dynamic_script',
+          reason: `${inv.name} runs a script only known at run time`,
+          at: [inv.word, w],
+        });
+      return;
+    }
+    if (!v.startsWith('-') && !(inv.name === 'deno' && v === 'eval')) {
+      if (inv.name === 'deno' && v === 'run' && /^https?:/.test(args[i + 1]?.value ?? ''))
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'pipe_to_shell',
+          reason: 'runs code downloaded from the network',
+          at: [inv.word, args[i + 1]],
+        });
+      if (v === '-' && spec.stdin) return stdinCode(inv, ctx, spec.lang);
+      ranDownloaded(inv, ctx, args[i]!.value);
+      return; // a script file (or module) of the project
+    }
+    if (v === '-m' && spec === INLINE.python) return; // a module
+    if (spec.options.test(v)) {
+      // The code is the rest of the option (`-cCODE`, `-e'…'`) or the next word.
+      const attached =
+        /^-[a-zA-Z]*[ceErp]$/.test(v) ||
+        /^--/.test(v) ||
+        v === 'eval' ||
+        /^-(command|encodedcommand|ec|eval|pe)$/i.test(v)
+          ? undefined
+          : v.replace(/^-[a-zA-Z]*?[ceE]/, '');
+      const code = attached ? { ...args[i]!, value: attached } : args[i + 1];
+      if (code) inlineCode(inv, ctx, spec.lang, code);
+      return;
+    }
+  }
+  if (spec.stdin) stdinCode(inv, ctx, spec.lang);
+};
+
+/** awk's `system()`, pipes to and from commands, and `getline` from a command run programs. */
+const awk: Rule = (inv, ctx) => {
+  const args = inv.args;
+  let program: Word | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null) {
+      program = args[i];
+      break;
+    }
+    if (/^-(f|-file)$/.test(v) || v.startsWith('--file=')) return;
+    if (/^-[vF]$|^--(assign|field-separator)$/.test(v)) {
+      i++;
+      continue;
+    }
+    if (v.startsWith('-') && v !== '-') continue;
+    program = args[i];
+    break;
+  }
+  if (!program) return;
+  if (program.value === null)
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: 'an awk program only known at run time',
+      at: [inv.word, program],
+    });
+  const p = program.value;
+  if (/\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;{}]*\|\s*["\w$]/.test(p)) {
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'inline_interpreter',
+      reason: 'the awk program runs shell commands',
+      at: [inv.word, program],
+    });
+    for (const m of p.matchAll(
+      /\bsystem\s*\(\s*"((?:\\.|[^"\\])*)"\s*\)|"((?:\\.|[^"\\])*)"\s*\|\s*getline|\|\s*"((?:\\.|[^"\\])*)"/g,
+    )) {
+      const text = m[1] ?? m[2] ?? m[3];
+      if (text) ctx.script(inv, { ...program, value: text.replace(/\\(.)/g, '$1') }, 'awk runs a command');
+    }
+  }
+};
+
+/** GNU sed's `e` command and `s///e` flag run shell commands; `w file` writes one. */
+const sed: Rule = (inv, ctx) => {
+  const args = inv.args;
+  const scripts: Word[] = [];
+  let explicit = false;
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === '-e' || v === '--expression') {
+      explicit = true;
+      if (args[i + 1]) scripts.push(args[++i]!);
+    } else if (v?.startsWith('--expression=')) {
+      explicit = true;
+      scripts.push({ ...args[i]!, value: v.slice(13) });
+    } else if (v === '-f' || v === '--file') {
+      explicit = true;
+      i++;
+    }
+  }
+  if (!explicit) {
+    const first = args.find((w) => w.value === null || !w.value.startsWith('-'));
+    if (first) scripts.push(first);
+  }
+  for (const s of scripts) {
+    if (s.value === null) continue;
+    const e = /(?:^|[;\n{}])\s*(?:\d+|\$|\/(?:\\.|[^/])*\/)?\s*e(?:\s+(.*?))?(?:$|[;\n}])/m.exec(s.value);
+    const flag = /(?:^|[;\n{}\s])s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMmw0-9]*e/.test(s.value);
+    if (e || flag) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'inline_interpreter',
+        reason: 'the sed script runs shell commands (e)',
+        at: [inv.word, s],
+      });
+      if (e?.[1]) ctx.script(inv, { ...s, value: e[1] }, 'sed e runs a command');
+    }
+  }
+};
+
+/** Editors that run ex commands from the command line: `vim -c ':!rm …'`, `+'!…'`. */
+const editor: Rule = (inv, ctx) => {
+  const a = inv.args;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i]!.value;
+    let cmd: Word | undefined;
+    if (v === '-c' || v === '--cmd') cmd = a[i + 1];
+    else if (v?.startsWith('+')) cmd = { ...a[i]!, value: v.slice(1) };
+    if (!cmd) continue;
+    if (cmd.value === null) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: `${inv.name} runs editor commands only known at run time`,
+        at: [inv.word, cmd],
+      });
+      continue;
+    }
+    const bang =
+      /^\s*:?\s*(?:\d*,?\d*)?\s*(?:r(?:ead)?\s*)?!(.*)$/.exec(cmd.value) ??
+      /\bsystem\s*\(\s*['"](.*)['"]\s*\)/.exec(cmd.value);
+    if (bang) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'inline_interpreter',
+        reason: `${inv.name} runs a shell command`,
+        at: [inv.word, cmd],
+      });
+      ctx.script(inv, { ...cmd, value: bang[1]! }, `${inv.name} runs a command`);
+    }
+  }
+};
+
+const make: Rule = (inv, ctx) => {
+  const f = optionValue(inv.args, 'f', ['--file', '--makefile']);
+  if (f === null)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: 'make runs a makefile only known at run time',
+    });
+  if (optionWords(inv.args).some((o) => o.startsWith('--eval')))
+    ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: 'make --eval runs inline rules' });
+};
+
+/** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
+export function noteDownload(inv: Invocation, ctx: RuleContext): void {
+  const letter = inv.name === 'wget' ? 'O' : 'o';
+  const bundled = inv.args.findIndex((w) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(w.value ?? ''));
+  const out =
+    bundled >= 0 ? inv.args[bundled + 1]?.value : optionValue(inv.args, letter, ['--output', '--output-document']);
+  const named =
+    inv.name === 'wget' && out === undefined
+      ? inv.args
+          .find((w) => /^https?:\/\//.test(w.value ?? ''))
+          ?.value?.split('/')
+          .pop()
+      : undefined;
+  const file = out ?? named;
+  if (!file || file === '-') return;
+  const seen = ctx.facts.get('downloaded') ?? new Set<string>();
+  seen.add(file.replace(/^\.\//, ''));
+  ctx.facts.set('downloaded', seen);
+}
+
+function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): void {
+  if (file && ctx.facts.get('downloaded')?.has(file.replace(/^\.\//, '')))
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'pipe_to_shell',
+      reason: `runs ${file}, which this command line downloaded`,
+    });
+}
+
+/** `./downloaded-file`: a command that is a file this command line just fetched. */
+export const runsDownloaded: Rule = (inv, ctx) => {
+  if (inv.path.includes('/')) ranDownloaded(inv, ctx, inv.path);
+  // `chmod +x run.sh && ./run.sh`: a file made executable and run in one go.
+  if (ctx.facts.get('made-executable')?.has(inv.path.replace(/^\.\//, '')))
+    ctx.add(inv, { group: 'indirection', rule: 'exec_new_file', reason: `makes ${inv.path} executable and runs it` });
+};
+
+/** Tools with an option whose value is a shell command: `tar --to-command`, `rsync -e`, `zip -TT`, `gdb -ex 'shell …'`. */
+const COMMAND_OPTIONS: Record<string, RegExp> = {
+  tar: /^(--to-command|--use-compress-program|-I|--rsh-command|--info-script|--new-volume-script|-F|--checkpoint-action)$/,
+  zip: /^(-TT|--unzip-command)$/,
+  rsync: /^(-e|--rsh|--rsync-path)$/,
+  gdb: /^(-ex|--eval-command|-iex|--init-eval-command)$/,
+  git_difftool: /^(-x|--extcmd)$/,
+  less: /^$/,
+};
+
+const commandOption: Rule = (inv, ctx) => {
+  const re = COMMAND_OPTIONS[inv.name]!;
+  const a = inv.args;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i]!.value;
+    if (v === null) continue;
+    let text: Word | undefined;
+    const eq = v.indexOf('=');
+    if (re.test(v)) text = a[i + 1];
+    else if (eq > 0 && re.test(v.slice(0, eq))) text = { ...a[i]!, value: v.slice(eq + 1) };
+    if (!text) continue;
+    let value = text.value;
+    if (value !== null && inv.name === 'tar' && /checkpoint-action/.test(v)) {
+      if (!/^exec=/.test(value)) continue;
+      value = value.slice(5);
+    }
+    if (value !== null && inv.name === 'gdb') {
+      const m = /^\s*(?:shell|!)\s*(.*)$/.exec(value);
+      if (!m) continue;
+      value = m[1]!;
+    }
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'inline_interpreter',
+      reason: `${inv.name} runs a command from its options`,
+      at: [inv.word, text],
+    });
+    ctx.script(inv, { ...text, value }, `${inv.name} runs a command`);
+  }
+};
+
+/** `expect -c 'spawn …'`: Tcl that starts programs. */
+const expect: Rule = (inv, ctx) => {
+  const code = optionValue(inv.args, 'c');
+  if (code === undefined) return stdinCode(inv, ctx, 'Expect');
+  ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: 'runs inline Expect (Tcl) code' });
+  for (const m of (code ?? '').matchAll(/\b(?:spawn|exec)\s+([^;\n]+)/g))
+    ctx.script(inv, { ...inv.word, value: m[1]! }, 'expect spawns a program');
+};
+
+/** GNU parallel with no command before `:::` runs its arguments as commands. */
+const parallel: Rule = (inv, ctx) => {
+  const sep = inv.args.findIndex((w) => w.value === ':::' || w.value === '::::');
+  if (sep < 0) return;
+  const before = inv.args.slice(0, sep).filter((w) => w.value === null || !w.value.startsWith('-'));
+  if (before.length) return;
+  for (const w of inv.args.slice(sep + 1)) ctx.script(inv, w, 'parallel runs its arguments');
+};
+
+/** `coproc NAME { …; }`: tree-sitter reads it as words; the command is after the brace. */
+const coproc: Rule = (inv, ctx) => {
+  const brace = inv.args.findIndex((w) => w.value === '{');
+  const rest = brace >= 0 ? inv.args.slice(brace + 1).filter((w) => w.value !== '}') : inv.args;
+  if (rest.length) ctx.nested(inv, rest);
+};
+
+export const CODE_RULES: Record<string, Rule> = {
+  tar: commandOption,
+  zip: commandOption,
+  rsync: commandOption,
+  gdb: commandOption,
+  expect,
+  parallel,
+  coproc,
+  eval: evalRule,
+  source,
+  '.': source,
+  trap,
+  alias,
+  awk,
+  gawk: awk,
+  mawk: awk,
+  nawk: awk,
+  busybox_awk: awk,
+  sed,
+  gsed: sed,
+  vim: editor,
+  vi: editor,
+  nvim: editor,
+  ex: editor,
+  view: editor,
+  gvim: editor,
+  make,
+  gmake: make,
+};
+
+export function codeRuleFor(name: string): Rule | undefined {
+  if (SHELLS.has(name)) return shell;
+  if (interpreterOf(name)) return interpreter;
+  return CODE_RULES[name];
+}
+
+/** A function that calls itself in a pipe or in the background, and is called: a fork bomb. */
+export function forkBombs(functions: Map<string, SimpleCommand[]>, commands: SimpleCommand[]): SimpleCommand[] {
+  const out: SimpleCommand[] = [];
+  for (const [name, body] of functions) {
+    const selfCalls = body.filter((c) => c.words[0]?.value === name);
+    const spreads = selfCalls.filter((c) => c.background || c.pipedOut || c.stdin?.kind === 'pipe');
+    const called = commands.some((c) => c.words[0]?.value === name && c.inFunction !== name);
+    if (spreads.length && (selfCalls.length >= 2 || spreads.some((c) => c.background)) && called) out.push(spreads[0]!);
+  }
+  return out;
+}

@@ -1,0 +1,381 @@
+/**
+ * Destroying or disrupting infrastructure (group destroy_infrastructure): cluster deletes and
+ * drains, Helm uninstalls, Terraform/OpenTofu/Pulumi/CDK destroys, cloud CLIs' delete, terminate
+ * and stop verbs, container and volume removal and pruning, object-store wipes.
+ */
+import type { Invocation, Rule } from '../invocation.js';
+import { hasOption, operands, optionValue } from '../options.js';
+import type { VerbRule } from './verbs.js';
+import { flag, subcommandWords, verbRules } from './verbs.js';
+
+const I = 'destroy_infrastructure' as const;
+
+/** Verbs of cloud CLIs that delete, stop or cut something off. */
+const CLOUD_VERB =
+  /(^|[-_:])(delete|deletion|destroy|terminate|remove|purge|rm|rb|drop|deregister|release|detach|disassociate|revoke|wipe|erase|reset|stop|disable|uninstall|kill|evict|cancel|abandon|unregister|undefine|down|shutdown|decommission|retire)([-_:]|$)/;
+
+const CLOUD_CLIS = [
+  'aws',
+  'gcloud',
+  'gsutil',
+  'az',
+  'doctl',
+  'hcloud',
+  'linode-cli',
+  'openstack',
+  'oci',
+  'ibmcloud',
+  'scw',
+  'exo',
+  'vultr-cli',
+  'upctl',
+  'aliyun',
+  'tccli',
+  'yc',
+  'civo',
+  'ovhcloud',
+  'firebase',
+  'supabase',
+  'railway',
+  'render',
+  'koyeb',
+  'eksctl',
+  'minikube',
+  'kind',
+  'k3d',
+  'limactl',
+  'colima',
+  'multipass',
+  'lxc',
+  'incus',
+  'vagrant',
+  'virsh',
+  'nomad',
+  'consul',
+  'vault',
+  'rclone',
+  's3cmd',
+  'mc',
+  'azcopy',
+  'b2',
+  'wrangler',
+  'vercel',
+  'netlify',
+  'heroku',
+  'flyctl',
+  'fly',
+  'kamal',
+  'doppler',
+  'copilot',
+  'influx',
+];
+
+const cloud: Rule = (inv, ctx) => {
+  const words = subcommandWords(inv).slice(0, 4);
+  const verb = words.find((w) => CLOUD_VERB.test(w));
+  if (verb)
+    return ctx.add(inv, {
+      group: I,
+      rule: 'cloud_delete',
+      reason: `${inv.name} ${words.slice(0, words.indexOf(verb) + 1).join(' ')}`,
+    });
+  if (
+    inv.args.some(
+      (w, i) =>
+        /^--(desired-capacity|desired-count|min-size|max-size|replicas|instance-count|node-count|num-nodes)$/.test(
+          w.value ?? '',
+        ) && inv.args[i + 1]?.value === '0',
+    )
+  )
+    return ctx.add(inv, { group: I, rule: 'scale_to_zero', reason: `${inv.name} scales a service to zero` });
+  if (inv.name === 'aws' && words[0] === 's3' && words[1] === 'sync' && hasOption(inv.args, { long: ['--delete'] }))
+    return ctx.add(inv, { group: I, rule: 'cloud_delete', reason: 'aws s3 sync --delete removes objects' });
+  if (inv.name === 'rclone' && ['sync', 'purge', 'cleanup', 'dedupe'].includes(words[0] ?? ''))
+    return ctx.add(inv, { group: I, rule: 'cloud_delete', reason: `rclone ${words[0]} deletes at the destination` });
+  if (['terraform', 'tofu'].includes(inv.name)) return;
+};
+
+const TABLE: VerbRule[] = [
+  {
+    tools: ['docker', 'podman', 'nerdctl'],
+    path: ['system', 'reset'],
+    group: I,
+    rule: 'container_delete',
+    reason: 'resets the container engine (everything removed)',
+  },
+  {
+    tools: ['buildah'],
+    path: [/^(rm|rmi|prune)$/],
+    group: I,
+    rule: 'container_delete',
+    reason: 'removes containers or images',
+  },
+  {
+    tools: ['crictl', 'ctr'],
+    path: [/^(rm|rmi|rmp|stop|stopp)$/],
+    group: I,
+    rule: 'container_delete',
+    reason: 'removes containers, pods or images',
+  },
+  {
+    tools: ['kubectl', 'oc', 'kubecolor', 'microk8s.kubectl', 'k'],
+    path: [/^(delete|drain|cordon|taint|uncordon)$/],
+    group: I,
+    rule: 'cluster_delete',
+    reason: 'deletes, drains or cordons cluster resources',
+  },
+  {
+    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
+    path: ['scale'],
+    when: (inv) => /^0$/.test(optionValue(inv.args, undefined, ['--replicas']) ?? ''),
+    group: I,
+    rule: 'cluster_scale_zero',
+    reason: 'scales a workload to zero',
+  },
+  {
+    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
+    path: ['replace'],
+    when: flag(undefined, '--force'),
+    group: I,
+    rule: 'cluster_delete',
+    reason: 'kubectl replace --force deletes and recreates resources',
+  },
+  {
+    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
+    path: ['apply'],
+    when: flag(undefined, '--prune', '--force'),
+    group: I,
+    rule: 'cluster_delete',
+    reason: 'kubectl apply --prune/--force deletes resources',
+  },
+  {
+    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
+    path: ['rollout', /^(undo|restart)$/],
+    group: I,
+    rule: 'cluster_rollout',
+    reason: 'rolls back or restarts workloads',
+  },
+  {
+    tools: ['helm'],
+    path: [/^(uninstall|delete|del|un|rollback)$/],
+    group: I,
+    rule: 'helm_uninstall',
+    reason: 'removes or rolls back a Helm release',
+  },
+  {
+    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
+    path: ['destroy'],
+    group: I,
+    rule: 'terraform_destroy',
+    reason: 'destroys the infrastructure Terraform manages',
+  },
+  {
+    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
+    path: [/^(apply|plan)$/],
+    when: (inv) => inv.args.some((w) => /^--?destroy(=true)?$/.test(w.value ?? '')),
+    group: I,
+    rule: 'terraform_destroy',
+    reason: 'terraform apply -destroy',
+  },
+  {
+    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
+    path: ['apply'],
+    when: (inv) => inv.args.some((w) => /^-?-auto-approve(=true)?$/.test(w.value ?? '')),
+    group: I,
+    rule: 'terraform_apply_unreviewed',
+    reason: 'applies infrastructure changes without review (-auto-approve)',
+  },
+  {
+    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
+    path: ['state', /^(rm|push|replace-provider)$/],
+    group: I,
+    rule: 'terraform_state',
+    reason: 'changes Terraform state directly',
+  },
+  {
+    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
+    path: [/^(taint|force-unlock)$/],
+    group: I,
+    rule: 'terraform_state',
+    reason: 'forces resource replacement or breaks a state lock',
+  },
+  {
+    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
+    path: ['workspace', 'delete'],
+    group: I,
+    rule: 'terraform_state',
+    reason: 'deletes a Terraform workspace',
+  },
+  { tools: ['pulumi'], path: ['destroy'], group: I, rule: 'pulumi_destroy', reason: 'destroys the stack’s resources' },
+  { tools: ['pulumi'], path: ['stack', 'rm'], group: I, rule: 'pulumi_destroy', reason: 'removes a Pulumi stack' },
+  {
+    tools: ['pulumi'],
+    path: ['state', 'delete'],
+    group: I,
+    rule: 'pulumi_destroy',
+    reason: 'deletes resources from Pulumi state',
+  },
+  { tools: ['cdk', 'cdktf'], path: ['destroy'], group: I, rule: 'cdk_destroy', reason: 'destroys the CDK stacks' },
+  {
+    tools: ['serverless', 'sls'],
+    path: ['remove'],
+    group: I,
+    rule: 'cdk_destroy',
+    reason: 'removes the deployed service',
+  },
+  { tools: ['sam'], path: ['delete'], group: I, rule: 'cdk_destroy', reason: 'deletes the SAM stack' },
+  {
+    tools: ['docker', 'podman', 'nerdctl'],
+    path: [/^(rm|rmi|kill)$/],
+    group: I,
+    rule: 'container_delete',
+    reason: 'removes or kills containers or images',
+  },
+  {
+    tools: ['docker', 'podman', 'nerdctl'],
+    path: [/^(system|volume|image|container|builder|buildx|network)$/, /^(prune|rm|remove)$/],
+    group: I,
+    rule: 'container_delete',
+    reason: 'prunes or removes containers, images, volumes or networks',
+  },
+  {
+    tools: ['docker', 'podman', 'nerdctl'],
+    path: [/^(stack|service|secret|config|node|swarm)$/, /^(rm|remove|leave)$/],
+    group: I,
+    rule: 'container_delete',
+    reason: 'removes swarm services or leaves the swarm',
+  },
+  {
+    tools: ['docker', 'podman', 'nerdctl'],
+    path: ['compose', /^(down|rm)$/],
+    when: (inv) => inv.args.some((w) => /^(-v|--volumes|--rmi(=.*)?|-f|--force)$/.test(w.value ?? '')),
+    group: I,
+    rule: 'container_delete',
+    reason: 'docker compose down removes volumes or images',
+  },
+  {
+    tools: ['docker-compose', 'podman-compose'],
+    path: [/^(down|rm)$/],
+    when: (inv) => inv.args.some((w) => /^(-v|--volumes|--rmi(=.*)?|-f|--force)$/.test(w.value ?? '')),
+    group: I,
+    rule: 'container_delete',
+    reason: 'compose down removes volumes or images',
+  },
+  {
+    tools: ['docker', 'podman'],
+    path: ['volume', 'rm'],
+    group: I,
+    rule: 'container_delete',
+    reason: 'removes volumes',
+  },
+];
+
+const nomad: Rule = (inv, ctx) => {
+  const w = subcommandWords(inv);
+  if ((w[0] === 'job' && w[1] === 'stop') || w[0] === 'stop')
+    if (hasOption(inv.args, { long: ['-purge', '--purge'] }) || inv.args.some((x) => x.value === '-purge'))
+      ctx.add(inv, { group: I, rule: 'cluster_delete', reason: 'nomad job stop -purge' });
+  if (w[0] === 'system' && w[1] === 'gc') ctx.add(inv, { group: I, rule: 'cluster_delete', reason: 'nomad system gc' });
+};
+
+/** `kubectl exec pod -- cmd`, `docker exec box cmd`: the command runs there, and is judged like here. */
+export const execInto: Rule = (inv, ctx) => {
+  const words = subcommandWords(inv);
+  const at =
+    words[0] === 'exec'
+      ? 0
+      : words[0] === 'compose' && words[1] === 'exec'
+        ? 1
+        : words[0] === 'container' && words[1] === 'exec'
+          ? 1
+          : -1;
+  if (at < 0) return;
+  const a = inv.args;
+  const dashes = a.findIndex((w) => w.value === '--');
+  let cmd: typeof a;
+  if (dashes >= 0) cmd = a.slice(dashes + 1);
+  else {
+    // docker exec [options] CONTAINER CMD…: skip the subcommand words, options (and their values), the target.
+    const execIdx = a.findIndex((w) => w.value === 'exec');
+    let j = execIdx + 1;
+    while (j < a.length && a[j]!.value?.startsWith('-'))
+      j +=
+        /^-(e|u|w|--env|--user|--workdir|--env-file|-c|--container|-n|--namespace)$/.test(a[j]!.value ?? '') ||
+        /^--(env|user|workdir|container|namespace)$/.test(a[j]!.value ?? '')
+          ? 2
+          : 1;
+    cmd = a.slice(j + 1);
+  }
+  if (cmd.length) ctx.nested(inv, cmd);
+};
+
+/** `ansible hosts -m shell -a 'cmd'`: a command for every host of an inventory. */
+const ansible: Rule = (inv, ctx) => {
+  const module = optionValue(inv.args, 'm', ['--module-name']);
+  const args = optionValue(inv.args, 'a', ['--args']);
+  if (!module || !/^(ansible\.builtin\.)?(shell|command|raw|script)$/.test(module)) return;
+  if (args === null)
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: 'ansible runs a command only known at run time',
+    });
+  if (args !== undefined) ctx.script(inv, { ...inv.word, value: args }, `ansible -m ${module} on every host`);
+};
+
+/** A subcommand only known at run time (`docker $(echo system) prune`): cannot tell what it does. */
+export const dynamicSubcommand: Rule = (inv, ctx) => {
+  const first = inv.args.find((w) => w.value === null || !w.value.startsWith('-'));
+  if (first && first.value === null && /\$\(|`|^\$/.test(first.raw))
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_subcommand',
+      reason: `${inv.name} runs a subcommand only known at run time`,
+      at: [inv.word, first],
+    });
+};
+
+export const INFRASTRUCTURE_RULES: Record<string, Rule> = {
+  ansible,
+  ...Object.fromEntries(CLOUD_CLIS.map((n) => [n, cloud])),
+  ...verbRules(TABLE),
+  nomad: (inv, ctx) => {
+    nomad(inv, ctx);
+    cloud(inv, ctx);
+  },
+};
+
+/** Privileged containers and host mounts are a way out of any sandbox (group system). */
+export function privilegedContainer(inv: Invocation): string | undefined {
+  if (!['docker', 'podman', 'nerdctl'].includes(inv.name)) return undefined;
+  const words = subcommandWords(inv);
+  if (
+    !['run', 'create', 'exec'].includes(words[0] ?? '') &&
+    !(words[0] === 'container' && ['run', 'create'].includes(words[1] ?? ''))
+  )
+    return undefined;
+  const a = inv.args.map((w) => w.value ?? '');
+  if (a.some((v) => /^--privileged(=true)?$/.test(v))) return 'a privileged container';
+  if (
+    a.some(
+      (v, i) => /^--(pid|net|network|ipc|uts|userns)(=host)?$/.test(v) && (v.endsWith('=host') || a[i + 1] === 'host'),
+    )
+  )
+    return 'a container sharing the host’s namespaces';
+  if (a.some((v) => /^--cap-add(=|$)/.test(v))) return 'a container with added capabilities';
+  const mounts = a.flatMap((v, i) =>
+    /^(-v|--volume|--mount)$/.test(v)
+      ? [a[i + 1] ?? '']
+      : /^(-v|--volume|--mount)=/.test(v)
+        ? [v.split('=').slice(1).join('=')]
+        : [],
+  );
+  if (
+    mounts.some((m) =>
+      /^\/(:|$)|source=\/(,|$)|^\/var\/run\/docker\.sock|^\/(etc|root|home|proc|sys|dev|boot|usr)(:|\/|$)/.test(m),
+    )
+  )
+    return 'a container with the host’s root, system folders or Docker socket mounted';
+  void operands;
+  return undefined;
+}
