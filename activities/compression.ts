@@ -22,7 +22,7 @@ import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { withTransaction } from './store/db.js';
 import { memorySnapshot } from './store/memory.js';
 import { loadTranscript, nextSeq } from './store/messages.js';
-import { getSession } from './store/sessions.js';
+import { getSession, sessionMarkerNonce } from './store/sessions.js';
 import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
 
 const MAX_SUMMARY_INPUT_CHARS = 400_000;
@@ -145,6 +145,8 @@ export function compressionActivities(
           provider: a.provider.provider,
           now: new Date(),
           memory: await memorySnapshot(db),
+          // The compressed session goes on with the same marker (the new row copies it).
+          markerNonce: await sessionMarkerNonce(db, a.sessionId),
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);
@@ -205,8 +207,8 @@ export function compressionActivities(
   ): Promise<void> {
     await withTransaction(deps2.db, async (client) => {
       await client.query(
-        `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd)
-         SELECT $1, id, conversation_id, workflow_id, $3, $4, $5, $6, $7, $8, $9, $10 FROM sessions WHERE id = $2`,
+        `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd, marker_nonce)
+         SELECT $1, id, conversation_id, workflow_id, $3, $4, $5, $6, $7, $8, $9, $10, marker_nonce FROM sessions WHERE id = $2`,
         [
           a.newSessionId,
           a.sessionId,

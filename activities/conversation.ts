@@ -30,7 +30,18 @@ import { memorySnapshot } from './store/memory.js';
 import { clearClients, keyVariable } from './model/clients.js';
 import { deleteFrom, loadTranscript, nextSeq, writeMessage } from './store/messages.js';
 import { estimateRequestTokens } from './tokens.js';
-import { endSession, ensureSession, getSession, setSessionTotals, setTitleIfMissing } from './store/sessions.js';
+import {
+  endSession,
+  ensureSession,
+  getSession,
+  newMarkerNonce,
+  sessionMarkerNonce,
+  setSessionTotals,
+  setTitleIfMissing,
+} from './store/sessions.js';
+
+import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
+import { heraldNote, neutraliseMarkers } from '../common/markers.js';
 
 function invalid(message: string, field: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'InvalidInput', message, nonRetryable: true, details: [{ field }] });
@@ -38,6 +49,15 @@ function invalid(message: string, field: string): ApplicationFailure {
 
 export function conversationActivities(deps: ActivityDeps) {
   const { db, config } = deps;
+
+  /** A user message as stored: background children's reports get Herald's marker, and their text cannot forge one. */
+  async function markedUserText(a: RecordUserMessageArgs): Promise<string> {
+    const background = a.messageId.includes(':delegation:') && a.text.startsWith(BACKGROUND_REPORTS_PREFIX);
+    if (!background) return a.text;
+    const nonce = await sessionMarkerNonce(db, a.sessionId);
+    const reports = a.text.slice(BACKGROUND_REPORTS_PREFIX.length);
+    return `${heraldNote(nonce, BACKGROUND_REPORTS_PREFIX)}${neutraliseMarkers(reports, nonce)}`;
+  }
 
   function resolveRef(req: ProviderRequest, path = ''): ProviderRef {
     try {
@@ -83,6 +103,7 @@ export function conversationActivities(deps: ActivityDeps) {
       const existing = await getSession(db, a.sessionId);
       if (!existing) {
         const child = a.parentSessionId !== undefined;
+        const markerNonce = newMarkerNonce();
         const systemPrompt = buildSystemPrompt({
           home: config.home,
           cwd,
@@ -94,6 +115,7 @@ export function conversationActivities(deps: ActivityDeps) {
           // A child agent starts from its brief: no project files, no long-term memory.
           memory: child ? undefined : await memorySnapshot(db),
           skipContextFiles: child,
+          markerNonce,
         });
         await ensureSession(db, {
           id: a.sessionId,
@@ -105,6 +127,7 @@ export function conversationActivities(deps: ActivityDeps) {
           systemPrompt,
           cwd,
           history: a.history,
+          markerNonce,
         });
         await deps.hooks.sessionStart({
           conversationId: a.conversationId,
@@ -142,7 +165,7 @@ export function conversationActivities(deps: ActivityDeps) {
       await writeMessage(db, a.sessionId, {
         seq: a.seq,
         role: 'user',
-        content: a.text,
+        content: await markedUserText(a),
         turnId: a.turnId,
         messageId: a.messageId,
       });
@@ -191,6 +214,7 @@ export function conversationActivities(deps: ActivityDeps) {
 
     /** Synthetic messages (cancelled tool results, closing notes) never overwrite a real row. */
     async recordMessages(a: RecordMessagesArgs): Promise<void> {
+      const nonce = a.messages.some((m) => m.role === 'tool') ? await sessionMarkerNonce(db, a.sessionId) : undefined;
       for (const m of a.messages) {
         await writeMessage(
           db,
@@ -198,7 +222,8 @@ export function conversationActivities(deps: ActivityDeps) {
           {
             seq: m.seq,
             role: m.role,
-            content: m.content,
+            // Tool results the workflow writes (child agents' reports among them) speak as their source, never as Herald.
+            content: m.role === 'tool' && m.content ? neutraliseMarkers(m.content, nonce) : m.content,
             toolCallId: m.toolCallId,
             toolName: m.toolName,
             turnId: a.turnId,

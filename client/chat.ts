@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
-import type { ApprovalDecision, TurnResult } from '../common/contract.js';
+import type { ApprovalDecision, ApprovalScope, TurnResult } from '../common/contract.js';
 import { lastEventSeq } from '../activities/store/events.js';
 import { createDb } from '../activities/store/db.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
@@ -19,20 +19,25 @@ export interface ChatOptions {
 }
 
 const HELP =
-  'commands: /stop  /steer <text>  /approve once|session|always|deny  /compress [focus]  /new  /resume <id>  /usage  ' +
+  'commands: /stop  /steer <text>  /approve once|session|always|deny [rule]  /compress [focus]  /new  /resume <id>  /usage  ' +
   '/model <name>  /help  /quit   (Ctrl-C stops a running turn)';
 
-const DECISIONS: Record<string, ApprovalDecision> = {
-  o: 'once',
-  once: 'once',
-  s: 'session',
-  session: 'session',
-  a: 'always',
-  always: 'always',
-  d: 'deny',
-  deny: 'deny',
-  n: 'deny',
-  no: 'deny',
+/** What can be typed at the approval prompt (or after /approve); `sr`/`ar` widen the approval to the rule. */
+const DECISIONS: Record<string, { decision: ApprovalDecision; scope?: ApprovalScope }> = {
+  o: { decision: 'once' },
+  once: { decision: 'once' },
+  s: { decision: 'session' },
+  session: { decision: 'session' },
+  sr: { decision: 'session', scope: 'rule' },
+  'session rule': { decision: 'session', scope: 'rule' },
+  a: { decision: 'always' },
+  always: { decision: 'always' },
+  ar: { decision: 'always', scope: 'rule' },
+  'always rule': { decision: 'always', scope: 'rule' },
+  d: { decision: 'deny' },
+  deny: { decision: 'deny' },
+  n: { decision: 'deny' },
+  no: { decision: 'deny' },
 };
 
 export async function runChat(client: HeraldClient, options: ChatOptions): Promise<void> {
@@ -85,12 +90,12 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     if (busy === 0) rl.prompt();
   };
   let closing: Promise<void> | undefined;
-  const decide = async (decision: ApprovalDecision) => {
+  const decide = async ({ decision, scope }: { decision: ApprovalDecision; scope?: ApprovalScope }) => {
     const id = pendingApproval!.requestId;
     pendingApproval = undefined;
     rl.setPrompt(pc.bold('› '));
     await conv
-      .approve(id, decision)
+      .approve(id, decision, scope)
       .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
   };
   let inputClosed = false;
@@ -131,10 +136,12 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         await conv.stop('user');
         break;
       case '/approve': {
-        const decision = DECISIONS[arg.toLowerCase()];
+        const decision = DECISIONS[arg.toLowerCase().replace(/\s+/g, ' ')];
         if (!pendingApproval || !decision)
           process.stderr.write(
-            pendingApproval ? 'usage: /approve once|session|always|deny\n' : 'no approval is pending\n',
+            pendingApproval
+              ? 'usage: /approve once|session|always|deny (session rule|always rule: every command of the rule)\n'
+              : 'no approval is pending\n',
           );
         else await decide(decision);
         break;
@@ -200,9 +207,11 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     const handle = (line: string) => {
       if (!line) return prompt();
       if (pendingApproval && !line.startsWith('/')) {
-        const decision = DECISIONS[line.toLowerCase()];
+        const decision = DECISIONS[line.trim().toLowerCase().replace(/\s+/g, ' ')];
         if (!decision) {
-          process.stderr.write('answer o (once), s (session), a (always) or d (deny)\n');
+          process.stderr.write(
+            'answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)\n',
+          );
           return rl.prompt();
         }
         void decide(decision);

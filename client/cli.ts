@@ -40,6 +40,14 @@ import { clientSettings, readRuntimeInfo } from './connection.js';
 import { EventRenderer } from './render.js';
 import { runDemo } from './demo.js';
 import { renderChecks, runDoctor } from './doctor.js';
+import {
+  checkCommandReport,
+  jsonLines,
+  readStdin,
+  renderCommandReport,
+  renderScanReport,
+  scanTextReport,
+} from './safety-commands.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
@@ -363,6 +371,31 @@ export function buildProgram(): Command {
       const checks = await runDoctor(config(), { offline: Boolean(o.offline) });
       print(Boolean(o.json), checks, renderChecks(checks));
       if (checks.some((c) => c.status === 'fail')) process.exitCode = EXIT.error;
+    });
+
+  program
+    .command('check-command')
+    .description('classify a shell command as the approval gate would: safe, dangerous or hardline, and why')
+    .argument('[command...]', "the command (after --, so its options are not read as herald's); none: read stdin")
+    .option('--json', 'print JSON')
+    .option('--jsonl', 'read one JSON string per stdin line, write one JSON object per line')
+    .action(async (words: string[], o: { json?: boolean; jsonl?: boolean }) => {
+      if (o.jsonl) return await jsonLines(checkCommandReport);
+      const command = words.length ? words.join(' ') : (await readStdin()).replace(/\n$/, '');
+      const report = await checkCommandReport(command);
+      print(Boolean(o.json), report, renderCommandReport(command, report));
+    });
+
+  program
+    .command('scan-text')
+    .description('scan text for prompt injection as Herald does for context files, memory and tool results')
+    .argument('[text...]', 'the text; none: read stdin')
+    .option('--json', 'print JSON')
+    .option('--jsonl', 'read one JSON string per stdin line, write one JSON object per line')
+    .action(async (words: string[], o: { json?: boolean; jsonl?: boolean }) => {
+      if (o.jsonl) return await jsonLines(scanTextReport);
+      const report = scanTextReport(words.length ? words.join(' ') : await readStdin());
+      print(Boolean(o.json), report, renderScanReport(report));
     });
 
   program

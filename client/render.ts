@@ -3,6 +3,7 @@
  * (spinner, tool progress, status) on stderr so piped output stays the reply itself.
  */
 import pc from 'picocolors';
+import { visibleCommand, visibleControls } from '../common/command-display.js';
 import yoctoSpinner from 'yocto-spinner';
 import type { TurnResult } from '../common/contract.js';
 import type { StoredEvent } from './events.js';
@@ -38,13 +39,13 @@ export class EventRenderer {
       case 'text.delta':
         this.stopSpinner();
         this.endReasoning();
-        this.write(str(p.text));
+        this.write(visibleControls(str(p.text)));
         break;
       case 'reasoning.delta':
         if (!this.options.reasoning) break;
         this.stopSpinner();
         this.inReasoning = true;
-        this.write(pc.dim(str(p.text)));
+        this.write(pc.dim(visibleControls(str(p.text))));
         break;
       case 'tool.generating':
         this.startSpinner(`preparing ${str(p.name)}…`);
@@ -70,17 +71,22 @@ export class EventRenderer {
         this.stopSpinner();
         this.line(pc.dim(`· ${str(p.message ?? p.kind)}`));
         break;
-      case 'approval.requested':
+      case 'approval.requested': {
         this.stopSpinner();
-        this.line(pc.yellow(`⚠ approval needed (${str(p.reason)}):`));
-        this.line(`    ${str(p.command)}`);
+        // The whole command, with escapes, invisible characters and long blank runs made visible:
+        // what the human approves is exactly what runs.
+        const command = visibleCommand(str(p.command));
+        const rules = Array.isArray(p.rules) ? p.rules.map(str).join(', ') : '';
+        this.line(pc.yellow(`⚠ approval needed (${visibleCommand(str(p.reason), 500)}):`));
+        for (const l of command.split('\n')) this.line(`    ${l}`);
         this.line(
           pc.yellow(
-            `  [o]nce · [s]ession · [a]lways · [d]eny   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
+            `  [o]nce · [s]ession · [a]lways · [d]eny · [sr]/[ar] session/always for every ${rules || 'such'} command   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
           ),
         );
         this.options.onApproval?.({ requestId: str(p.requestId), command: str(p.command) });
         break;
+      }
       case 'clarify.requested': {
         this.stopSpinner();
         const choices = Array.isArray(p.choices) ? p.choices.map(str) : [];

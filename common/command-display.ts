@@ -18,8 +18,12 @@ const NAMED: Record<string, string> = {
   '\0': '␀',
 };
 
-/** The command as a human should see it; over `max` characters, its head and tail with the count between. */
-export function visibleCommand(text: string, max = Number.POSITIVE_INFINITY): string {
+/**
+ * Text with every control and invisible character shown as a marker (newlines and tabs kept), so
+ * printing it cannot move the cursor, clear the screen or reorder what is shown. For streamed
+ * model text in a terminal, where indentation must stay as written.
+ */
+export function visibleControls(text: string): string {
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
@@ -36,6 +40,12 @@ export function visibleCommand(text: string, max = Number.POSITIVE_INFINITY): st
       out += `⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩`;
     else out += ch;
   }
+  return out;
+}
+
+/** The command as a human should see it; over `max` characters, its head and tail with the count between. */
+export function visibleCommand(text: string, max = Number.POSITIVE_INFINITY): string {
+  let out = visibleControls(text);
   // Runs of blanks long enough to scroll text out of sight are counted, not drawn.
   out = out.replace(/[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]{9,}/gu, (run) => ` ⟨${run.length} spaces⟩ `);
   out = out.replace(/\t{4,}/g, (run) => ` ⟨${run.length} tabs⟩ `);

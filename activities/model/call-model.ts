@@ -21,7 +21,8 @@ import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
 import { recordModelCall } from '../store/ledger.js';
 import { appendToContent, loadTranscript, writeMessage } from '../store/messages.js';
-import { getSession } from '../store/sessions.js';
+import { getSession, sessionMarkerNonce } from '../store/sessions.js';
+import { heraldNote, steerNote } from '../../common/markers.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { DelegateArgs } from '../tools/delegate.js';
@@ -31,10 +32,6 @@ import type { ModelResponse } from './types.js';
 import { STORAGE_UNAVAILABLE } from '../../common/error-reasons.js';
 
 const PREVIEW_CHARS = 200;
-
-export function steerMarker(text: string): string {
-  return `\n\n[OUT-OF-BAND USER MESSAGE — sent by the user while you were working]\n${text}\n[/OUT-OF-BAND USER MESSAGE]`;
-}
 
 /** The most text a call result carries; longer final replies are cut here (the transcript has it all). */
 const MAX_RESULT_TEXT = 200_000;
@@ -241,8 +238,9 @@ async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<Chat
   if (!session) throw new Error(`session ${a.sessionId} does not exist`);
   let transcript = await loadTranscript(db, a.sessionId, a.seq);
   const lastTool = [...transcript].reverse().find((m) => m.role === 'tool');
+  const nonce = await sessionMarkerNonce(db, a.sessionId);
   if (a.steer && lastTool && transcript[transcript.length - 1]?.role === 'tool') {
-    await appendToContent(db, a.sessionId, lastTool.seq, steerMarker(a.steer));
+    await appendToContent(db, a.sessionId, lastTool.seq, steerNote(nonce, a.steer));
     transcript = await loadTranscript(db, a.sessionId, a.seq);
   }
   const messages = repairMessageOrder([
@@ -250,10 +248,10 @@ async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<Chat
     ...transcript.map((m) => (a.stripReasoning ? withoutReasoningDetails(stripSeq(m)) : stripSeq(m))),
   ]);
   if (a.ephemeralNote) {
+    const note = heraldNote(nonce, a.ephemeralNote);
     const last = messages[messages.length - 1];
-    if (last && (last.role === 'tool' || last.role === 'user'))
-      last.content = `${last.content ?? ''}\n\n${a.ephemeralNote}`;
-    else messages.push({ role: 'user', content: a.ephemeralNote });
+    if (last && (last.role === 'tool' || last.role === 'user')) last.content = `${last.content ?? ''}\n\n${note}`;
+    else messages.push({ role: 'user', content: note });
   }
   return messages;
 }

@@ -3,21 +3,24 @@
  * is the single source of truth for transcripts, usage, events and memory.
  */
 import pg from 'pg';
+import { storableParam } from '../../common/storable-text.js';
 import { redactor } from '../../runtime/secrets.js';
 
 export type Db = pg.Pool;
 
 /**
- * A pool whose every query parameter passes the process's redactor (SPEC §1.6): nothing a worker
- * writes — messages, tool calls, events, ledger rows, approvals, memory — can hold a credential
- * it knows. Clients of the pool (transactions included) are wrapped as they connect.
+ * A pool whose every query parameter is made storable (common/storable-text.ts: no NUL, no lone
+ * surrogate — a write that Postgres refuses would be retried forever) and, with `redact`, passes
+ * the process's redactor (SPEC §1.6): nothing a worker writes — messages, tool calls, events,
+ * ledger rows, approvals, memory — can hold a credential it knows. Clients of the pool
+ * (transactions included) are wrapped as they connect.
  */
 export function createDb(connectionString: string, max = 10, o: { redact?: boolean } = {}): Db {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection (database restart) must not crash the process: the next
   // query gets a fresh connection, and activities retry.
   pool.on('error', () => {});
-  if (o.redact) pool.on('connect', (client) => redactQueries(client));
+  pool.on('connect', (client) => guardQueries(client, o.redact ?? false));
   return pool;
 }
 
@@ -28,12 +31,13 @@ function redactParam(v: unknown): unknown {
   return v;
 }
 
-function redactQueries(client: pg.PoolClient): void {
+function guardQueries(client: pg.PoolClient, redact: boolean): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const guard = (v: unknown) => storableParam(redact ? redactParam(v) : v);
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (Array.isArray(values)) values = values.map(redactParam);
+    if (Array.isArray(values)) values = values.map(guard);
     else if (config && typeof config === 'object' && Array.isArray((config as { values?: unknown[] }).values))
-      config = { ...config, values: (config as { values: unknown[] }).values.map(redactParam) };
+      config = { ...config, values: (config as { values: unknown[] }).values.map(guard) };
     return callback === undefined ? query(config, values) : query(config, values, callback);
   };
 }

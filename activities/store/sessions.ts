@@ -1,4 +1,5 @@
 /** Session rows: one per session id; compression and delegation link sessions by parent id. */
+import { randomBytes } from 'node:crypto';
 import type { Usage } from '../../common/messages.js';
 import type { ProviderRef } from '../../common/providers.js';
 import type { Db } from './db.js';
@@ -22,6 +23,8 @@ export interface SessionRow {
   input_tokens: string;
   output_tokens: string;
   estimated_cost_usd: string;
+  /** Marks Herald's own notes in this session (common/markers.ts); null for sessions made before it existed. */
+  marker_nonce: string | null;
 }
 
 export interface NewSession {
@@ -32,6 +35,7 @@ export interface NewSession {
   provider: ProviderRef;
   systemPrompt: string;
   cwd: string;
+  markerNonce?: string | undefined;
   title?: string | undefined;
   parentId?: string | undefined;
   /** Messages to seed a new session with; written with the session row, atomically. */
@@ -42,8 +46,8 @@ export interface NewSession {
 export async function ensureSession(db: Db, s: NewSession): Promise<SessionRow> {
   await withTransaction(db, async (client) => {
     const inserted = await client.query(
-      `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd, marker_nonce)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (id) DO NOTHING`,
       [
         s.id,
@@ -58,6 +62,7 @@ export async function ensureSession(db: Db, s: NewSession): Promise<SessionRow> 
         s.provider.baseUrl,
         s.systemPrompt,
         s.cwd,
+        s.markerNonce ?? null,
       ],
     );
     if (inserted.rowCount !== 1) return;
@@ -73,6 +78,29 @@ export async function ensureSession(db: Db, s: NewSession): Promise<SessionRow> 
   const row = await getSession(db, s.id);
   if (!row) throw new Error(`session ${s.id} vanished right after it was written`);
   return row;
+}
+
+/** A new random marker nonce (16 hex digits). */
+export const newMarkerNonce = () => randomBytes(8).toString('hex');
+
+const nonces = new Map<string, string>();
+
+/**
+ * The session's marker nonce; a session made before nonces existed gets one now (the first writer
+ * wins, so concurrent activities agree). Cached: a nonce never changes.
+ */
+export async function sessionMarkerNonce(db: Db, id: string): Promise<string> {
+  const cached = nonces.get(id);
+  if (cached) return cached;
+  const r = await db.query<{ marker_nonce: string }>(
+    'UPDATE sessions SET marker_nonce = COALESCE(marker_nonce, $2) WHERE id = $1 RETURNING marker_nonce',
+    [id, newMarkerNonce()],
+  );
+  const nonce = r.rows[0]?.marker_nonce;
+  if (!nonce) throw new Error(`session ${id} does not exist`);
+  if (nonces.size >= 10_000) nonces.clear();
+  nonces.set(id, nonce);
+  return nonce;
 }
 
 export async function getSession(db: Db, id: string): Promise<SessionRow | undefined> {

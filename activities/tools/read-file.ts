@@ -19,6 +19,7 @@ const params = z
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  untrusted: 'workspace',
   toolset: 'file',
   description:
     'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',

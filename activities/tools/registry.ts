@@ -9,6 +9,7 @@ import type { ToolSchema } from '../model/types.js';
 import type { NetworkPolicy } from '../../common/sandbox-policy.js';
 import type { ToolSandbox } from '../sandbox/sandbox.js';
 import type { Db } from '../store/db.js';
+import type { UntrustedSource } from '../../common/untrusted.js';
 
 export interface ToolContext {
   /** The conversation's workspace (absolute, real path). */
@@ -52,8 +53,12 @@ export interface ToolDefinition<A = unknown> {
   timeoutSeconds?(args: A): number;
   /** Handled by the workflow itself (clarify, todo, delegation), never by the tool activity. */
   agentLevel?: boolean;
-  /** Its results come from outside this conversation and reach the model wrapped as data. */
-  untrusted?: boolean;
+  /**
+   * Its results reach the model wrapped as data (common/untrusted.ts): `workspace` for files and
+   * command output, `external` for text from outside this conversation (other sessions, the web,
+   * MCP servers).
+   */
+  untrusted?: UntrustedSource;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 120;

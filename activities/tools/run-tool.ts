@@ -8,11 +8,13 @@ import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js'
 import { narrowNetwork } from '../../common/sandbox-policy.js';
 import { oneLine } from '../../common/text.js';
 import { wrapUntrusted } from '../../common/untrusted.js';
+import { heraldNote, neutraliseMarkers } from '../../common/markers.js';
 import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
 import { getMessage, writeMessage } from '../store/messages.js';
+import { sessionMarkerNonce } from '../store/sessions.js';
 import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
 import type { ToolOutput } from './registry.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
@@ -23,7 +25,7 @@ export const RE_EXECUTED_NOTE =
 export function toolActivities(deps: ActivityDeps) {
   const { db } = deps;
 
-  async function execute(a: RunToolArgs, ctx: Context): Promise<ToolOutput> {
+  async function execute(a: RunToolArgs, ctx: Context): Promise<ToolOutput & { fromTool?: boolean }> {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
     const tool = deps.tools.get(a.call.name);
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
@@ -68,7 +70,7 @@ export function toolActivities(deps: ActivityDeps) {
     const isError = output.isError ?? false;
     const content = await deps.hooks.transformToolResult({ ...scope, result: output.content, isError });
     await deps.hooks.postToolCall({ ...scope, result: content, isError, durationMs: Date.now() - started });
-    return { content, isError };
+    return { content, isError, fromTool: true };
   }
 
   return {
@@ -80,7 +82,7 @@ export function toolActivities(deps: ActivityDeps) {
       pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ tool: a.call.name }), 500);
       try {
-        let output: ToolOutput;
+        let output: ToolOutput & { fromTool?: boolean };
         try {
           output = await execute(a, ctx);
         } catch (err) {
@@ -104,9 +106,13 @@ export function toolActivities(deps: ActivityDeps) {
           toolName: a.call.name,
           fileStem: `${a.sessionId}-${a.resultSeq}-${a.call.name}`,
         });
-        let content = limited.content;
-        if (def?.untrusted && !output.isError) content = wrapUntrusted(a.call.name, content);
-        if (reExecuted) content = `${RE_EXECUTED_NOTE}\n${content}`;
+        // What a tool returns can say anything: it cannot carry Herald's marker, and what comes
+        // from files, commands or the network is framed as data.
+        const nonce = await sessionMarkerNonce(db, a.sessionId);
+        let content = neutraliseMarkers(limited.content, nonce);
+        if (def?.untrusted && output.fromTool && (def.untrusted === 'workspace' || !output.isError))
+          content = wrapUntrusted(a.call.name, content, def.untrusted);
+        if (reExecuted) content = `${heraldNote(nonce, RE_EXECUTED_NOTE)}\n${content}`;
         await writeMessage(db, a.sessionId, {
           seq: a.resultSeq,
           role: 'tool',

@@ -4,10 +4,17 @@
  * ripgrep, so it works on any worker, honours the workspace's `.gitignore` files (root and nested),
  * always skips `.git/` and `node_modules/`, and never follows a symlink out of the workspace.
  * Results are capped; the walk heartbeats and stops as soon as the call is cancelled.
+ *
+ * Patterns come from the model, so they run on RE2 (re2js): matching takes time linear in the
+ * input whatever the pattern, where a backtracking engine can spend hours on `(a+)+$` and stall
+ * every conversation on the worker. RE2 has no lookarounds or backreferences; such a pattern gets
+ * a clear error. The scan also hands the event loop back every few milliseconds and stops at a
+ * time budget with what it found, so one search never starves the worker's other activities.
  */
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { oneLine } from '../../common/text.js';
 import type { IgnoreFile, IgnoreRule } from './glob.js';
@@ -25,14 +32,20 @@ const BINARY_SNIFF_BYTES = 8192;
 const MAX_LINE_CHARS = 300;
 const HEARTBEAT_EVERY_FILES = 500;
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
+const MAX_PATTERN_CHARS = 1000;
+/** How long a search may scan before it answers with what it found. */
+export const SEARCH_BUDGET_MS = 30_000;
+/** The longest the scan keeps the event loop before yielding it. */
+const SLICE_MS = 20;
 
 const params = z
   .object({
     pattern: z
       .string()
       .min(1)
+      .max(MAX_PATTERN_CHARS)
       .describe(
-        "What to look for: a JavaScript regular expression when target is 'content', a file name glob " +
+        "What to look for: a regular expression (RE2 syntax: no lookarounds or backreferences) when target is 'content', a file name glob " +
           "(e.g. '*.test.ts', 'src/**/index.{ts,js}') when target is 'files'",
       ),
     target: z
@@ -54,9 +67,10 @@ const params = z
 
 export const searchFilesTool = defineTool({
   name: 'search_files',
+  untrusted: 'workspace',
   toolset: 'file',
   description:
-    "Search the workspace. target 'content' (default): lines matching a JavaScript regular expression, as " +
+    "Search the workspace. target 'content' (default): lines matching a regular expression (RE2 syntax), as " +
     "path:line: text. target 'files': files whose names match a glob. Honours .gitignore and skips .git, " +
     'node_modules, binary files and files over 2 MB. Narrow with path and glob.',
   parameters: params,
@@ -70,7 +84,7 @@ export const searchFilesTool = defineTool({
     const max = args.max_results ?? DEFAULT_MAX_RESULTS;
     const caseSensitive = args.case_sensitive ?? true;
 
-    let regex: RegExp | undefined;
+    let regex: RE2JS | undefined;
     let nameMatches: ((paths: readonly string[]) => boolean) | undefined;
     let globMatches: ((paths: readonly string[]) => boolean) | undefined;
     try {
@@ -95,6 +109,9 @@ export const searchFilesTool = defineTool({
     const startRel = posixRelative(root, start);
 
     const results: string[] = [];
+    const deadline = Date.now() + SEARCH_BUDGET_MS;
+    let sliceStart = Date.now();
+    let outOfTime = false;
     let capped = false;
     let filesMatched = 0;
     let skippedBinary = 0;
@@ -133,6 +150,15 @@ export const searchFilesTool = defineTool({
       const lines = buf.toString('utf8').split('\n');
       let matchedHere = false;
       for (let i = 0; i < lines.length; i++) {
+        if (i % 256 === 0 && Date.now() - sliceStart > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          throwIfAborted(ctx.signal);
+          sliceStart = Date.now();
+          if (sliceStart > deadline) {
+            outOfTime = true;
+            break search;
+          }
+        }
         const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
         if (!regex!.test(line)) continue;
         if (results.length === max) {
@@ -151,7 +177,11 @@ export const searchFilesTool = defineTool({
       skippedBinary ? plural(skippedBinary, 'binary file') : '',
       skippedLarge ? `${plural(skippedLarge, 'file')} over 2 MB` : '',
     ].filter(Boolean);
-    const skipNote = skipped.length ? `; skipped ${skipped.join(' and ')}` : '';
+    const skipNote =
+      (skipped.length ? `; skipped ${skipped.join(' and ')}` : '') +
+      (outOfTime
+        ? `; stopped after ${SEARCH_BUDGET_MS / 1000} s, the rest was not searched: narrow with path or glob`
+        : '');
     const scope = workspaceRelative(root, start);
     if (results.length === 0) {
       const none =
@@ -169,13 +199,19 @@ export const searchFilesTool = defineTool({
   },
 });
 
-/** A JavaScript RegExp; Unicode mode when the pattern allows it (`\p{L}`), else the legacy syntax. */
-function compileRegex(pattern: string, caseSensitive: boolean): RegExp {
-  const flags = caseSensitive ? '' : 'i';
+/**
+ * An RE2 pattern. JavaScript's `\uXXXX` and `\u{…}` escapes, which models write out of habit,
+ * become RE2's `\x{…}`.
+ */
+function compileRegex(pattern: string, caseSensitive: boolean): RE2JS {
+  const source = pattern.replace(/(?<!\\)((?:\\\\)*)\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/g, '$1\\x{$2$3}');
   try {
-    return new RegExp(pattern, `${flags}u`);
-  } catch {
-    return new RegExp(pattern, flags);
+    return RE2JS.compile(source, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+  } catch (err) {
+    const message = (err as Error).message.replace(/^error parsing regexp: /, '');
+    throw new Error(
+      `${message} (patterns use RE2 syntax, which runs in linear time: no lookarounds or backreferences)`,
+    );
   }
 }
 

@@ -20,7 +20,7 @@ export const sessionSearchTool = defineTool({
   name: 'session_search',
   toolset: 'session_search',
   // Earlier sessions hold quoted tool output and pasted text: what comes back is data.
-  untrusted: true,
+  untrusted: 'external',
   description:
     'Search earlier conversations with the user (full text; quotes for phrases, -word to exclude). Use it to recall ' +
     'past decisions, fixes and preferences. Returns matching sessions with snippets.',

@@ -37,6 +37,7 @@ export function terminalTool(settings: TerminalSettings) {
 
   return defineTool({
     name: 'terminal',
+    untrusted: 'workspace',
     toolset: 'terminal',
     description:
       'Run a shell command in the workspace and return its combined stdout/stderr and exit code. Non-interactive; ' +

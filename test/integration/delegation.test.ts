@@ -371,7 +371,9 @@ describe('delegation in the background', () => {
     stack.fake.reset();
   });
 
-  const backgroundReports = (m: WireMessage) => m.role === 'user' && m.content?.startsWith('[Background task results]');
+  /** Background reports come as a user message marked by Herald (the session's nonce, then the prefix). */
+  const BACKGROUND = /^\[herald:[0-9a-f]{16}\] \[Background task results\]/;
+  const backgroundReports = (m: WireMessage) => m.role === 'user' && BACKGROUND.test(m.content ?? '');
 
   it('returns at once, then brings the reports back as a new turn', async () => {
     stack.fake.respond((req): ScriptedReply | undefined => {
@@ -403,7 +405,7 @@ describe('delegation in the background', () => {
     assert.deepEqual(second.background_sessions, []);
     const transcript = await stack.transcript('db-basic');
     assert.ok(isValidOrder(transcript));
-    const reports = transcript.find((m) => m.role === 'user' && m.content?.startsWith('[Background task results]'))!;
+    const reports = transcript.find((m) => m.role === 'user' && BACKGROUND.test(m.content ?? ''))!;
     assert.match(reports.content!, /1 delegated task\(s\): 1 completed\./);
     assert.match(reports.content!, /"summary": "alpha.txt says hello."/);
     // Child usage joined the parent's session.
@@ -439,8 +441,8 @@ describe('delegation in the background', () => {
     const users = transcript.filter((m) => m.role === 'user').map((m) => m.content!.split('\n')[0]);
     assert.equal(users.length, 3);
     assert.equal(users[2], 'carry on');
-    assert.match(users[1]!, /^\[Background task results\]/);
-    const text = transcript.find((m) => m.role === 'user' && m.content?.startsWith('[Background'))!.content!;
+    assert.match(users[1]!, BACKGROUND);
+    const text = transcript.find((m) => m.role === 'user' && BACKGROUND.test(m.content ?? ''))!.content!;
     assert.match(text, /1 delegated task\(s\): 1 interrupted\./);
   });
 

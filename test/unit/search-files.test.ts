@@ -190,11 +190,33 @@ describe('search_files', () => {
     assert.match(f.content, /^Invalid glob/);
   });
 
-  it('accepts Unicode property escapes and legacy-only syntax alike', async () => {
+  it('accepts Unicode property escapes and escaped punctuation', async () => {
     const unicode = await search({ pattern: '\\p{Lu}{4}:', path: 'src' });
     assert.match(unicode.content, /src\/app\.ts:2:/);
     const legacy = await search({ pattern: 'TODO\\: first', path: 'src' });
     assert.match(legacy.content, /src\/app\.ts:2:/);
+  });
+
+  it('runs a catastrophic pattern in linear time, without holding the event loop', async () => {
+    put('evil/aaa.txt', `${'a'.repeat(50_000)}b\n`.repeat(20));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = Date.now();
+    const r = await search({ pattern: '(a+)+$', path: 'evil' });
+    const elapsed = Date.now() - started;
+    clearInterval(timer);
+    assert.match(r.content, /No matches/);
+    assert.ok(elapsed < 10_000, `took ${elapsed} ms`);
+    // A backtracking engine would not return at all; here other timers keep running meanwhile.
+    assert.ok(ticks >= 1 || elapsed < 20, `event loop starved: ${ticks} ticks in ${elapsed} ms`);
+  });
+
+  it('explains patterns RE2 cannot run, and accepts JavaScript \\u escapes', async () => {
+    const look = await search({ pattern: 'TODO(?=:)' });
+    assert.equal(look.isError, true);
+    assert.match(look.content, /RE2 syntax, which runs in linear time: no lookarounds or backreferences/);
+    const u = await search({ pattern: '\\u0054ODO: first', path: 'src' });
+    assert.match(u.content, /src\/app\.ts:2:/);
   });
 
   it('reports a path that does not exist', async () => {
