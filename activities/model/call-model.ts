@@ -27,6 +27,7 @@ import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.j
 import type { ToolRegistry } from '../tools/registry.js';
 import type { DelegateArgs } from '../tools/delegate.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall } from './dispatch.js';
+import { boundCallRefs, capToolCalls } from './reply-limits.js';
 import { toModelFailure } from './failures.js';
 import type { ModelResponse } from './types.js';
 import { STORAGE_UNAVAILABLE } from '../../common/error-reasons.js';
@@ -161,7 +162,8 @@ export function modelActivities(deps: ActivityDeps) {
           finishReason: response.finishReason,
         });
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
-        const toolCalls = uniqueCallIds(response.toolCalls, a.seq);
+        const capped = capToolCalls(uniqueCallIds(response.toolCalls, a.seq));
+        const toolCalls = capped.calls;
         const terminal = toolCalls.some((c) => c.function.name === 'terminal');
         const allowlist = terminal ? await allowlistedRules(db) : new Set<string>();
         if (terminal) await loadCommandSafety();
@@ -181,12 +183,19 @@ export function modelActivities(deps: ActivityDeps) {
         await pub.flush();
         const isFinal = toolCalls.length === 0;
         const text = isFinal ? response.content.slice(0, MAX_RESULT_TEXT) : oneLine(response.content, PREVIEW_CHARS);
+        const reasoning = response.reasoning ? oneLine(response.reasoning, 2000) : null;
+        const refs = toolCalls.map((c) => {
+          const ref = describeCall(deps.tools, a.tools, c, allowlist);
+          return capped.error
+            ? { id: ref.id, name: ref.name, summary: ref.summary, timeoutSeconds: 30, argsError: capped.error }
+            : ref;
+        });
         return {
           finishReason: response.finishReason,
-          toolCalls: toolCalls.map((c) => describeCall(deps.tools, a.tools, c, allowlist)),
+          toolCalls: boundCallRefs(refs, Buffer.byteLength(text) + Buffer.byteLength(reasoning ?? '') + 1000),
           text,
           textTruncated: text.length < response.content.length,
-          reasoning: response.reasoning ? oneLine(response.reasoning, 2000) : null,
+          reasoning,
           scratchpadUnterminated: hasUnterminatedScratchpad(response.content),
           usage,
           model: response.model,

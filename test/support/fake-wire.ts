@@ -18,6 +18,8 @@ export interface ReplyContent {
   toolCalls?: ScriptedToolCall[];
   finishReason?: 'stop' | 'tool_calls' | 'length' | 'content_filter';
   usage?: { prompt?: number; completion?: number; cached?: number; cacheWrite?: number; reasoning?: number };
+  /** Characters per streamed text/reasoning piece (default 8 and 12): large replies in fewer frames. */
+  chunkChars?: number;
 }
 
 export interface SseFrame {
@@ -127,8 +129,8 @@ export const chatCompletionsWire: Wire = {
       data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] },
     });
     const frames: SseFrame[] = [chunk({ role: 'assistant', content: '' })];
-    for (const p of pieces(r.reasoning ?? '', 12)) frames.push(chunk({ reasoning_content: p }));
-    for (const p of pieces(r.text ?? '', 8)) frames.push(chunk({ content: p }));
+    for (const p of pieces(r.reasoning ?? '', r.chunkChars ?? 12)) frames.push(chunk({ reasoning_content: p }));
+    for (const p of pieces(r.text ?? '', r.chunkChars ?? 8)) frames.push(chunk({ content: p }));
     calls.forEach((c, index) => {
       frames.push(
         chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }),
@@ -229,7 +231,7 @@ export const responsesWire: Wire = {
       const id = item.id as string;
       if (item.type === 'reasoning') {
         frames.push(ev('response.output_item.added', { output_index, item: { id, type: 'reasoning', summary: [] } }));
-        for (const p of pieces(r.reasoning ?? '', 12))
+        for (const p of pieces(r.reasoning ?? '', r.chunkChars ?? 12))
           frames.push(
             ev('response.reasoning_summary_text.delta', { item_id: id, output_index, summary_index: 0, delta: p }),
           );
@@ -249,7 +251,7 @@ export const responsesWire: Wire = {
             part: { type: 'output_text', text: '', annotations: [] },
           }),
         );
-        for (const p of pieces(r.text ?? '', 8))
+        for (const p of pieces(r.text ?? '', r.chunkChars ?? 8))
           frames.push(
             ev('response.output_text.delta', { item_id: id, output_index, content_index: 0, delta: p, logprobs: [] }),
           );
