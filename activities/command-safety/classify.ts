@@ -6,15 +6,18 @@
  * recursively; when they cannot be known, that alone makes the command dangerous. So does a
  * command word that is not literal, and syntax the parser cannot read: the gate fails closed.
  */
-import type { Invocation, Report, RuleContext } from './invocation.js';
+import type { Invocation, NestedOptions, Report, RuleContext } from './invocation.js';
 import { RUNNERS, SUBCOMMAND_RUNNERS, unwrapRunner } from './runners.js';
 import type { ParsedScript, SimpleCommand, Word } from './shell.js';
 import { loadShellParser, parseShell, shellParserReady } from './shell.js';
 import type { CommandVerdict, Finding } from './verdict.js';
 import { verdictOf } from './verdict.js';
 import { checkAssignments, checkRedirects } from './rules/environment.js';
-import { forkBombs } from './rules/code.js';
-import { GENERIC_RULES, ruleFor, runnerFindings, unknownRunner } from './rules/index.js';
+import { forkBombs, interactiveShell } from './rules/code.js';
+import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknownRunner } from './rules/index.js';
+import { evaluatedVariables } from './rules/environment.js';
+import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/executors.js';
+import { unknownTool } from './rules/unknown-tools.js';
 
 /** Scripts inside scripts: deeper than this, the gate stops reading and asks. */
 const MAX_DEPTH = 6;
@@ -27,13 +30,29 @@ export function commandSafetyReady(): boolean {
   return shellParserReady();
 }
 
-const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+/** A command's name: the last path component, without a Windows `.exe` (`shutdown.exe` under WSL). */
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1).replace(/\.exe$/i, '');
+
+/** What a nested script inherits from the command that runs it. */
+type Inherited = Pick<Invocation, 'asRoot' | 'spawned' | 'elsewhere'>;
+
+const inherited = (inv: Inherited): Inherited => ({
+  ...(inv.asRoot ? { asRoot: true } : {}),
+  ...(inv.spawned ? { spawned: true } : {}),
+  ...(inv.elsewhere ? { elsewhere: true } : {}),
+});
 
 class Classifier implements RuleContext {
   findings: Finding[] = [];
   facts = new Map<string, Set<string>>();
+  written = new Map<string, string | null>();
+  aliases = new Map<string, Word>();
   /** Where nested text sits in the top-level command, so every finding points into what the user sees. */
   private readonly spans: Array<{ start: number; end: number } | undefined> = [];
+  /** What the commands of a nested script inherit (root, started by a program, elsewhere), by depth. */
+  private readonly context: Array<Inherited | undefined> = [];
+  /** Aliases being expanded (an alias naming itself is expanded once, as bash does). */
+  private readonly expanding = new Set<string>();
 
   constructor(private readonly topLevel: string) {}
 
@@ -56,7 +75,7 @@ class Classifier implements RuleContext {
   }
 
   /** A string another shell will run. */
-  script(inv: Invocation, text: Word, why: string): void {
+  script(inv: Invocation, text: Word, why: string, o: NestedOptions = {}): void {
     if (text.value === null) {
       this.add(inv, {
         group: 'indirection',
@@ -76,10 +95,13 @@ class Classifier implements RuleContext {
       return;
     }
     this.spans[inv.depth + 1] = this.spans[inv.depth] ?? { start: text.start, end: text.end };
+    const saved = this.context[inv.depth + 1];
+    this.context[inv.depth + 1] = { ...inherited(inv), ...(o.elsewhere ? { elsewhere: true } : {}) };
     this.run(text.value, inv.depth + 1);
+    this.context[inv.depth + 1] = saved;
   }
 
-  nested(inv: Invocation, argv: Word[], o: { operandsFromStdin?: boolean } = {}): void {
+  nested(inv: Invocation, argv: Word[], o: NestedOptions = {}): void {
     const first = argv[0];
     if (!first) return;
     if (first.value === null || first.glob) {
@@ -100,6 +122,9 @@ class Classifier implements RuleContext {
       operandsFromStdin: o.operandsFromStdin ?? false,
       env: [],
       depth: inv.depth,
+      ...inherited(inv),
+      spawned: true,
+      ...(o.elsewhere ? { elsewhere: true } : {}),
     });
   }
 
@@ -145,6 +170,7 @@ class Classifier implements RuleContext {
         reason: 'shell syntax the gate cannot read',
       });
     for (const cmd of parsed.commands) this.simple(cmd, depth, parsed);
+    evaluatedVariables(parsed, here(0, text.length), this);
     for (const bomb of forkBombs(parsed.functions, parsed.commands))
       this.add(here(bomb.start, bomb.end), {
         level: 'hardline',
@@ -165,6 +191,7 @@ class Classifier implements RuleContext {
       operandsFromStdin: false,
       env: cmd.assignments,
       depth,
+      ...inherited(this.context[depth] ?? {}),
     };
     checkRedirects(base, this);
     checkAssignments(base, this);
@@ -196,13 +223,25 @@ class Classifier implements RuleContext {
   }
 
   dispatch(inv: Invocation): void {
+    const alias = this.aliases.get(inv.name);
+    if (alias && !this.expanding.has(inv.name)) return this.expandAlias(inv, alias);
     if (RUNNERS[inv.name]) {
       runnerFindings(inv, this);
       ruleFor(inv.name)?.(inv, this);
       for (const g of GENERIC_RULES) g(inv, this);
       const u = unwrapRunner(inv.name, inv.args);
       if (u.assignments?.length) checkAssignments({ ...inv, env: u.assignments }, this);
-      if (u.script) this.script(inv, u.script, `${inv.name} runs a command string`);
+      const child: Inherited = {
+        ...inherited(inv),
+        ...(ROOT_RUNNERS.has(inv.name) ? { asRoot: true } : {}),
+        ...(u.remote ? { elsewhere: true } : {}),
+      };
+      // `sudo script -q /dev/null`, `nsenter -t 1 -a`: the runner opens a shell of its own.
+      if (u.interactiveShell && !ROOT_RUNNERS.has(inv.name)) interactiveShell({ ...inv, ...child }, this);
+      if (u.script)
+        this.script({ ...inv, ...child }, u.script, `${inv.name} runs a command string`, {
+          ...(u.remote ? { elsewhere: true } : {}),
+        });
       else if (u.argv?.length) {
         const first = u.argv[0]!;
         if (first.value === null || first.glob) {
@@ -214,15 +253,27 @@ class Classifier implements RuleContext {
           });
           return;
         }
-        this.dispatch({
+        const next: Invocation = {
           ...inv,
+          ...child,
           name: basename(first.value),
           path: first.value,
           word: first,
           args: u.argv.slice(1),
           operandsFromStdin: inv.operandsFromStdin || (u.operandsFromStdin ?? false),
           env: [...inv.env, ...(u.assignments ?? [])],
-        });
+        };
+        if (u.operandsFromStdin) {
+          // `echo 'reset --hard' | xargs git`: literal input becomes the arguments, as xargs splits it.
+          const runs = xargsLiteralInput(inv, this);
+          if (runs) {
+            for (const extra of runs)
+              this.dispatch({ ...next, args: substitute(next.args, extra), operandsFromStdin: false });
+            return;
+          }
+          xargsWithoutSubcommand(next, this);
+        }
+        this.dispatch(next);
       }
       return;
     }
@@ -243,8 +294,40 @@ class Classifier implements RuleContext {
     const rule = ruleFor(inv.name);
     rule?.(inv, this);
     for (const g of GENERIC_RULES) g(inv, this);
-    if (!rule) unknownRunner(inv, this);
+    if (!knowsTool(inv.name)) {
+      if (!rule) unknownRunner(inv, this);
+      unknownTool(inv, this);
+    }
   }
+
+  /** `alias ls='rm -rf'; ls dist`: the alias's text with the command's arguments, read as a command line. */
+  private expandAlias(inv: Invocation, alias: Word): void {
+    const args = inv.args.map((w) => (w.value === null ? null : quote(w.value)));
+    this.expanding.add(inv.name);
+    this.script(
+      inv,
+      {
+        ...inv.word,
+        value: alias.value === null || args.includes(null) ? null : [alias.value, ...args].join(' '),
+      },
+      `the alias ${inv.name}`,
+    );
+    this.expanding.delete(inv.name);
+  }
+}
+
+/** A word quoted for a shell (single quotes). */
+const quote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+
+/** xargs' arguments for one run: `-I {}` placeholders replaced, or the input words appended. */
+function substitute(args: Word[], extra: { words: Word[]; replace?: string }): Word[] {
+  if (extra.replace === undefined) return [...args, ...extra.words];
+  const line = extra.words.map((w) => w.value).join(' ');
+  return args.map((w) =>
+    w.value !== null && w.value.includes(extra.replace!)
+      ? { ...w, value: w.value.split(extra.replace!).join(line) }
+      : w,
+  );
 }
 
 /** The verdict on a command line. The parser must be loaded (`await loadCommandSafety()`). */

@@ -20,6 +20,20 @@ export interface Invocation {
   env: Array<{ name: string; value: Word }>;
   /** How deep in nested shells and runners this is. */
   depth: number;
+  /** Run as root (`sudo`, `doas`, `pkexec`, … anywhere above it). */
+  asRoot?: boolean;
+  /** Started by another program (`find -exec`, `vim -c '!…'`, `git bisect run`), not typed at a prompt. */
+  spawned?: boolean;
+  /** Runs inside a container or on another machine (`docker run IMAGE cmd`, `kubectl exec`). */
+  elsewhere?: boolean;
+}
+
+/** How a nested command is started (see `RuleContext.nested`). */
+export interface NestedOptions {
+  /** More operands arrive on standard input at run time (`xargs`, `find -exec … {} +`). */
+  operandsFromStdin?: boolean;
+  /** It runs in a container or on another machine, not here. */
+  elsewhere?: boolean;
 }
 
 export interface Report {
@@ -34,12 +48,19 @@ export interface Report {
 export interface RuleContext {
   add(inv: Invocation, r: Report): void;
   /** Read a string as a shell command line (`sh -c '…'`, `ssh host '…'`) and classify what it runs. */
-  script(inv: Invocation, text: Word, why: string): void;
+  script(inv: Invocation, text: Word, why: string, o?: NestedOptions): void;
   /** Classify another command built from words (`find -exec CMD {} +`). */
-  nested(inv: Invocation, argv: Word[], o?: { operandsFromStdin?: boolean }): void;
+  nested(inv: Invocation, argv: Word[], o?: NestedOptions): void;
   findings: Finding[];
   /** What earlier commands of the same line established (`git remote add evil …`), by kind. */
   facts: Map<string, Set<string>>;
+  /**
+   * Files earlier commands of the same line wrote (`echo '…' > x.sh`), by path as written and as
+   * resolved: their text when it was literal, null when it was not.
+   */
+  written: Map<string, string | null>;
+  /** Aliases earlier commands of the same line defined (`alias ls='rm -rf'`): name → its text. */
+  aliases: Map<string, Word>;
 }
 
 export type Rule = (inv: Invocation, ctx: RuleContext) => void;

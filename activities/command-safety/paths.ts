@@ -48,6 +48,24 @@ const SYSTEM_DIRS = new Set([
   '/usr/sbin',
   '/var/lib',
   '/var/log',
+  '/var/db',
+  '/var/cache',
+  '/var/spool',
+  '/usr/share',
+  '/usr/include',
+  '/usr/libexec',
+  '/usr/local/bin',
+  '/usr/local/lib',
+  '/lib/modules',
+  '/boot/efi',
+  // macOS: /etc, /var and /tmp live under /private; the system and its libraries under /System, /Library.
+  '/private/var',
+  '/private/etc',
+  '/System/Library',
+  '/Library/Application Support',
+  '/Library/LaunchDaemons',
+  '/Library/LaunchAgents',
+  '/opt/homebrew',
 ]);
 
 /** Normalise `..` and `.` segments of an absolute path. */
@@ -93,7 +111,9 @@ export function placeOf(value: string | null, cwd: string | null, glob = false):
     abs === HOME ||
     (/^\/home\/[^/]+$/.test(abs) && !abs.includes(HOME_MARK)) ||
     /^\/Users\/[^/]+$/.test(abs) ||
-    abs === '/root'
+    abs === '/root' ||
+    abs === '/var/root' ||
+    abs === '/private/var/root'
   )
     return 'home';
   if (SYSTEM_DIRS.has(abs)) return 'system';
@@ -108,7 +128,7 @@ export function insideWorkspace(value: string | null, cwd: string | null): boole
 
 /** Files and folders that hold credentials or history; reading them out is never routine. */
 const CREDENTIAL =
-  /(^|\/)(\.ssh(\/|$)|\.aws(\/|$)|\.azure(\/|$)|\.gnupg(\/|$)|\.password-store(\/|$)|\.docker(\/config\.json)?$|\.kube(\/config)?$|\.kube\/|\.netrc$|\.git-credentials$|\.config\/gh(\/|$)|\.config\/hub$|\.config\/gcloud(\/|$)|\.config\/op(\/|$)|\.npmrc$|\.yarnrc(\.yml)?$|\.pypirc$|\.cargo\/credentials(\.toml)?$|\.gem\/credentials$|\.m2\/settings(-security)?\.xml$|\.terraform\.d\/credentials|\.vault-token$|\.pgpass$|\.my\.cnf$|\.mylogin\.cnf$|\.(bash|zsh|python|psql|mysql|node_repl|sqlite)_history$|\.local\/share\/keyrings(\/|$)|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$|\.claude\/\.credentials\.json$|\.codex\/auth\.json$|Library\/Keychains(\/|$)|\.config\/(google-chrome|chromium|BraveSoftware)(\/|$)|\.mozilla\/firefox(\/|$)|Library\/Application Support\/(Google\/Chrome|Firefox|BraveSoftware)(\/|$)|Login Data$|Cookies$)|^\/etc\/(shadow|gshadow|sudoers|ssh\/ssh_host_[a-z0-9]+_key)(-|$)|^\/(var\/)?run\/secrets(\/|$)/;
+  /(^|\/)(\.ssh(\/|$)|\.aws(\/|$)|\.azure(\/|$)|\.gnupg(\/|$)|\.password-store(\/|$)|\.docker(\/config\.json)?$|\.kube(\/config)?$|\.kube\/|\.netrc$|\.git-credentials$|\.config\/gh(\/|$)|\.config\/hub$|\.config\/gcloud(\/|$)|\.config\/op(\/|$)|\.npmrc$|\.yarnrc(\.yml)?$|\.pypirc$|\.cargo\/credentials(\.toml)?$|\.gem\/credentials$|\.m2\/settings(-security)?\.xml$|\.terraform\.d\/credentials|\.vault-token$|\.pgpass$|\.my\.cnf$|\.mylogin\.cnf$|\.(bash|zsh|python|psql|mysql|node_repl|sqlite)_history$|\.local\/share\/keyrings(\/|$)|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$|\.claude\/\.credentials\.json$|\.codex\/auth\.json$|Library\/Keychains(\/|$)|\.config\/(google-chrome|chromium|BraveSoftware)(\/|$)|\.mozilla\/firefox(\/|$)|Library\/Application Support\/(Google\/Chrome|Firefox|BraveSoftware)(\/|$)|Login Data$|Cookies$|\.gradle\/gradle\.properties$|\.config\/composer\/auth\.json$|\.composer\/auth\.json$|\.cache\/huggingface\/token$|\.huggingface\/token$|\.config\/solana\/id\.json$|\.s3cfg$|\.boto$|\.databrickscfg$|\.config\/rclone\/rclone\.conf$|\.config\/hcloud\/cli\.toml$|\.config\/doctl\/config\.yaml$|\.oci\/config$|\.terraformrc$|\.config\/ngrok\/ngrok\.yml$|\.ngrok2\/ngrok\.yml$|\.netlify\/config\.json$|\.config\/configstore\/firebase-tools\.json$|\.fly\/config\.yml$|\.pulumi\/credentials\.json$|\.config\/sops\/age\/keys\.txt$|\.config\/containers\/auth\.json$|\.authinfo(\.gpg)?$|\.msmtprc$|\.config\/glab-cli\/config\.yml$|\.circleci\/cli\.yml$|\.ethereum\/keystore(\/|$)|\.bitcoin\/wallet\.dat$|\.electrum\/wallets(\/|$)|\.config\/Bitwarden( CLI)?(\/|$)|\.config\/op\/config$|\.wrangler\/config(\/|$)|\.config\/\.wrangler(\/|$)|\.vercel\/auth\.json$|\.local\/share\/com\.vercel\.cli\/auth\.json$|[^/]+\.(p12|pfx|jks|keystore)$)|^\/etc\/(shadow|gshadow|sudoers|ssh\/ssh_host_[a-z0-9]+_key)(-|$)|^\/(var\/)?run\/secrets(\/|$)/;
 
 /** A path naming a credential or secret (in the home or as an absolute system path). */
 export function isCredentialPath(value: string | null, cwd: string | null): boolean {

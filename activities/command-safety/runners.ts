@@ -141,7 +141,9 @@ export const RUNNERS: Record<string, RunnerSpec> = {
       '--host',
     ],
   },
+  // `script [options] [file]`: the operand is the log file (BSD: the file, then the command).
   script: {
+    leading: 1,
     shortValued: 'TIOBmEo',
     longValued: ['--log-timing', '--log-in', '--log-out', '--log-io', '--logging-format', '--echo', '--output-limit'],
     shellOption: { short: 'c', long: ['--command'] },
@@ -200,6 +202,31 @@ export const RUNNERS: Record<string, RunnerSpec> = {
   'xvfb-run': {},
   valgrind: {},
   rlwrap: {},
+  // `xcrun simctl …`, `xcrun altool …`: a developer tool by name (`--find`, `--show-sdk-path` run none).
+  xcrun: {
+    longValued: ['--sdk', '--toolchain', '--log'],
+    noCommandWith: {
+      short: 'f',
+      long: [
+        '--find',
+        '--show-sdk-path',
+        '--show-sdk-version',
+        '--show-sdk-platform-path',
+        '--show-sdk-build-version',
+        '--version',
+      ],
+    },
+  },
+  sshpass: { shortValued: 'pfdP' },
+  gosu: { leading: 1 },
+  'su-exec': { leading: 1 },
+  setuidgid: { leading: 1 },
+  's6-setuidgid': { leading: 1 },
+  'dumb-init': {},
+  tini: {},
+  torify: {},
+  tsocks: {},
+  catchsegv: {},
   // Development runners: the project's tools, run through a package manager or environment.
   npx: { shortValued: 'p', longValued: ['--package'] },
   bunx: {},

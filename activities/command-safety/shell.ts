@@ -30,6 +30,11 @@ export interface Word {
   end: number;
   /** Unquoted glob characters remain (`*.log`, `/bin/r?`): the value is a pattern. */
   glob: boolean;
+  /**
+   * When the value is unknown: its literal parts, with U+FFFC for each part only known at run
+   * time (`/home/$USER` → `/home/\uFFFC`), so a rule can still see where it points.
+   */
+  shape?: string;
 }
 
 export interface Redirect {
@@ -72,6 +77,13 @@ export interface ParsedScript {
   errors: Array<{ start: number; end: number }>;
   /** Functions defined in the script: name → the commands of their bodies. */
   functions: Map<string, SimpleCommand[]>;
+  /** Every literal value each variable is assigned (null: a value only known at run time). */
+  vars?: Map<string, Array<string | null>>;
+  /**
+   * Variables whose value the shell evaluates as code: in arithmetic (`(( a ))`, `$(( a ))`,
+   * `let`, an array index — `a='x[$(cmd)]'` runs cmd) or by prompt expansion (`${a@P}`).
+   */
+  evaluated?: Array<{ name: string; how: 'arithmetic' | 'prompt'; start: number; end: number }>;
 }
 
 let parser: Parser | undefined;
@@ -235,14 +247,16 @@ function variableValue(name: string, scope: Scope): string | null {
 }
 
 function expansionName(node: TsNode): string | undefined {
-  // `$x`, `${x}`: a bare name; anything more (`${x:-y}`, `${x[@]}`, `${#x}`) is not a plain value.
+  // `$x`, `${x}`: a bare name; `${x:?msg}` is x or an error, and `${x:-y}` is x when x is set
+  // (known values are never empty); anything more (`${x[@]}`, `${#x}`, `${x/a/b}`) is not a plain value.
   if (node.type === 'simple_expansion') {
     const v = node.namedChildren[0];
     return v && (v.type === 'variable_name' || v.type === 'special_variable_name') ? v.text : undefined;
   }
   if (node.type === 'expansion') {
     const inner = node.text.slice(2, -1);
-    return /^[A-Za-z_][A-Za-z0-9_]*$/.test(inner) ? inner : undefined;
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)(?::?[?-].*)?$/s.exec(inner);
+    return m ? m[1] : undefined;
   }
   return undefined;
 }
@@ -295,7 +309,9 @@ function piecesOf(node: TsNode, scope: Scope, quoted: boolean, out: Piece[]): vo
     case 'simple_expansion':
     case 'expansion': {
       const name = expansionName(node);
-      const value = name === undefined ? null : variableValue(name, scope);
+      let value = name === undefined ? null : variableValue(name, scope);
+      // `${x:-y}` with x empty is y: not known here.
+      if (value === '' && /^\$\{[A-Za-z_][A-Za-z0-9_]*:?-/.test(node.text)) value = null;
       if (value === null) out.push({ unknown: true });
       else if (name === 'IFS' && !quoted) out.push({ split: true });
       else if (!quoted && /\s/.test(value)) {
@@ -324,15 +340,18 @@ export function expandWord(node: TsNode, scope: Scope): Word[] {
   const pieces: Piece[] = [];
   piecesOf(node, scope, false, pieces);
   const base = { raw: node.text, start: node.startIndex, end: node.endIndex };
-  const words: Array<{ text: string; unknown: boolean; glob: boolean; unquoted: string }> = [
-    { text: '', unknown: false, glob: false, unquoted: '' },
+  const words: Array<{ text: string; unknown: boolean; glob: boolean; unquoted: string; shape: string }> = [
+    { text: '', unknown: false, glob: false, unquoted: '', shape: '' },
   ];
   for (const p of pieces) {
     const cur = words[words.length - 1]!;
-    if ('split' in p) words.push({ text: '', unknown: false, glob: false, unquoted: '' });
-    else if ('unknown' in p) cur.unknown = true;
-    else {
+    if ('split' in p) words.push({ text: '', unknown: false, glob: false, unquoted: '', shape: '' });
+    else if ('unknown' in p) {
+      cur.unknown = true;
+      cur.shape += '\uFFFC';
+    } else {
       cur.text += p.text;
+      cur.shape += p.text;
       if (!p.quoted) {
         cur.unquoted += p.text;
         if (GLOB.test(p.text)) cur.glob = true;
@@ -342,7 +361,7 @@ export function expandWord(node: TsNode, scope: Scope): Word[] {
   const out: Word[] = [];
   for (const w of words) {
     if (w.unknown) {
-      out.push({ ...base, value: null, glob: w.glob });
+      out.push({ ...base, value: null, glob: w.glob, shape: w.shape });
       continue;
     }
     if (w.text === '' && words.length > 1) continue;
@@ -370,6 +389,10 @@ function collectAssignments(root: TsNode, scope: Scope): void {
     scope.vars.set(name, list);
   };
   const visit = (n: TsNode) => {
+    // `declare -n ref=x`: ref is a name for x, whatever x holds at run time.
+    if (n.type === 'declaration_command' && n.namedChildren.some((c) => c?.type === 'word' && /^-\w*n/.test(c.text)))
+      for (const c of n.namedChildren)
+        if (c?.type === 'variable_assignment') add(c.childForFieldName('name')?.text ?? '', null);
     if (n.type === 'variable_assignment') {
       const name = n.childForFieldName('name')?.text;
       const value = n.childForFieldName('value');
@@ -859,5 +882,41 @@ function walk(root: TsNode, source: string): ParsedScript {
   };
 
   commands.push(...statementsWithBackground(root, { inFunction: undefined, background: false, cwd: { value: '.' } }));
-  return { source, commands, errors, functions };
+  // Only command lines with arithmetic, an index, `let`, a numeric test or `@P` need the second walk.
+  const evaluated = /\(\(|\$\[|\w\[|\blet\b|@P|-(eq|ne|lt|le|gt|ge)\b/.test(source) ? evaluatedNames(root) : [];
+  return { source, commands, errors, functions, vars: scope.vars, evaluated };
+}
+
+const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
+
+/** Variables the shell evaluates as code: arithmetic contexts and `${x@P}` (see ParsedScript.evaluated). */
+function evaluatedNames(root: TsNode): NonNullable<ParsedScript['evaluated']> {
+  const out: NonNullable<ParsedScript['evaluated']> = [];
+  const names = (n: TsNode, how: 'arithmetic' | 'prompt') => {
+    const visit = (m: TsNode) => {
+      if (m.type === 'command_substitution') return;
+      if (m.type === 'variable_name' || (m.type === 'word' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m.text)))
+        out.push({ name: m.text, how, start: m.startIndex, end: m.endIndex });
+      for (const c of m.namedChildren) if (c) visit(c);
+    };
+    visit(n);
+  };
+  const visit = (n: TsNode) => {
+    if (n.type === 'arithmetic_expansion' || (n.type === 'compound_statement' && n.text.startsWith('((')))
+      names(n, 'arithmetic');
+    else if (n.type === 'subscript') {
+      const index = n.childForFieldName('index');
+      if (index) names(index, 'arithmetic');
+    } else if (n.type === 'binary_expression' && ARITHMETIC_TEST.test(n.childForFieldName('operator')?.text ?? ''))
+      names(n, 'arithmetic');
+    else if (n.type === 'command' && n.childForFieldName('name')?.text === 'let')
+      for (const a of n.childrenForFieldName('argument'))
+        for (const m of (a?.text ?? '').matchAll(/[A-Za-z_][A-Za-z0-9_]*/g))
+          out.push({ name: m[0], how: 'arithmetic', start: a!.startIndex, end: a!.endIndex });
+    const prompt = n.type === 'expansion' ? /^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$/.exec(n.text) : null;
+    if (prompt) out.push({ name: prompt[1]!, how: 'prompt', start: n.startIndex, end: n.endIndex });
+    for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(root);
+  return out;
 }

@@ -7,9 +7,15 @@
  * any of their spellings the gate can see, are hardline.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { optionValue, optionWords } from '../options.js';
+import { operands, optionValue, optionWords } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
 import { decodeAnsiC } from '../shell.js';
+import { interpreter, interpreterOf } from './interpreters.js';
+import { writtenText } from './written.js';
+
+/** Editors and pagers that are plain, well-known programs (`EDITOR=vim git commit`, `GIT_SEQUENCE_EDITOR=:`). */
+export const PLAIN_PROGRAM =
+  /^(cat|less( -[A-Za-z]+)?|more|vim?|nvim|nano|emacs|code( --wait)?|true|:|most|bat|delta)$/;
 
 export const SHELLS = new Set([
   'sh',
@@ -84,7 +90,7 @@ const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const nameOf = (c: SimpleCommand) => basename(c.words[0]?.value ?? '');
 
 /** `echo` / `printf` with literal words: the text they print. */
-function literalOutput(c: SimpleCommand): string | null {
+export function literalOutput(c: SimpleCommand): string | null {
   const [head, ...rest] = c.words;
   const name = head?.value ? basename(head.value) : '';
   if (rest.some((w) => w.value === null)) return null;
@@ -109,6 +115,29 @@ function literalOutput(c: SimpleCommand): string | null {
     return decodeAnsiC(text);
   }
   return null;
+}
+
+/**
+ * What a command prints when the command line shows it: `echo`/`printf` with literal words, `cat`
+ * of a literal heredoc (`cat > x.sh <<'EOF'`), `cat` or `tee` passing literal input through; else null.
+ */
+export function literalStdout(c: SimpleCommand): string | null {
+  const name = nameOf(c);
+  if (name === 'cat' || name === 'tee') {
+    if (name === 'cat' && c.words.length > 1) return null;
+    return literalInput(c);
+  }
+  return literalOutput(c);
+}
+
+/** The text a command reads on standard input, when the command line shows it literally. */
+export function literalInput(c: SimpleCommand): string | null {
+  const s = c.stdin;
+  if (!s) return null;
+  if (s.kind === 'text') return s.text;
+  if (s.kind !== 'pipe' || !s.from.length) return null;
+  const texts = s.from.map(literalStdout);
+  return texts.every((t): t is string => t !== null) ? texts.join('') : null;
 }
 
 /** Whatever a command reads as a script on standard input (a shell or interpreter with no script of its own). */
@@ -155,10 +184,13 @@ export function stdinCode(inv: Invocation, ctx: RuleContext, lang: string): void
 /** Shell commands inside interpreter code (`os.system("…")`, `execSync('…')`, backticks), read as shell. */
 const EMBEDDED =
   /\b(?:system|popen|exec|execSync|execFileSync|spawnSync|shell_exec|passthru|proc_open|getoutput|getstatusoutput|check_output|check_call|call|run|Popen|spawn|execute|exec_command)\s*\(\s*(?:\[\s*)?(?:f|r|b)?(["'`])((?:\\.|(?!\1).)*)\1|`([^`]+)`|%x\{([^}]*)\}|\bos\.system\s+(["'])((?:\\.|(?!\5).)*)\5/g;
-const FORK_LOOP =
-  /\bfork\b[\s\S]{0,80}\b(?:while|loop|for)\b|\b(?:while\s*\(?\s*(?:1|true|True)\s*\)?|loop\s*(?:do|\{)|for\s*\(\s*;\s*;\s*\))[\s\S]{0,120}\bfork\b|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\s+\S/;
+/** `fork` in Perl/Ruby/Python (`os.fork`) and PHP (`pcntl_fork`). */
+const FORK = String.raw`(?:\bpcntl_|\b)fork\b`;
+const FORK_LOOP = new RegExp(
+  String.raw`${FORK}[\s\S]{0,80}\b(?:while|loop|for)\b|\b(?:while\s*\(?\s*(?:1|true|True)\s*\)?|loop\s*(?:do|\{)|for\s*\(\s*;\s*;\s*\))[\s\S]{0,120}${FORK}|${FORK}\s*(?:\(\s*\))?\s*(?:while|until)\s+\S`,
+);
 
-function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code: Word): void {
+export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code: Word): void {
   if (code.value === null)
     return ctx.add(inv, {
       group: 'indirection',
@@ -174,7 +206,8 @@ function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code: Word)
       reason: 'a fork bomb (processes forking in an endless loop)',
       at: [inv.word, code],
     });
-  if (lang === 'AppleScript' && /\b(shut\s*down|restart|log\s*out)\b/i.test(code.value))
+  // `«event aevtrrst»` is the raw Apple event for restart (rsdn: shut down, rlgo: log out).
+  if (lang === 'AppleScript' && /\b(shut\s*down|restart|log\s*out)\b|aevt(rrst|rsdn|rlgo)/i.test(code.value))
     ctx.add(inv, {
       level: 'hardline',
       group: 'system',
@@ -203,8 +236,8 @@ const shell: Rule = (inv, ctx) => {
   for (; i < args.length; i++) {
     const v = args[i]!.value;
     if (v === null) break;
-    if (v === '--') {
-      i++;
+    if (v === '--' || v === '-') {
+      if (v === '--') i++;
       break;
     }
     if (/^[-+]o$|^-O$|^--(rcfile|init-file)$/.test(v)) {
@@ -218,6 +251,8 @@ const shell: Rule = (inv, ctx) => {
       i++;
       continue;
     }
+    // `bash --norc --noprofile -c …`: long options come before the short ones.
+    if (/^--[a-z][a-z-]*$/.test(v)) continue;
     if (!/^[-+][A-Za-z]+$/.test(v)) break;
     if (v.startsWith('-') && v.includes('c')) command = true;
     if (v.startsWith('-') && v.includes('s')) fromStdin = true;
@@ -232,12 +267,24 @@ const shell: Rule = (inv, ctx) => {
         at: [inv.word, script],
       });
     if (script) ctx.script(inv, script, `${inv.name} -c runs a command string`);
+    else if (inv.operandsFromStdin) dynamicArguments(inv, ctx);
     return;
   }
   const file = args[i];
   if (file?.value) ranDownloaded(inv, ctx, file.value);
-  if (!file || fromStdin || file.value === '-' || file.value === '/dev/stdin' || file.value === '/proc/self/fd/0')
+  if (!file && inv.operandsFromStdin) return dynamicArguments(inv, ctx);
+  if (!file || fromStdin || file.value === '-' || file.value === '/dev/stdin' || file.value === '/proc/self/fd/0') {
+    // `bash <&3`, `bash 0<&3`: a script read from a file descriptor the command line filled elsewhere.
+    const fd = inv.cmd.redirects.find((r) => r.op === '<&' && (r.fd === null || r.fd === 0) && r.target?.value !== '0');
+    if (fd)
+      return ctx.add(inv, {
+        group: 'indirection',
+        rule: 'stdin_script',
+        reason: `${inv.name} runs a script read from file descriptor ${fd.target?.raw ?? '?'}: cannot tell what it runs`,
+      });
+    if (!inv.cmd.stdin && !file) return interactiveShell(inv, ctx);
     return stdinCode(inv, ctx, 'shell');
+  }
   if (file.value === null) {
     if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
       return ctx.add(inv, {
@@ -246,14 +293,56 @@ const shell: Rule = (inv, ctx) => {
         reason: `${inv.name} runs code downloaded from the network`,
         at: [inv.word, file],
       });
-    ctx.add(inv, {
+    return ctx.add(inv, {
       group: 'indirection',
       rule: 'dynamic_script',
       reason: `${inv.name} runs a script only known at run time`,
       at: [inv.word, file],
     });
   }
+  if (/^\/dev\/fd\/\d+$|^\/proc\/self\/fd\/\d+$/.test(file.value))
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'stdin_script',
+      reason: `${inv.name} runs a script read from ${file.value}: cannot tell what it runs`,
+      at: [inv.word, file],
+    });
+  const written = writtenText(ctx, file.value, inv.cmd.cwd);
+  if (written === null)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: `${inv.name} runs ${file.value}, which this command line wrote with text only known at run time`,
+      at: [inv.word, file],
+    });
+  else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
 };
+
+/**
+ * A shell with no script: interactive. As root (`sudo bash`, `sudo env /bin/sh`) it is a root
+ * shell; started by another program (`find -exec /bin/sh \;`, vim's `:shell`) it is a way out of
+ * whatever that program was allowed to do. In a container or on another machine it is neither.
+ */
+export function interactiveShell(inv: Invocation, ctx: RuleContext): void {
+  if (inv.elsewhere) return;
+  if (inv.asRoot)
+    return ctx.add(inv, { group: 'system', rule: 'root_shell', reason: `opens a ${inv.name} shell as root` });
+  if (inv.spawned)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'shell_escape',
+      reason: `starts an interactive ${inv.name} from inside another program`,
+    });
+}
+
+/** `xargs git`, `xargs sh`: the subcommand or script itself arrives on standard input. */
+export function dynamicArguments(inv: Invocation, ctx: RuleContext): void {
+  ctx.add(inv, {
+    group: 'indirection',
+    rule: 'dynamic_arguments',
+    reason: `${inv.name} gets its subcommand or script from input only known at run time`,
+  });
+}
 
 const evalRule: Rule = (inv, ctx) => {
   if (!inv.args.length) return;
@@ -314,94 +403,29 @@ const alias: Rule = (inv, ctx) => {
       continue;
     }
     const eq = w.value.indexOf('=');
-    if (eq > 0) ctx.script(inv, { ...w, value: w.value.slice(eq + 1) }, 'alias');
+    if (eq > 0) {
+      // Later commands named like the alias run its text (aliases.ts in classify expands them).
+      ctx.aliases.set(w.value.slice(0, eq), { ...w, value: w.value.slice(eq + 1) });
+      ctx.script(inv, { ...w, value: w.value.slice(eq + 1) }, 'alias');
+    }
   }
 };
 
-/** Interpreters and the options that take inline code. */
-const INLINE: Record<string, { lang: string; options: RegExp; stdin?: boolean }> = {
-  python: { lang: 'Python', options: /^-c/, stdin: true },
-  node: { lang: 'JavaScript', options: /^(-e|-p|--eval|--print|-pe)$/, stdin: true },
-  bun: { lang: 'JavaScript', options: /^(-e|-p|--eval|--print)$/ },
-  deno: { lang: 'JavaScript', options: /^eval$/ },
-  perl: { lang: 'Perl', options: /^-[a-zA-Z]*[eE]/, stdin: true },
-  ruby: { lang: 'Ruby', options: /^-[a-zA-Z]*e/, stdin: true },
-  php: { lang: 'PHP', options: /^-r$/, stdin: true },
-  lua: { lang: 'Lua', options: /^-e$/, stdin: true },
-  Rscript: { lang: 'R', options: /^-e$/ },
-  R: { lang: 'R', options: /^-e$/ },
-  julia: { lang: 'Julia', options: /^-e$/ },
-  osascript: { lang: 'AppleScript', options: /^-e$/ },
-  pwsh: { lang: 'PowerShell', options: /^-(c|command|e|ec|encodedcommand)$/i },
-  tclsh: { lang: 'Tcl', options: /^$/, stdin: true },
-  groovy: { lang: 'Groovy', options: /^-e$/ },
-  elixir: { lang: 'Elixir', options: /^-e$/ },
-  erl: { lang: 'Erlang', options: /^-eval$/ },
-  bb: { lang: 'Clojure', options: /^-e$/ },
-};
-
-function interpreterOf(name: string): (typeof INLINE)[string] | undefined {
-  if (/^python[\d.]*$|^pypy[\d.]*$/.test(name)) return INLINE.python;
-  if (name === 'nodejs') return INLINE.node;
-  if (name === 'powershell') return INLINE.pwsh;
-  if (/^lua(jit|[\d.]+)?$/.test(name)) return INLINE.lua;
-  if (/^perl[\d.]*$/.test(name)) return INLINE.perl;
-  if (/^ruby[\d.]*$/.test(name)) return INLINE.ruby;
-  if (/^php[\d.]*$/.test(name)) return INLINE.php;
-  return INLINE[name];
-}
-
-const interpreter: Rule = (inv, ctx) => {
-  const spec = interpreterOf(inv.name)!;
-  const args = inv.args;
-  for (let i = 0; i < args.length; i++) {
-    const v = args[i]!.value;
-    if (v === null) {
-      const w = args[i]!;
-      if (/^<\(/.test(w.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(w.raw))
-        ctx.add(inv, {
-          group: 'indirection',
-          rule: 'pipe_to_shell',
-          reason: `${inv.name} runs code downloaded from the network`,
-          at: [inv.word, w],
-        });
-      else
-        ctx.add(inv, {
-          group: 'indirection',
-          rule: 'dynamic_script',
-          reason: `${inv.name} runs a script only known at run time`,
-          at: [inv.word, w],
-        });
-      return;
-    }
-    if (!v.startsWith('-') && !(inv.name === 'deno' && v === 'eval')) {
-      if (inv.name === 'deno' && v === 'run' && /^https?:/.test(args[i + 1]?.value ?? ''))
-        ctx.add(inv, {
-          group: 'indirection',
-          rule: 'pipe_to_shell',
-          reason: 'runs code downloaded from the network',
-          at: [inv.word, args[i + 1]],
-        });
-      if (v === '-' && spec.stdin) return stdinCode(inv, ctx, spec.lang);
-      ranDownloaded(inv, ctx, args[i]!.value);
-      return; // a script file (or module) of the project
-    }
-    if (v === '-m' && spec === INLINE.python) return; // a module
-    if (spec.options.test(v)) {
-      // The code is the rest of the option (`-cCODE`, `-e'…'`) or the next word.
-      const attached =
-        /^-[a-zA-Z]*[ceErp]$/.test(v) ||
-        /^--/.test(v) ||
-        v === 'eval' ||
-        /^-(command|encodedcommand|ec|eval|pe)$/i.test(v)
-          ? undefined
-          : v.replace(/^-[a-zA-Z]*?[ceE]/, '');
-      const code = attached ? { ...args[i]!, value: attached } : args[i + 1];
-      if (code) inlineCode(inv, ctx, spec.lang, code);
-      return;
-    }
-  }
-  if (spec.stdin) stdinCode(inv, ctx, spec.lang);
+/** `hash -p /tmp/evil ls`: the name now runs another program. `enable -f lib.so name`: a builtin from a library. */
+const rebind: Rule = (inv, ctx) => {
+  const a = inv.args.map((w) => w.value);
+  if (inv.name === 'hash' && a.some((v) => v === null || /^-[a-zA-Z]*p/.test(v)))
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'command_rebind',
+      reason: 'hash -p makes a command name run another program',
+    });
+  if (inv.name === 'enable' && a.some((v) => v === null || /^-[a-zA-Z]*f/.test(v)))
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'command_rebind',
+      reason: 'enable -f loads a shell builtin from a shared library',
+    });
 };
 
 /** awk's `system()`, pipes to and from commands, and `getline` from a command run programs. */
@@ -486,39 +510,6 @@ const sed: Rule = (inv, ctx) => {
   }
 };
 
-/** Editors that run ex commands from the command line: `vim -c ':!rm …'`, `+'!…'`. */
-const editor: Rule = (inv, ctx) => {
-  const a = inv.args;
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i]!.value;
-    let cmd: Word | undefined;
-    if (v === '-c' || v === '--cmd') cmd = a[i + 1];
-    else if (v?.startsWith('+')) cmd = { ...a[i]!, value: v.slice(1) };
-    if (!cmd) continue;
-    if (cmd.value === null) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: `${inv.name} runs editor commands only known at run time`,
-        at: [inv.word, cmd],
-      });
-      continue;
-    }
-    const bang =
-      /^\s*:?\s*(?:\d*,?\d*)?\s*(?:r(?:ead)?\s*)?!(.*)$/.exec(cmd.value) ??
-      /\bsystem\s*\(\s*['"](.*)['"]\s*\)/.exec(cmd.value);
-    if (bang) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'inline_interpreter',
-        reason: `${inv.name} runs a shell command`,
-        at: [inv.word, cmd],
-      });
-      ctx.script(inv, { ...cmd, value: bang[1]! }, `${inv.name} runs a command`);
-    }
-  }
-};
-
 const make: Rule = (inv, ctx) => {
   const f = optionValue(inv.args, 'f', ['--file', '--makefile']);
   if (f === null)
@@ -529,6 +520,22 @@ const make: Rule = (inv, ctx) => {
     });
   if (optionWords(inv.args).some((o) => o.startsWith('--eval')))
     ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: 'make --eval runs inline rules' });
+  // `make SHELL=/tmp/x.sh`: every recipe runs through that program.
+  const shellVar = inv.args.find((w) => /^(SHELL|\.SHELLFLAGS|MAKESHELL)=/.test(w.value ?? ''));
+  if (shellVar)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'code_in_environment',
+      reason: 'make runs every recipe through another shell',
+      at: [inv.word, shellVar],
+    });
+  const file = optionValue(inv.args, 'f', ['--file', '--makefile']);
+  if (file && writtenText(ctx, file, inv.cmd.cwd) !== undefined)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'exec_new_file',
+      reason: `make runs the recipes of ${file}, which this command line wrote`,
+    });
 };
 
 /** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
@@ -551,7 +558,7 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
   ctx.facts.set('downloaded', seen);
 }
 
-function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): void {
+export function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): void {
   if (file && ctx.facts.get('downloaded')?.has(file.replace(/^\.\//, '')))
     ctx.add(inv, {
       group: 'indirection',
@@ -559,6 +566,43 @@ function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): 
       reason: `runs ${file}, which this command line downloaded`,
     });
 }
+
+/** Tools that compile and run a source file they are given (not covered by the interpreters above). */
+const SOURCE_RUNNERS: Record<string, string> = {
+  go: 'Go',
+  tsx: 'TypeScript',
+  'ts-node': 'TypeScript',
+  esno: 'TypeScript',
+  zx: 'JavaScript',
+  java: 'Java',
+  swift: 'Swift',
+  kotlin: 'Kotlin',
+  kotlinc: 'Kotlin',
+  crystal: 'Crystal',
+  nim: 'Nim',
+  dotnet: 'C#',
+  'dotnet-script': 'C#',
+  runghc: 'Haskell',
+  cargo: 'Rust',
+};
+
+/** `echo '…' > /tmp/t.go && go run /tmp/t.go`: running source this command line wrote is running inline code. */
+export const runsWrittenFile: Rule = (inv, ctx) => {
+  const lang = SOURCE_RUNNERS[inv.name];
+  if (!lang || !ctx.written.size) return;
+  for (const w of operands(inv.args)) {
+    const text = writtenText(ctx, w.value, inv.cmd.cwd);
+    if (text === undefined) continue;
+    if (text === null)
+      return ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: `${inv.name} runs ${w.value}, which this command line wrote with text only known at run time`,
+        at: [inv.word, w],
+      });
+    return inlineCode(inv, ctx, lang, { ...w, value: text });
+  }
+};
 
 /** `./downloaded-file`: a command that is a file this command line just fetched. */
 export const runsDownloaded: Rule = (inv, ctx) => {
@@ -573,9 +617,6 @@ const COMMAND_OPTIONS: Record<string, RegExp> = {
   tar: /^(--to-command|--use-compress-program|-I|--rsh-command|--info-script|--new-volume-script|-F|--checkpoint-action)$/,
   zip: /^(-TT|--unzip-command)$/,
   rsync: /^(-e|--rsh|--rsync-path)$/,
-  gdb: /^(-ex|--eval-command|-iex|--init-eval-command)$/,
-  git_difftool: /^(-x|--extcmd)$/,
-  less: /^$/,
 };
 
 const commandOption: Rule = (inv, ctx) => {
@@ -593,11 +634,6 @@ const commandOption: Rule = (inv, ctx) => {
     if (value !== null && inv.name === 'tar' && /checkpoint-action/.test(v)) {
       if (!/^exec=/.test(value)) continue;
       value = value.slice(5);
-    }
-    if (value !== null && inv.name === 'gdb') {
-      const m = /^\s*(?:shell|!)\s*(.*)$/.exec(value);
-      if (!m) continue;
-      value = m[1]!;
     }
     ctx.add(inv, {
       group: 'indirection',
@@ -638,7 +674,6 @@ export const CODE_RULES: Record<string, Rule> = {
   tar: commandOption,
   zip: commandOption,
   rsync: commandOption,
-  gdb: commandOption,
   expect,
   parallel,
   coproc,
@@ -654,14 +689,10 @@ export const CODE_RULES: Record<string, Rule> = {
   busybox_awk: awk,
   sed,
   gsed: sed,
-  vim: editor,
-  vi: editor,
-  nvim: editor,
-  ex: editor,
-  view: editor,
-  gvim: editor,
   make,
   gmake: make,
+  hash: rebind,
+  enable: rebind,
 };
 
 export function codeRuleFor(name: string): Rule | undefined {

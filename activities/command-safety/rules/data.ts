@@ -5,8 +5,10 @@
  * the reset and drop commands of ORMs and migration tools.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { operands, optionValue } from '../options.js';
+import { hasOption, operands, optionValue } from '../options.js';
 import type { Word } from '../shell.js';
+import { inlineCode, stdinCode } from './code.js';
+import { writtenText } from './written.js';
 
 /** SQL with comments removed and whitespace collapsed, lower case. */
 export function normaliseSql(sql: string): string {
@@ -55,6 +57,19 @@ const SQL_OPTIONS: Record<string, { short?: string; long?: string[] }> = {
   usql: { short: 'c', long: ['--command'] },
   duckdb: { short: 'c', long: [] },
   bq: { long: [] },
+  // Query engines and warehouses: the statement is an option's value.
+  trino: { long: ['--execute'] },
+  presto: { long: ['--execute'] },
+  'trino-cli': { long: ['--execute'] },
+  'spark-sql': { short: 'e', long: [] },
+  hive: { short: 'e', long: [] },
+  beeline: { short: 'e', long: [] },
+  'impala-shell': { short: 'q', long: ['--query'] },
+  vsql: { short: 'c', long: ['--command'] },
+  mysqlsh: { short: 'e', long: ['--execute'] },
+  influx: { long: ['-execute', '--execute'] },
+  dolt: { short: 'q', long: ['--query'] },
+  'sql-cli': { short: 'e', long: ['--execute'] },
 };
 
 interface SqlText {
@@ -65,7 +80,7 @@ interface SqlText {
 }
 
 /** The SQL a command will send: its option, a positional statement, or what it reads on stdin. */
-function sqlTexts(inv: Invocation): SqlText[] {
+function sqlTexts(inv: Invocation, ctx: RuleContext): SqlText[] {
   const out: SqlText[] = [];
   const spec = SQL_OPTIONS[inv.name];
   for (let i = 0; i < inv.args.length; i++) {
@@ -92,6 +107,11 @@ function sqlTexts(inv: Invocation): SqlText[] {
       out.push({ text: w.value, at: w, dynamic: w.value === null && /\$\(|`/.test(w.raw) });
   const s = inv.cmd.stdin;
   if (s?.kind === 'text') out.push({ text: s.text, at: undefined, dynamic: s.text === null });
+  // `echo 'DELETE FROM users;' > fix.sql && sqlite3 app.db < fix.sql`: a file this line wrote.
+  const file =
+    s?.kind === 'file' ? s.path : inv.args.find((w, i) => /^(-f|--file|-i)$/.test(inv.args[i - 1]?.value ?? ''));
+  const written = file ? writtenText(ctx, file.value, inv.cmd.cwd) : undefined;
+  if (written !== undefined) out.push({ text: written, at: file, dynamic: written === null });
   if (s?.kind === 'pipe') {
     for (const c of s.from) {
       const name = c.words[0]?.value?.slice(c.words[0].value.lastIndexOf('/') + 1) ?? '';
@@ -119,7 +139,8 @@ export const SQL_CLIENTS = new Set([
 ]);
 
 const sqlClient: Rule = (inv, ctx) => {
-  for (const { text, at, dynamic } of sqlTexts(inv)) {
+  for (const { text, at, dynamic } of sqlTexts(inv, ctx)) {
+    if (text !== null) clientCommands(inv, ctx, text, at);
     if (dynamic)
       return ctx.add(inv, {
         group: 'destroy_data',
@@ -138,6 +159,44 @@ const sqlClient: Rule = (inv, ctx) => {
       });
   }
 };
+
+/**
+ * What a SQL client runs besides SQL: psql's `\!` and `\o |cmd`, mysql's `system`, sqlite's
+ * `.shell`/`.system` (shell commands) and `.load` (a library), `.restore` (replaces the database),
+ * and `COPY … TO PROGRAM` (a command on the database server).
+ */
+function clientCommands(inv: Invocation, ctx: RuleContext, text: string, at: Word | undefined): void {
+  const word = { ...(at ?? inv.word) };
+  const run = (cmd: string, why: string, elsewhere = false) => {
+    ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: why, at: [inv.word, at] });
+    ctx.script(inv, { ...word, value: cmd }, why, elsewhere ? { elsewhere: true } : {});
+  };
+  for (const m of text.matchAll(/\bcopy\b[^;]*?\b(?:to|from)\s+program\s+'((?:[^']|'')*)'/gi))
+    run(m[1]!.replace(/''/g, "'"), 'COPY … PROGRAM runs a command on the database server', true);
+  for (const line of text.split(/\n|(?<=;)/)) {
+    const l = line.trim();
+    const shell =
+      /^\\!\s*(.*)$/s.exec(l) ??
+      /^\\(?:o|out|g|gx|gexec)\s*\|\s*(.*)$/s.exec(l) ??
+      (/^(mysql|mariadb|mysqlsh|mycli)$/.test(inv.name) ? /^system\s+(.*)$/is.exec(l) : null) ??
+      /^\.(?:shell|system)\s+(.*)$/s.exec(l);
+    if (shell) run(shell[1]!, `${inv.name} runs a shell command`);
+    else if (/^\.restore\b/.test(l))
+      ctx.add(inv, {
+        group: 'destroy_data',
+        rule: 'sql_destructive',
+        reason: `${inv.name} .restore replaces the database`,
+        at: [inv.word, at],
+      });
+    else if (/^\.load\b|^\\copy\b.*\bprogram\b/i.test(l))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'inline_interpreter',
+        reason: `${inv.name} loads a library or runs a program`,
+        at: [inv.word, at],
+      });
+  }
+}
 
 /** Redis and its forks: FLUSHALL/FLUSHDB, CONFIG SET (writes files), SHUTDOWN, DEBUG, mass DEL. */
 const REDIS_DANGER =
@@ -161,7 +220,7 @@ const redis: Rule = (inv, ctx) => {
 };
 
 const MONGO_DANGER =
-  /\b(dropDatabase|drop\s*\(|deleteMany\s*\(\s*\{\s*\}|remove\s*\(\s*\{\s*\}|remove\s*\(\s*\)|deleteMany\s*\(\s*\)|updateMany\s*\(\s*\{\s*\}|dropIndexes|dropUser|dropAllUsers|dropRole|\bdrop['"+]|['"]drop)/;
+  /\b(dropDatabase|drop\s*\(|["']?\bdrop["']?\s*:|deleteMany\s*["']?\s*:\s*\{\s*["']?filter["']?\s*:\s*\{\s*\}|deleteMany\s*\(\s*\{\s*\}|remove\s*\(\s*\{\s*\}|remove\s*\(\s*\)|deleteMany\s*\(\s*\)|updateMany\s*\(\s*\{\s*\}|dropIndexes|dropUser|dropAllUsers|dropRole|\bdrop['"+]|['"]drop)/;
 
 const mongo: Rule = (inv, ctx) => {
   const code = [optionValue(inv.args, undefined, ['--eval']), ...inv.args.map((w) => w.value)]
@@ -175,9 +234,37 @@ const mongo: Rule = (inv, ctx) => {
     ctx.add(inv, { group: 'destroy_data', rule: 'mongo_wipe', reason: 'mongorestore --drop replaces collections' });
 };
 
-/** HTTP DELETE (Elasticsearch indices, REST resources). */
+/**
+ * Ports of local development servers (`npm run dev`, Rails, Django, Vite): deleting one resource
+ * from the app being built is everyday, unlike from a database or search engine listening locally
+ * (Elasticsearch on 9200, CouchDB on 5984, Qdrant on 6333).
+ */
+const DEV_PORTS = /^(3\d{3}|4\d{3}|5000|5001|5173|5174|8000|8001|8008|8080|8081|8787|8888)$/;
+
+/** A URL of the local development server, naming one resource (no wildcard, no `_all`). */
+function localDevResource(v: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `http://${v}`);
+  } catch {
+    return false;
+  }
+  return (
+    /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/.test(url.hostname) &&
+    DEV_PORTS.test(url.port) &&
+    !/[*]|%2A|\/_|,/i.test(url.pathname) &&
+    url.pathname.split('/').filter(Boolean).length >= 2
+  );
+}
+
+/** HTTP DELETE (Elasticsearch indices, REST resources), except of one resource of the local dev server. */
 export function httpDelete(inv: Invocation): boolean {
   const a = inv.args.map((w) => w.value ?? '');
+  const urls = operands(inv.args).filter(
+    (w) => w.value !== null && /^(https?:\/\/|localhost|127\.|\[::1\])/.test(w.value),
+  );
+  if (urls.length && urls.every((w) => localDevResource(w.value!)) && !inv.args.some((w) => w.value === null))
+    return false;
   return (
     a.some(
       (v, i) =>
@@ -186,7 +273,7 @@ export function httpDelete(inv: Invocation): boolean {
         /^--request=DELETE$/i.test(v) ||
         (/^(-X|--request|--method)$/.test(v) && /^DELETE$/i.test(a[i + 1] ?? '')),
     ) ||
-    a.some((v) => /\/_delete_by_query\b|\/_flush\b.*\/_all|\/_all\b.*DELETE/.test(v)) ||
+    a.some((v) => /\/_delete_by_query\b|\/_close\b|\/_flush\b.*\/_all|\/_all\b.*DELETE/.test(v)) ||
     (inv.name === 'http' || inv.name === 'https' || inv.name === 'xh' ? /^DELETE$/i.test(a[0] ?? '') : false)
   );
 }
@@ -294,12 +381,89 @@ const orm: Rule = (inv, ctx) => {
   if (/^python[\d.]*$|^php[\d.]*$/.test(inv.name)) {
     const script = inv.args.find((w) => w.value !== null && !w.value.startsWith('-'));
     const base = script?.value?.slice(script.value.lastIndexOf('/') + 1);
-    if (base && (base === 'manage.py' || base === 'artisan'))
-      ormRule(inv, ctx, inv.args.slice(inv.args.indexOf(script!) + 1), base);
+    if (base && (base === 'manage.py' || base === 'artisan')) {
+      const args = inv.args.slice(inv.args.indexOf(script!) + 1);
+      ormRule(inv, ctx, args, base);
+      frameworkShell(inv, ctx, base, args);
+    }
     return;
   }
   const name = inv.path.replace(/^\.\//, '');
   ormRule(inv, ctx, inv.args, ORM.some((o) => o.names.includes(name)) ? name : inv.name);
+  frameworkShell(inv, ctx, inv.name, inv.args);
+};
+
+/**
+ * Framework consoles: code or SQL handed to the app's own shell (`manage.py shell -c '…'`,
+ * `manage.py dbshell <<< 'DROP …'`, `rails runner 'User.delete_all'`, `artisan tinker --execute=…`)
+ * runs with the app's database connection.
+ */
+function frameworkShell(inv: Invocation, ctx: RuleContext, tool: string, args: Word[]): void {
+  const ops = operands(args);
+  const sub = ops[0]?.value ?? '';
+  const code = (lang: string, w: Word | undefined) => {
+    if (w) inlineCode(inv, ctx, lang, w);
+  };
+  const option = (short: string | undefined, long: string[]) => {
+    const v = optionValue(args, short, long);
+    return v === undefined ? undefined : { ...inv.word, value: v };
+  };
+  if (tool === 'manage.py' || tool === 'django-admin') {
+    if (sub === 'shell' || sub === 'shell_plus') {
+      const c = option('c', ['--command']);
+      if (c) code('Python', c);
+      else if (inv.cmd.stdin) stdinCode(inv, ctx, 'Python');
+    }
+    if (sub === 'dbshell') sqlClient(inv, ctx);
+  } else if (tool === 'rails' || tool === 'bin/rails') {
+    if (/^(runner|r)$/.test(sub) && ops[1] && !/\.rb$/.test(ops[1].value ?? '')) code('Ruby', ops[1]);
+    if (/^(console|c)$/.test(sub) && inv.cmd.stdin) stdinCode(inv, ctx, 'Ruby');
+    if (/^(dbconsole|db)$/.test(sub)) sqlClient(inv, ctx);
+  } else if (tool === 'artisan') {
+    if (sub === 'tinker') {
+      const c = option(undefined, ['--execute']);
+      if (c) code('PHP', c);
+      else if (inv.cmd.stdin) stdinCode(inv, ctx, 'PHP');
+    }
+    if (sub === 'db') sqlClient(inv, ctx);
+  }
+}
+
+/** `dotnet ef database drop`, `dotnet ef database update 0` (every migration rolled back). */
+const dotnetEf: Rule = (inv, ctx) => {
+  const ops = operands(inv.args).map((w) => w.value);
+  if (ops[0] !== 'ef' || ops[1] !== 'database') return;
+  if (ops[2] === 'drop' || (ops[2] === 'update' && ops[3] === '0'))
+    ctx.add(inv, {
+      group: 'destroy_data',
+      rule: 'orm_reset',
+      reason: `dotnet ef database ${ops.slice(2, 4).join(' ')} drops the database's tables`,
+    });
+};
+
+/** `pg_restore --clean` drops every object before recreating it from the dump; `mongoimport --drop` the collection. */
+const restoreOver: Rule = (inv, ctx) => {
+  const clean =
+    inv.name === 'pg_restore'
+      ? hasOption(inv.args, { short: 'c', long: ['--clean'] })
+      : hasOption(inv.args, { long: ['--drop'] });
+  if (clean)
+    ctx.add(inv, {
+      group: 'destroy_data',
+      rule: 'restore_over',
+      reason: `${inv.name} drops the existing data before restoring`,
+    });
+};
+
+/** BigQuery: `bq rm` deletes datasets and tables, `--replace` and `cp -f` overwrite them. */
+const bq: Rule = (inv, ctx) => {
+  const [verb] = operands(inv.args).map((w) => w.value);
+  if (
+    verb === 'rm' ||
+    (verb === 'cp' && hasOption(inv.args, { short: 'f', long: ['--force'] })) ||
+    inv.args.some((w) => /^--replace(=true)?$/.test(w.value ?? ''))
+  )
+    ctx.add(inv, { group: 'destroy_data', rule: 'sql_destructive', reason: `bq ${verb} deletes or overwrites tables` });
 };
 
 export const ORM_NAMES = new Set(ORM.flatMap((o) => o.names.map((n) => n.slice(n.lastIndexOf('/') + 1))));
@@ -314,4 +478,11 @@ export const DATA_RULES: Record<string, Rule> = {
   mongosh: mongo,
   mongorestore: mongo,
   ...Object.fromEntries([...ORM_NAMES].map((n) => [n, orm])),
+  dotnet: dotnetEf,
+  pg_restore: restoreOver,
+  mongoimport: restoreOver,
+  bq: (inv, ctx) => {
+    sqlClient(inv, ctx);
+    bq(inv, ctx);
+  },
 };

@@ -6,8 +6,13 @@
  * every later command name a question.
  */
 import type { Invocation, RuleContext } from '../invocation.js';
-import { isCredentialPath, isProcEnviron } from '../paths.js';
+import { isCredentialPath, isProcEnviron, placeOf } from '../paths.js';
+import type { ParsedScript, Word } from '../shell.js';
+import { PLAIN_PROGRAM, literalStdout } from './code.js';
 import { writesTo } from './files.js';
+import { GIT_EXEC_KEY, gitKeyPattern } from './git.js';
+import { installHookWrite } from './supply-chain.js';
+import { noteWritten } from './written.js';
 
 const OUTPUT = /^(>|>>|>\||&>|&>>|>&|<>)$/;
 
@@ -49,6 +54,9 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
           at: [t],
         });
       else writesTo(ctx, inv, t, 'a redirection writes');
+      const text = literalStdout(inv.cmd);
+      noteWritten(ctx, v, inv.cmd.cwd, text, r.op === '>>' || r.op === '&>>');
+      installHookWrite(ctx, inv, t, text);
     } else if (r.op === '<' || r.op === '<&') {
       if (isProcEnviron(v))
         ctx.add(inv, {
@@ -63,9 +71,114 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
   }
 }
 
-/** Variables whose value is code (or a library) the shell or the loader runs. */
-const CODE_VARS =
-  /^(LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|BASH_ENV|ENV|PROMPT_COMMAND|PS0|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_SSH_COMMAND|GIT_SSH|GIT_EXTERNAL_DIFF|GIT_PAGER|GIT_EDITOR|GIT_ASKPASS|GIT_PROXY_COMMAND|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_EXEC_PATH|PAGER|EDITOR|VISUAL|SUDO_ASKPASS|SSH_ASKPASS|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|RUBYOPT|LESSOPEN|LESSCLOSE)$/;
+/** Variables whose value is code (or a library) the shell, the loader or a tool runs. */
+const CODE_VARS = new Set([
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'DYLD_INSERT_LIBRARIES',
+  'DYLD_LIBRARY_PATH',
+  'GCONV_PATH',
+  'BASH_ENV',
+  'ENV',
+  'PROMPT_COMMAND',
+  'PS0',
+  'PS4',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'IFS',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'PAGER',
+  'MANPAGER',
+  'SYSTEMD_PAGER',
+  'SYSTEMD_EDITOR',
+  'PSQL_PAGER',
+  'PSQL_EDITOR',
+  'KUBE_EDITOR',
+  'EDITOR',
+  'VISUAL',
+  'SUDO_EDITOR',
+  'BROWSER',
+  'FZF_DEFAULT_COMMAND',
+  'RSYNC_RSH',
+  'CVS_RSH',
+  'SUDO_ASKPASS',
+  'SSH_ASKPASS',
+  'NODE_OPTIONS',
+  'PYTHONSTARTUP',
+  'PERL5OPT',
+  'RUBYOPT',
+  'LUA_INIT',
+  'LESSOPEN',
+  'LESSCLOSE',
+  // Injected into every JVM the command starts (`-javaagent:…` runs code first).
+  'JAVA_TOOL_OPTIONS',
+  '_JAVA_OPTIONS',
+  'JDK_JAVA_OPTIONS',
+]);
+
+/** Of those, the ones whose value is a shell command line (read like `sh -c`). */
+const SCRIPT_VARS = new Set([
+  'PROMPT_COMMAND',
+  'PS0',
+  'GIT_SSH_COMMAND',
+  'GIT_PROXY_COMMAND',
+  'PAGER',
+  'MANPAGER',
+  'SYSTEMD_PAGER',
+  'SYSTEMD_EDITOR',
+  'PSQL_PAGER',
+  'PSQL_EDITOR',
+  'KUBE_EDITOR',
+  'EDITOR',
+  'VISUAL',
+  'SUDO_EDITOR',
+  'BROWSER',
+  'FZF_DEFAULT_COMMAND',
+  'RSYNC_RSH',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_EXTERNAL_DIFF',
+]);
+
+/**
+ * Search paths for code and configuration: pointing one outside the workspace makes the command
+ * load modules, startup files or settings from there (`PYTHONPATH=/tmp/evil`, `ZDOTDIR=/tmp/x`).
+ */
+const PATH_VARS = new Set([
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'PYTHONUSERBASE',
+  'NODE_PATH',
+  'PERL5LIB',
+  'PERLLIB',
+  'RUBYLIB',
+  'GEM_PATH',
+  'CLASSPATH',
+  'LUA_PATH',
+  'LUA_CPATH',
+  'ZDOTDIR',
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_CONFIG_DIRS',
+  'KUBECONFIG',
+]);
+
+/** JVM option variables of build tools: code only when they load an agent or run a command on error. */
+const JVM_OPTS = /^(MAVEN_OPTS|GRADLE_OPTS|JAVA_OPTS|SBT_OPTS|ANT_OPTS)$/;
 
 export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
   for (const a of inv.env) {
@@ -92,24 +205,97 @@ export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
         });
       continue;
     }
-    if (!CODE_VARS.test(a.name)) continue;
-    // `EDITOR=vim git commit`, `PAGER=cat git log`: a plain, well-known program is everyday.
-    if (
-      /^(PAGER|EDITOR|VISUAL|GIT_PAGER|GIT_EDITOR)$/.test(a.name) &&
-      /^(cat|less|more|vim?|nvim|nano|emacs|code( --wait)?|true|most|bat|delta)$/.test(a.value.value ?? '')
-    )
+    if (PATH_VARS.has(a.name)) {
+      const dirs = a.value.value === null ? [null] : a.value.value.split(':').filter(Boolean);
+      const away = dirs.find((d) => placeOf(d, inv.cmd.cwd) !== 'workspace');
+      if (
+        away !== undefined &&
+        !(a.name === 'HOME' && away === '~') &&
+        !(a.name === 'KUBECONFIG' && /^~\/\.kube\//.test(away ?? ''))
+      )
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'search_path',
+          reason: `${a.name} makes the command load code or settings from ${away ?? 'a place only known at run time'}`,
+          at: [a.value],
+        });
       continue;
+    }
+    const gitKey = /^GIT_CONFIG_KEY_\d+$/.test(a.name) ? a.value.value : undefined;
+    if (gitKey !== undefined) {
+      if (gitKey === null || GIT_EXEC_KEY.test(gitKeyPattern(gitKey)) || GIT_EXEC_KEY.test(gitKey.toLowerCase()))
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'code_in_environment',
+          reason: `git configuration from the environment (${gitKey ?? 'a key only known at run time'}) makes git run a program`,
+          at: [a.value],
+        });
+      continue;
+    }
+    if (JVM_OPTS.test(a.name)) {
+      if (a.value.value === null || /-javaagent|-agentpath|-agentlib|OnOutOfMemoryError|OnError/.test(a.value.value))
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'code_in_environment',
+          reason: `${a.name} loads an agent into the JVM or runs a command`,
+          at: [a.value],
+        });
+      continue;
+    }
+    if (a.name === 'GOFLAGS') {
+      if (a.value.value === null || /-toolexec|-exec|-overlay|-modfile/.test(a.value.value))
+        ctx.add(inv, {
+          group: 'indirection',
+          rule: 'code_in_environment',
+          reason: 'GOFLAGS makes go run another program',
+          at: [a.value],
+        });
+      continue;
+    }
+    if (!CODE_VARS.has(a.name)) continue;
+    if (SCRIPT_VARS.has(a.name) && PLAIN_PROGRAM.test(a.value.value ?? '')) continue;
     ctx.add(inv, {
       group: 'indirection',
       rule: 'code_in_environment',
       reason: `${a.name} makes the command run code the command line does not show`,
       at: [a.value],
     });
-    if (
-      /^(PROMPT_COMMAND|PS0|GIT_SSH_COMMAND|GIT_PROXY_COMMAND|PAGER|EDITOR|VISUAL|GIT_PAGER|GIT_EDITOR|GIT_EXTERNAL_DIFF)$/.test(
-        a.name,
-      )
-    )
-      ctx.script(inv, a.value, `${a.name}`);
+    if (SCRIPT_VARS.has(a.name)) ctx.script(inv, a.value, `${a.name}`);
+  }
+}
+
+/**
+ * `a='x[$(cmd)]'; (( a ))`, `x='$(cmd)'; echo "${x@P}"`: the shell evaluates the variable's value
+ * as code (an array index, a prompt string), so the command substitution in it runs.
+ */
+export function evaluatedVariables(parsed: ParsedScript, inv: Invocation, ctx: RuleContext): void {
+  for (const e of parsed.evaluated ?? []) {
+    const values = parsed.vars?.get(e.name);
+    const at: Word = {
+      value: e.name,
+      raw: parsed.source.slice(e.start, e.end),
+      start: e.start,
+      end: e.end,
+      glob: false,
+    };
+    const code = (values ?? []).filter((v): v is string => v !== null && /\$\(|`/.test(v));
+    if (e.how === 'prompt' && (!values || values.includes(null))) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: `\${${e.name}@P} runs the command substitutions of a value only known at run time`,
+        at: [at],
+      });
+      continue;
+    }
+    for (const v of code.slice(0, 3)) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'evaluated_variable',
+        reason: `the shell evaluates ${e.name} (${e.how === 'prompt' ? 'prompt expansion' : 'arithmetic'}), running the command in its value`,
+        at: [at],
+      });
+      ctx.script(inv, { ...at, value: `: "${v.replace(/"/g, '\\"')}"` }, `the value of ${e.name}`);
+    }
   }
 }

@@ -11,6 +11,7 @@ import { hasOption, operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
 import type { SimpleCommand } from '../shell.js';
 import { SHELLS } from './code.js';
+import { curlConfigFromStdin, metadataHost } from './exposure.js';
 
 const X = 'exfiltrate' as const;
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -183,6 +184,7 @@ export const SENDERS = new Set([
   'grpcurl',
   'mosquitto_pub',
   'ztcp',
+  'getent',
 ]);
 
 /** Commands whose output is the environment or the shell's variables. */
@@ -258,10 +260,13 @@ const sender: Rule = (inv, ctx) => {
       reason: 'puts a secret variable into a network request',
       at: [inv.word, secretArg],
     });
-  if (inv.args.some((w) => METADATA.test(w.value ?? w.raw)))
+  if (inv.args.some((w) => METADATA.test(w.value ?? w.raw) || metadataHost(w.value)))
     return say('credential_read', 'asks the cloud metadata service (it answers with credentials)');
   // A name built at run time sent to DNS or ping: data smuggled out in the lookup itself.
-  if (['nslookup', 'dig', 'host', 'drill', 'kdig', 'ping', 'traceroute', 'getent'].includes(inv.name)) {
+  if (
+    ['nslookup', 'dig', 'host', 'drill', 'kdig', 'ping', 'traceroute'].includes(inv.name) ||
+    (inv.name === 'getent' && /^a?hosts(v[46])?$/.test(inv.args[0]?.value ?? ''))
+  ) {
     const built = operands(inv.args).find((w) => w.value === null);
     if (built)
       return ctx.add(inv, {
@@ -309,6 +314,7 @@ const socat: Rule = (inv, ctx) => {
 /** curl and wget uploads: of a file from outside the workspace, a file only known at run time, or command output. */
 const curl: Rule = (inv, ctx) => {
   sender(inv, ctx);
+  if (inv.name === 'curl') curlConfigFromStdin(inv, ctx);
   const a = inv.args;
   const piped = producers(inv.cmd);
   for (let i = 0; i < a.length; i++) {

@@ -11,6 +11,9 @@ import type { Word } from '../shell.js';
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
+  // `/home/$USER`, `/Users/${USER}/`: some user's whole home, whoever runs it.
+  if (w.value === null && w.shape !== undefined && /^\/(home|Users)\/\uFFFC+\/?(\*|\.\*)?$/.test(w.shape))
+    return 'hardline';
   const place = placeOf(w.value, cwd, w.glob);
   if (place === 'root' || place === 'system' || place === 'home') return 'hardline';
   if (place === 'unknown' || place === 'outside') return 'dangerous';
@@ -159,7 +162,7 @@ const find: Rule = (inv, ctx) => {
 const rsync: Rule = (inv, ctx) => {
   const o = optionWords(inv.args);
   const deletes = o.some((x) => x.startsWith('--del') || longMatches(x, '--remove-source-files'));
-  if (!deletes) return;
+  if (!deletes) return rsyncCopy(inv, ctx);
   const ops = operands(inv.args);
   const dest = ops[ops.length - 1];
   if (!dest) return;
@@ -309,7 +312,36 @@ const copy: Rule = (inv, ctx) => {
   const ops = operands(inv.args);
   const t = optionValue(inv.args, 't', ['--target-directory']);
   const dest = t !== undefined ? { ...inv.word, value: t } : ops[ops.length - 1];
-  if (dest && (ops.length >= 2 || t !== undefined)) writesTo(ctx, inv, dest, inv.name);
+  if (dest && (ops.length >= 2 || t !== undefined)) {
+    writesTo(ctx, inv, dest, inv.name);
+    intoFolder(ctx, inv, t !== undefined ? ops : ops.slice(0, -1), dest, inv.name);
+  }
+};
+
+/**
+ * `cp dotfiles/.zshrc ~/`, `rsync x/.bashrc ~`: copied into a folder, each file lands at
+ * folder/name — judged as that path (a startup file there persists).
+ */
+function intoFolder(ctx: RuleContext, inv: Invocation, sources: Word[], dest: Word, what: string): void {
+  const d = dest.value;
+  if (
+    d === null ||
+    !(d.endsWith('/') || d === '~' || d === '.' || ['home', 'root', 'system'].includes(placeOf(d, inv.cmd.cwd)))
+  )
+    return;
+  for (const src of sources.slice(0, 8)) {
+    const name = src.value?.replace(/\/+$/, '').split('/').pop();
+    if (name) writesTo(ctx, inv, { ...dest, value: `${d.replace(/\/+$/, '')}/${name}` }, what);
+  }
+}
+
+/** rsync copying locally: the destination is written like cp's. */
+const rsyncCopy: Rule = (inv, ctx) => {
+  const ops = operands(inv.args);
+  const dest = ops[ops.length - 1];
+  if (!dest || ops.length < 2 || /^[^/]*:/.test(dest.value ?? '')) return;
+  writesTo(ctx, inv, dest, 'rsync');
+  intoFolder(ctx, inv, ops.slice(0, -1), dest, 'rsync');
 };
 
 const tee: Rule = (inv, ctx) => {

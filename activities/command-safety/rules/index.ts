@@ -7,15 +7,27 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption } from '../options.js';
 import { RUNNERS, unwrapRunner } from '../runners.js';
-import { CODE_RULES, codeRuleFor, noteDownload, runsDownloaded } from './code.js';
+import { CODE_RULES, codeRuleFor, noteDownload, runsDownloaded, runsWrittenFile } from './code.js';
 import { DATA_RULES, httpDelete } from './data.js';
+import { EXECUTOR_RULES } from './executors.js';
 import { EXFILTRATE_GENERIC, EXFILTRATE_RULES } from './exfiltrate.js';
+import { EXPOSURE_RULES, readsSecretLink } from './exposure.js';
 import { FILE_RULES, fileRuleFor } from './files.js';
 import { GIT_RULES } from './git.js';
 import { INFRASTRUCTURE_RULES, dynamicSubcommand, execInto } from './infrastructure.js';
 import { PERSIST_RULES } from './persist.js';
 import { PUBLISH_RULES, pythonModulePublishes } from './publish.js';
+import { ARCHIVE_RULES } from './archives.js';
+import { CLUSTER_RULES } from './cluster.js';
+import { CONSOLE_RULES } from './consoles.js';
+import { DEVICE_RULES, diskOperand } from './devices.js';
+import { SERVICE_RULES } from './services.js';
+import { VCS_RULES } from './vcs.js';
+import { SUPPLY_CHAIN_RULES } from './supply-chain.js';
 import { SYSTEM_RULES, initScript } from './system.js';
+import { taskTargets } from './unknown-tools.js';
+
+export { unknownRunner } from './unknown-runner.js';
 
 const TABLES: ReadonlyArray<Record<string, Rule>> = [
   FILE_RULES,
@@ -27,9 +39,41 @@ const TABLES: ReadonlyArray<Record<string, Rule>> = [
   PERSIST_RULES,
   SYSTEM_RULES,
   CODE_RULES,
+  CONSOLE_RULES,
+];
+
+/**
+ * Rules about one thing a tool may do (run a command, wipe a disk, reboot, open a tunnel): a tool
+ * known only from these is still read by its verbs and options as an unknown tool is
+ * (unknown-tools.ts), since they do not describe all it can do.
+ */
+const NARROW: ReadonlyArray<Record<string, Rule>> = [
+  EXECUTOR_RULES,
+  DEVICE_RULES,
+  CLUSTER_RULES,
+  ARCHIVE_RULES,
+  EXPOSURE_RULES,
+  SUPPLY_CHAIN_RULES,
+  SERVICE_RULES,
+  VCS_RULES,
 ];
 
 const cache = new Map<string, Rule | undefined>();
+const known = new Map<string, boolean>();
+
+/** Whether Herald's rules describe the tool as a whole (otherwise its verbs and options are read generically). */
+export function knowsTool(name: string): boolean {
+  let k = known.get(name);
+  if (k === undefined) {
+    k =
+      !!fileRuleFor(name) ||
+      !!codeRuleFor(name) ||
+      TABLES.some((t) => Object.hasOwn(t, name)) ||
+      /^python[\d.]*$|^php[\d.]*$/.test(name);
+    known.set(name, k);
+  }
+  return k;
+}
 
 /** All the rules for a command name, as one. */
 export function ruleFor(name: string): Rule | undefined {
@@ -39,7 +83,7 @@ export function ruleFor(name: string): Rule | undefined {
   if (file) rules.push(file);
   const code = codeRuleFor(name);
   if (code && !rules.includes(code)) rules.push(code);
-  for (const t of TABLES) {
+  for (const t of [...TABLES, ...NARROW]) {
     const r = Object.hasOwn(t, name) ? t[name] : undefined;
     if (r && !rules.includes(r)) rules.push(r);
   }
@@ -56,6 +100,9 @@ export function ruleFor(name: string): Rule | undefined {
 /** Rules for every command, whatever its name. */
 export const GENERIC_RULES: Rule[] = [
   ...EXFILTRATE_GENERIC,
+  taskTargets,
+  diskOperand,
+  readsSecretLink,
   (inv, ctx) => {
     if (httpDelete(inv)) ctx.add(inv, { group: 'destroy_data', rule: 'http_delete', reason: 'sends an HTTP DELETE' });
   },
@@ -63,6 +110,7 @@ export const GENERIC_RULES: Rule[] = [
     if (inv.name === 'curl' || inv.name === 'wget') noteDownload(inv, ctx);
   },
   runsDownloaded,
+  runsWrittenFile,
   (inv, ctx) => {
     if (SUBCOMMAND_TOOLS.has(inv.name)) {
       dynamicSubcommand(inv, ctx);
@@ -107,7 +155,7 @@ const SUBCOMMAND_TOOLS = new Set([
   'kubecolor',
 ]);
 
-const ROOT_RUNNERS = new Set(['sudo', 'doas', 'pkexec', 'run0', 'su', 'runuser']);
+export const ROOT_RUNNERS = new Set(['sudo', 'doas', 'pkexec', 'run0', 'su', 'runuser']);
 
 /** What a runner does by itself, before the command it runs. */
 export function runnerFindings(inv: Invocation, ctx: RuleContext): void {
@@ -136,189 +184,4 @@ export function runnerFindings(inv: Invocation, ctx: RuleContext): void {
 function firstOperand(inv: Invocation): number {
   const i = inv.args.findIndex((w) => w.value === null || !w.value.startsWith('-'));
   return i < 0 ? inv.args.length : i;
-}
-
-/** Programs whose words are data or packages, never a command they run. */
-const DATA_LIKE = new Set([
-  'echo',
-  'printf',
-  'man',
-  'which',
-  'type',
-  'help',
-  'apropos',
-  'whatis',
-  'info',
-  'tldr',
-  'grep',
-  'egrep',
-  'fgrep',
-  'rg',
-  'ag',
-  'ack',
-  'locate',
-  'whereis',
-  'hash',
-  'compgen',
-  'complete',
-  'history',
-  'sort',
-  'uniq',
-  'cut',
-  'wc',
-  'head',
-  'tail',
-  'cat',
-  'tac',
-  'less',
-  'more',
-  'nl',
-  'od',
-  'xxd',
-  'hexdump',
-  'strings',
-  'file',
-  'jq',
-  'yq',
-  'apt',
-  'apt-get',
-  'apt-cache',
-  'dnf',
-  'yum',
-  'brew',
-  'pip',
-  'pip3',
-  'pipx',
-  'npm',
-  'pnpm',
-  'yarn',
-  'bun',
-  'cargo',
-  'go',
-  'gem',
-  'composer',
-  'conda',
-  'mamba',
-  'poetry',
-  'uv',
-  'touch',
-  'mkdir',
-  'ls',
-  'stat',
-  'du',
-  'test',
-  '[',
-  'true',
-  'false',
-  ':',
-  'cd',
-  'pwd',
-  'export',
-  'declare',
-  'local',
-  'readonly',
-  'unset',
-  'set',
-  'shift',
-  'read',
-  'wait',
-  'sleep',
-  'date',
-  'whoami',
-  'id',
-  'uname',
-  'tar',
-  'zip',
-  'unzip',
-  'gzip',
-  'diff',
-  'patch',
-  'make',
-  'cmake',
-  'gcc',
-  'g++',
-  'clang',
-  'cc',
-  'javac',
-  'java',
-  'mvn',
-  'gradle',
-  'dotnet',
-  'rustc',
-  'tsc',
-  'eslint',
-  'prettier',
-  'jest',
-  'vitest',
-  'pytest',
-  'mocha',
-  'tee',
-  'snap',
-  'flatpak',
-  'port',
-  'nix-env',
-  'zypper',
-  'pacman',
-  'apk',
-]);
-
-/** Commands an unknown wrapper may be running (`firejail rm -rf /`, `myrunner sh -c …`). */
-const RUN_TARGETS = new Set([
-  'rm',
-  'dd',
-  'shred',
-  'wipefs',
-  'shutdown',
-  'reboot',
-  'halt',
-  'poweroff',
-  'kill',
-  'killall',
-  'pkill',
-  'chmod',
-  'chown',
-  'sh',
-  'bash',
-  'zsh',
-  'dash',
-  'eval',
-  'curl',
-  'wget',
-  'nc',
-  'ncat',
-  'sudo',
-  'su',
-  'crontab',
-  'git',
-  'docker',
-  'kubectl',
-  'terraform',
-  'psql',
-  'mysql',
-  'redis-cli',
-  'python',
-  'python3',
-  'perl',
-  'node',
-  'find',
-  'mv',
-  'truncate',
-  'systemctl',
-  'iptables',
-  'mkfs',
-  'fdisk',
-  'xargs',
-]);
-
-/** A command Herald knows nothing about whose first operands are a command: treat it as a runner. */
-export function unknownRunner(inv: Invocation, ctx: RuleContext): void {
-  if (DATA_LIKE.has(inv.name) || inv.depth > 4) return;
-  const ops = inv.args.map((w, i) => ({ w, i })).filter(({ w }) => w.value === null || !w.value.startsWith('-'));
-  for (const { w, i } of ops.slice(0, 2)) {
-    const name = w.value?.slice(w.value.lastIndexOf('/') + 1);
-    if (name && (RUN_TARGETS.has(name) || /^mkfs\./.test(name)) && inv.args.length > i + 1) {
-      ctx.nested(inv, inv.args.slice(i), { operandsFromStdin: inv.operandsFromStdin });
-      return;
-    }
-  }
 }

@@ -4,15 +4,18 @@
  * and stop verbs, container and volume removal and pruning, object-store wipes.
  */
 import type { Invocation, Rule } from '../invocation.js';
+import { placeOf } from '../paths.js';
 import { hasOption, operands, optionValue } from '../options.js';
 import type { VerbRule } from './verbs.js';
+import { PUBLISH_RULES } from './publish.js';
+import { scalesToZero } from './unknown-tools.js';
 import { flag, subcommandWords, verbRules } from './verbs.js';
 
 const I = 'destroy_infrastructure' as const;
 
 /** Verbs of cloud CLIs that delete, stop or cut something off. */
-const CLOUD_VERB =
-  /(^|[-_:])(delete|deletion|destroy|terminate|remove|purge|rm|rb|drop|deregister|release|detach|disassociate|revoke|wipe|erase|reset|stop|disable|uninstall|kill|evict|cancel|abandon|unregister|undefine|down|shutdown|decommission|retire)([-_:]|$)/;
+export const CLOUD_VERB =
+  /(^|[-_:])(delete|deletion|destroy|terminate|remove|purge|rm|rb|drop|deregister|release|detach|disassociate|revoke|wipe|erase|reset|stop|disable|uninstall|kill|evict|cancel|abandon|unregister|undefine|down|shutdown|decommission|retire|deallocate|seal|step-down)([-_:]|$)/;
 
 const CLOUD_CLIS = [
   'aws',
@@ -80,6 +83,7 @@ const cloud: Rule = (inv, ctx) => {
       reason: `${inv.name} ${words.slice(0, words.indexOf(verb) + 1).join(' ')}`,
     });
   if (
+    scalesToZero(inv.args) ||
     inv.args.some(
       (w, i) =>
         /^--(desired-capacity|desired-count|min-size|max-size|replicas|instance-count|node-count|num-nodes)$/.test(
@@ -90,9 +94,32 @@ const cloud: Rule = (inv, ctx) => {
     return ctx.add(inv, { group: I, rule: 'scale_to_zero', reason: `${inv.name} scales a service to zero` });
   if (inv.name === 'aws' && words[0] === 's3' && words[1] === 'sync' && hasOption(inv.args, { long: ['--delete'] }))
     return ctx.add(inv, { group: I, rule: 'cloud_delete', reason: 'aws s3 sync --delete removes objects' });
-  if (inv.name === 'rclone' && ['sync', 'purge', 'cleanup', 'dedupe'].includes(words[0] ?? ''))
+  if (inv.name === 'rclone' && ['sync', 'purge', 'cleanup', 'dedupe'].includes(words[0] ?? '')) {
+    // A local destination that is /, a system folder or a home is emptied to match the source.
+    const dest = operands(inv.args).slice(1).pop();
+    const place = dest && !/^[\w-]*:/.test(dest.value ?? '') ? placeOf(dest.value, inv.cmd.cwd, dest.glob) : undefined;
+    if (place === 'root' || place === 'system' || place === 'home')
+      return ctx.add(inv, {
+        level: 'hardline',
+        group: 'destroy_files',
+        rule: 'delete_root',
+        reason: `rclone ${words[0]} deletes what /, a system folder or a home has beyond the source`,
+        at: [inv.word, dest],
+      });
     return ctx.add(inv, { group: I, rule: 'cloud_delete', reason: `rclone ${words[0]} deletes at the destination` });
-  if (['terraform', 'tofu'].includes(inv.name)) return;
+  }
+  // `gsutil cp dist/* gs://www`, `gcloud storage cp x gs://b`: writing into a bucket (like `aws s3 cp`).
+  const ops = operands(inv.args).map((w) => w.value ?? '');
+  if (
+    (inv.name === 'gsutil' || (inv.name === 'gcloud' && words[0] === 'storage')) &&
+    ops.some((o) => /^(cp|rsync|mv)$/.test(o)) &&
+    /^gs:\/\//.test(ops[ops.length - 1] ?? '')
+  )
+    return ctx.add(inv, { group: 'publish', rule: 'cloud_upload', reason: `${inv.name} writes into a bucket` });
+  // `render deploy`, `koyeb … deploy`, `b2 upload-file`: a cloud CLI's publishing verbs.
+  const ship = words.find((w) => /(^|[-_:])(deploy|publish|upload|push|promote)([-_:]|$)/.test(w));
+  if (ship && !Object.hasOwn(PUBLISH_RULES, inv.name))
+    return ctx.add(inv, { group: 'publish', rule: 'deploy', reason: `${inv.name} ${ship} publishes or deploys` });
 };
 
 const TABLE: VerbRule[] = [
@@ -306,7 +333,7 @@ export const execInto: Rule = (inv, ctx) => {
           : 1;
     cmd = a.slice(j + 1);
   }
-  if (cmd.length) ctx.nested(inv, cmd);
+  if (cmd.length) ctx.nested(inv, cmd, { elsewhere: true });
 };
 
 /** `ansible hosts -m shell -a 'cmd'`: a command for every host of an inventory. */

@@ -8,6 +8,7 @@ import type { Rule } from '../invocation.js';
 import { hasOption, operands } from '../options.js';
 import { writesTo } from './files.js';
 import { stdinCode } from './code.js';
+import { packageConfig } from './supply-chain.js';
 
 const P = 'persist' as const;
 
@@ -41,20 +42,6 @@ const inPlace: Rule = (inv, ctx) => {
   const editing = inv.args.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? ''));
   if (!editing) return;
   for (const t of operands(inv.args).slice(inv.name === 'sed' ? 0 : 0)) writesTo(ctx, inv, t, `${inv.name} -i`);
-};
-
-const packageConfig: Rule = (inv, ctx) => {
-  const o = operands(inv.args).map((w) => w.value ?? '');
-  if (
-    o[0] === 'config' &&
-    o[1] === 'set' &&
-    /registry|index-url|extra-index-url|script-shell|proxy|node-options|global\.|trusted-host|prefix/i.test(o[2] ?? '')
-  )
-    ctx.add(inv, {
-      group: P,
-      rule: 'package_source',
-      reason: `${inv.name} config set ${o[2]}: changes where packages come from or how scripts run`,
-    });
 };
 
 const defaults: Rule = (inv, ctx) => {

@@ -107,6 +107,28 @@ const TABLE: VerbRule[] = [
     reason: 'publishes Gradle artifacts',
   },
   { tools: ['pod'], path: ['trunk', 'push'], group: P, rule: 'package_publish', reason: 'publishes a CocoaPod' },
+  {
+    tools: ['pod'],
+    path: ['repo', 'push'],
+    group: P,
+    rule: 'package_publish',
+    reason: 'publishes a podspec to a spec repo',
+  },
+  {
+    tools: ['cargo'],
+    path: [/^release$/],
+    when: flag('x', '--execute'),
+    group: P,
+    rule: 'package_publish',
+    reason: 'cargo release --execute tags, pushes and publishes',
+  },
+  {
+    tools: ['gradle', 'gradlew'],
+    path: [/^:?(\w+:)*jib$/],
+    group: P,
+    rule: 'image_push',
+    reason: 'jib builds and pushes an image to a registry',
+  },
   { tools: ['mix'], path: [/^hex\.(publish|retire)$/], group: P, rule: 'package_publish', reason: 'publishes to Hex' },
   { tools: ['jsr', 'deno'], path: ['publish'], group: P, rule: 'package_publish', reason: 'publishes to JSR' },
   {
@@ -266,13 +288,32 @@ const TABLE: VerbRule[] = [
   },
 ];
 
-export const PUBLISH_RULES: Record<string, Rule> = verbRules(TABLE);
-
-/** `python -m twine upload …`: a module that publishes. */
+/** `python -m twine upload …`: a module that publishes; `python setup.py sdist upload`: distutils' upload. */
 export function pythonModulePublishes(inv: Invocation): boolean {
   const a = inv.args.map((w) => w.value);
   const m = a.indexOf('-m');
-  return m >= 0 && /^(twine|flit|poetry|hatch)$/.test(a[m + 1] ?? '') && /^(upload|publish)$/.test(a[m + 2] ?? '');
+  if (m >= 0 && /^(twine|flit|poetry|hatch)$/.test(a[m + 1] ?? '') && /^(upload|publish)$/.test(a[m + 2] ?? ''))
+    return true;
+  const setup = a.findIndex((v) => /(^|\/)setup\.py$/.test(v ?? ''));
+  return setup >= 0 && a.slice(setup + 1).some((v) => v === 'upload' || v === 'register');
 }
 
+/**
+ * `GOPROXY=proxy.golang.org go list -m example.com/x@v1.4.0`: the documented way to publish a Go
+ * module version (the proxy fetches and keeps it for good).
+ */
+export const goPublish: Rule = (inv, ctx) => {
+  const a = inv.args.map((w) => w.value ?? '');
+  if (a[0] !== 'list' || !a.includes('-m') || !a.some((v) => /^[\w.-]+\.[a-z]{2,}\/\S+@v\d/.test(v))) return;
+  const proxy = inv.env.find((e) => e.name === 'GOPROXY')?.value.value ?? '';
+  if (/proxy\.golang\.org/.test(proxy))
+    ctx.add(inv, {
+      group: P,
+      rule: 'package_publish',
+      reason: 'asks the Go module proxy to fetch and keep a version (publishes it)',
+    });
+};
+
 export { subcommandWords };
+
+export const PUBLISH_RULES: Record<string, Rule> = { ...verbRules(TABLE), go: goPublish };

@@ -7,6 +7,7 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, operands, optionWords } from '../options.js';
 import { privilegedContainer } from './infrastructure.js';
+import { initShutdownSignal } from './devices.js';
 import { systemctlPersist } from './persist.js';
 
 const S = 'system' as const;
@@ -72,7 +73,7 @@ const kill: Rule = (inv, ctx) => {
   if (a[0] === '-s' || a[0] === '-n' || a[0] === '--signal') {
     signal = a[1] ?? '';
     i = 2;
-  } else if (a[0] && /^-[A-Za-z0-9+]+$/.test(a[0]) && a.length > 1) {
+  } else if (a[0] && /^-[A-Za-z0-9+-]+$/.test(a[0]) && a[0] !== '-1' && (a.length > 1 || inv.operandsFromStdin)) {
     signal = a[0].slice(1);
     i = 1;
   }
@@ -81,7 +82,18 @@ const kill: Rule = (inv, ctx) => {
   // `-1` as a target is every process; a lone `kill -1` is read the same way (fail closed).
   if (targets.includes('-1') || (a.length === 1 && a[0] === '-1'))
     return hard(ctx, inv, 'kill_all', 'kills every process');
-  if (targets.includes('1')) return ask(ctx, inv, 'kill_init', 'signals init (pid 1)');
+  if (targets.includes('1') && signal !== '0') {
+    if (initShutdownSignal(signal))
+      return hard(
+        ctx,
+        inv,
+        'shutdown',
+        `signal ${signal || 'TERM'} to init (pid 1) shuts the machine down or reboots it`,
+      );
+    return ask(ctx, inv, 'kill_init', 'signals init (pid 1)');
+  }
+  if (inv.operandsFromStdin && signal !== '0')
+    return ask(ctx, inv, 'kill_many', 'kills processes listed only at run time');
   if (/^(9|KILL|SIGKILL)$/i.test(signal)) ask(ctx, inv, 'force_kill', 'force-kills processes (no chance to clean up)');
 };
 
@@ -98,6 +110,18 @@ const pkill: Rule = (inv, ctx) => {
     return ask(ctx, inv, 'force_kill', `${inv.name} -9 force-kills processes`);
   if (a.some((v, i) => /^-u$|^--(user|euid|uid)/.test(v) && /^(root|0)$/.test(a[i + 1] ?? v.split('=')[1] ?? '')))
     return ask(ctx, inv, 'force_kill', `${inv.name} of root's processes`);
+  // `pkill -P 1` (every child of init), `pkill -f .` (a pattern every command line matches).
+  if (
+    a.some((v, i) => /^(-P|--parent)$/.test(v) && /^(1|0)$/.test(a[i + 1] ?? '')) ||
+    a.some((v) => /^--parent=1$/.test(v))
+  )
+    return ask(ctx, inv, 'kill_many', `${inv.name} -P 1 kills every process init started`);
+  const pattern = operands(inv.args).pop()?.value;
+  if (
+    inv.name !== 'killall' &&
+    (pattern === undefined || pattern === null ? false : /^(\.|\.\*|\^|\$|\^\.\*\$?|\.\+|\[\^\]\*|)$/.test(pattern))
+  )
+    return ask(ctx, inv, 'kill_many', `${inv.name} with a pattern every process matches`);
   // killall kills every process of that name (and on some systems, every process): always a question.
   if (inv.name === 'killall') return ask(ctx, inv, 'force_kill', 'killall kills every process with that name');
   if (inv.name === 'killall5') return hard(ctx, inv, 'kill_all', 'kills every process');
@@ -308,6 +332,10 @@ export const SYSTEM_RULES: Record<string, Rule> = {
     else ask(ctx, inv, 'kernel_module', 'loads another kernel');
   },
   killall5: (inv, ctx) => hard(ctx, inv, 'kill_all', 'kills every process'),
+  fuser: (inv, ctx) => {
+    if (hasOption(inv.args, { short: 'k', long: ['--kill'] }))
+      ask(ctx, inv, 'kill_many', 'fuser -k kills every process using the files or mounts');
+  },
   iptables: firewall,
   ip6tables: firewall,
   'iptables-restore': firewall,

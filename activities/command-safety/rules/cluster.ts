@@ -1,0 +1,351 @@
+/**
+ * Clusters and clouds (groups destroy_infrastructure, persist, exfiltrate): what a cluster or
+ * cloud CLI does to real infrastructure. Reads stay everyday — get, describe, list, logs, plan,
+ * diff, template, lint, `aws … describe-*`/`list-*`/`get-*`, `s3 ls`, `s3 cp` to a local file —
+ * and so do dry runs. Changes are asked about: apply, patch, set, scale, create, upgrade, install,
+ * deploy, and AWS operations that are not reads (its operation names are verb-first, so anything
+ * but a read is a change). Grants and access keys persist access (`aws iam create-access-key`,
+ * `kubectl create clusterrolebinding`, `az role assignment create`), and secret reads exfiltrate
+ * (`ssm … --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`).
+ * Deletes are in infrastructure.ts.
+ */
+import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { hasOption, operands, optionValue } from '../options.js';
+import { CLOUD_VERB } from './infrastructure.js';
+import { subcommandWords } from './verbs.js';
+
+const I = 'destroy_infrastructure' as const;
+
+const say = (
+  ctx: RuleContext,
+  inv: Invocation,
+  group: 'destroy_infrastructure' | 'persist' | 'exfiltrate' | 'publish',
+  rule: string,
+  reason: string,
+) => ctx.add(inv, { group, rule, reason });
+
+/** `--dry-run`, `--dry-run=client|server` (not `=none`), `--what-if`, `-auto-approve=false` never changes anything. */
+const dryRun = (inv: Invocation) =>
+  inv.args.some(
+    (w) =>
+      /^--(dry-run(=(client|server|true))?|what-if|validate-only|preview)$/.test(w.value ?? '') ||
+      /^-?-dry-run$/.test(w.value ?? ''),
+  );
+
+// ---------------------------------------------------------------------------------------------
+// Kubernetes
+
+/** kubectl verbs that change the cluster. */
+const KUBECTL_CHANGES =
+  /^(apply|create|patch|replace|set|scale|autoscale|edit|expose|run|debug|attach|certificate|annotate|label|rollout)$/;
+
+const kubectl: Rule = (inv, ctx) => {
+  const w = subcommandWords(inv);
+  const [verb, what] = w;
+  if (!verb || dryRun(inv)) return;
+  if (verb === 'create' && what === 'token')
+    return say(ctx, inv, 'exfiltrate', 'credential_read', 'kubectl create token mints a service-account token');
+  if (
+    verb === 'create' &&
+    /^(clusterrolebinding|rolebinding|clusterrole|role|serviceaccount|sa|secret)$/.test(what ?? '')
+  )
+    return say(ctx, inv, 'persist', 'cluster_grant', `kubectl create ${what} grants access in the cluster`);
+  if (
+    (verb === 'create' && /^(cronjob|cj)$/.test(what ?? '')) ||
+    verb === 'run' ||
+    (verb === 'create' && /^(job|deployment|deploy)$/.test(what ?? ''))
+  ) {
+    const dashes = inv.args.findIndex((x) => x.value === '--');
+    if (dashes >= 0 && inv.args.length > dashes + 1) ctx.nested(inv, inv.args.slice(dashes + 1), { elsewhere: true });
+    if (/^(cronjob|cj)$/.test(what ?? ''))
+      return say(ctx, inv, 'persist', 'cluster_cronjob', 'kubectl create cronjob schedules a command in the cluster');
+  }
+  if (verb === 'config') {
+    if (
+      what === 'set-credentials' &&
+      inv.args.some((x) => /^--(exec-command|auth-provider|exec-arg)/.test(x.value ?? ''))
+    )
+      return say(ctx, inv, 'persist', 'kubeconfig_exec', 'the kubeconfig will run a program to get credentials');
+    if (what === 'set' && inv.args.some((x) => /\.(exec|auth-provider)\b/.test(x.value ?? '')))
+      return say(ctx, inv, 'persist', 'kubeconfig_exec', 'the kubeconfig will run a program to get credentials');
+    return;
+  }
+  if ((verb === 'proxy' || verb === 'port-forward') && exposed(optionValue(inv.args, undefined, ['--address'])))
+    return say(
+      ctx,
+      inv,
+      'exfiltrate',
+      'exposed_service',
+      `kubectl ${verb} listens on every interface (the cluster API or a pod, open to the network)`,
+    );
+  if (verb === 'cp') {
+    const ops = operands(inv.args).slice(1);
+    if (ops.length >= 2 && /^[^/.~][^/]*:/.test(ops[ops.length - 1]!.value ?? ''))
+      return say(ctx, inv, I, 'cluster_change', 'kubectl cp writes files into a pod');
+    return;
+  }
+  if (verb === 'rollout' && !/^(pause|resume)$/.test(what ?? '')) return;
+  if (
+    (verb === 'label' || verb === 'annotate') &&
+    !hasOption(inv.args, { short: 'Al', long: ['--all', '--all-namespaces', '--selector'] })
+  )
+    return;
+  if (verb === 'certificate' && !/^(approve|deny)$/.test(what ?? '')) return;
+  // Debugging a pod adds an ephemeral container; debugging a node runs a pod with the host's root.
+  if (
+    verb === 'debug' &&
+    !/^(node\/|no\/)/.test(what ?? '') &&
+    !inv.args.some((x) => /^--(profile=(sysadmin|netadmin)|copy-to)/.test(x.value ?? ''))
+  )
+    return;
+  if (KUBECTL_CHANGES.test(verb)) say(ctx, inv, I, 'cluster_change', `kubectl ${verb} changes the cluster`);
+};
+
+/** An `--address` that is not loopback: every interface. */
+const exposed = (a: string | null | undefined) =>
+  a === null || (a !== undefined && a.split(',').some((x) => !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(x)));
+
+const helm: Rule = (inv, ctx) => {
+  const [verb] = subcommandWords(inv);
+  if (dryRun(inv)) return;
+  if (/^(install|upgrade|test)$/.test(verb ?? ''))
+    say(ctx, inv, I, 'cluster_change', `helm ${verb} changes releases in the cluster`);
+};
+
+/** terraform, tofu, terragrunt (and `terragrunt run-all apply`): applying, importing and refreshing change real state. */
+const terraform: Rule = (inv, ctx) => {
+  const w = subcommandWords(inv).slice(0, 3);
+  const hit = w.find((x) => /^(apply|apply-all|import|refresh|untaint|destroy-all)$/.test(x));
+  if (!hit || (hit === 'apply' && inv.args.some((x) => /^--?destroy(=true)?$/.test(x.value ?? '')))) return;
+  say(
+    ctx,
+    inv,
+    I,
+    'terraform_apply',
+    `${inv.name} ${w.slice(0, w.indexOf(hit) + 1).join(' ')} changes real infrastructure`,
+  );
+};
+
+const pulumi: Rule = (inv, ctx) => {
+  const [verb, what] = subcommandWords(inv);
+  if (/^(up|update|import|refresh|cancel|watch)$/.test(verb ?? ''))
+    return say(ctx, inv, I, 'cluster_change', `pulumi ${verb} changes the stack's resources`);
+  if (verb === 'state' && /^(unprotect|edit|move|rename)$/.test(what ?? ''))
+    say(ctx, inv, I, 'cluster_change', `pulumi state ${what} changes the stack's state`);
+};
+
+/** GitOps and mesh tools: everything but their reads changes the cluster. */
+const CLUSTER_TOOLS: Record<string, { reads: RegExp }> = {
+  argocd: {
+    reads:
+      /^(list|get|diff|history|manifests|logs|resources|version|login|logout|context|completion|help|wait|account|cert|gpg|proj|repo|cluster|app|appset|admin)$/,
+  },
+  flux: { reads: /^(get|logs|check|tree|stats|diff|export|events|version|trace|completion|help|build|pull)$/ },
+  istioctl: {
+    reads:
+      /^(analyze|proxy-status|ps|proxy-config|pc|version|verify-install|bug-report|dashboard|dash|x|experimental|kube-inject|manifest|profile|validate|completion|help|admin|authz|describe|precheck|waypoint|ztunnel-config)$/,
+  },
+  velero: { reads: /^(get|describe|logs|version|completion|help|plugin|client|debug)$/ },
+  kubeadm: { reads: /^(version|config|certs|token|completion|help|alpha)$/ },
+  linkerd: {
+    reads:
+      /^(check|version|viz|diagnostics|install|upgrade|uninstall|help|completion|identity|inject|uninject|authz|profile|multicluster|jaeger)$/,
+  },
+};
+
+const clusterTool: Rule = (inv, ctx) => {
+  const w = subcommandWords(inv);
+  const spec = CLUSTER_TOOLS[inv.name]!;
+  if (!w[0] || dryRun(inv)) return;
+  // Nouns first (`argocd app sync`, `velero backup delete`): the verb is the word after the noun.
+  const verb =
+    /^(app|appset|proj|repo|cluster|account|cert|gpg|backup|restore|schedule|backup-location|snapshot-location|manifest|x|experimental|admin|token|certs|config|alpha)$/.test(
+      w[0],
+    )
+      ? (w[1] ?? '')
+      : w[0];
+  const read =
+    /^(list|ls|get|describe|diff|history|manifests|logs|resources|show|status|wait|version|check|tree|precheck|generate|print|view|images|help)$/.test(
+      verb,
+    );
+  if (read || (verb === w[0] && spec.reads.test(verb)) || verb === '') return;
+  if (
+    /^(manifest|x|experimental)$/.test(w[0]) &&
+    !/^(apply|install|uninstall|upgrade|set|remove|revision|prune)$/.test(verb)
+  )
+    return;
+  if (CLOUD_VERB.test(verb)) return; // infrastructure.ts reports deletes
+  say(ctx, inv, I, 'cluster_change', `${inv.name} ${w.slice(0, verb === w[0] ? 1 : 2).join(' ')} changes the cluster`);
+};
+
+// ---------------------------------------------------------------------------------------------
+// AWS
+
+/** AWS operations that only read. */
+const AWS_READ =
+  /^(describe|list|get|filter|lookup|search|batch-get|scan|query|select|head|tail|wait|help|validate|estimate|preview|simulate|test|check|view|show|download|detect|decode|generate-presigned|presign|ls|summarize|poll|receive|verify|can-paginate)(-|$)/;
+
+/** AWS operations that hand out or widen access: persistent credentials and policy grants. */
+const AWS_GRANT =
+  /^(create-access-key|create-login-profile|update-login-profile|attach-(user|role|group)-policy|put-(user|role|group)-policy|add-user-to-group|update-assume-role-policy|create-policy-version|set-default-policy-version|create-service-specific-credential|upload-ssh-public-key|upload-signing-certificate|create-user|create-role|put-bucket-policy|put-bucket-acl|put-object-acl|add-permission|put-key-policy|create-grant|modify-image-attribute|modify-snapshot-attribute|authorize-\w+|put-resource-policy|create-open-id-connect-provider|create-saml-provider)$/;
+
+/** `aws configure set` keys that make the CLI run a program or trust someone else. */
+const AWS_CONFIG_EXEC =
+  /^(credential_process|credential_source|role_arn|source_profile|ca_bundle|endpoint_url|sso_start_url|web_identity_token_file|aws_access_key_id|aws_secret_access_key|aws_session_token)$|\.(credential_process|endpoint_url|ca_bundle)$/;
+
+/** Everyday AWS commands that are not reads by name. */
+const AWS_LOCAL =
+  /^(configure (list|list-profiles|get|sso|sso-session|import|export-credentials)|sso (login|logout)|eks update-kubeconfig|ecr get-login-password|logs (tail|start-live-tail)|sts get-caller-identity|help|cloudformation package|s3 presign)\b/;
+
+const aws: Rule = (inv, ctx) => {
+  const w = subcommandWords(inv);
+  const [service, op, ...more] = w;
+  if (!service || !op || op === 'help' || hasOption(inv.args, { long: ['--dry-run', '--generate-cli-skeleton'] }))
+    return;
+  if (
+    inv.args.some((x) => x.value === '--with-decryption') ||
+    /^(get-parameters-by-path|get-secret-value|batch-get-secret-value|decrypt|get-session-token|get-federation-token|assume-role\S*)$/.test(
+      op,
+    )
+  )
+    return say(ctx, inv, 'exfiltrate', 'credential_read', `aws ${service} ${op} prints secrets or credentials`);
+  if (service === 'configure' && op === 'set') {
+    if (AWS_CONFIG_EXEC.test(more[0] ?? ''))
+      say(
+        ctx,
+        inv,
+        'persist',
+        'cloud_credentials',
+        `aws configure set ${more[0]}: the CLI will use other credentials or run a program for them`,
+      );
+    return;
+  }
+  if (AWS_LOCAL.test(`${service} ${op}`)) return;
+  if (service === 's3') {
+    const ops = operands(inv.args)
+      .slice(2)
+      .map((x) => x.value ?? '');
+    const dest = ops[ops.length - 1] ?? '';
+    if (op === 'ls') return;
+    if (op === 'mv' && ops.some((o) => o.startsWith('s3://')))
+      return say(ctx, inv, I, 'cloud_change', 'aws s3 mv removes the objects it moves');
+    if (/^(cp|sync|mv)$/.test(op) && /^s3:\/\//.test(dest))
+      return say(ctx, inv, 'publish', 'cloud_upload', `aws s3 ${op} writes into a bucket`);
+    if (/^(cp|sync|mv)$/.test(op)) return;
+  }
+  if (AWS_READ.test(op) || CLOUD_VERB.test(op)) return; // deletes: infrastructure.ts
+  if (AWS_GRANT.test(op)) return say(ctx, inv, 'persist', 'cloud_grant', `aws ${service} ${op} grants access`);
+  say(ctx, inv, I, 'cloud_change', `aws ${service} ${op} changes real infrastructure`);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Google Cloud and Azure
+
+/** Verbs of gcloud and az that change something (deletes: infrastructure.ts). */
+const CHANGE =
+  /^(create|update|patch|set|set-\S+|add|add-\S+|remove-\S+|deploy|up|resize|start|restart|reset|reboot|enable|disable|import|attach|detach|move|undelete|promote|failover|restore|cancel|submit|call|invoke|run-command|redeploy|reimage|scale|swap|upgrade|rotate|renew|regenerate\S*|assign|unassign|apply|sync|replace|deallocate|generalize|capture|convert|migrate|publish|execute|trigger|connect|grant\S*|share|lock|unlock|suspend|resume|tag|label|annotate|activate|deactivate|abort|switch|rollback)$/;
+
+/** Groups that only configure the CLI itself, or fetch credentials for a local tool. */
+const LOCAL_GROUPS: Record<string, RegExp> = {
+  gcloud:
+    /^(config|auth|components|init|info|version|help|topic|emulators|alpha config|beta config|container clusters get-credentials|source repos clone|compute ssh|compute scp|compute config-ssh|cloud-shell ssh)\b/,
+  az: /^(account|login|logout|config|extension|version|find|feedback|upgrade|interactive|init|cloud set|aks get-credentials|aks install-cli|acr login|bicep (build|install|upgrade|version)|ssh vm)\b/,
+};
+
+/** Secret reads and grants, by subcommand path. */
+const CLOUD_SECRETS: Record<string, RegExp> = {
+  gcloud:
+    /^(secrets versions access|kms decrypt|auth print-\S+|iam service-accounts keys create|sql generate-login-token)\b/,
+  az: /^(keyvault (secret|key|certificate) (show|download|backup)|storage account keys list|storage account show-connection-string|acr credential show|webapp deployment list-publishing-(profiles|credentials)|functionapp keys list|cosmosdb keys list|redis list-keys|account get-access-token|ad sp create-for-rbac|ad (sp|app) credential reset)\b/,
+};
+
+const CLOUD_GRANTS: Record<string, RegExp> = {
+  gcloud:
+    /(^|\s)(add-iam-policy-binding|set-iam-policy|iam (roles|service-accounts) create|iam service-accounts keys create|iam service-accounts add-iam-policy-binding)\b/,
+  az: /^(role assignment create|role definition create|ad (sp|app) credential reset|ad sp create-for-rbac|ad (app|sp) permission (add|grant)|ad group member add|keyvault set-policy)\b/,
+};
+
+const gcloudAz: Rule = (inv, ctx) => {
+  const w = subcommandWords(inv).filter((x) => !/^(alpha|beta|preview)$/.test(x));
+  const path = w.join(' ');
+  if (!w.length || dryRun(inv)) return;
+  const grant = CLOUD_GRANTS[inv.name]!.exec(path);
+  const secret = CLOUD_SECRETS[inv.name]!.exec(path);
+  if (secret && !/keys create|credential reset|create-for-rbac/.test(secret[0]))
+    return say(ctx, inv, 'exfiltrate', 'credential_read', `${inv.name} ${secret[0]} prints secrets`);
+  if (grant || secret)
+    return say(ctx, inv, 'persist', 'cloud_grant', `${inv.name} ${(grant ?? secret)![0].trim()} grants access`);
+  if (LOCAL_GROUPS[inv.name]!.test(path)) {
+    // `gcloud compute ssh vm --command '…'`: a command on the machine.
+    const cmd = optionValue(inv.args, undefined, ['--command']);
+    if (cmd !== undefined)
+      ctx.script(inv, { ...inv.word, value: cmd }, `${inv.name} ssh --command`, { elsewhere: true });
+    return;
+  }
+  // The verb follows the groups: the first word (after the first) that is a change verb.
+  const verb = w.slice(1, 5).find((x) => CHANGE.test(x));
+  if (!verb || w.slice(1, 5).some((x) => CLOUD_VERB.test(x))) return;
+  if (/^(deploy|up)$/.test(verb) && /^(app|run|functions|webapp|functionapp)$/.test(w[0] ?? '')) return; // publish.ts
+  say(
+    ctx,
+    inv,
+    I,
+    'cloud_change',
+    `${inv.name} ${w.slice(0, w.indexOf(verb) + 1).join(' ')} changes real infrastructure`,
+  );
+};
+
+// ---------------------------------------------------------------------------------------------
+// Platforms
+
+/** Heroku and Fly: config reads print every secret of the app; config writes and remote runs change it. */
+const paas: Rule = (inv, ctx) => {
+  const [verb, ...rest] = subcommandWords(inv);
+  if (!verb) return;
+  if (inv.name === 'heroku') {
+    if (verb === 'config' || verb === 'config:get')
+      return say(ctx, inv, 'exfiltrate', 'credential_read', `heroku ${verb} prints the app's secrets`);
+    if (
+      /^(config:(set|unset|add|remove)|maintenance:on|ps:(restart|resize|type)|features:(enable|disable)|addons:(create|destroy|detach|attach))$/.test(
+        verb,
+      )
+    )
+      return say(ctx, inv, I, 'cloud_change', `heroku ${verb} changes the app`);
+    if (verb === 'run' || verb === 'run:detached') {
+      const cmd = inv.args
+        .slice(inv.args.findIndex((x) => x.value === verb) + 1)
+        .filter((x) => !/^-/.test(x.value ?? ''));
+      if (cmd.length) ctx.nested(inv, cmd, { elsewhere: true });
+    }
+    return;
+  }
+  // fly / flyctl
+  if (verb === 'secrets' && /^(set|unset|import)$/.test(rest[0] ?? ''))
+    return say(ctx, inv, I, 'cloud_change', `fly secrets ${rest[0]} changes the app (and restarts it)`);
+  if (verb === 'ssh' && rest[0] === 'console') {
+    const cmd = optionValue(inv.args, 'C', ['--command']);
+    if (cmd !== undefined)
+      ctx.script(inv, { ...inv.word, value: cmd }, 'fly ssh console --command', { elsewhere: true });
+  }
+};
+
+export const CLUSTER_RULES: Record<string, Rule> = {
+  kubectl,
+  oc: kubectl,
+  kubecolor: kubectl,
+  k: kubectl,
+  'microk8s.kubectl': kubectl,
+  helm,
+  terraform,
+  tofu: terraform,
+  opentofu: terraform,
+  terragrunt: terraform,
+  pulumi,
+  ...Object.fromEntries(Object.keys(CLUSTER_TOOLS).map((n) => [n, clusterTool])),
+  aws,
+  gcloud: gcloudAz,
+  az: gcloudAz,
+  heroku: paas,
+  fly: paas,
+  flyctl: paas,
+};
