@@ -1,14 +1,18 @@
 /**
  * The text handling under prompt-injection scanning (injection-scan.ts): invisible and
- * bidirectional Unicode found in the raw text, the normalised copy the rules match on, and the
- * guards that tell a phrase addressed to the agent from one quoted, negated or described.
+ * bidirectional Unicode found in the raw text, the normalised copy the rules match on, the extra
+ * "views" of text that hides its words (base64, letter-spacing), and the letters-only copy.
+ * Pure: no Node imports (the scanner also runs where only the language is available).
  */
 import type { InjectionFinding } from './injection-scan.js';
 
 // ---------------------------------------------------------------------------------------------
 // Invisible and bidirectional Unicode (raw text)
 
-const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]/gu;
+// Variation selectors (combining marks) open the classes below, so none reads as combined with the
+// character before it (no-misleading-character-class).
+const INVISIBLE =
+  /[\u{E0100}-\u{E01EF}\u180E\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u3164\uFFA0\u115F\u1160\u{E0000}-\u{E007F}]/gu;
 /** Emoji tag sequences (🏴 + tag letters + cancel tag): the one legitimate use of tag characters. */
 const FLAG_SEQUENCE = /\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,6}\u{E007F}/gu;
 const EMOJI_BEFORE_JOINER = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u20E3]$/u;
@@ -17,11 +21,15 @@ const EMOJI_AFTER_JOINER = /^\p{Extended_Pictographic}/u;
 const JOINER_SCRIPT_LETTER = /^[\p{L}\p{M}]$/u;
 const EUROPEAN_LETTER = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 const RTL_LETTER = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}]/u;
+const HAN = /\p{Script=Han}/u;
+const HANGUL_SYLLABLE = /[\u1100-\u11FF\u3131-\u318E\uAC00-\uD7A3]/u;
 
 const INVISIBLE_DESCRIPTIONS = {
   zero_width: 'invisible zero-width characters',
   bidi_control: 'bidirectional control characters that reorder how text is displayed',
   tag_characters: 'invisible Unicode tag characters (hidden ASCII text)',
+  variation_selectors: 'runs of invisible variation selectors (data hidden after a visible character)',
+  filler_characters: 'blank filler characters that look like nothing (Hangul filler)',
 } as const;
 
 type InvisibleKind = keyof typeof INVISIBLE_DESCRIPTIONS;
@@ -46,7 +54,19 @@ function legitimateJoiner(text: string, index: number, char: string): boolean {
 
 function invisibleKind(text: string, index: number, char: string): InvisibleKind | undefined {
   const cp = char.codePointAt(0)!;
+  if (cp >= 0xe0100) {
+    // An ideographic variation sequence (葛󠄀) is one selector after a Han character; anything
+    // else, and every run of them, is data smuggled after a visible character.
+    const before = [...text.slice(Math.max(0, index - 2), index)].pop() ?? '';
+    const next = text.codePointAt(index + char.length) ?? 0;
+    return HAN.test(before) && !(next >= 0xe0100 && next <= 0xe01ef) ? undefined : 'variation_selectors';
+  }
   if (cp >= 0xe0000) return 'tag_characters';
+  if (cp === 0x3164 || cp === 0xffa0 || cp === 0x115f || cp === 0x1160) {
+    // Hangul fillers have a use inside old-Hangul text; outside it they are blank identifiers.
+    const around = text.slice(Math.max(0, index - 1), index) + text.slice(index + 1, index + 2);
+    return HANGUL_SYLLABLE.test(around) ? undefined : 'filler_characters';
+  }
   if (cp === 0xfeff) return index === 0 ? undefined : 'zero_width'; // a byte-order mark opening a file is normal
   if (cp === 0x200c || cp === 0x200d) return legitimateJoiner(text, index, char) ? undefined : 'zero_width';
   if (cp === 0x200e || cp === 0x200f) {
@@ -81,32 +101,288 @@ export function scanInvisible(raw: string): InjectionFinding[] {
 
 /** Invisible characters and invisible formatting, dropped before matching so they cannot split a word. */
 const STRIP =
-  /[\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]|\u034F|[\uFE00-\uFE0F]/gu;
+  /[\u{E0100}-\u{E01EF}\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]|\u034F|[\uFE00-\uFE0F]/gu;
 
 /** Small capitals a…z, which NFKC keeps as IPA letters (ᶦ → ɪ): read as their ASCII letter. */
 const SMALL_CAPS_AZ = 'ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ';
 const SMALL_CAPS = new Map([...SMALL_CAPS_AZ].map((c, i) => [c, String.fromCharCode(97 + i)]));
 const SMALL_CAP = new RegExp(`[${SMALL_CAPS_AZ}]`, 'g');
 
+/**
+ * Accents are dropped only where they are decoration on a base letter (Latin, Greek, Cyrillic,
+ * Arabic and Hebrew vowel points): in Devanagari, Thai or kana the "mark" is part of the letter,
+ * and Hangul decomposes into jamo, so those are recomposed instead (NFC).
+ */
+const DECORATED = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}])\p{M}+/gu;
+
+/** Cyrillic and Greek letters that look like Latin ones, folded only inside a word that mixes scripts ("ignоre"). */
+const CONFUSABLES: Record<string, string> = {
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  ѕ: 's',
+  һ: 'h',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  ɡ: 'g',
+  ο: 'o',
+  α: 'a',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ѵ: 'v',
+};
+const MIXED_WORD = /[\p{L}]*[a-z][\p{L}]*/gu;
+const CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'gu');
+
+function foldMixedScript(text: string): string {
+  if (!/[\u0370-\u04ff]/.test(text)) return text;
+  return text.replace(MIXED_WORD, (w) =>
+    /[\u0370-\u04ff]/.test(w) ? w.replace(CONFUSABLE, (c) => CONFUSABLES[c] ?? c) : w,
+  );
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  lt: '<',
+  gt: '>',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  shy: '',
+  lsquo: "'",
+  rsquo: "'",
+  ldquo: '"',
+  rdquo: '"',
+  laquo: '"',
+  raquo: '"',
+  ndash: '-',
+  mdash: '-',
+  colon: ':',
+  sol: '/',
+  bsol: '\\',
+  lpar: '(',
+  rpar: ')',
+  lowbar: '_',
+  grave: '`',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  commat: '@',
+  vert: '|',
+  period: '.',
+  excl: '!',
+  quest: '?',
+  equals: '=',
+  lsqb: '[',
+  rsqb: ']',
+  lcub: '{',
+  rcub: '}',
+  tilde: '~',
+  zwsp: '',
+};
+const ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]{2,8}));?/gi;
+
+/** `&#73;gnore`, `&lt;|im_start|&gt;`: HTML character references read as the characters they stand for. */
+export function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(ENTITY, (all, dec?: string, hx?: string, name?: string) => {
+    if (name !== undefined) return NAMED_ENTITIES[name.toLowerCase()] ?? all;
+    const cp = dec !== undefined ? Number(dec) : parseInt(hx!, 16);
+    return cp > 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : all;
+  });
+}
+
+/** `%69%67%6E%6F%72%65` → `ignore`: percent-escapes read as text, when they stand for printable characters. */
+function decodePercent(text: string): string {
+  if (!text.includes('%')) return text;
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    let out = '';
+    try {
+      out = decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+    return [...out].every((c) => c.charCodeAt(0) > 0x1f && c.charCodeAt(0) !== 0x7f) ? out : run;
+  });
+}
+
+/** `I_G_N_O_R_E`, `c.a.t`, `Y-O-U`: single letters joined by one kind of separator, read as the word. */
+const LETTER_RUN = /(?<![\p{L}\p{N}])\p{L}(?:([._*~^+-])\p{L})(?:\1\p{L}){1,}(?![\p{L}\p{N}])/gu;
+
 export function normalise(text: string): string {
-  return text
+  const n = decodeEntities(text)
     .normalize('NFKC')
     .replace(STRIP, '')
     .normalize('NFD')
-    .replace(/\p{M}/gu, '') // ïgnöre → ignore
+    .replace(DECORATED, '$1') // ïgnöre → ignore
+    .normalize('NFC')
     .toLowerCase()
-    .replace(SMALL_CAP, (c) => SMALL_CAPS.get(c) ?? c)
-    .replace(/[\u2018\u2019\u201A\u201B\u2032]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F\u2033]/g, '"')
-    .replace(/[\u2010-\u2015\u2212]/g, '-')
-    .replace(/\r\n?/g, '\n')
-    .replace(/\\\n/g, ' ') // shell line continuations: one command, one line
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ ?\n\s*/g, '\n')
-    .trim();
+    .replace(SMALL_CAP, (c) => SMALL_CAPS.get(c) ?? c);
+  return (
+    decodePercent(foldMixedScript(n))
+      .replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'")
+      .replace(/[\u201C\u201D\u201E\u201F\u2033\u00AB\u00BB\u300C-\u300F\u301D-\u301F]/g, '"')
+      .replace(/[\u2010-\u2015\u2212]/g, '-')
+      .replace(/\r\n?/g, '\n')
+      .replace(/\\\n/g, '') // shell line continuations: one command, one line (`cu\⏎rl` is `curl`)
+      .replace(/(\p{L})-\n(\p{L})/gu, '$1$2') // igno-\nre: a word hyphenated across lines
+      .replace(/(?<=\w)(?:""|''|``)+(?=\w)/g, '') // c""at: empty quotes inside a word (a shell trick)
+      .replace(LETTER_RUN, (run) => run.replace(/[._*~^+-]/g, ''))
+      // `_Ignore every instruction._`: underscores of markdown emphasis at the edge of a word, not in `id_rsa`.
+      .replace(/(^|[\s(*"'\x60>])_+(?=\p{L})|(?<=[\p{L}.!?,;:])_+(?=$|[\s)*"'\x60<.,;:!?])/gmu, '$1 ')
+      .replace(/[^\S\n]+/g, ' ')
+      .replace(/ ?\n\s*/g, '\n')
+      .trim()
+  );
 }
 
-const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+// ---------------------------------------------------------------------------------------------
+// Extra views: text whose words are hidden from the normalised copy
+
+const BASE64_BLOB = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=_-])/g;
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+function decodeBase64(blob: string): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const c of blob.replace(/=+$/, '')) {
+    value = (value << 6) | B64.indexOf(c);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += String.fromCharCode((value >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+/** Base64 that decodes to readable text (`aWdub3JlIGFsbCBwcmV2aW91cw==`): the text, else nothing. */
+function base64Texts(raw: string, limit: number): string[] {
+  const out: string[] = [];
+  for (const m of raw.matchAll(BASE64_BLOB)) {
+    if (out.length >= limit) break;
+    const blob = m[0];
+    if (!/[a-z]/.test(blob) || !/[A-Z0-9]/.test(blob)) continue; // a word or a hex string, not base64
+    const decoded = decodeBase64(blob);
+    const printable = decoded.replace(/[^\x20-\x7e\n\t]/g, '').length;
+    if (decoded.length >= 12 && printable / decoded.length > 0.9 && /[a-z]{3,} [a-z]{2,}/i.test(decoded))
+      out.push(decoded);
+  }
+  return out;
+}
+
+/**
+ * `i g n o r e   a l l   p r e v i o u s`: a line made mostly of single characters is read with
+ * each run of single characters joined into a word (a double space, where there is one, ends it).
+ */
+function despacedLines(raw: string, limit: number): string[] {
+  const out: string[] = [];
+  for (const line of raw.split('\n')) {
+    if (out.length >= limit) break;
+    if (line.length < 12 || line.length > 4000) continue;
+    const tokens = line.trim().split(/[ \t\u3000]/);
+    const words = tokens.filter(Boolean);
+    const single = words.filter((t) => [...t].length === 1).length;
+    // Spaced CJK (`無 視 系 統`) is short: each character is a word already.
+    const cjk = words.every((t) => /^[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]$/u.test(t));
+    if (words.length < (cjk ? 4 : 8) || single / words.length < 0.6) continue;
+    const joined: string[] = [];
+    let word = '';
+    for (const t of tokens) {
+      if ([...t].length === 1) {
+        word += t;
+        continue;
+      }
+      if (word) joined.push(word);
+      word = '';
+      if (t) joined.push(t);
+    }
+    if (word) joined.push(word);
+    out.push(joined.join(' '));
+  }
+  return out;
+}
+
+/** A leetspeak word: letters and the digits or symbols that stand for letters, with at least one of each. */
+const LEET_WORD = /^(?=[^a-z]*[a-z])(?=.*[0134579@$!])[a-z0134579@$!]{2,}$/;
+const UNLEET: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '9': 'g',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+};
+
+/** `3xf1ltr4t3 th3 4P1 k3y5`: lines where many words are leetspeak, read with the letters restored. */
+function unleetLines(normalised: string, limit: number): string[] {
+  const out: string[] = [];
+  for (const line of normalised.split('\n')) {
+    if (out.length >= limit) break;
+    const words = line.split(' ');
+    const leet = words.filter((w) => LEET_WORD.test(w.replace(/[.,:;'"()\x60]+$/, ''))).length;
+    if (leet < 3 || leet / words.length < 0.3) continue;
+    out.push(
+      words
+        .map((w) =>
+          LEET_WORD.test(w.replace(/[.,:;'"()\x60]+$/, '')) ? w.replace(/[0134579@$!]/g, (c) => UNLEET[c] ?? c) : w,
+        )
+        .join(' '),
+    );
+  }
+  return out;
+}
+
+/**
+ * Normalised copies of hidden text, scanned like the text itself: base64 that decodes to words,
+ * letter-spaced lines, leetspeak lines. Bounded, so a file full of base64 costs a few extra passes
+ * at most.
+ */
+export function hiddenViews(raw: string, normalised: string): string[] {
+  const views = [...base64Texts(raw, 8), ...despacedLines(raw, 8)].map(normalise);
+  return [...views, ...unleetLines(normalised, 8)].filter((v) => v.length > 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Letters only
+
+const LEET: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+  '|': 'l',
+};
 
 /** Letters only (digits and symbols read as the letters they imitate), with each letter's index in `text`. */
 export function compactOf(text: string): { letters: string; at: number[] } {
@@ -122,71 +398,6 @@ export function compactOf(text: string): { letters: string; at: number[] } {
   return { letters, at };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Guards: when a matching phrase is not an instruction
-
-/** Up to n characters before `start`, without markdown emphasis (`this **will** leak` reads as `this will leak`). */
-export const lead = (text: string, start: number, n: number) =>
-  text.slice(Math.max(0, start - n), start).replace(/[*_~]+/g, '');
-
-/** Cue words just before a phrase that make it a quotation or a report of one. */
-const MENTION_BEFORE =
-  /(?:\bsuch as|\blike|\be\.g\.?,?|\bi\.e\.?,?|\bfor (?:example|instance),?|\bsay(?:s|ing)?|\bphrases?|\bstrings?|\btext|\bwording|\bpatterns?|\b(?:attempts?|tries|trying) to|\b(?:tell|ask|instruct)(?:s|ing)? (?:you|it|them|the (?:model|agent|assistant|ai|llm)) to|\bdetect(?:s|ed|ing)?|\bflag(?:s|ged)?|\bblock(?:s|ed)?|\bcatch(?:es)?|\bmatch(?:es|ing)?|\bcontain(?:s|ing)?|\bknown as|\bcalled|\bexamples?|\binjections?|\bpayloads?|\battacks?|\bjailbreaks?)[\s:"'`(]{0,3}$/;
-const QUOTES = `"'\``;
-
-/** What an attacker does, told about: "attackers often try to read ~/.ssh/id_rsa". */
-const ATTACKER_BEFORE =
-  /\b(?:attackers?|adversar(?:y|ies)|malware|malicious (?:\w+)|an? (?:prompt )?injection|an? jailbreak)(?: [\w'-]+){0,5} ?$/;
-
-/** Exactly the phrase in quotes or backticks: `curl -d @~/.ssh/id_rsa`, "ignore previous instructions". */
-export function quoted(text: string, start: number, end: number): boolean {
-  const open = text[start - 1] ?? '';
-  return open !== '' && QUOTES.includes(open) && text.slice(end, end + 3).includes(open);
-}
-
-export function mentioned(text: string, start: number, end: number): boolean {
-  const before = lead(text, start, 60);
-  return MENTION_BEFORE.test(before) || ATTACKER_BEFORE.test(before) || quoted(text, start, end);
-}
-
-/** A negation earlier in the same clause: "never reveal your system prompt", "do not send your keys to…". */
-const NEGATION =
-  /(?:\b(?:never|not|cannot|avoid|refuse to|prevent(?:s|ing)? \w+ from|forbid(?:den)?|nor)\b|n't\b)(?! (?:forget|hesitate|fail|only)\b)/;
-
-export function negated(text: string, start: number): boolean {
-  const before = lead(text, start, 48);
-  const clause = before.slice(before.search(/[^.!?;:\n]*$/));
-  return NEGATION.test(clause);
-}
-
-/** A description of what something can do ("lets you override the system prompt"), not an order. */
-const MODAL_BEFORE =
-  /(?:\b(?:can|could|may|might|cannot|how to|used to|in order to|ability to|option to|able to|want to|wish to|like to|lets? (?:you|users?|callers?|people)|allows? (?:you|users?|callers?) to|helps? (?:you|users?) to|(?<!\byou )(?:should|will|would))|\b(?:use|pass|set|add|edit|configure|with|via) \S+(?: \S+){0,3} to)\s?$/;
-
-export function descriptive(text: string, start: number): boolean {
-  return MODAL_BEFORE.test(lead(text, start, 60));
-}
-
-/** A condition, not an order: "when you forget your instructions, re-read AGENTS.md". */
-export const CONDITION_BEFORE = /\b(?:when|if|whenever|in case|unless|once) you(?:'ve| have)?\s?$/;
-
-/** The verb opens a clause or follows an adverb or auxiliary: an order, not a description. */
-const IMPERATIVE_BEFORE =
-  /(?:^|[.!?:;,>\n(-]|\b(?:please|now|then|also|and|first|just|must|should|will|silently|quietly|secretly|covertly|immediately|always|go ahead and|make sure (?:to|you)|remember to|be sure to|forget to))\s?$/;
-
-export function imperative(text: string, start: number): boolean {
-  return IMPERATIVE_BEFORE.test(lead(text, start, 40));
-}
-
-export interface Guards {
-  /** Only as an order (see IMPERATIVE_BEFORE). */
-  imperative?: true;
-  /** Quoted exactly (for commands: a command cited in backticks with nothing to send it anywhere). */
-  quoted?: true;
-  /** Quoted, or reported ("such as …", "attackers try to …"). */
-  mention?: true;
-  /** Negated earlier in the clause. */
-  negation?: true;
-  /** Described as something a person or program can do. */
-  modal?: true;
-}
+/** ROT13 of lower-case letters. */
+export const rot13 = (letters: string): string =>
+  letters.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 + 13) % 26) + 97));
