@@ -37,8 +37,11 @@ import {
   newMarkerNonce,
   sessionMarkerNonce,
   setSessionTotals,
+  latestInLineage,
+  reopenSession,
   setTitleIfMissing,
 } from './store/sessions.js';
+import { findTurnResult, recordTurnResult } from './store/turn-results.js';
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 import { heraldNote, neutraliseMarkers } from '../common/markers.js';
@@ -101,6 +104,9 @@ export function conversationActivities(deps: ActivityDeps) {
           );
       }
       const existing = await getSession(db, a.sessionId);
+      // Resuming: go on in the lineage's latest session (after compressions), reopened.
+      const resume = existing ? await latestInLineage(db, a.conversationId, a.sessionId) : undefined;
+      if (existing) await reopenSession(db, resume?.sessionId ?? a.sessionId);
       if (!existing) {
         const child = a.parentSessionId !== undefined;
         const markerNonce = newMarkerNonce();
@@ -144,7 +150,8 @@ export function conversationActivities(deps: ActivityDeps) {
         cwd: existing?.cwd ?? cwd,
         tools: deps.tools.enabled(toolsets),
         searchAttributes: deps.searchAttributes,
-        nextSeq: await nextSeq(db, a.sessionId),
+        nextSeq: await nextSeq(db, resume?.sessionId ?? a.sessionId),
+        ...(resume ? { resume } : {}),
         maxIterations: config.file.agent.maxIterations,
         busyPolicy: config.file.agent.busyPolicy,
         budget: withoutUndefined(config.file.budget),
@@ -161,6 +168,9 @@ export function conversationActivities(deps: ActivityDeps) {
 
     /** The user message goes in first, durably; anything an unacknowledged attempt left after it is dropped. */
     async recordUserMessage(a: RecordUserMessageArgs): Promise<RecordUserMessageResult> {
+      // A message id this conversation already answered: its result again, nothing run twice.
+      const duplicate = await findTurnResult(db, a.conversationId, a.messageId);
+      if (duplicate) return { contextTokens: 0, duplicate };
       await deleteFrom(db, a.sessionId, a.seq + 1);
       await writeMessage(db, a.sessionId, {
         seq: a.seq,
@@ -236,6 +246,7 @@ export function conversationActivities(deps: ActivityDeps) {
 
     async finishTurn(a: FinishTurnArgs): Promise<void> {
       await setSessionTotals(db, a.sessionId, a.result.usage.session, a.sessionApiCalls);
+      await recordTurnResult(db, a.conversationId, a.turnId, a.result);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
       pub.emit('turn.ended', { result: a.result });
       await pub.flush();

@@ -12,6 +12,7 @@ import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
+import { refusalAsFailure } from './store/failures.js';
 import { redactor } from '../runtime/secrets.js';
 
 export function createActivities(deps: ActivityDeps, engine: ContextEngine = defaultEngine) {
@@ -24,7 +25,10 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
   });
 }
 
-/** Every activity's result and failure pass the redactor before they reach Temporal (SPEC §1.6). */
+/**
+ * Every activity's result and failure pass the redactor before they reach Temporal (SPEC §1.6);
+ * a database refusal fails at once instead of being retried into the same refusal.
+ */
 function redactingAll<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(activities)) {
@@ -32,7 +36,7 @@ function redactingAll<T extends Record<string, (...args: never[]) => Promise<unk
       try {
         return redactor().redactDeep(await fn(...args));
       } catch (err) {
-        throw redactFailure(err);
+        throw redactFailure(refusalAsFailure(err));
       }
     };
   }

@@ -7,7 +7,9 @@
  *   - streaming latency (provider's first byte → event at a LISTENing client),
  *   - interrupt latency (`stop` signal → the provider's HTTP request aborted),
  *   - delegation round trip (three child agents, one model call each),
- *   - the injection scanner's speed on a large file and on long hostile lines.
+ *   - the injection scanner's speed on a large file and on long hostile lines,
+ *   - the approval gate's command classification (corpus and 2,000-character commands),
+ *   - what the tool sandbox adds to a terminal call.
  * Not part of `npm test`: numbers, not assertions.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -211,6 +213,76 @@ try {
         `injection scan, ${name} (${text.length} chars): ${ms(took)} (${(((text.length / took) * 1000) / 1e6).toFixed(1)} M chars/s)`,
       );
     }
+  }
+
+  // 8. Command classification (the approval gate) on the labelled corpus and on long commands.
+  {
+    const { classifyCommand, loadCommandSafety } = await import('../activities/command-safety/classify.js');
+    const { readdirSync, readFileSync } = await import('node:fs');
+    await loadCommandSafety();
+    const dir = join(import.meta.dirname, '../test/fixtures/commands');
+    const commands = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean))
+      .map((l) => (JSON.parse(l) as { command: string }).command);
+    for (const c of commands.slice(0, 200)) classifyCommand(c); // warm-up
+    const corpus = commands.map((c) => {
+      const t0 = performance.now();
+      classifyCommand(c);
+      return performance.now() - t0;
+    });
+    say(
+      `command classification, ${commands.length} corpus commands: p50 ${ms(pct(corpus, 50))}, p99 ${ms(pct(corpus, 99))}, max ${ms(Math.max(...corpus))}`,
+    );
+    // 2,000 characters: a pipeline of everyday commands, and one deep in nested shells and substitutions.
+    const long = [
+      Array.from({ length: 60 }, (_, i) => `grep -rn "needle${i}" src/ | sort | uniq -c`)
+        .join(' && ')
+        .slice(0, 2000),
+      `bash -c "sh -c 'eval \\"$(printf %s ${'x'.repeat(20)})\\"'"; ${Array.from({ length: 80 }, (_, i) => `if [ -f f${i} ]; then rm -f f${i}; fi`).join('; ')}`.slice(
+        0,
+        2000,
+      ),
+    ];
+    for (const [i, c] of long.entries()) {
+      const samples = Array.from({ length: quick ? 50 : 200 }, () => {
+        const t0 = performance.now();
+        classifyCommand(c);
+        return performance.now() - t0;
+      });
+      say(
+        `command classification, 2,000-char ${i === 0 ? 'pipeline' : 'nested script'}: p50 ${ms(pct(samples, 50))}, p99 ${ms(pct(samples, 99))} (goal: p99 < 5 ms)`,
+      );
+    }
+  }
+
+  // 9. The tool sandbox's cost per terminal call: the same command with and without bubblewrap.
+  {
+    const { terminalTool } = await import('../activities/tools/terminal.js');
+    const { testSandbox } = await import('../test/support/tool-context.js');
+    const tool = terminalTool({ timeoutSeconds: 30, maxOutputChars: 10_000 });
+    const run = async (mode: 'required' | 'off') => {
+      const sandbox = testSandbox({ mode });
+      const signal = new AbortController().signal;
+      const samples: number[] = [];
+      for (let i = 0; i < (quick ? 10 : 40); i++) {
+        const t0 = performance.now();
+        await tool.handler({ command: 'true' }, { cwd: ws, signal, heartbeat: () => {}, sandbox });
+        samples.push(performance.now() - t0);
+      }
+      return samples;
+    };
+    let sandboxed: number[] | undefined;
+    try {
+      sandboxed = await run('required');
+    } catch (err) {
+      say(`sandbox cost: not measured (${(err as Error).message.split('\n')[0]})`);
+    }
+    const bare = await run('off');
+    if (sandboxed)
+      say(
+        `terminal call \`true\`: sandboxed p50 ${ms(pct(sandboxed, 50))} p99 ${ms(pct(sandboxed, 99))}; unsandboxed p50 ${ms(pct(bare, 50))}; sandbox cost p50 ${ms(pct(sandboxed, 50) - pct(bare, 50))} (goal < 30 ms)`,
+      );
   }
 } finally {
   await stack.close();

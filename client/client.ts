@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
+import { MOVING_RUNS, conversationInputSchema, describeZodError, inputBoundsIssue } from '../common/contract.js';
 import type {
   ApprovalDecision,
   ApprovalScope,
@@ -94,6 +95,14 @@ function summaryOf(text: string): string {
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 
+/** The start input, checked here so a bad one fails with its reason rather than a failed workflow. */
+function checkStart(input: Record<string, unknown>): void {
+  const parsed = conversationInputSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`invalid conversation input: ${describeZodError(parsed.error)}`);
+  const issue = inputBoundsIssue(parsed.data);
+  if (issue) throw new Error(`invalid conversation input: ${issue.field}: ${issue.message}`);
+}
+
 export class Conversation {
   readonly workflowId: string;
 
@@ -108,15 +117,31 @@ export class Conversation {
     return this.herald.temporal.workflow.getHandle<typeof conversation>(this.workflowId);
   }
 
-  /** Send a message and wait for its turn's result. `start` creates the conversation if needed. */
+  /**
+   * Send a message and wait for its turn's result. `start` creates the conversation if needed.
+   * While the conversation moves to a new run (continue-as-new) it refuses new messages for a
+   * moment; the same message (same id) is sent again until the next run takes it.
+   */
   async send(text: string, options: { id?: string; start?: StartOptions } = {}): Promise<TurnResult> {
     const id = options.id ?? randomBytes(8).toString('hex');
-    if (!options.start)
-      return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.sendOnce(text, id, options.start);
+      } catch (err) {
+        const moving = err instanceof WorkflowUpdateFailedError && String(err.cause?.message).includes(MOVING_RUNS);
+        if (!moving || attempt >= 120) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * attempt)));
+      }
+    }
+  }
+
+  private async sendOnce(text: string, id: string, start: StartOptions | undefined): Promise<TurnResult> {
+    if (start) checkStart({ ...start, sessionId: this.sessionId });
+    if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
     const startOp = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
       taskQueue: this.herald.settings.taskQueue,
       workflowId: this.workflowId,
-      args: [{ ...options.start, sessionId: this.sessionId }],
+      args: [{ ...start, sessionId: this.sessionId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       staticSummary: summaryOf(text),
     });

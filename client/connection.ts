@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { HeraldConfig } from '../runtime/config.js';
 import { homePaths } from '../runtime/paths.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
+import { payloadCodecs } from '../runtime/data-converter.js';
 
 export interface ClientSettings {
   address: string;
@@ -46,5 +47,5 @@ export async function connectTemporal(settings: Pick<ClientSettings, 'address' |
       `cannot reach Temporal at ${settings.address} (${(err as Error).message}); start it with \`herald dev\` or set TEMPORAL_ADDRESS`,
     );
   }
-  return new Client({ connection, namespace: settings.namespace });
+  return new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: payloadCodecs() } });
 }

@@ -54,6 +54,11 @@ export interface PrepareConversationResult {
   delegation?: DelegationSettings;
   /** The tool sandbox as this worker runs it (absent from results recorded before the sandbox existed). */
   sandbox?: ConversationSandbox;
+  /**
+   * A resumed conversation that had compressed: the latest session of its lineage (where it goes
+   * on, reopened) and how many compressions made it; `nextSeq` is that session's.
+   */
+  resume?: { sessionId: string; compressions: number };
 }
 
 /** The sandbox a conversation's tools run in: its network (narrowed) and whether the sandbox is active. */
@@ -66,6 +71,11 @@ export interface ConversationSandbox {
 export interface RecordUserMessageResult {
   /** Estimated prompt tokens of the next model call (system prompt, transcript, tool schemas). */
   contextTokens: number;
+  /**
+   * The message id already ran in this conversation (however long ago): its recorded result.
+   * Nothing was written; the turn does not run again.
+   */
+  duplicate?: TurnResult;
 }
 
 export interface RecordUserMessageArgs {

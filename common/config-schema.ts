@@ -30,6 +30,8 @@ const providerEntrySchema = z
     apiKeyEnv: envName.optional(),
     /** Several key variables: rotated on a second consecutive rate limit and at once on billing errors. */
     credentialPool: z.array(envName).min(1).optional(),
+    /** Seconds a streamed reply may send nothing before the call is abandoned and retried (default: the model section's). */
+    streamStallSeconds: z.number().int().min(1).max(3600).optional(),
     models: z
       .record(
         z.string(),
@@ -78,6 +80,8 @@ export const configFileSchema = z
         maxOutputTokens: z.number().int().min(1).optional(),
         /** Seconds without any bytes from the provider before a call is abandoned. */
         requestTimeoutSeconds: z.number().int().min(1).optional(),
+        /** Seconds a streamed reply may make no progress before the call is abandoned and retried as a timeout (default 120). */
+        streamStallSeconds: z.number().int().min(1).max(3600).optional(),
         /** Anthropic prompt-cache breakpoint lifetime. */
         promptCacheTtl: z.enum(['5m', '1h']).default('5m'),
       })

@@ -28,6 +28,8 @@ const messageText = z
     `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`,
   );
 
+/** What a session id may be: it names workflows, child and compressed sessions, and search attributes. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const sessionIdSchema = z
   .string()
   .min(1)
@@ -125,11 +127,95 @@ export const conversationInputSchema = z
 
 export type ConversationInput = z.infer<typeof conversationInputSchema>;
 
+/**
+ * Sizes the schema above does not check (so that runs started before these bounds still replay):
+ * checked when a run starts, so that nothing the input carries through every continue-as-new, or
+ * into a search attribute, can outgrow what Temporal accepts (issue 12).
+ */
+export const INPUT_BOUNDS = {
+  model: 200,
+  baseUrl: 2_048,
+  systemMessage: 32_000,
+  cwd: 4_096,
+  toolsets: 64,
+  toolsetName: 64,
+  fallbackProviders: 8,
+  /** All of `history` together (characters); it seeds the session once and is not carried. */
+  historyChars: 1_000_000,
+  continueAsNewAfterTurns: 10_000,
+  idleTimeoutMinMs: 1_000,
+  idleTimeoutMaxMs: 366 * 86_400_000,
+} as const;
+
+const DURATION_UNITS: Array<[RegExp, number]> = [
+  [/^(ms|milliseconds?)$/i, 1],
+  [/^(s|secs?|seconds?)$/i, 1000],
+  [/^(m|mins?|minutes?)$/i, 60_000],
+  [/^(h|hrs?|hours?)$/i, 3_600_000],
+  [/^(d|days?)$/i, 86_400_000],
+  [/^(w|weeks?)$/i, 604_800_000],
+];
+
+/** Milliseconds of a duration in the format `durationSchema` accepts (or a number of ms). */
+export function durationMs(d: string | number): number {
+  if (typeof d === 'number') return d;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/i.exec(d.trim());
+  if (!m) return Number.NaN;
+  const unit = DURATION_UNITS.find(([re]) => re.test(m[2]!));
+  return unit ? Number(m[1]) * unit[1] : Number.NaN;
+}
+
+/** The first size problem of an input, if any. */
+export function inputBoundsIssue(input: ConversationInput): { field: string; message: string } | undefined {
+  const B = INPUT_BOUNDS;
+  const long = (field: string, v: string | undefined, max: number) =>
+    v !== undefined && v.length > max
+      ? { field, message: `too long (${v.length} characters; at most ${max})` }
+      : undefined;
+  const idle = input.idleTimeout === undefined ? undefined : durationMs(input.idleTimeout);
+  return (
+    long('model', input.model, B.model) ??
+    long('baseUrl', input.baseUrl, B.baseUrl) ??
+    long('systemMessage', input.systemMessage, B.systemMessage) ??
+    long('cwd', input.cwd, B.cwd) ??
+    (input.toolsets && input.toolsets.length > B.toolsets
+      ? { field: 'toolsets', message: `at most ${B.toolsets} toolsets` }
+      : undefined) ??
+    input.toolsets?.map((t, i) => long(`toolsets.${i}`, t, B.toolsetName)).find(Boolean) ??
+    (input.fallbackProviders && input.fallbackProviders.length > B.fallbackProviders
+      ? { field: 'fallbackProviders', message: `at most ${B.fallbackProviders} fallback providers` }
+      : undefined) ??
+    input.fallbackProviders
+      ?.map(
+        (f, i) =>
+          long(`fallbackProviders.${i}.model`, f.model, B.model) ??
+          long(`fallbackProviders.${i}.baseUrl`, f.baseUrl, B.baseUrl),
+      )
+      .find(Boolean) ??
+    (input.history && input.history.reduce((n, m) => n + m.content.length, 0) > B.historyChars
+      ? { field: 'history', message: `more than ${B.historyChars} characters in all; seed the session with less` }
+      : undefined) ??
+    (input.continueAsNewAfterTurns !== undefined && input.continueAsNewAfterTurns > B.continueAsNewAfterTurns
+      ? { field: 'continueAsNewAfterTurns', message: `at most ${B.continueAsNewAfterTurns}` }
+      : undefined) ??
+    (idle !== undefined && !(idle >= B.idleTimeoutMinMs && idle <= B.idleTimeoutMaxMs)
+      ? { field: 'idleTimeout', message: 'between 1 second and 366 days' }
+      : undefined)
+  );
+}
+
 /** Signal `userMessage`: a string, or `{ text, id? }`. */
 export const userMessageSchema = z.union([
   messageText,
   z.object({ text: messageText, id: z.string().min(1).max(200).optional() }).strict(),
 ]);
+
+/**
+ * What a `sendMessage` update is refused with while the conversation hands over to a new run
+ * (continue-as-new): nothing was accepted; send the same message (same id) again in a moment and
+ * the next run takes it. HeraldClient does so by itself.
+ */
+export const MOVING_RUNS = 'the conversation is moving to a new run (continue-as-new); send the message again';
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
 export const sendMessageSchema = z.object({ text: messageText, id: z.string().min(1).max(200).optional() }).strict();
@@ -289,6 +375,8 @@ export interface ConversationStateView {
   /** Set when this conversation is a child agent: the session that delegated its task. */
   parent_session_id: string | null;
   run_turns: number;
+  /** Signals this conversation ignored (malformed, over a size bound, after the end), and the latest reason. */
+  ignored_messages: { count: number; last_reason: string | null };
   /** Whether tools run in the OS sandbox, and with what network (absent for runs prepared before the sandbox). */
   sandbox: SandboxView | null;
 }

@@ -73,3 +73,5 @@ export interface ModelFailureDetails {
 
 /** The failure type of an activity that could not reach Postgres (retryable; not a provider problem). */
 export const STORAGE_UNAVAILABLE = 'StorageUnavailable';
+/** The database refused a write or read for good (a value it will not take, a bug): retrying cannot help. */
+export const STORE_REJECTED = 'StoreRejected';

@@ -46,6 +46,13 @@ const envSchema = z.object({
   HERALD_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Overrides `sandbox.mode` in the config file. */
   HERALD_SANDBOX: z.enum(SANDBOX_MODES).optional(),
+  /**
+   * This worker's build in a Worker Deployment (docs/architecture.md, "Deploys"): set, the worker
+   * uses Temporal's Worker Versioning — conversations stay on the build that runs them and move to
+   * the current build at their next continue-as-new. Unset, the worker is unversioned.
+   */
+  HERALD_BUILD_ID: z.string().min(1).max(255).optional(),
+  HERALD_DEPLOYMENT_NAME: z.string().min(1).max(255).default('herald'),
 });
 
 export interface HeraldConfig {
@@ -59,6 +66,8 @@ export interface HeraldConfig {
   providerDefaults: ProviderDefaults;
   ports: { temporal: number; ui: number; postgres: number };
   logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
+  /** Worker Versioning: the deployment and this build (absent: unversioned). */
+  deployment: { name: string; buildId: string } | undefined;
   file: ConfigFile;
 }
 
@@ -116,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
     providerDefaults,
     ports: { temporal: e.HERALD_TEMPORAL_PORT, ui: e.HERALD_UI_PORT, postgres: e.HERALD_PG_PORT },
     logLevel: e.HERALD_LOG_LEVEL,
+    deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
     file,
   };
 }

@@ -3,19 +3,72 @@
  * deliberate workflow change (with `patched()` where old histories must keep replaying), commit the
  * new files next to the old ones, and keep the old ones: they are what running conversations have.
  *
- *   npx tsx scripts/record-histories.ts [suffix]
+ *   npx tsx scripts/record-histories.ts [suffix] [scenario …]
+ *
+ * The suffix names the files (`fallback-v3.json` for `v3`; '' for none). Scenarios pick what to
+ * record, all of them by default: base (multi-turn-tools, interrupt-then-continue-as-new,
+ * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
+ * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
+ * budget-summary, truncation, steer, compression-in-turn, signals, child-deadline (and
+ * child-deadline-child).
+ *
+ * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
+ * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
+ * else DATABASE_URL, else an embedded one it starts. Tools run outside the sandbox with
+ * HERALD_TEST_SANDBOX=off (the default, required, needs bubblewrap):
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres HERALD_TEST_SANDBOX=off \
+ *     npx tsx scripts/record-histories.ts v3 fallback credential-pool smart-approval storage-wait \
+ *     budget-summary truncation steer compression-in-turn signals child-deadline
+ *
+ * then `npx tsx scripts/run-tests.ts replay` replays every history. storage-wait puts a TCP relay
+ * between every stack and Postgres and cuts it for a moment. The tool batch deadline (420 s, fixed
+ * in workflows/turn.ts) is not recorded firing: no config or input shortens it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo, Server, Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import type { StartOptions } from '../client/client.js';
+import { parseDelegationResult } from '../common/delegation.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
+import { freePort } from '../runtime/ports.js';
+import { ensureTemporalCli } from '../runtime/temporal-cli.js';
 import type { RecordedRequest } from '../test/support/fake-provider.js';
+import type { TestStack } from '../test/support/stack.js';
 import { createTestStack, eventually } from '../test/support/stack.js';
+import { startEmbeddedPostgres } from '../workers/embedded-postgres.js';
+import { startTemporalDevServer } from '../workers/temporal-dev-server.js';
 
 const dir = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
+// Several scenarios fail on purpose: the worker's warnings about it are noise here.
+process.env.HERALD_LOG_LEVEL ??= 'error';
 const suffix = process.argv[2] ? `-${process.argv[2]}` : '';
 mkdirSync(dir, { recursive: true });
+
+const SCENARIOS = [
+  'base',
+  'background',
+  'fallback',
+  'credential-pool',
+  'smart-approval',
+  'storage-wait',
+  'budget-summary',
+  'truncation',
+  'steer',
+  'compression-in-turn',
+  'signals',
+  'child-deadline',
+] as const;
+const chosen = new Set(process.argv.slice(3));
+for (const name of chosen) {
+  if (!(SCENARIOS as readonly string[]).includes(name))
+    throw new Error(`unknown scenario ${name}; one of: ${SCENARIOS.join(', ')}`);
+}
+const want = (name: (typeof SCENARIOS)[number]) => chosen.size === 0 || chosen.has(name);
 
 async function save(client: Client, name: string, workflowId: string, runId?: string): Promise<void> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -23,195 +76,709 @@ async function save(client: Client, name: string, workflowId: string, runId?: st
   console.log(`recorded ${name}${suffix}.json (${history.events?.length ?? 0} events)`);
 }
 
-const stack = await createTestStack();
-try {
-  const ws = join(stack.home, 'ws');
-  mkdirSync(ws, { recursive: true });
-  writeFileSync(join(ws, 'a.txt'), 'A\n');
-  writeFileSync(join(ws, 'b.txt'), 'B\n');
-
-  // 1. Several turns, parallel reads, a terminal call, an unknown tool, then `end`.
-  stack.fake.script([
-    {
-      text: 'Reading both.',
-      toolCalls: [
-        { name: 'read_file', arguments: { path: 'a.txt' } },
-        { name: 'read_file', arguments: { path: 'b.txt' } },
-      ],
-    },
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'cat a.txt b.txt | wc -l' } }] },
-    { toolCalls: [{ name: 'grep', arguments: { pattern: 'A' } }] },
-    { text: 'Two files, two lines.' },
-    { text: 'Anything else?' },
-  ]);
-  const conv = stack.herald.conversation('replay-multi-turn');
-  await conv.send('Read a.txt and b.txt and count lines', { id: 'r1', start: { cwd: ws } });
-  await conv.send('Thanks', { id: 'r2' });
-  await conv.end('recorded');
-  await stack.temporal.workflow.getHandle(conv.workflowId).result();
-  await save(stack.temporal, 'multi-turn-tools', conv.workflowId);
-
-  // 2. A stop during a model call, a queued signal message, continue-as-new after two turns.
-  stack.fake.script([{ text: 'slow…', hangAfterChunks: 1 }, { text: 'second turn' }, { text: 'third turn, new run' }]);
-  const c2 = stack.herald.conversation('replay-interrupt-can');
-  const pending = c2.send('start something slow', {
-    id: 's1',
-    start: { continueAsNewAfterTurns: 2, busyPolicy: 'queue' },
-  });
-  await stack.fake.waitForRequests(6);
-  await c2.stop('recording');
-  await pending;
-  await c2.send('next', { id: 's2' });
-  await eventually(async () => {
-    const d = await stack.temporal.workflow.getHandle(c2.workflowId).describe();
-    return d.runId !== d.raw.workflowExecutionInfo?.firstRunId;
-  });
-  await c2.send('after continue-as-new', { id: 's3' });
-  const first =
-    (await stack.temporal.workflow.getHandle(c2.workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ??
-    undefined;
-  await save(stack.temporal, 'interrupt-then-continue-as-new', c2.workflowId, first);
-  await c2.end('recorded');
-  await stack.temporal.workflow.getHandle(c2.workflowId).result();
-  await save(stack.temporal, 'after-continue-as-new', c2.workflowId);
-
-  // 3. Invalid input.
-  const bad = await stack.temporal.workflow.start('conversation', {
-    taskQueue: stack.taskQueue,
-    workflowId: 'session-replay-invalid',
-    args: [{ maxIterations: 0 }],
-  });
-  await bad.result().catch(() => {});
-  await save(stack.temporal, 'invalid-input', 'session-replay-invalid');
-
-  // 4. A todo list, a dangerous command approved, a clarify question answered, a manual compression,
-  //    then a parallel batch (with the batch deadline) in the compressed session.
-  mkdirSync(join(ws, 'build'), { recursive: true });
-  stack.fake.script([
-    {
-      toolCalls: [
-        {
-          name: 'todo',
-          arguments: {
-            todos: [
-              { id: '1', content: 'clean the build', status: 'in_progress' },
-              { id: '2', content: 'pick a database', status: 'pending' },
-            ],
-          },
-        },
-      ],
-    },
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo cleaned' } }] },
-    { toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }] },
-    { text: 'Cleaned the build; using postgres.' },
-  ]);
-  const c4 = stack.herald.conversation('replay-human');
-  const p4 = c4.send('Clean the build, then set up a database', { id: 'h1', start: { cwd: ws } });
-  const approval = await eventually(async () => (await c4.state()).pending_approvals[0]);
-  await c4.approve(approval.request_id, 'once');
-  await eventually(async () => (await c4.state()).clarify);
-  await c4.answer('postgres');
-  await p4;
-  // Enough transcript that the compression has a middle to summarise.
-  stack.fake.script(Array.from({ length: 5 }, (_, i) => ({ text: `note ${i} ${'detail '.repeat(60)}` })));
-  for (let i = 0; i < 5; i++) await c4.send(`question ${i}`, { id: `q${i}` });
-  stack.fake.script([{ text: '## Goal\nClean and set up.\n## Remaining work\nnone' }]);
-  const compressed = await c4.compress('the database choice');
-  if (!compressed.compressed) throw new Error(`the recording needs a real compression: ${compressed.message}`);
-  stack.fake.script([
-    {
-      toolCalls: [
-        { name: 'read_file', arguments: { path: 'a.txt' } },
-        { name: 'search_files', arguments: { pattern: 'B' } },
-      ],
-    },
-    { text: 'Both read.' },
-  ]);
-  await c4.send('Read a.txt and find B', { id: 'h2' });
-  await c4.end('recorded');
-  await stack.temporal.workflow.getHandle(c4.workflowId).result();
-  await save(stack.temporal, 'human-todo-compress', c4.workflowId);
-
-  // 5. Delegation: two child agents that read a file each, then a child stopped with its parent.
-  const brief = (r: RecordedRequest) =>
-    (r.body.messages as Array<{ role: string; content: string | null }>).find((m) => m.content?.startsWith('YOUR TASK'))
-      ?.content;
-  let stopping = false;
-  stack.fake.reset().respond((r) => {
-    const messages = r.body.messages as Array<{ role: string; content: string | null }>;
-    const last = messages.at(-1)!;
-    const task = brief(r);
-    if (task) {
-      if (stopping) return { text: 'thinking…', hangAfterChunks: 1 };
-      const file = /\w\.txt/.exec(task)?.[0] ?? 'a.txt';
-      return last.role === 'user'
-        ? { toolCalls: [{ name: 'read_file', arguments: { path: file } }] }
-        : { text: `${file} holds ${last.content ?? ''}` };
-    }
-    if (last.role !== 'user') return { text: 'The children reported.' };
-    return {
-      toolCalls: [
-        {
-          name: 'delegate_task',
-          arguments: stopping
-            ? { goal: 'Think about a.txt' }
-            : { tasks: [{ goal: 'Read a.txt', context: 'In the workspace root.' }, { goal: 'Read b.txt' }] },
-        },
-      ],
-    };
-  });
-  const c5 = stack.herald.conversation('replay-delegation');
-  await c5.send('What do a.txt and b.txt hold?', { id: 'd1', start: { cwd: ws } });
-  stopping = true;
-  const p5 = c5.send('Think about a.txt', { id: 'd2' });
-  await eventually(() => stack.fake.requests.filter((r) => brief(r)?.includes('Think')).length > 0);
-  await c5.stop('recording');
-  await p5;
-  await c5.end('recorded');
-  await stack.temporal.workflow.getHandle(c5.workflowId).result();
-  await save(stack.temporal, 'delegation', c5.workflowId);
-  await save(stack.temporal, 'delegation-child', 'session-replay-delegation.d1-2-0');
-} finally {
-  await stack.close();
+/** A recording that did not take the path it is named after is worse than none. */
+function expect(ok: unknown, what: string): void {
+  if (!ok) throw new Error(`the recording went off script: ${what}`);
 }
 
-// 6. Background delegation: the reports come back as a second turn; a second batch is stopped.
-const bg = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
-try {
-  const ws = join(bg.home, 'ws');
-  mkdirSync(ws, { recursive: true });
-  writeFileSync(join(ws, 'a.txt'), 'A\n');
-  let hang = false;
-  bg.fake.respond((r) => {
-    const messages = r.body.messages as Array<{ role: string; content: string | null }>;
-    const last = messages.at(-1)!;
-    if (messages.some((m) => m.content?.startsWith('YOUR TASK'))) {
-      if (hang) return { text: 'thinking…', hangAfterChunks: 1 };
-      return last.role === 'user'
-        ? { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }
-        : { text: `a.txt holds ${last.content ?? ''}` };
-    }
-    if (last.content?.startsWith('[Background task results]')) return { text: 'The child reported.' };
-    if (last.role === 'user' && last.content !== 'carry on')
-      return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read a.txt' } }] };
-    return { text: 'Dispatched.' };
-  });
-  const c6 = bg.herald.conversation('replay-background');
-  await c6.send('What does a.txt hold?', { id: 'b1', start: { cwd: ws } });
-  await eventually(async () => {
-    const s = await c6.state();
-    return s.turn === 2 && s.status === 'idle';
-  });
-  hang = true;
-  await c6.send('Read it again', { id: 'b2' });
-  await eventually(async () => (await c6.state()).background_sessions.length === 1);
-  await c6.stop('recording');
-  await eventually(async () => (await c6.state()).background_sessions.length === 0);
-  await c6.send('carry on', { id: 'b3' });
-  await c6.end('recorded');
-  await bg.temporal.workflow.getHandle(c6.workflowId).result();
-  await save(bg.temporal, 'delegation-background', c6.workflowId);
-} finally {
-  await bg.close();
+/** A TCP relay in front of Postgres: the storage-wait recording cuts it (the database unreachable) and restores it. */
+class DbRelay {
+  lastTraffic = 0;
+  private readonly sockets = new Set<Socket>();
+  private server: Server | undefined;
+
+  private constructor(
+    private readonly target: { host: string; port: number },
+    private port: number,
+  ) {}
+
+  /** A relay to the database of `url`, and the same URL through the relay. */
+  static async start(url: string): Promise<{ relay: DbRelay; url: string }> {
+    const u = new URL(url);
+    if (u.searchParams.has('host')) throw new Error('the database relay needs a TCP database URL');
+    const relay = new DbRelay({ host: u.hostname || 'localhost', port: Number(u.port || 5432) }, 0);
+    await relay.restore();
+    u.hostname = '127.0.0.1';
+    u.port = String(relay.port);
+    return { relay, url: u.toString() };
+  }
+
+  /** Accept connections again (on the same port). */
+  async restore(): Promise<void> {
+    if (this.server) return;
+    const server = createServer((client) => {
+      const upstream = connect(this.target);
+      for (const [from, to] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
+        this.sockets.add(from);
+        from.on('data', (chunk) => {
+          this.lastTraffic = Date.now();
+          to.write(chunk);
+        });
+        from.on('close', () => {
+          this.sockets.delete(from);
+          to.destroy();
+        });
+        from.on('error', () => to.destroy());
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  /** Drop every connection and refuse new ones. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+  }
 }
-process.exit(0);
+
+// Standalone: the servers scripts/run-tests.ts would share, started here when not given.
+const cleanups: Array<() => Promise<void>> = [];
+const log = (line: string) => process.stderr.write(`[record] ${line}\n`);
+if (!process.env.HERALD_TEST_TEMPORAL_ADDRESS) {
+  const server = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(process.env, log),
+    port: await freePort(),
+    namespace: 'default',
+  });
+  cleanups.push(() => server.stop());
+  // A crash skips the cleanups: never leave the server behind.
+  process.once('exit', () => server.process.kill('SIGKILL'));
+  process.env.HERALD_TEST_TEMPORAL_ADDRESS = server.address;
+  log(`Temporal dev server ${server.address}`);
+}
+if (!process.env.HERALD_TEST_ADMIN_DATABASE_URL) {
+  if (process.env.DATABASE_URL) process.env.HERALD_TEST_ADMIN_DATABASE_URL = process.env.DATABASE_URL;
+  else {
+    const dataDir = mkdtempSync(join(tmpdir(), 'herald-record-pg-'));
+    const embedded = await startEmbeddedPostgres(dataDir, await freePort());
+    cleanups.push(async () => {
+      await embedded.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    process.once('exit', () => {
+      // After a crash: stop the server too (a clean stop has removed its pid file).
+      const pidFile = join(dataDir, 'postmaster.pid');
+      if (!existsSync(pidFile)) return;
+      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      try {
+        if (pid > 0) process.kill(pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+    });
+    process.env.HERALD_TEST_ADMIN_DATABASE_URL = embedded.url;
+    log('Postgres: embedded');
+  }
+}
+delete process.env.DATABASE_URL;
+delete process.env.TEMPORAL_ADDRESS;
+// The storage-wait recording makes the database unreachable: every stack reaches it through a relay.
+let relay: DbRelay | undefined;
+if (want('storage-wait')) {
+  const started = await DbRelay.start(process.env.HERALD_TEST_ADMIN_DATABASE_URL);
+  relay = started.relay;
+  cleanups.push(() => relay!.cut());
+  process.env.HERALD_TEST_ADMIN_DATABASE_URL = started.url;
+}
+
+let exitCode = 0;
+try {
+  if (want('base')) {
+    const stack = await createTestStack();
+    try {
+      const ws = join(stack.home, 'ws');
+      mkdirSync(ws, { recursive: true });
+      writeFileSync(join(ws, 'a.txt'), 'A\n');
+      writeFileSync(join(ws, 'b.txt'), 'B\n');
+
+      // 1. Several turns, parallel reads, a terminal call, an unknown tool, then `end`.
+      stack.fake.script([
+        {
+          text: 'Reading both.',
+          toolCalls: [
+            { name: 'read_file', arguments: { path: 'a.txt' } },
+            { name: 'read_file', arguments: { path: 'b.txt' } },
+          ],
+        },
+        { toolCalls: [{ name: 'terminal', arguments: { command: 'cat a.txt b.txt | wc -l' } }] },
+        { toolCalls: [{ name: 'grep', arguments: { pattern: 'A' } }] },
+        { text: 'Two files, two lines.' },
+        { text: 'Anything else?' },
+      ]);
+      const conv = stack.herald.conversation('replay-multi-turn');
+      await conv.send('Read a.txt and b.txt and count lines', { id: 'r1', start: { cwd: ws } });
+      await conv.send('Thanks', { id: 'r2' });
+      await conv.end('recorded');
+      await stack.temporal.workflow.getHandle(conv.workflowId).result();
+      await save(stack.temporal, 'multi-turn-tools', conv.workflowId);
+
+      // 2. A stop during a model call, a queued signal message, continue-as-new after two turns.
+      stack.fake.script([
+        { text: 'slow…', hangAfterChunks: 1 },
+        { text: 'second turn' },
+        { text: 'third turn, new run' },
+      ]);
+      const c2 = stack.herald.conversation('replay-interrupt-can');
+      const pending = c2.send('start something slow', {
+        id: 's1',
+        start: { continueAsNewAfterTurns: 2, busyPolicy: 'queue' },
+      });
+      await stack.fake.waitForRequests(6);
+      await c2.stop('recording');
+      await pending;
+      await c2.send('next', { id: 's2' });
+      await eventually(async () => {
+        const d = await stack.temporal.workflow.getHandle(c2.workflowId).describe();
+        return d.runId !== d.raw.workflowExecutionInfo?.firstRunId;
+      });
+      await c2.send('after continue-as-new', { id: 's3' });
+      const first =
+        (await stack.temporal.workflow.getHandle(c2.workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ??
+        undefined;
+      await save(stack.temporal, 'interrupt-then-continue-as-new', c2.workflowId, first);
+      await c2.end('recorded');
+      await stack.temporal.workflow.getHandle(c2.workflowId).result();
+      await save(stack.temporal, 'after-continue-as-new', c2.workflowId);
+
+      // 3. Invalid input.
+      const bad = await stack.temporal.workflow.start('conversation', {
+        taskQueue: stack.taskQueue,
+        workflowId: 'session-replay-invalid',
+        args: [{ maxIterations: 0 }],
+      });
+      await bad.result().catch(() => {});
+      await save(stack.temporal, 'invalid-input', 'session-replay-invalid');
+
+      // 4. A todo list, a dangerous command approved, a clarify question answered, a manual compression,
+      //    then a parallel batch (with the batch deadline) in the compressed session.
+      mkdirSync(join(ws, 'build'), { recursive: true });
+      stack.fake.script([
+        {
+          toolCalls: [
+            {
+              name: 'todo',
+              arguments: {
+                todos: [
+                  { id: '1', content: 'clean the build', status: 'in_progress' },
+                  { id: '2', content: 'pick a database', status: 'pending' },
+                ],
+              },
+            },
+          ],
+        },
+        { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo cleaned' } }] },
+        {
+          toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }],
+        },
+        { text: 'Cleaned the build; using postgres.' },
+      ]);
+      const c4 = stack.herald.conversation('replay-human');
+      const p4 = c4.send('Clean the build, then set up a database', { id: 'h1', start: { cwd: ws } });
+      const approval = await eventually(async () => (await c4.state()).pending_approvals[0]);
+      await c4.approve(approval.request_id, 'once');
+      await eventually(async () => (await c4.state()).clarify);
+      await c4.answer('postgres');
+      await p4;
+      // Enough transcript that the compression has a middle to summarise.
+      stack.fake.script(Array.from({ length: 5 }, (_, i) => ({ text: `note ${i} ${'detail '.repeat(60)}` })));
+      for (let i = 0; i < 5; i++) await c4.send(`question ${i}`, { id: `q${i}` });
+      stack.fake.script([{ text: '## Goal\nClean and set up.\n## Remaining work\nnone' }]);
+      const compressed = await c4.compress('the database choice');
+      if (!compressed.compressed) throw new Error(`the recording needs a real compression: ${compressed.message}`);
+      stack.fake.script([
+        {
+          toolCalls: [
+            { name: 'read_file', arguments: { path: 'a.txt' } },
+            { name: 'search_files', arguments: { pattern: 'B' } },
+          ],
+        },
+        { text: 'Both read.' },
+      ]);
+      await c4.send('Read a.txt and find B', { id: 'h2' });
+      await c4.end('recorded');
+      await stack.temporal.workflow.getHandle(c4.workflowId).result();
+      await save(stack.temporal, 'human-todo-compress', c4.workflowId);
+
+      // 5. Delegation: two child agents that read a file each, then a child stopped with its parent.
+      const brief = (r: RecordedRequest) =>
+        (r.body.messages as Array<{ role: string; content: string | null }>).find((m) =>
+          m.content?.startsWith('YOUR TASK'),
+        )?.content;
+      let stopping = false;
+      stack.fake.reset().respond((r) => {
+        const messages = r.body.messages as Array<{ role: string; content: string | null }>;
+        const last = messages.at(-1)!;
+        const task = brief(r);
+        if (task) {
+          if (stopping) return { text: 'thinking…', hangAfterChunks: 1 };
+          const file = /\w\.txt/.exec(task)?.[0] ?? 'a.txt';
+          return last.role === 'user'
+            ? { toolCalls: [{ name: 'read_file', arguments: { path: file } }] }
+            : { text: `${file} holds ${last.content ?? ''}` };
+        }
+        if (last.role !== 'user') return { text: 'The children reported.' };
+        return {
+          toolCalls: [
+            {
+              name: 'delegate_task',
+              arguments: stopping
+                ? { goal: 'Think about a.txt' }
+                : { tasks: [{ goal: 'Read a.txt', context: 'In the workspace root.' }, { goal: 'Read b.txt' }] },
+            },
+          ],
+        };
+      });
+      const c5 = stack.herald.conversation('replay-delegation');
+      await c5.send('What do a.txt and b.txt hold?', { id: 'd1', start: { cwd: ws } });
+      stopping = true;
+      const p5 = c5.send('Think about a.txt', { id: 'd2' });
+      await eventually(() => stack.fake.requests.filter((r) => brief(r)?.includes('Think')).length > 0);
+      await c5.stop('recording');
+      await p5;
+      await c5.end('recorded');
+      await stack.temporal.workflow.getHandle(c5.workflowId).result();
+      await save(stack.temporal, 'delegation', c5.workflowId);
+      await save(stack.temporal, 'delegation-child', 'session-replay-delegation.d1-2-0');
+    } finally {
+      await stack.close();
+    }
+  }
+
+  if (want('background')) {
+    // 6. Background delegation: the reports come back as a second turn; a second batch is stopped.
+    const bg = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
+    try {
+      const ws = join(bg.home, 'ws');
+      mkdirSync(ws, { recursive: true });
+      writeFileSync(join(ws, 'a.txt'), 'A\n');
+      let hang = false;
+      bg.fake.respond((r) => {
+        const messages = r.body.messages as Array<{ role: string; content: string | null }>;
+        const last = messages.at(-1)!;
+        if (messages.some((m) => m.content?.startsWith('YOUR TASK'))) {
+          if (hang) return { text: 'thinking…', hangAfterChunks: 1 };
+          return last.role === 'user'
+            ? { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }
+            : { text: `a.txt holds ${last.content ?? ''}` };
+        }
+        if (last.content?.startsWith('[Background task results]')) return { text: 'The child reported.' };
+        if (last.role === 'user' && last.content !== 'carry on')
+          return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read a.txt' } }] };
+        return { text: 'Dispatched.' };
+      });
+      const c6 = bg.herald.conversation('replay-background');
+      await c6.send('What does a.txt hold?', { id: 'b1', start: { cwd: ws } });
+      await eventually(async () => {
+        const s = await c6.state();
+        return s.turn === 2 && s.status === 'idle';
+      });
+      hang = true;
+      await c6.send('Read it again', { id: 'b2' });
+      await eventually(async () => (await c6.state()).background_sessions.length === 1);
+      await c6.stop('recording');
+      await eventually(async () => (await c6.state()).background_sessions.length === 0);
+      await c6.send('carry on', { id: 'b3' });
+      await c6.end('recorded');
+      await bg.temporal.workflow.getHandle(c6.workflowId).result();
+      await save(bg.temporal, 'delegation-background', c6.workflowId);
+    } finally {
+      await bg.close();
+    }
+  }
+
+  // New scenarios (v3): paths none of the histories above take.
+  const failureScenarios = [
+    'fallback',
+    'smart-approval',
+    'storage-wait',
+    'budget-summary',
+    'truncation',
+    'steer',
+    'compression-in-turn',
+    'signals',
+  ] as const;
+  if (failureScenarios.some(want)) {
+    // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
+    const stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
+    try {
+      const ws = join(stack.home, 'ws');
+      mkdirSync(ws, { recursive: true });
+      writeFileSync(join(ws, 'a.txt'), 'A\n');
+      if (want('fallback')) await recordFallback(stack, ws);
+      if (want('smart-approval')) await recordSmartApproval(stack, ws);
+      if (want('storage-wait')) await recordStorageWait(stack, ws);
+      if (want('budget-summary')) await recordBudgetSummary(stack, ws);
+      if (want('truncation')) await recordTruncation(stack, ws);
+      if (want('steer')) await recordSteer(stack, ws);
+      if (want('compression-in-turn')) await recordCompressionInTurn(stack, ws);
+      if (want('signals')) await recordSignals(stack, ws);
+    } finally {
+      await stack.close();
+    }
+  }
+  if (want('credential-pool')) await recordCredentialPool();
+  if (want('child-deadline')) await recordChildDeadline();
+} catch (err) {
+  console.error(err);
+  exitCode = 1;
+} finally {
+  for (const c of cleanups.reverse()) await c().catch((err: unknown) => log(`cleanup failed: ${String(err)}`));
+}
+process.exit(exitCode);
+
+type WireMessage = { role: string; content: string | null };
+function messagesOf(r: RecordedRequest): WireMessage[] {
+  return r.body.messages as WireMessage[];
+}
+
+async function endConversation(stack: TestStack, workflowId: string): Promise<void> {
+  await stack.temporal.workflow.getHandle(workflowId).signal('end', { reason: 'recorded' });
+  await stack.temporal.workflow.getHandle(workflowId).result();
+}
+
+async function statusEvents(stack: TestStack, sessionId: string, kind: string) {
+  return (await stack.events(sessionId)).filter((e) => e.kind === 'status' && e.payload.kind === kind);
+}
+
+/**
+ * Provider fallback: three server errors exhaust the primary → the backup; a billing error (never
+ * retried) → the backup at once, the primary cooling down; during the cooldown the turn starts on
+ * the backup, which keeps failing: once more round the chain after a pause, then the turn fails.
+ */
+async function recordFallback(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const byModel = (model: string) => stack.fake.requests.filter((r) => r.body.model === model).length;
+  const start: StartOptions = {
+    cwd: ws,
+    fallbackProviders: [{ provider: 'custom', model: 'backup-model', baseUrl: stack.fake.url }],
+  };
+  const conv = stack.herald.conversation('replay-fallback');
+  stack.fake.script([{ status: 500 }, { status: 500 }, { status: 500 }], 'fake-model');
+  stack.fake.script([{ text: 'answered by the backup' }], 'backup-model');
+  const r1 = await conv.send('hello', { id: 'fb1', start });
+  expect(r1.model === 'backup-model' && r1.final_response === 'answered by the backup', 'turn 1 fell back');
+
+  stack.fake.script([{ status: 402, error: { message: 'Insufficient credits on this account' } }], 'fake-model');
+  stack.fake.script([{ text: 'the backup again' }], 'backup-model');
+  const r2 = await conv.send('again', { id: 'fb2' });
+  expect(r2.model === 'backup-model' && byModel('fake-model') === 4, 'turn 2 fell back after one billing error');
+
+  stack.fake.script(
+    Array.from({ length: 6 }, () => ({ status: 503, error: { message: 'The server is overloaded' } })),
+    'backup-model',
+  );
+  const r3 = await conv.send('and now?', { id: 'fb3' });
+  expect(r3.failed && r3.turn_exit_reason === 'model_error', `turn 3 failed: ${JSON.stringify(r3)}`);
+  expect(byModel('fake-model') === 4 && byModel('backup-model') === 8, 'turn 3 skipped the cooling primary');
+  expect((await statusEvents(stack, 'replay-fallback', 'fallback')).length === 2, 'two fallbacks');
+  expect((await statusEvents(stack, 'replay-fallback', 'retry')).length === 1, 'one restart of the chain');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'fallback', conv.workflowId);
+}
+
+/**
+ * Credential pool: a second rate limit on key 1 rotates to key 2; an auth failure runs the refresh
+ * hook, which finds a new value for key 2 in credentials.env; another auth failure finds nothing
+ * new, so the pool rotates back to key 1.
+ */
+async function recordCredentialPool(): Promise<void> {
+  const stack = await createTestStack({
+    env: { POOL_KEY_A: 'key-a-1234567890', POOL_KEY_B: 'key-b-1234567890' },
+    configYaml:
+      'retry: { baseDelaySeconds: 0.1, maxDelaySeconds: 0.5 }\nproviders:\n  custom:\n    credentialPool: [POOL_KEY_A, POOL_KEY_B]\n',
+  });
+  try {
+    const keys = () => stack.fake.requests.map((r) => r.headers.authorization);
+    const conv = stack.herald.conversation('replay-pool');
+    stack.fake.script([{ status: 429 }, { status: 429 }, { text: 'the second key works' }]);
+    await conv.send('hello', { id: 'p1', start: {} });
+    stack.fake.script([{ status: 401, error: { message: 'Incorrect API key provided' } }, { text: 'refreshed key' }]);
+    writeFileSync(join(stack.home, 'credentials.env'), 'POOL_KEY_B=key-b-refreshed-0987654321\n');
+    await conv.send('again', { id: 'p2' });
+    stack.fake.script([{ status: 401, error: { message: 'Incorrect API key provided' } }, { text: 'back on key 1' }]);
+    const r3 = await conv.send('once more', { id: 'p3' });
+    expect(r3.final_response === 'back on key 1', 'turn 3 answered');
+    const a = 'Bearer key-a-1234567890';
+    const b = 'Bearer key-b-1234567890';
+    const b2 = 'Bearer key-b-refreshed-0987654321';
+    expect(JSON.stringify(keys()) === JSON.stringify([a, a, b, b, b2, b2, a]), `keys used: ${keys().join(', ')}`);
+    expect((await statusEvents(stack, 'replay-pool', 'credential_rotated')).length === 2, 'two rotations');
+    stack.fake.assertDone();
+    await endConversation(stack, conv.workflowId);
+    await save(stack.temporal, 'credential-pool', conv.workflowId);
+  } finally {
+    await stack.close();
+  }
+}
+
+/** `smart` approvals: the auxiliary model approves a low-risk delete; it escalates another, which the user denies. */
+async function recordSmartApproval(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  mkdirSync(join(ws, 'dist'), { recursive: true });
+  const conv = stack.herald.conversation('replay-smart');
+  stack.fake.script([
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf dist' } }] },
+    { text: 'APPROVE' },
+    { text: 'cleaned dist' },
+  ]);
+  const r1 = await conv.send('clean', { id: 'sm1', start: { cwd: ws, approvals: { mode: 'smart' } } });
+  expect(r1.final_response === 'cleaned dist', 'turn 1 answered');
+  expect(
+    /review shell commands/.test(messagesOf(stack.fake.requests[1]!)[0]!.content ?? ''),
+    'the auxiliary model reviewed',
+  );
+  stack.fake.script([
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'chmod 777 secrets' } }] },
+    { text: 'ESCALATE' },
+    { text: 'Left the permissions alone.' },
+  ]);
+  const p2 = conv.send('open up secrets', { id: 'sm2' });
+  const approval = await eventually(async () => (await conv.state()).pending_approvals[0]);
+  await conv.approve(approval.request_id, 'deny');
+  expect((await p2).final_response === 'Left the permissions alone.', 'turn 2 answered');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'smart-approval', conv.workflowId);
+}
+
+/**
+ * Storage wait: the database becomes unreachable while the model answers (every connection cut,
+ * new ones refused); the reply cannot be saved and the retries cannot load the transcript, so the
+ * workflow waits (a 15 s timer) and calls again once it is back.
+ */
+async function recordStorageWait(stack: TestStack, ws: string): Promise<void> {
+  if (!relay) throw new Error('the storage-wait recording needs the database relay');
+  const db = relay;
+  stack.fake.reset();
+  const conv = stack.herald.conversation('replay-storage');
+  // Asked again after the wait, the model answers the same (a worker may also keep the first reply).
+  stack.fake.script([{ text: 'the answer', delayMs: 3000 }]).respond(() => ({ text: 'the answer' }));
+  const pending = conv.send('hello', { id: 'st1', start: { cwd: ws } });
+  await stack.fake.waitForRequests(1);
+  try {
+    // Cut once the worker is quiet (waiting for the delayed reply): a pg client that loses its
+    // connection inside withTransaction (activities/store/db.ts) has no error listener, and its
+    // 'error' event would take this process, worker and all, down.
+    await eventually(() => Date.now() - db.lastTraffic > 300, 10_000, 50);
+    await db.cut();
+    // The model-call activity gives up (three attempts), then the workflow starts its wait.
+    await eventually(
+      async () =>
+        (await stack.temporal.workflow.getHandle(conv.workflowId).fetchHistory()).events?.some(
+          (e) => e.activityTaskFailedEventAttributes,
+        ),
+      60_000,
+    );
+  } finally {
+    await db.restore();
+  }
+  const r = await pending;
+  expect(r.final_response === 'the answer', `answered: ${JSON.stringify(r)}`);
+  const history = await stack.temporal.workflow.getHandle(conv.workflowId).fetchHistory();
+  expect(
+    history.events?.some((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 15),
+    'the workflow waited for the database',
+  );
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'storage-wait', conv.workflowId);
+}
+
+/** The iteration budget runs out: one last tool-less call asks for a summary. */
+async function recordBudgetSummary(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const conv = stack.herald.conversation('replay-budget');
+  stack.fake.script([
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+    { text: 'I read a.txt twice; next, summarise it.' },
+  ]);
+  const r = await conv.send('loop', { id: 'bu1', start: { cwd: ws, maxIterations: 2 } });
+  expect(r.turn_exit_reason === 'budget_exhausted', 'the budget ran out');
+  expect(stack.fake.requests[2]!.body.tool_choice === 'none', 'the summary call had no tools');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'budget-summary', conv.workflowId);
+}
+
+/**
+ * A reply cut off by the output limit is continued (CONTINUE_PROMPT, a raised cap); then calls that
+ * are asked again: broken JSON arguments (silently) and an empty reply after tools (with a nudge).
+ */
+async function recordTruncation(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const conv = stack.herald.conversation('replay-truncation');
+  stack.fake.script([{ text: 'The first half, ', finishReason: 'length' }, { text: 'and the second half.' }]);
+  const r1 = await conv.send('write', { id: 'tr1', start: { cwd: ws } });
+  expect(r1.final_response === 'The first half, and the second half.', 'turn 1 continued');
+  stack.fake.script([
+    { toolCalls: [{ name: 'read_file', arguments: '{"path": "a.txt"' }] },
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+    { text: '   ' },
+    { text: 'a.txt says A' },
+  ]);
+  const r2 = await conv.send('read a.txt', { id: 'tr2' });
+  expect(r2.final_response === 'a.txt says A', 'turn 2 answered');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'truncation', conv.workflowId);
+}
+
+/**
+ * busyPolicy `steer`: a message posted during a tool call reaches the next model call; a steer
+ * signal during a model call that ends the turn becomes the next user message.
+ */
+async function recordSteer(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const conv = stack.herald.conversation('replay-steer');
+  stack.fake.script([
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1.5; echo slept' } }] },
+    { text: 'Switched to the new plan.' },
+  ]);
+  const p1 = conv.send('do the old plan', { id: 'se1', start: { cwd: ws, busyPolicy: 'steer' } });
+  await eventually(async () => (await stack.events('replay-steer')).some((e) => e.kind === 'tool.started'));
+  await conv.post('actually, use the new plan', 'se1-steer');
+  expect((await p1).final_response === 'Switched to the new plan.', 'turn 1 answered');
+  expect(/OUT-OF-BAND USER MESSAGE/.test(messagesOf(stack.fake.requests[1]!).at(-1)!.content ?? ''), 'steered');
+  stack.fake.script([{ text: 'a slow first answer', chunkDelayMs: 200 }, { text: 'handled the steer' }]);
+  const p2 = conv.send('hello', { id: 'se2' });
+  await stack.fake.waitForRequests(3);
+  await conv.steer('and mention the weather');
+  await p2;
+  await eventually(async () => {
+    const s = await conv.state();
+    return s.turn === 3 && s.status === 'idle';
+  });
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'steer', conv.workflowId);
+}
+
+/**
+ * Compression inside a turn: after a tool call the reported prompt is over the threshold of a
+ * 8K window, so the turn compresses (post_tool) and continues in the new session; the next turn's
+ * call overflows the window and is compressed and retried (overflow). The session starts from
+ * seeded history, which keeps the recording short.
+ */
+async function recordCompressionInTurn(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const id = 'replay-compress-turn';
+  const conv = stack.herald.conversation(id);
+  // Earlier turns seeded as input history: enough transcript that the compression has a middle.
+  const history = Array.from({ length: 5 }, (_, i) => [
+    { role: 'user' as const, content: `question ${i}` },
+    { role: 'assistant' as const, content: `note ${i} ${'detail '.repeat(250)}` },
+  ]).flat();
+  const start: StartOptions = { cwd: ws, contextLength: 8192, toolsets: ['read_file'], history };
+  stack.fake.script([
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }], usage: { prompt: 4500 } },
+    { text: '## Goal\nAnswer the questions.\n## Remaining work\nnone' },
+    { text: 'a.txt holds A' },
+  ]);
+  const r = await conv.send('read a.txt', { id: 'ct1', start });
+  expect(
+    r.final_response === 'a.txt holds A' && r.session_id === `${id}.1`,
+    `compressed in the turn: ${JSON.stringify(r)}`,
+  );
+  stack.fake.script([
+    {
+      status: 400,
+      error: {
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+        code: 'context_length_exceeded',
+      },
+    },
+    { text: '## Goal\nAnswer the questions.\n## Remaining work\nnone, still' },
+    { text: 'answered after compression' },
+  ]);
+  const r2 = await conv.send('one more', { id: 'ct2' });
+  expect(
+    r2.final_response === 'answered after compression' && r2.session_id === `${id}.2`,
+    `overflow: ${JSON.stringify(r2)}`,
+  );
+  const reasons = (await statusEvents(stack, id, 'compression'))
+    .filter((e) => e.payload.state === 'started')
+    .map((e) => e.payload.reason);
+  expect(JSON.stringify(reasons) === '["post_tool","overflow"]', `compressions: ${reasons.join(', ')}`);
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'compression-in-turn', conv.workflowId);
+}
+
+/**
+ * Raw signals instead of updates: `userMessage` (object and string forms, a repeat and a malformed
+ * one ignored) and `approve` (and one for a request that does not exist, ignored).
+ */
+async function recordSignals(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  mkdirSync(join(ws, 'build2'), { recursive: true });
+  const conv = await stack.herald.start({ sessionId: 'replay-signals', cwd: ws });
+  const handle = stack.temporal.workflow.getHandle(conv.workflowId);
+  const idleAfter = (turn: number) =>
+    eventually(async () => {
+      const s = await conv.state();
+      return s.turn === turn && s.status === 'idle';
+    });
+  stack.fake.script([
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build2 && echo removed' } }] },
+    { text: 'Removed build2.' },
+  ]);
+  await handle.signal('userMessage', { text: 'Clean build2', id: 'sig-1' });
+  const approval = await eventually(async () => (await conv.state()).pending_approvals[0]);
+  await handle.signal('approve', { requestId: 'no-such-request', decision: 'once' });
+  await handle.signal('approve', { requestId: approval.request_id, decision: 'once' });
+  await idleAfter(1);
+  await handle.signal('userMessage', { text: 'Clean build2', id: 'sig-1' });
+  await handle.signal('userMessage', { nonsense: true });
+  stack.fake.script([{ text: 'Second answer.' }]);
+  await handle.signal('userMessage', 'And a plain string');
+  await idleAfter(2);
+  expect((await conv.state()).last_result?.final_response === 'Second answer.', 'turn 2 answered');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'signals', conv.workflowId);
+}
+
+/** A child agent runs past `delegation.childTimeoutSeconds`: stopped, reported as timed out. */
+async function recordChildDeadline(): Promise<void> {
+  const stack = await createTestStack({
+    configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\ndelegation: { childTimeoutSeconds: 3 }\n',
+  });
+  try {
+    const ws = join(stack.home, 'ws');
+    mkdirSync(ws, { recursive: true });
+    stack.fake.respond((r) => {
+      const messages = messagesOf(r);
+      if (messages.some((m) => m.role === 'user' && m.content?.startsWith('YOUR TASK')))
+        return { text: 'slow', hangAfterChunks: 1 };
+      if (messages.at(-1)!.role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Take forever' } }] };
+      return { text: 'The child timed out.' };
+    });
+    const conv = stack.herald.conversation('replay-child-deadline');
+    const r = await conv.send('go', { id: 'cd1', start: { cwd: ws } });
+    expect(r.final_response === 'The child timed out.', 'the parent answered');
+    const tool = (await stack.transcript('replay-child-deadline')).find((m) => m.role === 'tool');
+    const [report] = parseDelegationResult(tool?.content ?? '');
+    expect(report?.status === 'timeout', `the child timed out: ${JSON.stringify(report)}`);
+    const child = `session-${report!.session_id}`;
+    await stack.temporal.workflow.getHandle(child).result();
+    await endConversation(stack, conv.workflowId);
+    await save(stack.temporal, 'child-deadline', conv.workflowId);
+    await save(stack.temporal, 'child-deadline-child', child);
+  } finally {
+    await stack.close();
+  }
+}

@@ -14,10 +14,13 @@ import { ensureTemporalCli } from '../runtime/temporal-cli.js';
 import { startEmbeddedPostgres } from '../workers/embedded-postgres.js';
 import { startTemporalDevServer } from '../workers/temporal-dev-server.js';
 import { WORKFLOWS_PATH } from '../workers/worker.js';
+import { PAYLOAD_CONVERTER_PATH } from '../runtime/data-converter.js';
 
 const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const only = args.filter((a) => !a.startsWith('--'));
+/** `--name=<regex>`: only tests whose name matches (node's --test-name-pattern). */
+const namePatterns = args.filter((a) => a.startsWith('--name=')).map((a) => `--test-name-pattern=${a.slice(7)}`);
 
 function findTests(dir: string): string[] {
   const out: string[] = [];
@@ -66,6 +69,7 @@ try {
 
     const bundle = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
+      payloadConverterPath: PAYLOAD_CONVERTER_PATH,
       logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
     });
     const bundlePath = join(tmp, 'workflow-bundle.js');
@@ -80,7 +84,7 @@ try {
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files],
+      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...namePatterns, ...files],
       {
         cwd: PROJECT_ROOT,
         env,

@@ -22,6 +22,7 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { installRedactor, workerSecrets } from '../runtime/secrets.js';
+import { workerDataConverter } from '../runtime/data-converter.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -152,6 +153,17 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         ? { workflowBundle: { codePath: bundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    dataConverter: workerDataConverter(),
+    // Versioned: each run stays on its build (PINNED) and moves at continue-as-new (workflows/run.ts).
+    ...(config.deployment
+      ? {
+          workerDeploymentOptions: {
+            version: { deploymentName: config.deployment.name, buildId: config.deployment.buildId },
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: 'PINNED' as const,
+          },
+        }
+      : {}),
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',
     defaultHeartbeatThrottleInterval: '500 ms',

@@ -5,10 +5,10 @@
  */
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
-import { NON_RETRYABLE_REASONS } from '../common/error-reasons.js';
+import { NON_RETRYABLE_REASONS, STORE_REJECTED } from '../common/error-reasons.js';
 
 /** Errors that mean "this cannot work", never retried by Temporal. */
-const NON_RETRYABLE_STORE = ['InvalidInput', 'ConfigError'];
+const NON_RETRYABLE_STORE = ['InvalidInput', 'ConfigError', STORE_REJECTED];
 
 /** Postgres writes and reads: short attempts, patient retries (a restarting database is survivable). */
 export const store = proxyActivities<HeraldActivities>({
@@ -61,6 +61,30 @@ export function toolActivities(summary: string, timeoutSeconds: number, taskQueu
     },
   });
 }
+
+/**
+ * `smart` approvals ask the auxiliary model about a command: a model call, so model-call
+ * timeouts, and few attempts — when it cannot answer, the human is asked instead.
+ */
+export const assessment = proxyActivities<HeraldActivities>({
+  summary: 'assess command',
+  startToCloseTimeout: '2 minutes',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 2,
+    nonRetryableErrorTypes: [...NON_RETRYABLE_REASONS, ...NON_RETRYABLE_STORE],
+  },
+});
+
+/** Closing the session row when the conversation ends: retried as long as it takes, since the row must not stay open. */
+export const closing = proxyActivities<HeraldActivities>({
+  startToCloseTimeout: '30 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '60 seconds' },
+});
 
 /** A compression: a summary call plus database writes; heartbeats while the summariser runs. */
 export const compression = proxyActivities<HeraldActivities>({

@@ -6,7 +6,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { TurnExitReason } from '../common/contract.js';
 import type { FailureReason } from '../common/error-reasons.js';
-import { STORAGE_UNAVAILABLE, isFailureReason } from '../common/error-reasons.js';
+import { STORAGE_UNAVAILABLE, STORE_REJECTED, isFailureReason } from '../common/error-reasons.js';
 
 export class TurnEnd extends Error {
   constructor(
@@ -20,7 +20,7 @@ export class TurnEnd extends Error {
   }
 }
 
-export type FailureKind = FailureReason | 'storage';
+export type FailureKind = FailureReason | 'storage' | 'rejected';
 
 /** The failure reason of a failed model-call activity. */
 export function failureKindOf(err: unknown): FailureKind | undefined {
@@ -29,6 +29,7 @@ export function failureKindOf(err: unknown): FailureKind | undefined {
   if (cause instanceof TimeoutFailure) return 'timeout';
   if (cause instanceof ApplicationFailure) {
     if (cause.type === STORAGE_UNAVAILABLE) return 'storage';
+    if (cause.type === STORE_REJECTED) return 'rejected';
     return isFailureReason(cause.type) ? cause.type : 'unknown';
   }
   return 'unknown';

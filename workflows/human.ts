@@ -5,7 +5,7 @@
  */
 import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
 import type { ToolCallRef } from '../common/tool-batch.js';
-import { store } from './activities.js';
+import { assessment, store } from './activities.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
@@ -59,11 +59,13 @@ export async function gateCommand(
 
   const requestId = `${p.turnId}:${call.id}`;
   if (s.approvalMode === 'smart') {
-    const verdict = await store.assessCommand({
-      auxiliary: s.auxiliary,
-      command: check.command,
-      description: check.description,
-    });
+    // When the assessor cannot answer, the human decides (its failure is not the turn's).
+    const verdict = await assessment
+      .assessCommand({ auxiliary: s.auxiliary, command: check.command, description: check.description })
+      .catch((err: unknown) => {
+        if (isCancellation(err)) throw err;
+        return 'escalate' as const;
+      });
     if (verdict === 'approve') {
       approveForSession(s, call, byCommand, 'command');
       return { run: true };

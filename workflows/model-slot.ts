@@ -103,6 +103,8 @@ export async function callModelSlot(
       if (kind === undefined) throw err;
       // The steer text was stored with the transcript on the first attempt; never append it twice.
       steer = undefined;
+      // The database refused the reply for good: no other provider or retry can help.
+      if (kind === 'rejected') throw new TurnEnd('internal_error', rootMessage(err));
       if (kind === 'storage') {
         storageWaits += 1;
         if (storageWaits > MAX_STORAGE_WAITS)

@@ -90,6 +90,10 @@ export interface ConversationState {
   subagent?: SubagentInfo;
   /** The tool sandbox as prepared (absent in runs prepared before the sandbox existed). */
   sandbox?: ConversationSandbox;
+  /** Reports of background children the user stopped: they wait for the user's next message. */
+  heldReports?: QueuedMessage[];
+  /** Signals this conversation ignored (malformed, over a bound, too late), across runs. */
+  ignoredSignals?: { count: number; lastReason: string | null };
 }
 
 export interface ApprovalRequest {
@@ -138,6 +142,29 @@ const providerRefSchema = z.object({
   maxOutputTokens: z.number().optional(),
 });
 
+const queuedMessageSchema = z.object({ id: z.string(), text: z.string(), awaited: z.boolean() });
+
+const approvalRequestSchema = z.object({
+  requestId: z.string(),
+  tool: z.string(),
+  command: z.string(),
+  reason: z.string(),
+  rules: z.array(z.string()),
+  requestedAt: z.number(),
+  timeoutSeconds: z.number(),
+  decision: z.enum(['once', 'session', 'always', 'deny']).optional(),
+  scope: z.enum(['command', 'rule']).optional(),
+});
+
+const clarifyRequestSchema = z.object({
+  requestId: z.string(),
+  question: z.string(),
+  choices: z.array(z.string()),
+  askedAt: z.number(),
+  timeoutSeconds: z.number(),
+  answer: z.string().optional(),
+});
+
 /** Carried state is internal, but it arrives as workflow input: validate it like any input. */
 export const carriedStateSchema = z.object({
   conversationId: z.string().min(1),
@@ -155,7 +182,7 @@ export const carriedStateSchema = z.object({
   busyPolicy: z.enum(BUSY_POLICIES),
   sessionUsage: usageSchema,
   sessionApiCalls: z.number().int().min(0),
-  queue: z.array(z.object({ id: z.string(), text: z.string(), awaited: z.boolean() })),
+  queue: z.array(queuedMessageSchema),
   pendingSteer: z.array(z.string()),
   recentResults: z.array(z.object({ id: z.string(), result: z.any() })),
   lastResult: z.any().nullable(),
@@ -184,8 +211,8 @@ export const carriedStateSchema = z.object({
   sessionApprovedRules: z.array(z.string().max(200)).max(500).default([]),
   sessionApprovedCommands: z.array(z.string().max(100)).max(500).default([]),
   // Requests live only while a turn waits; none is pending at continue-as-new.
-  pendingApprovals: z.array(z.any()).default([]),
-  clarify: z.any().nullable().default(null),
+  pendingApprovals: z.array(approvalRequestSchema).max(100).default([]),
+  clarify: clarifyRequestSchema.nullable().default(null),
   todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
   toolTaskQueue: z.string().optional(),
   // The config file's schema: state carried before a field existed gets that field's default.
@@ -196,6 +223,10 @@ export const carriedStateSchema = z.object({
   sandbox: z
     .object({ network: networkPolicySchema, active: z.boolean(), warning: z.string().max(2000).optional() })
     .optional(),
+  heldReports: z.array(queuedMessageSchema).max(64).default([]),
+  ignoredSignals: z
+    .object({ count: z.number().int().min(0), lastReason: z.string().max(500).nullable() })
+    .default({ count: 0, lastReason: null }),
 });
 
 export const RECENT_RESULTS_KEPT = 20;
@@ -204,7 +235,7 @@ export const RECENT_RESULTS_KEPT = 20;
  * Results kept for repeated message ids travel with continue-as-new: their text is capped so the
  * carried state stays far below Temporal's 2 MB payload limit (the full reply is in the transcript).
  */
-export const REMEMBERED_TEXT_CHARS = 20_000;
+export const REMEMBERED_TEXT_CHARS = 8_000;
 
 function compact(result: TurnResult): TurnResult {
   const text = result.final_response;
@@ -239,6 +270,7 @@ export function stateView(
   runTurns: number,
   ended: boolean,
   backgroundSessions: string[] = [],
+  ignored: { count: number; lastReason: string | null } = { count: 0, lastReason: null },
 ): ConversationStateView {
   return {
     status: ended ? 'ended' : (live?.status ?? 'idle'),
@@ -282,6 +314,7 @@ export function stateView(
     background_sessions: backgroundSessions,
     parent_session_id: s.subagent?.parentSessionId ?? null,
     run_turns: runTurns,
+    ignored_messages: { count: ignored.count, last_reason: ignored.lastReason },
     sandbox: s.sandbox
       ? { active: s.sandbox.active, network: describeNetwork(s.sandbox.network), warning: s.sandbox.warning ?? null }
       : null,

@@ -25,6 +25,8 @@ export class TurnProgress {
   /** Sessions of the child agents this turn is waiting for. */
   children: string[] = [];
   stopRequested = false;
+  /** The message id was answered before (found in the store): nothing ran, the old result stands. */
+  duplicate = false;
   scope: CancellationScope | undefined;
   /** Role of the newest message this turn put in the transcript. */
   tailRole: 'user' | 'assistant' | 'tool' = 'user';

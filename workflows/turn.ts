@@ -108,6 +108,12 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
       tools: s.tools,
     }),
   );
+  if (recorded?.duplicate) {
+    // An id this conversation answered in an earlier execution, past the results kept in state:
+    // its result again, nothing recorded or run twice.
+    progress.duplicate = true;
+    return recorded.duplicate;
+  }
   s.nextSeq = userSeq + 1;
 
   const scope = new CancellationScope();

@@ -28,9 +28,12 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { DelegateArgs } from '../tools/delegate.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall } from './dispatch.js';
 import { boundCallRefs, capToolCalls } from './reply-limits.js';
+import { keepReply, takeReply } from './reply-cache.js';
+import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
+import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import type { ModelResponse } from './types.js';
-import { STORAGE_UNAVAILABLE } from '../../common/error-reasons.js';
+import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 
 const PREVIEW_CHARS = 200;
 
@@ -38,13 +41,29 @@ const PREVIEW_CHARS = 200;
 const MAX_RESULT_TEXT = 200_000;
 const NO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
 
-/** The database could not be reached: retryable, and the workflow waits longer than for a provider. */
+/**
+ * A database failure while `doing`: unreachable for now is retryable (the workflow waits longer
+ * than for a provider); anything else fails for good at once (it would on every retry).
+ */
 export function storageFailure(err: unknown, doing: string): ApplicationFailure {
+  const message = (err as Error).message ?? String(err);
+  if (!isTransientDbError(err))
+    return ApplicationFailure.create({
+      type: STORE_REJECTED,
+      message: `the database refused ${doing}: ${message}`,
+      nonRetryable: true,
+    });
   return ApplicationFailure.create({
     type: STORAGE_UNAVAILABLE,
-    message: `the database is unavailable while ${doing}: ${(err as Error).message ?? String(err)}`,
+    message: `the database is unavailable while ${doing}: ${message}`,
     nonRetryable: false,
   });
+}
+
+/** How long a provider's stream may send nothing: its own setting, the model section's, or the default. */
+function stallSecondsFor(file: ActivityDeps['config']['file'], provider: string): number {
+  const own = (file.providers as Record<string, { streamStallSeconds?: number } | undefined>)[provider];
+  return own?.streamStallSeconds ?? file.model.streamStallSeconds ?? DEFAULT_STREAM_STALL_SECONDS;
 }
 
 export function modelActivities(deps: ActivityDeps) {
@@ -88,36 +107,55 @@ export function modelActivities(deps: ActivityDeps) {
         const target = messages[lastUser];
         if (target) messages[lastUser] = { ...target, content: `${target.content ?? ''}\n\n${extra.join('\n\n')}` };
       }
+      const slotKey = `${a.sessionId}:${a.seq}:${a.turnId}`;
+      const kept = takeReply(slotKey);
+      const watch = watchStall(ctx.cancellationSignal, stallSecondsFor(config.file, ref.provider) * 1000);
+      const progress = () => {
+        watch.progress();
+        ctx.heartbeat({ phase: 'model', attempt, lastProgressAt: watch.lastProgressAt() });
+      };
       let response: ModelResponse;
       try {
-        response = await dispatchModelCall(
-          ref,
-          {
-            model: ref.model,
-            messages,
-            tools: deps.tools.schemas(a.tools),
-            maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
-            cacheTtl: config.file.model.promptCacheTtl,
-            toolChoiceNone: a.toolChoiceNone,
-          },
-          {
-            signal: ctx.cancellationSignal,
-            sink: {
-              text: (d) => pub.textDelta(d),
-              reasoning: (d) => pub.reasoningDelta(d),
-              toolGenerating: (name) => pub.emit('tool.generating', { name, iteration: a.iteration }),
-              alive: () => ctx.heartbeat({ phase: 'model', attempt }),
+        response =
+          kept ??
+          (await dispatchModelCall(
+            ref,
+            {
+              model: ref.model,
+              messages,
+              tools: deps.tools.schemas(a.tools),
+              maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
+              cacheTtl: config.file.model.promptCacheTtl,
+              toolChoiceNone: a.toolChoiceNone,
             },
-          },
-          {
-            env: deps.env,
-            timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
-            credentialIndex: a.credentialIndex,
-          },
-        );
+            {
+              signal: watch.signal,
+              sink: {
+                text: (d) => {
+                  progress();
+                  pub.textDelta(d);
+                },
+                reasoning: (d) => {
+                  progress();
+                  pub.reasoningDelta(d);
+                },
+                toolGenerating: (name) => {
+                  progress();
+                  pub.emit('tool.generating', { name, iteration: a.iteration });
+                },
+                alive: progress,
+              },
+            },
+            {
+              env: deps.env,
+              timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
+              credentialIndex: a.credentialIndex,
+            },
+          ));
       } catch (err) {
         const durationMs = Date.now() - started;
         stopHeartbeat();
+        watch.stop();
         if (ctx.cancellationSignal.aborted) {
           await recordModelCall(
             db,
@@ -128,17 +166,19 @@ export function modelActivities(deps: ActivityDeps) {
           const reason: unknown = ctx.cancellationSignal.reason;
           throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
         }
-        const failure = toModelFailure(err, {
-          provider: ref,
-          attempt,
-          messageCount: messages.length,
-          retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
-          backoff: {
-            baseMs: config.file.retry.baseDelaySeconds * 1000,
-            capMs: config.file.retry.maxDelaySeconds * 1000,
-            maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
-          },
-        });
+        const failure = watch.stalled()
+          ? watch.failure()
+          : toModelFailure(err, {
+              provider: ref,
+              attempt,
+              messageCount: messages.length,
+              retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
+              backoff: {
+                baseMs: config.file.retry.baseDelaySeconds * 1000,
+                capMs: config.file.retry.maxDelaySeconds * 1000,
+                maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
+              },
+            });
         await recordModelCall(db, {
           ...ledgerEntry(a, attempt, 'error', priceUsage(NO_TOKENS, undefined), durationMs, ref.model),
           errorType: failure.type ?? 'unknown',
@@ -162,6 +202,11 @@ export function modelActivities(deps: ActivityDeps) {
           finishReason: response.finishReason,
         });
         const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
+        // The call is paid for: its usage is recorded before anything else can fail.
+        if (!kept)
+          await recordModelCall(db, ledgerEntry(a, attempt, 'ok', usage, Date.now() - started, response.model)).catch(
+            (err: unknown) => deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded'),
+          );
         const capped = capToolCalls(uniqueCallIds(response.toolCalls, a.seq));
         const toolCalls = capped.calls;
         const terminal = toolCalls.some((c) => c.function.name === 'terminal');
@@ -178,7 +223,6 @@ export function modelActivities(deps: ActivityDeps) {
           turnId: a.turnId,
         });
         const durationMs = Date.now() - started;
-        await recordModelCall(db, ledgerEntry(a, attempt, 'ok', usage, durationMs, response.model));
         pub.emit('thinking', { state: 'stopped', durationMs });
         await pub.flush();
         const isFinal = toolCalls.length === 0;
@@ -202,9 +246,13 @@ export function modelActivities(deps: ActivityDeps) {
           durationMs,
         };
       } catch (err) {
-        throw storageFailure(err, 'saving the reply');
+        // A moment's outage: the retry saves this reply, without calling the provider again.
+        // Anything else would fail the same way on every retry, each one a paid call: it fails now.
+        if (isTransientDbError(err)) keepReply(slotKey, response);
+        throw storageFailure(err, "saving the model's reply");
       } finally {
         stopHeartbeat();
+        watch.stop();
       }
     },
   };

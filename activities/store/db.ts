@@ -45,16 +45,24 @@ function guardQueries(client: pg.PoolClient, redact: boolean): void {
 /** Run `fn` in a transaction on one client. */
 export async function withTransaction<T>(db: Db, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  // A connection lost while the client is held emits 'error' on it; unheard, that kills the process.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    if (!lost) await client.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A broken connection is destroyed, not returned to the pool.
+    client.release(lost);
   }
 }
 

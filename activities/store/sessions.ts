@@ -103,6 +103,31 @@ export async function sessionMarkerNonce(db: Db, id: string): Promise<string> {
   return nonce;
 }
 
+/**
+ * The newest session of a conversation's compression lineage (`<id>.1`, `<id>.2`, …) when the
+ * session being resumed has compressed; undefined when it never did.
+ */
+export async function latestInLineage(
+  db: Db,
+  conversationId: string,
+  sessionId: string,
+): Promise<{ sessionId: string; compressions: number } | undefined> {
+  if (sessionId !== conversationId) return undefined;
+  const r = await db.query<{ id: string }>('SELECT id FROM sessions WHERE conversation_id = $1', [conversationId]);
+  let best: { sessionId: string; compressions: number } | undefined;
+  for (const { id } of r.rows) {
+    if (!id.startsWith(`${conversationId}.`)) continue;
+    const n = Number(id.slice(conversationId.length + 1));
+    if (Number.isInteger(n) && n > 0 && n > (best?.compressions ?? 0)) best = { sessionId: id, compressions: n };
+  }
+  return best;
+}
+
+/** A resumed session is live again. */
+export async function reopenSession(db: Db, id: string): Promise<void> {
+  await db.query('UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = $1 AND ended_at IS NOT NULL', [id]);
+}
+
 export async function getSession(db: Db, id: string): Promise<SessionRow | undefined> {
   const r = await db.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [id]);
   return r.rows[0];

@@ -446,6 +446,31 @@ describe('delegation in the background', () => {
     assert.match(text, /1 delegated task\(s\): 1 interrupted\./);
   });
 
+  it('reports held after /stop survive continue-as-new and come with the next user message', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      const last = lastOf(req);
+      if (isChild(req)) return { text: 'pondering', hangAfterChunks: 1 };
+      if (backgroundReports(last)) return { text: 'The child was stopped before it finished.' };
+      if (last.role === 'user' && last.content === 'carry on') return { text: 'Carrying on.' };
+      if (last.role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Ponder alpha.txt' } }] };
+      return { text: 'Dispatched.' };
+    });
+    const conv = stack.herald.conversation('db-stop-can');
+    await conv.send('ponder in the background', { start: { cwd: ws, continueAsNewAfterTurns: 1 } });
+    await eventually(() => stack.fake.requests.filter(isChild).length === 1);
+    const firstRun = (await conv.handle.describe()).runId;
+    await conv.stop();
+    // The children end, their reports are held, and the run continues as new carrying them.
+    await eventually(async () => (await conv.handle.describe()).runId !== firstRun);
+    const r = await conv.send('carry on');
+    assert.equal(r.final_response, 'Carrying on.');
+    const users = (await stack.transcript('db-stop-can')).filter((m) => m.role === 'user').map((m) => m.content!);
+    assert.equal(users.length, 3);
+    assert.match(users[1]!, BACKGROUND);
+    assert.match(users[1]!, /1 delegated task\(s\): 1 interrupted\./);
+  });
+
   it('ends with `end`: background children are stopped, not left running', async () => {
     stack.fake.respond((req): ScriptedReply => {
       if (isChild(req)) return { text: 'pondering', hangAfterChunks: 1 };

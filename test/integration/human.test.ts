@@ -268,8 +268,12 @@ describe('human control', () => {
     const pending = conv.send('set up a database', { start: { cwd: ws } });
     const ev = await waitForEvent('h-clarify', 'clarify.requested');
     assert.deepEqual(ev.payload.choices, ['postgres', 'sqlite']);
-    const state = await conv.state();
-    assert.equal(state.status, 'awaiting_clarify');
+    // The event is written by the activity that records the question; the status follows
+    // when that activity completes, a moment later.
+    const state = await eventually(async () => {
+      const s = await conv.state();
+      return s.status === 'awaiting_clarify' && s;
+    });
     assert.equal(state.clarify?.question, 'Which database?');
     await conv.answer('postgres');
     assert.equal((await pending).final_response, 'Using postgres.');

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { WORKFLOWS_PATH } from '../../workers/worker.js';
+import { workerDataConverter } from '../../runtime/data-converter.js';
 
 const dir = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 const files = readdirSync(dir)
@@ -25,7 +26,9 @@ describe('replay of committed histories', () => {
     it(`replays ${file}`, async () => {
       const history = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
       await Worker.runReplayHistory(
-        bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH },
+        bundle
+          ? { workflowBundle: { codePath: bundle } }
+          : { workflowsPath: WORKFLOWS_PATH, dataConverter: workerDataConverter() },
         history,
         file,
       );

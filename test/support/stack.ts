@@ -97,7 +97,8 @@ export interface TestStack {
   home: string;
   /** Environment for a worker in a child process, equivalent to this stack's config. */
   workerEnv(): NodeJS.ProcessEnv;
-  startWorker(): Promise<RunningWorker>;
+  /** Another in-process worker on the stack's task queue, optionally with more environment (a build id). */
+  startWorker(env?: Record<string, string>): Promise<RunningWorker>;
   transcript(sessionId: string): Promise<StoredMessage[]>;
   events(sessionId: string): Promise<StoredEvent[]>;
   close(): Promise<void>;
@@ -142,8 +143,13 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     uiUrl: undefined,
   });
   const workers: RunningWorker[] = [];
-  const start = async () => {
-    const w = await startWorker({ config, log: createLogger(config.logLevel), env: { ...process.env, ...envVars } });
+  const start = async (extra: Record<string, string> = {}) => {
+    const own = Object.keys(extra).length ? loadConfig({ PATH: process.env.PATH ?? '', ...envVars, ...extra }) : config;
+    const w = await startWorker({
+      config: own,
+      log: createLogger(own.logLevel),
+      env: { ...process.env, ...envVars, ...extra },
+    });
     workers.push(w);
     return w;
   };

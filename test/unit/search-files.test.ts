@@ -197,18 +197,15 @@ describe('search_files', () => {
     assert.match(legacy.content, /src\/app\.ts:2:/);
   });
 
-  it('runs a catastrophic pattern in linear time, without holding the event loop', async () => {
+  it('runs a catastrophic pattern in linear time', async () => {
     put('evil/aaa.txt', `${'a'.repeat(50_000)}b\n`.repeat(20));
-    let ticks = 0;
-    const timer = setInterval(() => ticks++, 5);
     const started = Date.now();
     const r = await search({ pattern: '(a+)+$', path: 'evil' });
     const elapsed = Date.now() - started;
-    clearInterval(timer);
+    // A backtracking engine would not return at all (test/integration/hostile-replies.test.ts checks
+    // that other conversations keep streaming meanwhile).
     assert.match(r.content, /No matches/);
     assert.ok(elapsed < 10_000, `took ${elapsed} ms`);
-    // A backtracking engine would not return at all; here other timers keep running meanwhile.
-    assert.ok(ticks >= 1 || elapsed < 20, `event loop starved: ${ticks} ticks in ${elapsed} ms`);
   });
 
   it('explains patterns RE2 cannot run, and accepts JavaScript \\u escapes', async () => {

@@ -1,0 +1,10 @@
+-- The result of every turn by its message id (unique per conversation), so a repeated message id
+-- is answered with what it got the first time, however long ago (issue 12), instead of running again.
+CREATE TABLE IF NOT EXISTS turn_results (
+  conversation_id text NOT NULL,
+  message_id      text NOT NULL,
+  turn_id         text NOT NULL,
+  result          jsonb NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (conversation_id, message_id)
+);

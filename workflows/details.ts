@@ -1,0 +1,97 @@
+/**
+ * What a conversation shows outside itself: the Web UI's current details (Markdown), the search
+ * attributes runs are filtered by, and the result a message gets when the conversation ended
+ * before it ran.
+ */
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { SEARCH_ATTRIBUTES } from '../common/constants.js';
+import type { TurnResult } from '../common/contract.js';
+import { emptyUsage } from '../common/messages.js';
+import { MAX_SEARCH_ATTRIBUTE_CHARS } from './limits.js';
+import type { ConversationState } from './state.js';
+import { preview } from './state.js';
+import type { TurnProgress } from './turn.js';
+
+const SA = {
+  sessionId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId, 'KEYWORD'),
+  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
+  provider: defineSearchAttributeKey(SEARCH_ATTRIBUTES.provider, 'KEYWORD'),
+  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
+};
+
+/** Keyword values are capped (Temporal refuses one over 2 KB, and the run with it). */
+const keyword = (v: string) => v.slice(0, MAX_SEARCH_ATTRIBUTE_CHARS);
+
+export function upsertAttributes(state: ConversationState, status: string): void {
+  upsertSearchAttributes([
+    { key: SA.sessionId, value: keyword(state.conversationId) },
+    { key: SA.model, value: keyword(state.provider.model) },
+    { key: SA.provider, value: keyword(state.provider.provider) },
+    { key: SA.status, value: keyword(status) },
+  ]);
+}
+
+export function endedResult(state: ConversationState, messageId: string): TurnResult {
+  return {
+    final_response: null,
+    last_reasoning: null,
+    messages_count: state.nextSeq,
+    api_calls: 0,
+    completed: false,
+    interrupted: false,
+    failed: true,
+    partial: false,
+    turn_exit_reason: 'conversation_ended',
+    model: state.provider.model,
+    provider: state.provider.provider,
+    usage: { turn: emptyUsage(), session: state.sessionUsage },
+    estimated_cost_usd: state.sessionUsage.cost_usd,
+    session_id: state.sessionId,
+    turn: state.turn,
+    message_id: messageId,
+    error: 'the conversation ended before this message ran',
+  };
+}
+
+/** Markdown shown as the workflow's current details in the Web UI. */
+export function describe(
+  state: ConversationState,
+  current: TurnProgress | undefined,
+  ended: boolean,
+  backgroundSessions: string[],
+): string {
+  const status = ended ? 'ended' : (current?.status ?? 'idle');
+  const lines = [
+    `**Status:** ${status} · **Session:** \`${state.sessionId}\` · **Turn:** ${state.turn}`,
+    `**Model:** ${state.provider.model || '(resolving)'} via ${state.provider.provider}`,
+  ];
+  if (current) lines.push(`**Iteration:** ${current.iteration} of ${state.maxIterations}`);
+  if (current?.currentTools.length) lines.push(`**Running:** ${current.currentTools.join(', ')}`);
+  if (current?.children.length)
+    lines.push(`**Child agents:** ${current.children.map((id) => `\`session-${id}\``).join(', ')}`);
+  if (backgroundSessions.length)
+    lines.push(`**Child agents in the background:** ${backgroundSessions.map((id) => `\`session-${id}\``).join(', ')}`);
+  if (state.subagent) lines.push(`**Delegated by:** \`session-${state.subagent.parentSessionId}\``);
+  if (state.sandbox && !state.sandbox.active)
+    lines.push(
+      `**⚠ No sandbox:** tool commands run with the worker's own access (${state.sandbox.warning ?? 'unavailable'})`,
+    );
+  for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
+    lines.push(
+      `**Approval needed** (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +
+        `\`herald approve ${state.conversationId} ${a.requestId} once|session|always|deny [--rule]\``,
+    );
+  }
+  if (state.clarify && state.clarify.answer === undefined) {
+    lines.push(
+      `**Question for the user:** ${preview(state.clarify.question, 300)} — \`herald answer ${state.conversationId} "…"\``,
+    );
+  }
+  if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
+  const last = state.lastResult;
+  if (last?.final_response) lines.push(`**Last reply:** ${preview(last.final_response, 300)}`);
+  if (state.lastError) lines.push(`**Last error:** ${preview(state.lastError, 300)}`);
+  lines.push(`**Usage:** ${state.sessionUsage.total_tokens} tokens, $${state.sessionUsage.cost_usd.toFixed(4)}`);
+  return lines.join('\n\n');
+}

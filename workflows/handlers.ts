@@ -1,0 +1,219 @@
+/**
+ * The conversation's signals, updates and query (SPEC §2.3). Signals cannot be refused, so a
+ * signal that is malformed, undecodable (workflows/payload-converter.ts), over a bound or too late
+ * is logged and ignored; an update is refused by its validator with a message saying why, so the
+ * caller knows. Nothing here can fail a workflow task.
+ */
+import { condition, log, setHandler, uuid4 } from '@temporalio/workflow';
+import {
+  MOVING_RUNS,
+  answerClarifySchema,
+  approveSchema,
+  compressSchema,
+  describeZodError,
+  endSchema,
+  sendMessageSchema,
+  stopSchema,
+  userMessageSchema,
+} from '../common/contract.js';
+import {
+  answerClarifyUpdate,
+  approveSignal,
+  approveUpdate,
+  compressUpdate,
+  endSignal,
+  sendMessageUpdate,
+  stateQuery,
+  steerSignal,
+  stopSignal,
+  userMessageSignal,
+} from './definitions.js';
+import { isUndecodable } from './payload-converter.js';
+import type { Run } from './run.js';
+import { findResult, stateView } from './state.js';
+
+/** Why a payload failed: undecodable, or the schema's first complaint. */
+function problem(payload: unknown, error: { issues: unknown[] } | undefined, name: string): string {
+  if (isUndecodable(payload)) return `its payload could not be decoded (${payload.encoding}: ${payload.reason})`;
+  return error ? describeZodError(error as never, name) : 'invalid';
+}
+
+export function registerHandlers(run: Run): void {
+  const { state } = run;
+
+  setHandler(userMessageSignal, (payload: unknown) => {
+    const parsed = userMessageSchema.safeParse(payload);
+    if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
+    if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
+    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+    const id = typeof parsed.data === 'string' ? uuid4() : (parsed.data.id ?? uuid4());
+    if (run.isKnownMessage(id)) return;
+    if (run.current && state.busyPolicy === 'steer') {
+      const refused = run.steerRefusal(text);
+      if (refused) run.noteIgnored(`userMessage ${id} (as steer)`, refused);
+      else state.pendingSteer.push(text);
+      return;
+    }
+    const refused = run.queueRefusal(text);
+    if (refused) return run.noteIgnored(`userMessage ${id}`, refused);
+    run.enqueue({ id, text, awaited: false });
+  });
+
+  setHandler(steerSignal, (payload: unknown) => {
+    const parsed = userMessageSchema.safeParse(payload);
+    if (!parsed.success || run.ended)
+      return run.noteIgnored(
+        'steer signal',
+        run.ended ? 'the conversation has ended' : problem(payload, parsed.error, 'steer'),
+      );
+    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+    const refused = run.current ? run.steerRefusal(text) : run.queueRefusal(text);
+    if (refused) run.noteIgnored('steer signal', refused);
+    else if (run.current) state.pendingSteer.push(text);
+    else run.enqueue({ id: uuid4(), text, awaited: false });
+  });
+
+  setHandler(stopSignal, (payload?: unknown) => {
+    if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+    run.stopBackground();
+    if (run.current) run.current.requestStop();
+    else if (run.compressScope && run.hardened) run.compressScope.cancel();
+    else if (state.subagent && !run.ended) {
+      // A child agent stopped before its task began: it ends without running it.
+      run.ended = true;
+      run.endReason = 'stopped by the delegating agent';
+      run.refreshDetails();
+    } else log.info('stop signal while idle: nothing to interrupt');
+  });
+
+  setHandler(endSignal, (payload?: unknown) => {
+    const parsed = endSchema.safeParse(payload);
+    const reason =
+      parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
+    run.ended = true;
+    run.endReason = reason ?? 'ended by user';
+    run.refreshDetails();
+  });
+
+  setHandler(
+    sendMessageUpdate,
+    async (msg) => {
+      const id = msg.id ?? uuid4();
+      const earlier = findResult(state, id);
+      if (earlier) return earlier;
+      const queued = state.queue.find((m) => m.id === id);
+      if (queued) queued.awaited = true;
+      else if (!run.isKnownMessage(id)) run.enqueue({ id, text: msg.text, awaited: true });
+      await condition(() => run.delivered.has(id) || findResult(state, id) !== undefined);
+      const full = run.delivered.get(id);
+      run.delivered.delete(id);
+      return full ?? findResult(state, id)!;
+    },
+    {
+      validator: (msg) => {
+        const parsed = sendMessageSchema.safeParse(msg);
+        if (!parsed.success) throw new Error(`invalid sendMessage: ${problem(msg, parsed.error, 'sendMessage')}`);
+        if (run.ended) throw new Error('the conversation has ended; start a new session');
+        const id = parsed.data.id;
+        // A message already here is answered as before, whatever the bounds say now.
+        if (id !== undefined && run.isKnownMessage(id)) return;
+        if (run.draining()) throw new Error(MOVING_RUNS);
+        const refused = run.queueRefusal(parsed.data.text);
+        if (refused) throw new Error(`message refused: ${refused}`);
+      },
+    },
+  );
+
+  const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
+  setHandler(approveSignal, (payload: unknown) => {
+    const parsed = approveSchema.safeParse(payload);
+    if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
+    const req = findApproval(parsed.data.requestId);
+    if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
+    else {
+      req.decision = parsed.data.decision;
+      if (parsed.data.scope) req.scope = parsed.data.scope;
+    }
+  });
+  setHandler(
+    approveUpdate,
+    (input) => {
+      const req = findApproval(input.requestId)!;
+      req.decision = input.decision;
+      if (input.scope) req.scope = input.scope;
+      return { requestId: input.requestId, decision: input.decision, scope: input.scope ?? 'command' };
+    },
+    {
+      validator: (input) => {
+        const parsed = approveSchema.safeParse(input);
+        if (!parsed.success) throw new Error(`invalid approve: ${problem(input, parsed.error, 'approve')}`);
+        if (!findApproval(parsed.data.requestId)) {
+          const pending = state.pendingApprovals.filter((a) => !a.decision).map((a) => a.requestId);
+          throw new Error(
+            `no pending approval ${parsed.data.requestId.slice(0, 300)}${pending.length ? ` (pending: ${pending.join(', ')})` : ''}`,
+          );
+        }
+      },
+    },
+  );
+  setHandler(
+    answerClarifyUpdate,
+    (input) => {
+      const req = state.clarify!;
+      req.answer = input.answer;
+      return { requestId: req.requestId };
+    },
+    {
+      validator: (input) => {
+        const parsed = answerClarifySchema.safeParse(input);
+        if (!parsed.success) throw new Error(`invalid answerClarify: ${problem(input, parsed.error, 'answerClarify')}`);
+        const req = state.clarify;
+        if (!req || req.answer !== undefined) throw new Error('no clarify question is waiting for an answer');
+        if (parsed.data.requestId && parsed.data.requestId !== req.requestId)
+          throw new Error(`the pending question is ${req.requestId}, not ${parsed.data.requestId.slice(0, 300)}`);
+      },
+    },
+  );
+
+  // Manual compression (`/compress [focus]`) runs between turns, never inside one.
+  setHandler(
+    compressUpdate,
+    async (input) => {
+      const id = uuid4();
+      const parsed = compressSchema.safeParse(input);
+      run.compressions.push({ id, focus: parsed.success ? (parsed.data?.focus ?? undefined) : undefined });
+      await condition(() => run.compressResults.has(id));
+      const r = run.compressResults.get(id)!;
+      run.compressResults.delete(id);
+      return r;
+    },
+    {
+      validator: (input) => {
+        const parsed = compressSchema.safeParse(input);
+        if (!parsed.success) throw new Error(`invalid compress: ${problem(input, parsed.error, 'compress')}`);
+        if (run.ended) throw new Error('the conversation has ended');
+        if (run.hardened && run.compressions.length >= 8) throw new Error('8 compressions are already waiting');
+      },
+    },
+  );
+
+  setHandler(stateQuery, () =>
+    stateView(
+      state,
+      run.current
+        ? {
+            iteration: run.current.iteration,
+            status: run.current.status,
+            currentTools: run.current.currentTools,
+            children: run.current.children,
+          }
+        : run.compressing
+          ? { iteration: 0, status: 'compressing', currentTools: [], children: [] }
+          : undefined,
+      run.runTurns,
+      run.ended,
+      run.backgroundSessions(),
+      run.ignored,
+    ),
+  );
+}
