@@ -211,4 +211,20 @@ describe('the README', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it('shows a sandbox section that Herald accepts as written', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /```yaml\n(sandbox:[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'the README has a config example starting with sandbox:');
+    const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), block);
+      const { sandbox } = loadConfig({ HERALD_HOME: home }).file;
+      assert.deepEqual(sandbox.network, { allow: ['github.com', '*.githubusercontent.com', 'registry.npmjs.org'] });
+      assert.deepEqual(sandbox.env, ['GOFLAGS', 'PIP_INDEX_URL']);
+      assert.equal(sandbox.limits.processes, 1024);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

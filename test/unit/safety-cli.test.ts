@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
@@ -17,6 +18,14 @@ function herald(args: string[], input?: string) {
 }
 
 describe('herald check-command', () => {
+  it('prints what the README shows', () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const m = /```\n\$ herald check-command -- '([^']+)'\n([\s\S]*?)```/.exec(readme);
+    assert.ok(m, 'the README shows a check-command example');
+    const r = herald(['check-command', '--', m[1]!]);
+    assert.equal(r.stdout.replace(/\x1b\[[0-9;]*m/g, ''), m[2]);
+  });
+
   it('prints the verdict, rule, group and span of a disguised delete', () => {
     const r = herald(['check-command', '--json', '--', 'if true; then rm -rf /; fi']);
     assert.equal(r.code, 0, r.stderr);
