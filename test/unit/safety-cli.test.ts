@@ -13,7 +13,9 @@ import { PROJECT_ROOT } from '../../runtime/paths.js';
 const HERALD = join(PROJECT_ROOT, 'bin/herald.js');
 
 function herald(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [HERALD, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+  // Plain text whatever the environment says (picocolors colours under CI=true).
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined };
+  const r = spawnSync(process.execPath, [HERALD, ...args], { input, encoding: 'utf8', timeout: 60_000, env });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
