@@ -67,7 +67,7 @@ export async function callModelSlot(
     chainRestarts: 0,
   };
   let storageWaits = 0;
-  let steer = opts.steer;
+  const steer = opts.steer;
   for (;;) {
     checkSessionBudget(s);
     const seq = s.nextSeq;
@@ -101,8 +101,8 @@ export async function callModelSlot(
       if (isCancellation(err)) throw err;
       const kind = failureKindOf(err);
       if (kind === undefined) throw err;
-      // The steer text was stored with the transcript on the first attempt; never append it twice.
-      steer = undefined;
+      // The steer text stays with every later attempt: the attempt that failed may have failed
+      // before storing it, and storing it is idempotent (the same text is never appended twice).
       // The database refused the reply for good: no other provider or retry can help.
       if (kind === 'rejected') throw new TurnEnd('internal_error', rootMessage(err));
       if (kind === 'storage') {

@@ -89,6 +89,40 @@ describe('workflow hardening', () => {
     await noWedge('hd-steer');
   });
 
+  it('steer text survives a model call that failed before it was stored', async () => {
+    // The database refuses the update that delivers the steer, transiently, for every attempt of
+    // the first activity: the workflow waits for the database and calls again, steer included.
+    await stack.db.query(`
+      DROP SEQUENCE IF EXISTS herald_test_steer_failures;
+      CREATE SEQUENCE herald_test_steer_failures;
+      CREATE OR REPLACE FUNCTION herald_test_steer_fail() RETURNS trigger AS $$
+      BEGIN
+        IF NEW.content LIKE '%STEER-ME%' AND nextval('herald_test_steer_failures') <= 3 THEN
+          RAISE EXCEPTION 'serialization failure injected by the test' USING ERRCODE = '40001';
+        END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql;
+      DROP TRIGGER IF EXISTS herald_test_steer_fail ON messages;
+      CREATE TRIGGER herald_test_steer_fail BEFORE UPDATE ON messages FOR EACH ROW EXECUTE FUNCTION herald_test_steer_fail();
+    `);
+    try {
+      stack.fake.script([
+        { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1; echo done' } }] },
+        { text: 'steered' },
+      ]);
+      const conv = stack.herald.conversation('hd-steer-kept');
+      const pending = conv.send('go', { start: { cwd: ws, busyPolicy: 'steer' } });
+      await stack.fake.waitForRequests(1);
+      await conv.steer('STEER-ME: use tabs');
+      assert.equal((await pending).final_response, 'steered');
+      const sent = messagesOf(stack.fake.requests[1]!).at(-1)!.content!;
+      assert.match(sent, /STEER-ME: use tabs/);
+      assert.equal(stack.fake.requests.length, 2, 'the failed attempts never reached the provider');
+    } finally {
+      await stack.db.query('DROP TRIGGER IF EXISTS herald_test_steer_fail ON messages');
+    }
+  });
+
   it('signals whose payload cannot be decoded are ignored, not fatal (2)', async () => {
     stack.fake.script([{ text: 'first' }, { text: 'still here' }]);
     const conv = stack.herald.conversation('hd-undecodable');
