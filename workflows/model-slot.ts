@@ -4,7 +4,7 @@
  * credential, fall back to the next provider, compress, strip reasoning signatures, wait for the
  * database, or end the turn. Every path is bounded.
  */
-import { isCancellation, sleep } from '@temporalio/workflow';
+import { isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { CallModelResult } from '../common/activity-types.js';
 import type { FailureReason } from '../common/error-reasons.js';
 import { addUsage } from '../common/messages.js';
@@ -18,6 +18,7 @@ import {
   credentialIndexOf,
   fallbacksLeft,
   poolSizeOf,
+  rememberContextLength,
   rotateCredential,
   startTurnOnPrimary,
   switchToFallback,
@@ -26,6 +27,8 @@ import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
 /** How long the workflow waits for the database before a model call is retried, and how often. */
+/** A learned context window outlives its turn. */
+export const PATCH_REMEMBER_WINDOW = 'remember-context-window';
 const STORAGE_WAIT = '15 seconds';
 const MAX_STORAGE_WAITS = 40;
 
@@ -156,7 +159,12 @@ async function recover(
       case 'compress': {
         // The window is smaller than we thought: believe the provider's own number when it gives one.
         const limit = decision.lowerContextTo ?? statedContextLimit(err);
-        if (limit) s.provider = { ...s.provider, contextLength: Math.min(s.provider.contextLength ?? limit, limit) };
+        if (limit) {
+          const learned = Math.min(s.provider.contextLength ?? limit, limit);
+          // Kept past this turn (runs that learned it before forget it at the next turn, as they did).
+          if (patched(PATCH_REMEMBER_WINDOW)) rememberContextLength(s, learned);
+          else s.provider = { ...s.provider, contextLength: learned };
+        }
         slot.compressions += 1;
         p.status = 'compressing';
         const c = await compressNow(s, p.turnId, 'overflow');

@@ -36,6 +36,18 @@ export function startTurnOnPrimary(s: ConversationState): number {
   return at + 1;
 }
 
+/**
+ * A context window learned from the provider (an overflow error that stated its limit) belongs
+ * to that endpoint for the rest of the conversation: the primary and the fallback entries for it
+ * keep it, so the next turn, which starts on the primary again, does not forget it.
+ */
+export function rememberContextLength(s: ConversationState, contextLength: number): void {
+  const learn = (p: ProviderRef) => (sameEndpoint(p, s.provider) ? { ...p, contextLength } : p);
+  s.provider = { ...s.provider, contextLength };
+  s.primary = learn(s.primary);
+  s.fallbacks = s.fallbacks.map(learn);
+}
+
 /** Fallbacks left after position `chainPos`, not counting ones identical to the current provider. */
 export function fallbacksLeft(s: ConversationState, chainPos: number): number {
   return s.fallbacks.slice(chainPos).filter((f) => !sameEndpoint(f, s.provider)).length;

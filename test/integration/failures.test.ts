@@ -12,7 +12,7 @@ import type { StartOptions } from '../../client/client.js';
 import { BUDGET_SUMMARY_NOTE } from '../../common/budget.js';
 import { CONTINUE_PROMPT, EMPTY_AFTER_TOOLS_NUDGE } from '../../common/model-response.js';
 import { isValidOrder } from '../../common/role-order.js';
-import type { RecordedRequest } from '../support/fake-provider.js';
+import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
 
@@ -165,6 +165,36 @@ describe('failures and recovery', () => {
     );
     assert.equal(lineage.rows[1].title, 'question 1 #2');
     assert.ok(isValidOrder(await stack.transcript('f-overflow.1')));
+  });
+
+  it('keeps a context window the provider stated for later turns: one overflow, then compression in time', async () => {
+    const WINDOW = 4000;
+    /** The provider's own count: about 4 characters a token, tool schemas included. */
+    const estimate = (body: Record<string, unknown>) =>
+      Math.ceil((JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length) / 4);
+    let overflows = 0;
+    stack.fake.reset().respond((req): ScriptedReply => {
+      const tokens = estimate(req.body);
+      if (tokens > WINDOW) {
+        overflows += 1;
+        return {
+          status: 400,
+          error: {
+            message: `This model's maximum context length is ${WINDOW} tokens. However, your messages resulted in ${tokens} tokens.`,
+            code: 'context_length_exceeded',
+          },
+        };
+      }
+      if ((messagesOf(req)[0]!.content ?? '').startsWith('You compress the earlier part'))
+        return { text: '## Goal\nAnswer the numbered questions.\n## Remaining work\nnone', usage: { prompt: tokens } };
+      return { text: `answer: ${'lorem ipsum '.repeat(100)}`, usage: { prompt: tokens } };
+    });
+    const conv = stack.herald.conversation('f-window');
+    for (let i = 1; i <= 16; i++) {
+      const r = await conv.send(`question ${i}: ${'why '.repeat(200)}`, { start: { cwd: ws, toolsets: ['todo'] } });
+      assert.equal(r.failed, false, `turn ${i}: ${r.error}`);
+    }
+    assert.equal(overflows, 1, 'after the first overflow the stated window is used in every later turn');
   });
 
   it('recovers from empty replies: a nudge after tool results, a silent retry otherwise', async () => {
