@@ -84,7 +84,18 @@ try {
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...namePatterns, ...files],
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-reporter=spec',
+        '--test-concurrency=3',
+        // A test file whose tests are done exits even if a failed test left a handle open (a
+        // listener, a timer): a hang would otherwise run until CI's limit.
+        '--test-force-exit',
+        ...namePatterns,
+        ...files,
+      ],
       {
         cwd: PROJECT_ROOT,
         env,

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
+import { MIN_SECRET_LENGTH } from '../../common/redaction.js';
 import type { HeraldProcess } from '../support/processes.js';
 import { spawnHerald } from '../support/processes.js';
 import type { ProbeVerdict } from '../support/run-probes.js';
@@ -108,64 +109,73 @@ describe('tool sandbox and secrets', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const secrets = () =>
-    secretForms(plant, [new URL(databaseUrl).password]).filter((f) => !f.name.includes('(hex)') || f.form.length > 0);
+  // The embedded Postgres has a fixed, published password ("herald", on loopback only): it is no
+  // secret, and the redactor ignores values that short. A real DATABASE_URL password is one.
+  const dbPassword = () => {
+    const pw = new URL(databaseUrl).password;
+    return pw.length >= MIN_SECRET_LENGTH ? [pw] : [];
+  };
+  const secrets = () => secretForms(plant, dbPassword()).filter((f) => !f.name.includes('(hex)') || f.form.length > 0);
 
   it('refuses every probe of the review with a clear message, end to end', async () => {
     const ws = freshWorkspace(plant, 'review');
     writeFileSync(join(ws, '.git/hooks/pre-commit'), '#!/bin/sh\necho hook-ran > hook.out\n', { mode: 0o755 });
     const listener = await connectionCounter();
-    const probes: Array<[id: string, command: string, expect: RegExp]> = [
-      ['environ of the worker', `tr '\\0' '\\n' < /proc/$PPID/environ; env`, /^(?![\s\S]*sk-test-)/],
-      ['every environ', `cat /proc/*/environ | tr '\\0' '\\n' | grep -c = ; echo done`, /done/],
-      ['the Herald home', `cat ${stack.home}/keys.txt; ls ${stack.home}`, /No such file or directory/],
-      ['ssh keys', `cat ~/.ssh/id_ed25519 ${plant.realHome}/.ssh/id_ed25519`, /No such file or directory/],
-      ['write outside', `touch ${plant.outside}/pwned`, /Read-only file system|No such file|Permission denied/],
-      ['plant a hook', 'printf "#!/bin/sh\\ntouch /tmp/owned\\n" > .git/hooks/post-commit', /Read-only file system/],
-      ['git config', 'git config core.fsmonitor "touch /tmp/owned"', /could not (?:lock|write) config file/],
-      [
-        'postgres',
-        `psql -h 127.0.0.1 -p ${new URL(stack.databaseUrl).port || 5432} -c 'select 1'`,
-        /sandbox: tools have no network/,
-      ],
-      ['the provider', `curl -sS --max-time 5 ${stack.fake.url}/models`, /sandbox: tools have no network/],
-      ['the internet', 'curl -sS --max-time 5 https://example.com', /sandbox: tools have no network/],
-      [
-        'a listener',
-        `echo hi > /dev/tcp/127.0.0.1/${listener.port}`,
-        /Connection refused|sandbox: tools have no network/,
-      ],
-      ['a setsid survivor', `(setsid bash -c 'sleep 300; : ${plant.token}' &); echo started`, /started/],
-      ['fork until a cap', 'for i in $(seq 400); do sleep 2 & done; wait', /process cap of 256 was reached/],
-    ];
-    stack.fake.script([
-      {
-        text: 'Probing.',
-        toolCalls: probes.map(([, command]) => ({ name: 'terminal', arguments: { command, timeout: 15 } })),
-      },
-      // The model repeats a key it saw (here: one it was never shown, to test the redactor alone).
-      { text: `Done. By the way, the key is ${plant.secretEnv.OPENAI_API_KEY} and ${plant.secretEnv.GH_PAT}.` },
-    ]);
-    const result = await stack.herald.conversation('sbx-review').send('probe the sandbox', {
-      id: 'sbx-1',
-      start: { cwd: ws },
-    });
-    assert.equal(result.completed, true);
-    assert.doesNotMatch(result.final_response ?? '', /sk-test-|ghp_/);
-    assert.match(result.final_response ?? '', /\[REDACTED:OPENAI_API_KEY\]/);
+    // A failed assertion must not leave the listener holding the test process open.
+    try {
+      const probes: Array<[id: string, command: string, expect: RegExp]> = [
+        ['environ of the worker', `tr '\\0' '\\n' < /proc/$PPID/environ; env`, /^(?![\s\S]*sk-test-)/],
+        ['every environ', `cat /proc/*/environ | tr '\\0' '\\n' | grep -c = ; echo done`, /done/],
+        ['the Herald home', `cat ${stack.home}/keys.txt; ls ${stack.home}`, /No such file or directory/],
+        ['ssh keys', `cat ~/.ssh/id_ed25519 ${plant.realHome}/.ssh/id_ed25519`, /No such file or directory/],
+        ['write outside', `touch ${plant.outside}/pwned`, /Read-only file system|No such file|Permission denied/],
+        ['plant a hook', 'printf "#!/bin/sh\\ntouch /tmp/owned\\n" > .git/hooks/post-commit', /Read-only file system/],
+        ['git config', 'git config core.fsmonitor "touch /tmp/owned"', /could not (?:lock|write) config file/],
+        [
+          'postgres',
+          `psql -h 127.0.0.1 -p ${new URL(stack.databaseUrl).port || 5432} -c 'select 1'`,
+          /sandbox: tools have no network/,
+        ],
+        ['the provider', `curl -sS --max-time 5 ${stack.fake.url}/models`, /sandbox: tools have no network/],
+        ['the internet', 'curl -sS --max-time 5 https://example.com', /sandbox: tools have no network/],
+        [
+          'a listener',
+          `echo hi > /dev/tcp/127.0.0.1/${listener.port}`,
+          /Connection refused|sandbox: tools have no network/,
+        ],
+        ['a setsid survivor', `(setsid bash -c 'sleep 300; : ${plant.token}' &); echo started`, /started/],
+        ['fork until a cap', 'for i in $(seq 400); do sleep 2 & done; wait', /process cap of 256 was reached/],
+      ];
+      stack.fake.script([
+        {
+          text: 'Probing.',
+          toolCalls: probes.map(([, command]) => ({ name: 'terminal', arguments: { command, timeout: 15 } })),
+        },
+        // The model repeats a key it saw (here: one it was never shown, to test the redactor alone).
+        { text: `Done. By the way, the key is ${plant.secretEnv.OPENAI_API_KEY} and ${plant.secretEnv.GH_PAT}.` },
+      ]);
+      const result = await stack.herald.conversation('sbx-review').send('probe the sandbox', {
+        id: 'sbx-1',
+        start: { cwd: ws },
+      });
+      assert.equal(result.completed, true);
+      assert.doesNotMatch(result.final_response ?? '', /sk-test-|ghp_/);
+      assert.match(result.final_response ?? '', /\[REDACTED:OPENAI_API_KEY\]/);
 
-    const tools = (await stack.transcript('sbx-review')).filter((m) => m.role === 'tool');
-    assert.equal(tools.length, probes.length);
-    probes.forEach(([what, , expect], i) => {
-      const content = tools[i]!.content ?? '';
-      assert.match(content, expect, `${what}: ${content}`);
-      assert.deepEqual(leaksIn(content, secrets()), [], `${what} leaked: ${content}`);
-    });
-    assert.equal(listener.count(), 0, 'no connection reached the host');
-    await listener.close();
-    assert.equal(existsSync('/tmp/owned'), false);
-    assert.equal(treeState(plant.outside).includes('pwned'), false);
-    await eventually(() => !execFileSync('ps', ['-eo', 'args']).toString().includes(plant.token), 5000);
+      const tools = (await stack.transcript('sbx-review')).filter((m) => m.role === 'tool');
+      assert.equal(tools.length, probes.length);
+      probes.forEach(([what, , expect], i) => {
+        const content = tools[i]!.content ?? '';
+        assert.match(content, expect, `${what}: ${content}`);
+        assert.deepEqual(leaksIn(content, secrets()), [], `${what} leaked: ${content}`);
+      });
+      assert.equal(listener.count(), 0, 'no connection reached the host');
+      assert.equal(existsSync('/tmp/owned'), false);
+      assert.equal(treeState(plant.outside).includes('pwned'), false);
+      await eventually(() => !execFileSync('ps', ['-eo', 'args']).toString().includes(plant.token), 5000);
+    } finally {
+      await listener.close();
+    }
   });
 
   it('lets real work happen in the workspace: npm test, git commit with its hook, pytest, a compiler, pipes, jobs', async () => {
