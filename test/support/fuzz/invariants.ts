@@ -393,7 +393,7 @@ async function check(
     if (at.length && h.length !== 1)
       add('I5', `${h.length} head sessions while running: ${h.map((s) => s.id).join(', ')}`);
     for (const s of h)
-      if (s.ended_at)
+      if (s.ended_at && !rec.endedAtQuiescence)
         add(
           'I5',
           `the workflow was running (quiet, after the operations), but its session ${s.id} was ended (${s.end_reason})`,

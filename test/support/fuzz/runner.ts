@@ -563,15 +563,18 @@ async function run(stack: TestStack, sc: Scenario, o: RunOptions): Promise<RunRe
   await drain();
   rec.diagnosis = await diagnose();
   rec.openAtQuiescence = !(await isClosed());
-  const atQuiescence = rec.openAtQuiescence ? await query() : undefined;
-  rec.endedAtQuiescence = atQuiescence?.status === 'ended';
-  rec.ignoredAtQuiescence = atQuiescence?.ignored_messages?.count ?? 0;
+  // Sessions first, then the state: the workflow marks itself ended before it ends the session
+  // row, so a session seen ended is explained by a state read after it (an idle timeout may fire
+  // between the two reads).
   rec.sessionsAtQuiescence = (
     await stack.db.query<SessionSnapshot>(
       'SELECT id, parent_id, ended_at, end_reason FROM sessions WHERE conversation_id = $1',
       [conversationId],
     )
   ).rows;
+  const atQuiescence = rec.openAtQuiescence ? await query() : undefined;
+  rec.endedAtQuiescence = atQuiescence?.status === 'ended';
+  rec.ignoredAtQuiescence = atQuiescence?.ignored_messages?.count ?? 0;
   await closeConversation();
   return rec;
 
