@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
-import { MOVING_RUNS, conversationInputSchema, describeZodError, inputBoundsIssue } from '../common/contract.js';
+import {
+  MOVING_RUNS,
+  conversationInputSchema,
+  describeZodError,
+  inputBoundsIssue,
+  messageSizeIssue,
+} from '../common/contract.js';
 import type {
   ApprovalDecision,
   ApprovalScope,
@@ -103,6 +109,16 @@ function checkStart(input: Record<string, unknown>): void {
   if (issue) throw new Error(`invalid conversation input: ${issue.field}: ${issue.message}`);
 }
 
+/**
+ * A message Temporal could not carry is refused here: the server admits an update past its 2 MB
+ * payload limit, and then no worker can answer it (see common/contract.ts).
+ */
+function checkMessage(text: unknown): void {
+  if (typeof text !== 'string') return; // the workflow says what is wrong with anything else
+  const issue = messageSizeIssue(text);
+  if (issue) throw new Error(`message refused: ${issue}`);
+}
+
 export class Conversation {
   readonly workflowId: string;
 
@@ -136,6 +152,7 @@ export class Conversation {
   }
 
   private async sendOnce(text: string, id: string, start: StartOptions | undefined): Promise<TurnResult> {
+    checkMessage(text);
     if (start) checkStart({ ...start, sessionId: this.sessionId });
     if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
     const startOp = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
@@ -154,6 +171,7 @@ export class Conversation {
 
   /** Fire-and-forget message (signal `userMessage`); the busy policy decides when it runs. */
   async post(text: string, id?: string): Promise<void> {
+    checkMessage(text);
     await this.handle.signal(userMessageSignal, id ? { text, id } : text);
   }
 
@@ -162,6 +180,7 @@ export class Conversation {
   }
 
   async steer(text: string): Promise<void> {
+    checkMessage(text);
     await this.handle.signal(steerSignal, text);
   }
 

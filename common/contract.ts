@@ -20,6 +20,37 @@ export const APPROVAL_MODES = ['manual', 'off', 'smart'] as const;
  * a file in the workspace and refer to it.
  */
 export const MAX_MESSAGE_CHARS = 400_000;
+
+/**
+ * A message's size as a Temporal payload: its JSON in UTF-8, where an escaped NUL or a lone
+ * surrogate costs 6 bytes and a CJK character 3. Past Temporal's 2 MB payload limit an update
+ * cannot even be rejected (the worker's reply carries the request back and is refused itself),
+ * so the client refuses such a message before sending it.
+ */
+export const MAX_MESSAGE_PAYLOAD_BYTES = 1_900_000;
+export function messagePayloadBytes(text: string): number {
+  const json = JSON.stringify(text);
+  let n = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4; // JSON.stringify escapes lone surrogates, so this one is half of a pair
+      i += 1;
+    } else n += 3;
+  }
+  return n;
+}
+/** Why a message cannot be sent (undefined: it can). */
+export function messageSizeIssue(text: string): string | undefined {
+  if (text.length > MAX_MESSAGE_CHARS)
+    return `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`;
+  const bytes = messagePayloadBytes(text);
+  if (bytes > MAX_MESSAGE_PAYLOAD_BYTES)
+    return `too large as a payload (${bytes} bytes encoded, at most ${MAX_MESSAGE_PAYLOAD_BYTES}); put long text in a workspace file and refer to it`;
+  return undefined;
+}
 const messageText = z
   .string()
   .min(1)

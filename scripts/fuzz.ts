@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { PAYLOAD_CONVERTER_PATH } from '../runtime/data-converter.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
 import { WORKFLOWS_PATH } from '../workers/worker.js';
 import type { CaseResult } from '../test/support/fuzz/fuzz.js';
@@ -65,6 +66,8 @@ if (!process.env.HERALD_WORKFLOW_BUNDLE) {
   mkdirSync(tmp, { recursive: true });
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    // The workers' own payload converter: without it an undecodable signal wedges the workflow.
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
   });
   const path = join(tmp, `fuzz-bundle-${process.pid}.js`);

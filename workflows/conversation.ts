@@ -74,7 +74,10 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
     if (hardened) {
       // The start message came first, whatever signals arrived with the start; and it runs once.
       const id = input.messageId ?? `${state.conversationId}:first:${workflowInfo().firstExecutionRunId}`;
-      if (!run.isKnownMessage(id)) state.queue.unshift({ id, text: input.message, awaited: false });
+      // A signal with the same id that arrived with the start is this message: it moves to the front.
+      const early = state.queue.findIndex((m) => m.id === id);
+      if (early >= 0) state.queue.unshift(...state.queue.splice(early, 1));
+      else if (!run.isKnownMessage(id)) state.queue.unshift({ id, text: input.message, awaited: false });
     } else run.enqueue({ id: input.messageId ?? `${state.conversationId}:first`, text: input.message, awaited: false });
   }
   run.refreshDetails();

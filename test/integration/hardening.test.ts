@@ -74,6 +74,19 @@ describe('workflow hardening', () => {
     await noWedge('hd-big');
   });
 
+  it('the client refuses a message Temporal could not carry, and the conversation goes on (1)', async () => {
+    stack.fake.respond(() => ({ text: 'fine' }));
+    const conv = stack.herald.conversation('hd-payload');
+    await conv.send('hello', { start: { cwd: ws } });
+    // Under the character cap, but 2.4 MB as JSON: the server would admit the update and no worker
+    // could answer it (its acceptance or rejection carries the request back, over the limit).
+    const huge = '\ud800'.repeat(399_990);
+    await assert.rejects(conv.send(huge), /too large as a payload/);
+    await assert.rejects(conv.post(huge), /too large as a payload/);
+    assert.equal((await conv.send('still there?')).final_response, 'fine');
+    await noWedge('hd-payload');
+  });
+
   it('steer text is bounded too: what does not fit is ignored, the turn goes on (1)', async () => {
     stack.fake.script([
       { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1.5; echo slept' } }] },

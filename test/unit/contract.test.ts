@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  messagePayloadBytes,
+  messageSizeIssue,
   conversationInputSchema,
   describeZodError,
   sendMessageSchema,
@@ -127,5 +129,24 @@ describe('message schemas', () => {
     for (const v of [undefined, null, 'because', { reason: 'because' }, {}])
       assert.equal(stopSchema.safeParse(v).success, true, JSON.stringify(v));
     assert.equal(stopSchema.safeParse({ why: 'x' }).success, false);
+  });
+});
+
+describe('message size as a payload', () => {
+  it('counts what JSON costs: escaped NULs and lone surrogates 6 bytes, CJK 3, pairs 4', () => {
+    assert.equal(messagePayloadBytes('ab'), 4);
+    assert.equal(messagePayloadBytes('\u0000'), 8);
+    assert.equal(messagePayloadBytes('\ud800'), 8);
+    assert.equal(messagePayloadBytes('\u6c49'), 5);
+    assert.equal(messagePayloadBytes('\u{1f600}'), 6);
+    assert.equal(messagePayloadBytes('"'), 4);
+  });
+
+  it('refuses a message under the character cap that Temporal could not carry', () => {
+    assert.equal(messageSizeIssue('x'.repeat(400_000)), undefined);
+    assert.match(messageSizeIssue('x'.repeat(400_001)) ?? '', /over 400000 characters/);
+    // 399,990 lone surrogates: 2.4 MB as JSON, over Temporal's 2 MB payload limit.
+    assert.match(messageSizeIssue('\ud800'.repeat(399_990)) ?? '', /too large as a payload \(2399942 bytes/);
+    assert.equal(messageSizeIssue('\u6c49'.repeat(399_990)), undefined); // 1.2 MB
   });
 });
