@@ -28,7 +28,7 @@ import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { memorySnapshot } from './store/memory.js';
 import { clearClients, keyVariable } from './model/clients.js';
-import { deleteFrom, loadTranscript, nextSeq, writeMessage } from './store/messages.js';
+import { deleteFrom, loadTranscript, nextSeq, removeFromToolResults, writeMessage } from './store/messages.js';
 import { estimateRequestTokens } from './tokens.js';
 import {
   endSession,
@@ -44,7 +44,7 @@ import {
 import { findTurnResult, recordTurnResult } from './store/turn-results.js';
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
-import { heraldNote, neutraliseMarkers } from '../common/markers.js';
+import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
 
 function invalid(message: string, field: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'InvalidInput', message, nonRetryable: true, details: [{ field }] });
@@ -172,6 +172,11 @@ export function conversationActivities(deps: ActivityDeps) {
       const duplicate = await findTurnResult(db, a.conversationId, a.messageId);
       if (duplicate) return { contextTokens: 0, duplicate };
       await deleteFrom(db, a.sessionId, a.seq + 1);
+      if (a.steerParts?.length) {
+        // Steer a stopped model call had appended to a tool result: this message is its home now.
+        const nonce = await sessionMarkerNonce(db, a.sessionId);
+        for (const part of a.steerParts) await removeFromToolResults(db, a.sessionId, a.seq, steerNote(nonce, part));
+      }
       await writeMessage(db, a.sessionId, {
         seq: a.seq,
         role: 'user',

@@ -89,6 +89,8 @@ export interface RecordUserMessageArgs {
   /** For the context estimate. */
   model?: string;
   tools?: string[];
+  /** Steer parts this message carries: taken out of the tool result a stopped call had appended them to. */
+  steerParts?: string[];
 }
 
 export interface CallModelArgs {

@@ -9,7 +9,7 @@
  * record, all of them by default: base (multi-turn-tools, interrupt-then-continue-as-new,
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
- * budget-summary, truncation, steer, compression-in-turn, signals, child-deadline (and
+ * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
  * child-deadline-child).
  *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
@@ -59,6 +59,7 @@ const SCENARIOS = [
   'budget-summary',
   'truncation',
   'steer',
+  'steer-stopped',
   'compression-in-turn',
   'signals',
   'child-deadline',
@@ -406,6 +407,7 @@ try {
     'budget-summary',
     'truncation',
     'steer',
+    'steer-stopped',
     'compression-in-turn',
     'signals',
   ] as const;
@@ -422,6 +424,7 @@ try {
       if (want('budget-summary')) await recordBudgetSummary(stack, ws);
       if (want('truncation')) await recordTruncation(stack, ws);
       if (want('steer')) await recordSteer(stack, ws);
+      if (want('steer-stopped')) await recordSteerStopped(stack, ws);
       if (want('compression-in-turn')) await recordCompressionInTurn(stack, ws);
       if (want('signals')) await recordSignals(stack, ws);
     } finally {
@@ -664,6 +667,29 @@ async function recordSteer(stack: TestStack, ws: string): Promise<void> {
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'steer', conv.workflowId);
+}
+
+/** Steer carried by a model call that /stop cancelled: it comes back as the next user message (patched path). */
+async function recordSteerStopped(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const conv = stack.herald.conversation('replay-steer-stopped');
+  stack.fake.script([
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1; echo done' } }] },
+    { text: 'too late', delayMs: 5_000 },
+    { text: 'got the steer' },
+  ]);
+  const p1 = conv.send('go', { id: 'ss1', start: { cwd: ws, busyPolicy: 'steer' } });
+  await stack.fake.waitForRequests(1);
+  await conv.steer('use tabs');
+  await stack.fake.waitForRequests(2);
+  await conv.stop();
+  expect((await p1).interrupted, 'turn 1 stopped');
+  await eventually(() => stack.fake.requests.length === 3);
+  expect(messagesOf(stack.fake.requests[2]!).at(-1)!.content === 'use tabs', 'the steer became a message');
+  await eventually(async () => (await conv.state()).status === 'idle');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'steer-stopped', conv.workflowId);
 }
 
 /**

@@ -174,7 +174,12 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   if (msg.awaited) run.delivered.set(msg.id, result);
   if (state.pendingSteer.length) {
     // Steer that found no model call becomes the next user message (SPEC §6.3).
-    state.queue.unshift({ id: `${msg.id}:steer`, text: state.pendingSteer.join('\n'), awaited: false });
+    state.queue.unshift({
+      id: `${msg.id}:steer`,
+      text: state.pendingSteer.join('\n'),
+      awaited: false,
+      steerParts: [...state.pendingSteer],
+    });
     state.pendingSteer = [];
   }
   if (state.searchAttributes) upsertAttributes(state, 'idle');

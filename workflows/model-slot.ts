@@ -29,6 +29,8 @@ import type { TurnProgress } from './turn-progress.js';
 /** How long the workflow waits for the database before a model call is retried, and how often. */
 /** A learned context window outlives its turn. */
 export const PATCH_REMEMBER_WINDOW = 'remember-context-window';
+/** Steer carried by a stopped model call is kept for the next message. */
+export const PATCH_STEER_BACK = 'steer-back-on-stop';
 const STORAGE_WAIT = '15 seconds';
 const MAX_STORAGE_WAITS = 40;
 
@@ -101,7 +103,12 @@ export async function callModelSlot(
       s.lastPromptTokens = r.usage.input_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens;
       return r;
     } catch (err) {
-      if (isCancellation(err)) throw err;
+      if (isCancellation(err)) {
+        // A stopped call may never have stored the steer it carried: it goes back, and becomes
+        // the next user message (moved out of the tool result if the call had appended it).
+        if (steer && patched(PATCH_STEER_BACK)) s.pendingSteer.unshift(steer);
+        throw err;
+      }
       const kind = failureKindOf(err);
       if (kind === undefined) throw err;
       // The steer text stays with every later attempt: the attempt that failed may have failed

@@ -31,6 +31,11 @@ export interface QueuedMessage {
   text: string;
   /** Came from the `sendMessage` update: a handler is waiting for this turn's result. */
   awaited: boolean;
+  /**
+   * Steer text no model call answered, turned into this message: each part as it was sent, so
+   * a part already appended to a tool result (by a call then stopped) is moved, not copied.
+   */
+  steerParts?: string[];
 }
 
 export interface ConversationState {
@@ -142,7 +147,12 @@ const providerRefSchema = z.object({
   maxOutputTokens: z.number().optional(),
 });
 
-const queuedMessageSchema = z.object({ id: z.string(), text: z.string(), awaited: z.boolean() });
+const queuedMessageSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  awaited: z.boolean(),
+  steerParts: z.array(z.string()).max(64).optional(),
+});
 
 const approvalRequestSchema = z.object({
   requestId: z.string(),

@@ -106,6 +106,7 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
       messageId: msg.id,
       model: s.provider.model,
       tools: s.tools,
+      ...(msg.steerParts?.length ? { steerParts: msg.steerParts } : {}),
     }),
   );
   if (recorded?.duplicate) {

@@ -116,6 +116,15 @@ export async function appendToContent(db: Db, sessionId: string, seq: number, te
   );
 }
 
+/** Take `text` out of the tool results before `beforeSeq` (a steer note moved to a user message of its own). */
+export async function removeFromToolResults(db: Db, sessionId: string, beforeSeq: number, text: string): Promise<void> {
+  await db.query(
+    `UPDATE messages SET content = replace(content, $3, ''), updated_at = now()
+      WHERE session_id = $1 AND seq < $2 AND role = 'tool' AND position($3 in coalesce(content, '')) > 0`,
+    [sessionId, beforeSeq, text],
+  );
+}
+
 export async function nextSeq(db: Db, sessionId: string): Promise<number> {
   const r = await db.query<{ next: number }>(
     'SELECT coalesce(max(seq) + 1, 0)::int AS next FROM messages WHERE session_id = $1',

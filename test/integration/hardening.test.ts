@@ -136,6 +136,32 @@ describe('workflow hardening', () => {
     }
   });
 
+  it('steer carried by a model call that /stop cancelled becomes the next user message, once', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1; echo done' } }] },
+      { text: 'too late', delayMs: 5_000 },
+      { text: 'got the steer' },
+    ]);
+    const conv = stack.herald.conversation('hd-steer-stopped');
+    const pending = conv.send('go', { start: { cwd: ws, busyPolicy: 'steer' } });
+    await stack.fake.waitForRequests(1);
+    await conv.steer('STEERED-ONCE: use tabs');
+    await stack.fake.waitForRequests(2);
+    await conv.stop();
+    assert.equal((await pending).interrupted, true);
+    await eventually(() => stack.fake.requests.length === 3);
+    assert.equal(messagesOf(stack.fake.requests[2]!).at(-1)!.content, 'STEERED-ONCE: use tabs');
+    await eventually(async () => (await conv.state()).status === 'idle');
+    const copies = (await stack.transcript('hd-steer-stopped')).filter((m) =>
+      (m.content ?? '').includes('STEERED-ONCE'),
+    );
+    assert.deepEqual(
+      copies.map((m) => m.role),
+      ['user'],
+      'the steer is in the transcript once, as the message it became',
+    );
+  });
+
   it('signals whose payload cannot be decoded are ignored, not fatal (2)', async () => {
     stack.fake.script([{ text: 'first' }, { text: 'still here' }]);
     const conv = stack.herald.conversation('hd-undecodable');

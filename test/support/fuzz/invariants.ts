@@ -304,7 +304,7 @@ async function check(
       if (!t) continue;
       // An update id can be accepted in one execution and rejected in another (the same message
       // re-sent after the conversation closed): an attempt the validator rejected was not accepted.
-      const rejected = t.ok === false && /^WorkflowUpdateFailedError/.test(t.error ?? '');
+      const rejected = t.ok === false && /^(WorkflowUpdateFailedError|WorkflowNotFoundError)/.test(t.error ?? '');
       const wasAccepted = t.ok === true || (!rejected && t.updateId !== undefined && accepted.has(t.updateId));
       if (!wasAccepted) continue;
       if (t.ok && isTurnResult(t.value)) {
@@ -359,11 +359,14 @@ async function check(
       (r) => r.session_id === rec.conversationId && r.role === 'user' && r.message_id !== null,
     );
     const first = firstSession.sort((a, b) => a.seq - b.seq)[0];
-    // An end that arrived with the start answers the start message without running it, and a
-    // later start then begins with another message: only a start message that ran must be first.
-    const startRan = rows.some((r) => r.role === 'user' && r.content?.includes(tagMarker(startTag)));
-    if (first && startRan && !first.content?.includes(tagMarker(startTag))) {
-      const other = /\[\[fz (\S+) /.exec(first.content ?? '')?.[1] ?? first.message_id;
+    // An end delivered before the message that ran first answers the start message without
+    // running it (a later start then begins with another message): that is no violation.
+    const other = /\[\[fz (\S+) /.exec(first?.content ?? '')?.[1] ?? first?.message_id;
+    const firstOp = Math.min(...rec.messages.filter((m) => m.tag === other).map((m) => m.op));
+    const endedFirst = rec.ops.some(
+      (o) => o.i < firstOp && rec.scenario.ops[o.i]?.kind === 'end' && o.outcome === 'delivered',
+    );
+    if (first && !endedFirst && !first.content?.includes(tagMarker(startTag))) {
       add('I2', `the start message ${startTag} did not run first: turn 1 was ${other}`, [
         -1,
         ...rec.messages.filter((m) => m.tag === other).map((m) => m.op),

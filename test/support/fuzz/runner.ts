@@ -345,7 +345,7 @@ async function run(stack: TestStack, sc: Scenario, o: RunOptions): Promise<RunRe
       case 'send': {
         const sent = await deliver(i, op.text, 'update', op.id, op.via);
         if (typeof sent === 'string') return sent;
-        const t = sent as Tracked;
+        const t = sent;
         if (!op.wait) {
           await settled(t, 300);
           return t.settledAt === undefined ? 'sent (tracked)' : outcomeOf(t);
