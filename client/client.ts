@@ -12,7 +12,7 @@ import {
   conversationInputSchema,
   describeZodError,
   inputBoundsIssue,
-  messageSizeIssue,
+  messagePayloadIssue,
 } from '../common/contract.js';
 import type {
   ApprovalDecision,
@@ -114,8 +114,10 @@ function checkStart(input: Record<string, unknown>): void {
  * payload limit, and then no worker can answer it (see common/contract.ts).
  */
 function checkMessage(text: unknown): void {
-  if (typeof text !== 'string') return; // the workflow says what is wrong with anything else
-  const issue = messageSizeIssue(text);
+  // Only what the workflow cannot answer: anything else (too many characters, empty) it refuses
+  // itself, with the same reasons, visible in history.
+  if (typeof text !== 'string') return;
+  const issue = messagePayloadIssue(text);
   if (issue) throw new Error(`message refused: ${issue}`);
 }
 

@@ -46,6 +46,10 @@ export function messagePayloadBytes(text: string): number {
 export function messageSizeIssue(text: string): string | undefined {
   if (text.length > MAX_MESSAGE_CHARS)
     return `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`;
+  return messagePayloadIssue(text);
+}
+/** Why a message is too large for a Temporal payload (undefined: it is not). */
+export function messagePayloadIssue(text: string): string | undefined {
   const bytes = messagePayloadBytes(text);
   if (bytes > MAX_MESSAGE_PAYLOAD_BYTES)
     return `too large as a payload (${bytes} bytes encoded, at most ${MAX_MESSAGE_PAYLOAD_BYTES}); put long text in a workspace file and refer to it`;
