@@ -170,6 +170,8 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   if (current.duplicate) state.turn -= 1;
   else run.runTurns += 1;
   rememberResult(state, msg.id, result);
+  // A message that steered this turn is answered by it, under its own id.
+  for (const id of current.steeredIds) rememberResult(state, id, { ...result, message_id: id });
   // The waiting caller gets the full result; the remembered copy is compacted.
   if (msg.awaited) run.delivered.set(msg.id, result);
   if (state.pendingSteer.length) {

@@ -51,7 +51,12 @@ export function registerHandlers(run: Run): void {
     if (run.current && state.busyPolicy === 'steer') {
       const refused = run.steerRefusal(text);
       if (refused) run.noteIgnored(`userMessage ${id} (as steer)`, refused);
-      else state.pendingSteer.push(text);
+      else {
+        state.pendingSteer.push(text);
+        // Sent again by id, it is answered by the turn it steered, not run a second time.
+        const explicit = typeof parsed.data !== 'string' && parsed.data.id !== undefined;
+        if (explicit && run.hardened && run.current.steeredIds.length < 64) run.current.steeredIds.push(id);
+      }
       return;
     }
     const refused = run.queueRefusal(text);

@@ -83,7 +83,7 @@ export class Run {
     return (
       this.state.queue.some((m) => m.id === id) ||
       findResult(this.state, id) !== undefined ||
-      (this.current !== undefined && this.current.messageId === id)
+      (this.current !== undefined && (this.current.messageId === id || this.current.steeredIds.includes(id)))
     );
   }
 

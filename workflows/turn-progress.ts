@@ -27,6 +27,8 @@ export class TurnProgress {
   stopRequested = false;
   /** The message id was answered before (found in the store): nothing ran, the old result stands. */
   duplicate = false;
+  /** Ids of messages that steered this turn: this turn's result answers them too. */
+  steeredIds: string[] = [];
   scope: CancellationScope | undefined;
   /** Role of the newest message this turn put in the transcript. */
   tailRole: 'user' | 'assistant' | 'tool' = 'user';

@@ -162,6 +162,24 @@ describe('workflow hardening', () => {
     );
   });
 
+  it('a message that steered a turn, sent again by id, is answered by that turn and not run twice (15)', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1; echo done' } }] },
+      { text: 'steered answer' },
+    ]);
+    const conv = stack.herald.conversation('hd-steer-id');
+    const pending = conv.send('go', { start: { cwd: ws, busyPolicy: 'steer' } });
+    await stack.fake.waitForRequests(1);
+    await conv.post('STEER-BY-ID: use tabs', 'st-1');
+    assert.equal((await pending).final_response, 'steered answer');
+    const again = await conv.send('STEER-BY-ID: use tabs', { id: 'st-1' });
+    assert.equal(again.final_response, 'steered answer');
+    assert.equal(again.message_id, 'st-1');
+    assert.equal(stack.fake.requests.length, 2, 'no model call for the repeat');
+    const copies = (await stack.transcript('hd-steer-id')).filter((m) => (m.content ?? '').includes('STEER-BY-ID'));
+    assert.equal(copies.length, 1);
+  });
+
   it('signals whose payload cannot be decoded are ignored, not fatal (2)', async () => {
     stack.fake.script([{ text: 'first' }, { text: 'still here' }]);
     const conv = stack.herald.conversation('hd-undecodable');
