@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import type { Usage } from './messages.js';
 import { sandboxInputSchema } from './sandbox-policy.js';
+import { jsonBytes } from './text.js';
 
 export const BUSY_POLICIES = ['interrupt', 'queue', 'steer'] as const;
 export type BusyPolicy = (typeof BUSY_POLICIES)[number];
@@ -29,18 +30,7 @@ export const MAX_MESSAGE_CHARS = 400_000;
  */
 export const MAX_MESSAGE_PAYLOAD_BYTES = 1_900_000;
 export function messagePayloadBytes(text: string): number {
-  const json = JSON.stringify(text);
-  let n = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      n += 4; // JSON.stringify escapes lone surrogates, so this one is half of a pair
-      i += 1;
-    } else n += 3;
-  }
-  return n;
+  return jsonBytes(text);
 }
 /** Why a message cannot be sent (undefined: it can). */
 export function messageSizeIssue(text: string): string | undefined {

@@ -46,7 +46,8 @@ export function registerHandlers(run: Run): void {
     if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
     if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
     const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
-    const id = typeof parsed.data === 'string' ? uuid4() : (parsed.data.id ?? uuid4());
+    const givenId = typeof parsed.data === 'string' ? undefined : parsed.data.id;
+    const id = givenId ?? uuid4();
     if (run.isKnownMessage(id)) return;
     if (run.current && state.busyPolicy === 'steer') {
       const refused = run.steerRefusal(text);
@@ -54,8 +55,7 @@ export function registerHandlers(run: Run): void {
       else {
         state.pendingSteer.push(text);
         // Sent again by id, it is answered by the turn it steered, not run a second time.
-        const explicit = typeof parsed.data !== 'string' && parsed.data.id !== undefined;
-        if (explicit && run.hardened && run.current.steeredIds.length < 64) run.current.steeredIds.push(id);
+        if (givenId && run.hardened && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
       }
       return;
     }

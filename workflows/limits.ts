@@ -5,6 +5,7 @@
  * refused workflow task is retried forever; so the workflow refuses or drops input that would
  * cross these lines, before it gets anywhere near them. Pure.
  */
+import { utf8Bytes } from '../common/text.js';
 
 /** Messages waiting for a turn: how many, and their texts' UTF-8 bytes together. */
 export const MAX_QUEUED_MESSAGES = 64;
@@ -30,29 +31,6 @@ export const CAN_HISTORY_BYTES = 8_000_000;
 /** Past these, a running turn is stopped so the run can continue as new (a flood of signals mid-turn). */
 export const STOP_HISTORY_EVENTS = 30_000;
 export const STOP_HISTORY_BYTES = 30_000_000;
-
-/** UTF-8 length of a string, without Buffer or TextEncoder (the workflow sandbox has neither for sure). */
-export function utf8Bytes(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i += 1;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
-
-/** UTF-8 bytes of a value as JSON (what a payload of it costs). */
-export function jsonBytes(v: unknown): number {
-  return utf8Bytes(JSON.stringify(v) ?? '');
-}
 
 /** Text cut to at most `max` UTF-8 bytes, on a character boundary, with a note when cut. */
 export function clampBytes(s: string, max: number, note = '\n[…truncated]'): string {

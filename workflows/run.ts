@@ -22,8 +22,8 @@ import {
   STOP_HISTORY_BYTES,
   STOP_HISTORY_EVENTS,
   clampBytes,
-  utf8Bytes,
 } from './limits.js';
+import { utf8Bytes } from '../common/text.js';
 import type { ConversationState, QueuedMessage } from './state.js';
 import { findResult } from './state.js';
 import type { TurnProgress } from './turn.js';

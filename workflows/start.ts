@@ -14,7 +14,8 @@ import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
-import { MAX_CARRIED_BYTES, clampBytes, jsonBytes } from './limits.js';
+import { MAX_CARRIED_BYTES, clampBytes } from './limits.js';
+import { jsonBytes } from '../common/text.js';
 import { isUndecodable } from './payload-converter.js';
 import type { ConversationState } from './state.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_CLARIFY_TIMEOUT_SECONDS, carriedStateSchema } from './state.js';
@@ -221,8 +222,9 @@ export function carryInput(input: ConversationInput, state: ConversationState, b
   delete next.message;
   delete next.messageId;
   delete next.history;
-  if (bounded && jsonBytes(next) > MAX_CARRIED_BYTES) {
-    log.error('carried state over its bound: queued messages are cut', { bytes: jsonBytes(next) });
+  const bytes = bounded ? jsonBytes(next) : 0;
+  if (bytes > MAX_CARRIED_BYTES) {
+    log.error('carried state over its bound: queued messages are cut', { bytes });
     const share = Math.floor(MAX_CARRIED_BYTES / 2 / Math.max(1, state.queue.length));
     for (const m of state.queue) m.text = clampBytes(m.text, share, '\n[…cut: the conversation carried too much]');
     state.pendingSteer = [];
