@@ -141,7 +141,7 @@ describe('README examples', () => {
   const examples = parseExamples(README);
 
   it('marks the examples it runs', () => {
-    assert.ok(examples.length >= 7, `only ${examples.length} README examples are marked`);
+    assert.ok(examples.length >= 9, `only ${examples.length} README examples are marked`);
   });
 
   for (const example of examples) {
