@@ -350,7 +350,10 @@ export function buildProgram(): Command {
     .command('watch')
     .description("follow a conversation's events live")
     .argument('<session>', 'session id')
-    .option('--from <seq>', 'replay the events after this sequence number (0: the whole history; default: the current turn)')
+    .option(
+      '--from <seq>',
+      'replay the events after this sequence number (0: the whole history; default: the current turn)',
+    )
     .option('--json', 'print events as JSON lines')
     .action(async (session: string, o: { from?: string; json?: boolean }) => {
       const from = o.from === undefined ? undefined : Number(o.from);
@@ -531,7 +534,12 @@ export function buildProgram(): Command {
       try {
         const rows = await listConversations(db, Number(o.limit) || 20);
         const statuses = rows.length
-          ? await withClient((client) => workflowStatuses(client, rows.map((r) => r.workflow_id ?? workflowIdFor(r.id))))
+          ? await withClient((client) =>
+              workflowStatuses(
+                client,
+                rows.map((r) => r.workflow_id ?? workflowIdFor(r.id)),
+              ),
+            )
           : new Map<string, string>();
         const listed = rows.map((r) => ({
           ...r,

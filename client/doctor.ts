@@ -155,7 +155,11 @@ async function providerChecks(config: HeraldConfig, env: NodeJS.ProcessEnv, offl
   try {
     resolveProvider({}, config.providerDefaults);
   } catch (err) {
-    out.push({ name: 'provider', status: 'fail', detail: `${firstLine(err)}: set HERALD_MODEL, or model.name in the config` });
+    out.push({
+      name: 'provider',
+      status: 'fail',
+      detail: `${firstLine(err)}: set HERALD_MODEL, or model.name in the config`,
+    });
   }
   for (const ref of configuredProviders(config)) {
     const name = `provider ${ref.provider} (${ref.model})`;
@@ -166,7 +170,11 @@ async function providerChecks(config: HeraldConfig, env: NodeJS.ProcessEnv, offl
         ? 'no key (fine for a local server)'
         : `no key in ${ref.apiKeyEnv}`;
     if (!key.length && ref.provider !== 'custom') {
-      out.push({ name, status: 'fail', detail: `${ref.baseUrl}; ${keyNote}: set ${ref.apiKeyEnv} where the worker runs` });
+      out.push({
+        name,
+        status: 'fail',
+        detail: `${ref.baseUrl}; ${keyNote}: set ${ref.apiKeyEnv} where the worker runs`,
+      });
       continue;
     }
     if (offline) {

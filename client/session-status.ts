@@ -27,7 +27,10 @@ export function statusOf(d: Pick<WorkflowExecutionDescription, 'status' | 'typed
 }
 
 /** Statuses by workflow id, a few describes at a time; a workflow Temporal no longer has is `gone`. */
-export async function workflowStatuses(client: HeraldClient, workflowIds: readonly string[]): Promise<Map<string, string>> {
+export async function workflowStatuses(
+  client: HeraldClient,
+  workflowIds: readonly string[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const ids = [...new Set(workflowIds)];
   for (let i = 0; i < ids.length; i += 8) {

@@ -34,7 +34,14 @@ export function renderSessionsTable(rows: readonly SessionLine[]): string {
       ...(r.parent ? [`← ${r.parent}`] : []),
     ];
     const title = [cut(r.title ?? '', TITLE_MAX), ...notes.map((n) => `(${n})`)].filter(Boolean).join(' ');
-    return [r.session, r.status.replace(/_/g, ' '), when(r.startedAt), String(r.messages), cut(r.model ?? '', MODEL_MAX), title];
+    return [
+      r.session,
+      r.status.replace(/_/g, ' '),
+      when(r.startedAt),
+      String(r.messages),
+      cut(r.model ?? '', MODEL_MAX),
+      title,
+    ];
   });
   const header = ['SESSION', 'STATUS', 'STARTED (UTC)', 'MSGS', 'MODEL', 'TITLE'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
