@@ -89,7 +89,8 @@ async function postgresChecks(config: HeraldConfig): Promise<Check[]> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
-    const version = (await client.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?';
+    const version =
+      (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
     const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
     const applied = await client
       .query<{ name: string }>('SELECT name FROM herald_migrations')
