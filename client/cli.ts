@@ -533,13 +533,13 @@ export function buildProgram(): Command {
       const db = createDb(url, 1);
       try {
         const rows = await listConversations(db, Number(o.limit) || 20);
+        // Without Temporal the list still shows; only the statuses are unknown.
+        const ids = rows.map((r) => r.workflow_id ?? workflowIdFor(r.id));
         const statuses = rows.length
-          ? await withClient((client) =>
-              workflowStatuses(
-                client,
-                rows.map((r) => r.workflow_id ?? workflowIdFor(r.id)),
-              ),
-            )
+          ? await withClient((client) => workflowStatuses(client, ids)).catch((err: unknown) => {
+              process.stderr.write(`${pc.yellow('herald:')} statuses unknown: ${describeError(err)}\n`);
+              return new Map<string, string>();
+            })
           : new Map<string, string>();
         const listed = rows.map((r) => ({
           ...r,

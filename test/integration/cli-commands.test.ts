@@ -122,6 +122,12 @@ describe('herald CLI commands', () => {
     // Aligned: every row's status starts where the header's does.
     const col = lines[0]!.indexOf('STATUS');
     for (const l of lines.filter((x) => x.startsWith('s-'))) assert.match(l.slice(col), /^(idle|ended) /, l);
+
+    // Temporal down: the list still shows, the statuses are unknown and it says why.
+    const down = await runHerald(['sessions'], { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stdout, /^s-idle +unknown /m);
+    assert.match(down.stderr, /statuses unknown: cannot reach Temporal/);
   });
 
   it('send to an ended session says it ended and how to start a new one', async () => {
