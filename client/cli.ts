@@ -6,6 +6,7 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { sessionIdFromWorkflowId, workflowIdFor } from '../common/constants.js';
 import type { TurnResult } from '../common/contract.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
 import type { ApprovalDecision } from '../common/contract.js';
@@ -14,7 +15,7 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError, loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createDb } from '../activities/store/db.js';
-import { listSessions } from '../activities/store/sessions.js';
+import { listConversations } from '../activities/store/sessions.js';
 import { startDevStack } from '../workers/dev-stack.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
@@ -30,16 +31,19 @@ import {
   removeMemory,
 } from '../activities/store/memory.js';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { StartOptions } from './client.js';
 import { HeraldClient } from './client.js';
 import { runChat } from './chat.js';
 import { clientSettings, readRuntimeInfo } from './connection.js';
-import { EventRenderer } from './render.js';
 import { runDemo } from './demo.js';
 import { renderChecks, runDoctor } from './doctor.js';
+import { findSession, runningConversation } from './session-ref.js';
+import { workflowStatuses } from './session-status.js';
+import { renderSessionsTable } from './sessions-table.js';
+import { runWatch } from './watch.js';
 import {
   checkCommandReport,
   jsonLines,
@@ -217,7 +221,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (session: string, text: string, o: { id?: string; wait: boolean; json?: boolean }) => {
       await withClient(async (client) => {
-        const conv = client.conversation(session);
+        const conv = await runningConversation(client, session);
         if (!o.wait) {
           await conv.post(text, o.id);
           print(Boolean(o.json), { queued: true }, 'queued');
@@ -240,7 +244,7 @@ export function buildProgram(): Command {
       .argument('[reason]', 'reason')
       .action(async (session: string, reason?: string) => {
         await withClient(async (client) => {
-          const conv = client.conversation(session);
+          const conv = await runningConversation(client, session);
           await (name === 'stop' ? conv.stop(reason) : conv.end(reason));
           process.stderr.write(`${name} sent to ${conv.workflowId}\n`);
         });
@@ -256,7 +260,7 @@ export function buildProgram(): Command {
     .option('--rule', 'session/always: cover every command of the same rules, not only this command')
     .action(async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean }) => {
       await withClient(async (client) => {
-        await client.conversation(session).approve(request, decision, o.rule ? 'rule' : undefined);
+        await (await runningConversation(client, session)).approve(request, decision, o.rule ? 'rule' : undefined);
         const covers =
           decision === 'session' || decision === 'always'
             ? o.rule
@@ -274,7 +278,8 @@ export function buildProgram(): Command {
     .argument('<text>', 'the answer')
     .action(async (session: string, text: string) => {
       await withClient(async (client) => {
-        await client.conversation(session).answer(text);
+        const { requestId } = await (await runningConversation(client, session)).answer(text);
+        process.stderr.write(`answered ${requestId}\n`);
       });
     });
 
@@ -286,7 +291,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (session: string, focus: string | undefined, o: { json?: boolean }) => {
       await withClient(async (client) => {
-        const r = await client.conversation(session).compress(focus);
+        const r = await (await runningConversation(client, session)).compress(focus);
         print(Boolean(o.json), r, r.message);
       });
     });
@@ -298,7 +303,7 @@ export function buildProgram(): Command {
     .argument('<text>', 'guidance')
     .action(async (session: string, text: string) => {
       await withClient(async (client) => {
-        await client.conversation(session).steer(text);
+        await (await runningConversation(client, session)).steer(text);
       });
     });
 
@@ -309,9 +314,10 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (session: string, o: { json?: boolean }) => {
       await withClient(async (client) => {
-        const s = await client.conversation(session).state();
+        const s = await (await findSession(client, session)).conversation.state();
         const text = [
-          `session ${s.session_id} · ${s.status} · turn ${s.turn} · iteration ${s.budget.used}/${s.budget.max}`,
+          // The conversation id is what every command takes; after a compression the context lives in `<id>.<n>`.
+          `session ${s.conversation_id}${s.session_id !== s.conversation_id ? ` (context ${s.session_id})` : ''} · ${s.status} · turn ${s.turn} · iteration ${s.budget.used}/${s.budget.max}`,
           `model ${s.model} via ${s.provider} (${s.api_mode}) · busy policy ${s.busy_policy}`,
           `usage ${s.usage.total_tokens} tokens · $${s.usage.cost_usd.toFixed(4)}`,
           ...(s.queued_messages.length ? [`queued: ${s.queued_messages.map((q) => q.preview).join(' | ')}`] : []),
@@ -344,22 +350,16 @@ export function buildProgram(): Command {
     .command('watch')
     .description("follow a conversation's events live")
     .argument('<session>', 'session id')
-    .option('--from <seq>', 'replay from this event sequence number', '0')
+    .option(
+      '--from <seq>',
+      'replay the events after this sequence number (0: the whole history; default: the current turn)',
+    )
     .option('--json', 'print events as JSON lines')
-    .action(async (session: string, o: { from: string; json?: boolean }) => {
-      const client = await connect();
-      const renderer = new EventRenderer({ reasoning: true, spinner: false });
-      const watch = await client.conversation(session).watch(
-        (e) => {
-          if (o.json) process.stdout.write(`${JSON.stringify(e)}\n`);
-          else renderer.render(e);
-        },
-        Number(o.from) || 0,
-      );
-      await untilSignal(async () => {
-        await watch.stop();
-        await client.close();
-      });
+    .action(async (session: string, o: { from?: string; json?: boolean }) => {
+      const from = o.from === undefined ? undefined : Number(o.from);
+      if (from !== undefined && !(Number.isInteger(from) && from >= 0))
+        throw new Error(`--from takes an event sequence number (0 or more), not "${o.from}"`);
+      await withClient((client) => runWatch(client, session, { from, json: Boolean(o.json) }));
     });
 
   program
@@ -401,11 +401,13 @@ export function buildProgram(): Command {
   program
     .command('tools')
     .description('list the tools a worker with this configuration offers, and why one is not available')
-    .option('--toolsets <list>', 'comma-separated toolsets to check (default: all)')
+    .option('--toolsets <list>', "comma-separated toolsets to check (default: the config's tools.toolsets, else all)")
     .option('--json', 'print JSON')
     .action((o: { toolsets?: string; json?: boolean }) => {
-      const registry = builtinTools(config().file);
-      const rows = registry.status(o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : undefined);
+      const cfg = config();
+      const registry = builtinTools(cfg.file);
+      const selection = o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : cfg.file.tools.toolsets;
+      const rows = registry.status(selection);
       const width = Math.max(...rows.map((r) => r.name.length));
       const setWidth = Math.max(...rows.map((r) => r.toolset.length));
       const text = rows
@@ -414,7 +416,12 @@ export function buildProgram(): Command {
             `${r.enabled ? pc.green('✓') : pc.red('✗')} ${r.name.padEnd(width)}  ${pc.dim(r.toolset.padEnd(setWidth))} ${r.enabled ? r.description.split('. ')[0] : pc.yellow(r.reason ?? '')}`,
         )
         .join('\n');
-      print(Boolean(o.json), rows, text);
+      const source = o.toolsets
+        ? 'from --toolsets'
+        : selection
+          ? `from tools.toolsets in ${cfg.configPath ?? 'the config'}`
+          : 'no tools.toolsets in the config';
+      print(Boolean(o.json), rows, `toolsets: ${selection?.join(', ') ?? 'all'} (${source})\n${text}`);
     });
 
   const memory = program
@@ -460,6 +467,9 @@ export function buildProgram(): Command {
         if (memoryChars(entries) + text.length > MEMORY_LIMITS[store])
           throw new Error(`the ${store} store is full (${memoryChars(entries)} of ${MEMORY_LIMITS[store]} characters)`);
         await addMemory(db, store, text);
+        process.stderr.write(
+          `added to ${store} (${memoryChars(entries) + text.length} of ${MEMORY_LIMITS[store]} characters)\n`,
+        );
       });
     });
   memory
@@ -496,9 +506,11 @@ export function buildProgram(): Command {
   memory
     .command('export')
     .description('write MEMORY.md and USER.md')
-    .argument('[dir]', 'target directory', '.')
-    .action(async (dir: string) => {
+    .argument('[dir]', 'target directory, created if missing (default: <Herald home>/memory-export)')
+    .action(async (target: string | undefined) => {
+      const dir = resolve(target ?? join(config().home, 'memory-export'));
       await withDb(async (db) => {
+        mkdirSync(dir, { recursive: true });
         for (const store of MEMORY_STORES) {
           const path = join(dir, `${store.toUpperCase()}.md`);
           writeFileSync(
@@ -520,16 +532,34 @@ export function buildProgram(): Command {
       if (!url) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
       const db = createDb(url, 1);
       try {
-        const rows = await listSessions(db, Number(o.limit) || 20);
+        const rows = await listConversations(db, Number(o.limit) || 20);
+        // Without Temporal the list still shows; only the statuses are unknown.
+        const ids = rows.map((r) => r.workflow_id ?? workflowIdFor(r.id));
+        const statuses = rows.length
+          ? await withClient((client) => workflowStatuses(client, ids)).catch((err: unknown) => {
+              process.stderr.write(`${pc.yellow('herald:')} statuses unknown: ${describeError(err)}\n`);
+              return new Map<string, string>();
+            })
+          : new Map<string, string>();
+        const listed = rows.map((r) => ({
+          ...r,
+          status: statuses.get(r.workflow_id ?? workflowIdFor(r.id)) ?? 'unknown',
+        }));
         print(
           Boolean(o.json),
-          rows,
-          rows
-            .map(
-              (r) =>
-                `${r.id}  ${r.started_at.toISOString().slice(0, 16)}  ${String(r.messages).padStart(4)} msgs  ${r.model ?? ''}  ${r.title ?? ''}${r.parent_id ? pc.dim(` ← ${r.parent_id}`) : ''}`,
-            )
-            .join('\n') || '(no sessions)',
+          listed,
+          renderSessionsTable(
+            listed.map((r) => ({
+              session: r.id,
+              status: r.status === 'gone' && r.ended_at ? 'ended' : r.status,
+              startedAt: r.started_at,
+              messages: r.messages,
+              model: r.model,
+              title: r.title,
+              compressions: r.compressions,
+              parent: r.parent_id,
+            })),
+          ),
         );
       } finally {
         await db.end();
@@ -557,7 +587,7 @@ function renderMemory(label: string, entries: MemoryEntry[], limit: number): str
 /** Turn any failure into one clear line. */
 export function describeError(err: unknown): string {
   if (err instanceof WorkflowNotFoundError)
-    return `no such conversation (${err.workflowId ?? 'unknown workflow'}) is running`;
+    return `session ${err.workflowId ? sessionIdFromWorkflowId(err.workflowId) : '?'} is not running (it ended, or never started): \`herald sessions\` lists them`;
   if (err instanceof WorkflowUpdateFailedError) return `rejected: ${err.cause?.message ?? err.message}`;
   if (err instanceof WorkflowFailedError) return `conversation failed: ${err.cause?.message ?? err.message}`;
   if (err instanceof Error) return err.message.split('\n')[0] ?? String(err);

@@ -202,8 +202,8 @@ export class Conversation {
   }
 
   /** Answer the pending `clarify` question. */
-  async answer(text: string, requestId?: string): Promise<void> {
-    await rejections(
+  async answer(text: string, requestId?: string): Promise<{ requestId: string }> {
+    return await rejections(
       this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: text, ...(requestId ? { requestId } : {}) }] }),
     );
   }

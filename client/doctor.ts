@@ -15,6 +15,7 @@ import { resolveProvider } from '../common/providers.js';
 import { describeNetwork } from '../common/sandbox-policy.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import { redactUrl } from '../activities/store/db.js';
+import { anthropicClient, openaiClient } from '../activities/model/clients.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { clientSettings } from './connection.js';
 
@@ -28,6 +29,8 @@ export interface Check {
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../activities/store/migrations/', import.meta.url));
 
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
 async function temporalChecks(config: HeraldConfig): Promise<Check[]> {
   const { address, namespace } = clientSettings(config);
   let connection: Connection;
@@ -38,7 +41,7 @@ async function temporalChecks(config: HeraldConfig): Promise<Check[]> {
       {
         name: 'temporal',
         status: 'fail',
-        detail: `cannot reach ${address} (${(err as Error).message.split('\n')[0]}): start \`herald dev\` or set TEMPORAL_ADDRESS`,
+        detail: `cannot reach ${address} (${firstLine(err)}): start \`herald dev\`, or set TEMPORAL_ADDRESS to a running server`,
       },
     ];
   }
@@ -56,12 +59,16 @@ async function temporalChecks(config: HeraldConfig): Promise<Check[]> {
           ? {
               name: 'search attributes',
               status: 'warn',
-              detail: `missing ${missing.join(', ')} in namespace ${namespace} (a worker registers them at start)`,
+              detail: `missing ${missing.join(', ')} in namespace ${namespace}: start a worker (it registers them), or \`temporal operator search-attribute create --namespace ${namespace} --name ${missing[0]} --type Keyword\` for each`,
             }
           : { name: 'search attributes', status: 'ok', detail: `registered in namespace ${namespace}` },
       );
     } catch (err) {
-      out.push({ name: 'search attributes', status: 'warn', detail: (err as Error).message.split('\n')[0] ?? '' });
+      out.push({
+        name: 'search attributes',
+        status: 'warn',
+        detail: `cannot list them in namespace ${namespace} (${firstLine(err)}): check the namespace (TEMPORAL_NAMESPACE)`,
+      });
     }
     return out;
   } finally {
@@ -72,28 +79,59 @@ async function temporalChecks(config: HeraldConfig): Promise<Check[]> {
 async function postgresChecks(config: HeraldConfig): Promise<Check[]> {
   const url = clientSettings(config).databaseUrl;
   if (!url)
-    return [{ name: 'postgres', status: 'fail', detail: 'DATABASE_URL is not set and no `herald dev` is running' }];
+    return [
+      {
+        name: 'postgres',
+        status: 'fail',
+        detail: 'DATABASE_URL is not set and no `herald dev` is running: start `herald dev`, or set DATABASE_URL',
+      },
+    ];
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
-    const version = (await client.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?';
-    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql'));
+    const version =
+      (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
     const applied = await client
       .query<{ name: string }>('SELECT name FROM herald_migrations')
-      .then((r) => new Set(r.rows.map((x) => x.name)))
-      .catch(() => new Set<string>());
-    const pending = files.filter((f) => !applied.has(f));
+      .then((r) => r.rows.map((x) => x.name))
+      .catch(() => [] as string[]);
     return [
       { name: 'postgres', status: 'ok', detail: `${redactUrl(url)}, PostgreSQL ${version}` },
-      pending.length
-        ? { name: 'migrations', status: 'warn', detail: `${pending.length} pending (a worker applies them at start)` }
-        : { name: 'migrations', status: 'ok', detail: `all ${files.length} applied` },
+      migrationCheck(files, applied),
     ];
   } catch (err) {
-    return [{ name: 'postgres', status: 'fail', detail: `${redactUrl(url)}: ${(err as Error).message}` }];
+    return [
+      {
+        name: 'postgres',
+        status: 'fail',
+        detail: `cannot reach ${redactUrl(url)} (${firstLine(err)}): start \`herald dev\`, or fix DATABASE_URL`,
+      },
+    ];
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** The schema version (the last migration applied) against the one this Herald expects. */
+export function migrationCheck(files: readonly string[], applied: readonly string[]): Check {
+  const version = (names: readonly string[]) => [...names].sort().at(-1)?.replace(/_.*$/, '') ?? 'none';
+  const expected = version(files);
+  const unknown = applied.filter((a) => !files.includes(a));
+  const pending = files.filter((f) => !applied.includes(f));
+  if (unknown.length)
+    return {
+      name: 'migrations',
+      status: 'warn',
+      detail: `schema ${version(applied)} is newer than this Herald's ${expected} (${unknown.join(', ')}): upgrade Herald before running its workers here`,
+    };
+  if (pending.length)
+    return {
+      name: 'migrations',
+      status: 'warn',
+      detail: `schema ${version(applied)}, expected ${expected} (${pending.length} pending): a worker applies them at start (\`herald worker\` or \`herald dev\`)`,
+    };
+  return { name: 'migrations', status: 'ok', detail: `schema ${expected}, as expected (${files.length} migrations)` };
 }
 
 /** The providers this worker would use: the default model, the fallback chain and the auxiliary model. */
@@ -118,7 +156,11 @@ async function providerChecks(config: HeraldConfig, env: NodeJS.ProcessEnv, offl
   try {
     resolveProvider({}, config.providerDefaults);
   } catch (err) {
-    out.push({ name: 'provider', status: 'fail', detail: `${(err as Error).message} (set HERALD_MODEL)` });
+    out.push({
+      name: 'provider',
+      status: 'fail',
+      detail: `${firstLine(err)}: set HERALD_MODEL, or model.name in the config`,
+    });
   }
   for (const ref of configuredProviders(config)) {
     const name = `provider ${ref.provider} (${ref.model})`;
@@ -127,38 +169,68 @@ async function providerChecks(config: HeraldConfig, env: NodeJS.ProcessEnv, offl
       ? `key in ${key.join(', ')}`
       : ref.provider === 'custom'
         ? 'no key (fine for a local server)'
-        : `no key: set ${ref.apiKeyEnv}`;
+        : `no key in ${ref.apiKeyEnv}`;
     if (!key.length && ref.provider !== 'custom') {
-      out.push({ name, status: 'fail', detail: `${ref.baseUrl}; ${keyNote}` });
+      out.push({
+        name,
+        status: 'fail',
+        detail: `${ref.baseUrl}; ${keyNote}: set ${ref.apiKeyEnv} where the worker runs`,
+      });
       continue;
     }
     if (offline) {
       out.push({ name, status: 'ok', detail: `${ref.baseUrl}; ${keyNote}; endpoint not checked (--offline)` });
       continue;
     }
-    out.push(await probeEndpoint(name, ref, key[0] ? env[key[0]] : undefined, keyNote));
+    out.push(await probeEndpoint(name, ref, env, keyNote));
   }
   return out;
 }
 
-/** A cheap authenticated request: the model list (OpenAI-compatible and Anthropic both have one). */
-async function probeEndpoint(name: string, ref: ProviderRef, key: string | undefined, keyNote: string): Promise<Check> {
-  const base = ref.baseUrl.replace(/\/+$/, '');
-  const anthropic = ref.apiMode === 'anthropic_messages';
-  const url = anthropic ? `${base}/v1/models` : `${base}/models`;
-  const headers: Record<string, string> = anthropic
-    ? { 'x-api-key': key ?? '', 'anthropic-version': '2023-06-01' }
-    : key
-      ? { authorization: `Bearer ${key}` }
-      : {};
+/** The first `code` (ECONNREFUSED, ENOTFOUND, …) down an error's cause chain. */
+function errorCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * A cheap authenticated request, through the same SDK clients the worker's model calls use: the
+ * model list (OpenAI-compatible servers and Anthropic both have one). What a server says on a
+ * refusal is not printed: some echo part of the key.
+ */
+async function probeEndpoint(name: string, ref: ProviderRef, env: NodeJS.ProcessEnv, keyNote: string): Promise<Check> {
   try {
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
-    if (res.ok) return { name, status: 'ok', detail: `${ref.baseUrl} answers; ${keyNote}` };
-    const why = res.status === 401 || res.status === 403 ? 'the key was refused' : `HTTP ${res.status} from ${url}`;
-    return { name, status: res.status === 404 ? 'warn' : 'fail', detail: `${ref.baseUrl}: ${why}; ${keyNote}` };
+    const models =
+      ref.apiMode === 'anthropic_messages'
+        ? (await anthropicClient(ref, env, 5000).models.list({ limit: 100 })).data.map((m) => m.id)
+        : (await openaiClient(ref, env, 5000).models.list()).data.map((m) => m.id);
+    const listed = models.includes(ref.model) ? `, ${ref.model} among them` : '';
+    return { name, status: 'ok', detail: `${ref.baseUrl} answers (${models.length} models${listed}); ${keyNote}` };
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-    return { name, status: 'fail', detail: `${ref.baseUrl} unreachable (${cause}); ${keyNote}` };
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number') {
+      if (status === 401 || status === 403)
+        return {
+          name,
+          status: 'fail',
+          detail: `${ref.baseUrl} refused the key (HTTP ${status}); ${keyNote}: check it, or rotate it`,
+        };
+      // Some OpenAI-compatible servers have no model list: the endpoint answers, the call may still work.
+      return {
+        name,
+        status: status === 404 || status === 405 ? 'warn' : 'fail',
+        detail: `${ref.baseUrl} answered the model list with HTTP ${status}; ${keyNote}: check the base URL (baseUrl / OPENAI_BASE_URL)`,
+      };
+    }
+    return {
+      name,
+      status: 'fail',
+      detail: `${ref.baseUrl} unreachable (${errorCode(err) ?? firstLine(err)}); ${keyNote}: is the server running? check the base URL, or use --offline`,
+    };
   }
 }
 
@@ -191,7 +263,7 @@ function diskCheck(config: HeraldConfig): Check {
     return {
       name: 'disk',
       status: freeGb < 1 ? 'fail' : freeGb < 5 ? 'warn' : 'ok',
-      detail: `${freeGb.toFixed(1)} GB free under ${dir}`,
+      detail: `${freeGb.toFixed(1)} GB free under ${dir}${freeGb < 5 ? ': Temporal, Postgres and tool output need room; free some, or set HERALD_HOME on a larger disk' : ''}`,
     };
   } catch (err) {
     return { name: 'disk', status: 'warn', detail: (err as Error).message };
@@ -215,7 +287,8 @@ export async function runDoctor(
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', skip: '-' };
 
+/** One line a check: mark, status word (greppable), name, cause and fix. */
 export function renderChecks(checks: readonly Check[]): string {
   const width = Math.max(...checks.map((c) => c.name.length));
-  return checks.map((c) => `${MARK[c.status]} ${c.name.padEnd(width)}  ${c.detail}`).join('\n');
+  return checks.map((c) => `${MARK[c.status]} ${c.status.padEnd(4)} ${c.name.padEnd(width)}  ${c.detail}`).join('\n');
 }

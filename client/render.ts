@@ -19,6 +19,10 @@ export interface RenderOptions {
   /** Told when the agent waits for an approval or an answer (the REPL then reads the reply). */
   onApproval?: (request: { requestId: string; command: string }) => void;
   onClarify?: (request: { requestId: string; choices: string[] }) => void;
+  /** Show each turn's user message (`herald watch`: the REPL's user typed it). */
+  userMessages?: boolean;
+  /** Write status and tool lines to stdout too, so a watched log reads in order when piped. */
+  oneStream?: boolean;
 }
 
 export class EventRenderer {
@@ -31,6 +35,9 @@ export class EventRenderer {
   render(e: StoredEvent): void {
     const p = e.payload;
     switch (e.kind) {
+      case 'turn.started':
+        if (this.options.userMessages) this.line(pc.bold(`› ${visibleControls(str(p.text))}`));
+        break;
       case 'thinking':
         if (p.state === 'started')
           this.startSpinner(p.attempt && Number(p.attempt) > 1 ? `retrying (attempt ${str(p.attempt)})…` : 'thinking…');
@@ -149,7 +156,7 @@ export class EventRenderer {
 
   private line(text: string): void {
     if (!this.atLineStart) process.stdout.write('\n');
-    process.stderr.write(`${text}\n`);
+    (this.options.oneStream ? process.stdout : process.stderr).write(`${text}\n`);
     this.atLineStart = true;
   }
 }

@@ -96,6 +96,15 @@ export async function lastEventSeq(db: Db, conversationId: string): Promise<numb
   return r.rows[0] ? Number(r.rows[0].last_seq) : 0;
 }
 
+/** The sequence number just before the conversation's latest `turn.started` (0 when it has none). */
+export async function beforeLastTurnSeq(db: Db, conversationId: string): Promise<number> {
+  const r = await db.query<{ seq: string }>(
+    "SELECT seq FROM events WHERE conversation_id = $1 AND kind = 'turn.started' ORDER BY seq DESC LIMIT 1",
+    [conversationId],
+  );
+  return r.rows[0] ? Number(r.rows[0].seq) - 1 : 0;
+}
+
 /** Delete events older than `maxAgeMs` (the transcript stays; events are a live view). */
 export async function pruneEvents(db: Db, maxAgeMs: number): Promise<number> {
   const r = await db.query("DELETE FROM events WHERE created_at < now() - ($1::bigint * interval '1 millisecond')", [

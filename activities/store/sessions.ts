@@ -184,3 +184,39 @@ export async function listSessions(db: Db, limit = 20): Promise<SessionListItem[
   );
   return r.rows;
 }
+
+/** One conversation for `herald sessions`: its first session's title and start, its current session's model and size. */
+export interface ConversationListItem {
+  /** The conversation id: what every `herald` command takes. */
+  id: string;
+  workflow_id: string | null;
+  /** The session of the current context (`<id>.<n>` after n compressions). */
+  current_session: string;
+  compressions: number;
+  title: string | null;
+  source: string;
+  model: string | null;
+  started_at: Date;
+  ended_at: Date | null;
+  parent_id: string | null;
+  /** Messages in the current context. */
+  messages: number;
+}
+
+/** Recent conversations, newest first; a compression lineage is one row. */
+export async function listConversations(db: Db, limit = 20): Promise<ConversationListItem[]> {
+  const r = await db.query<ConversationListItem>(
+    `SELECT r.id, r.workflow_id, cur.id AS current_session, r.title, r.source, cur.model, r.started_at,
+            cur.ended_at, r.parent_id,
+            (SELECT count(*)::int - 1 FROM sessions l WHERE l.conversation_id = r.conversation_id) AS compressions,
+            (SELECT count(*)::int FROM messages m WHERE m.session_id = cur.id) AS messages
+       FROM sessions r
+       CROSS JOIN LATERAL (SELECT s.id, s.model, s.ended_at FROM sessions s
+                            WHERE s.conversation_id = r.conversation_id
+                            ORDER BY s.started_at DESC, s.id DESC LIMIT 1) cur
+      WHERE r.id = r.conversation_id
+      ORDER BY r.started_at DESC LIMIT $1`,
+    [limit],
+  );
+  return r.rows;
+}

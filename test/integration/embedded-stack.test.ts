@@ -85,7 +85,7 @@ describe('herald dev (embedded stack)', () => {
     const state = await runHerald(['state', 'embedded-1'], env);
     assert.match(state.stdout, /session embedded-1 · idle · turn 2/);
     const sessions = await runHerald(['sessions'], env);
-    assert.match(sessions.stdout, /embedded-1 .* 4 msgs +fake-model +hi there/);
+    assert.match(sessions.stdout, /^embedded-1 +\S+ +\S+ \S+ +4 +fake-model +hi there$/m);
 
     second.kill('SIGINT');
     assert.equal(await second.exited, 0);

@@ -51,6 +51,8 @@ export class FakeProvider {
   private readonly byModel = new Map<string, ScriptedReply[]>();
   private responder: Responder | undefined;
   private readonly waiters: Array<() => void> = [];
+  /** What the model list (`GET …/models`) offers. */
+  models: string[] = ['fake-model'];
 
   private constructor(
     private readonly server: Server,
@@ -161,6 +163,10 @@ export class FakeProvider {
       if (!res.writableFinished && rec.abortedAt === undefined) rec.abortedAt = Date.now();
     });
 
+    // The model list (`herald doctor` asks for it): one shape both SDKs read.
+    if (req.method === 'GET' && new URL(rec.path, 'http://fake').pathname.endsWith('/models')) {
+      return this.send(res, 200, modelList(this.models));
+    }
     const wire = wireFor(rec.path);
     if (!wire) {
       return this.send(res, 404, openaiNotFound(`fake provider: no route for ${req.method} ${rec.path}`));
@@ -230,6 +236,19 @@ function wireFor(path: string): Wire | undefined {
   if (path.endsWith('/responses')) return responsesWire;
   if (path.endsWith('/messages')) return anthropicWire;
   return undefined;
+}
+
+function modelList(ids: readonly string[]) {
+  const data = ids.map((id) => ({
+    id,
+    object: 'model',
+    created: 0,
+    owned_by: 'fake-provider',
+    type: 'model',
+    display_name: id,
+    created_at: '2026-01-01T00:00:00Z',
+  }));
+  return { object: 'list', data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
 }
 
 function openaiNotFound(message: string) {
