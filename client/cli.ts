@@ -199,11 +199,19 @@ export function buildProgram(): Command {
         return;
       }
       const conv = await client.start({ ...start, ...(message ? { message } : {}), source: 'cli' });
+      // A run the worker refuses at its start (no such cwd there, …) fails here, naming the cause.
+      const phase = await conv.whenStarted();
       print(
         Boolean(o.json),
-        { sessionId: conv.sessionId, workflowId: conv.workflowId },
+        { sessionId: conv.sessionId, workflowId: conv.workflowId, started: phase.state },
         `started session ${conv.sessionId} (workflow ${conv.workflowId})`,
       );
+      if (phase.state === 'pending')
+        process.stderr.write(
+          pc.yellow(
+            `no worker has taken it up yet: is \`herald dev\` or \`herald worker\` running for task queue ${client.settings.taskQueue}?\n`,
+          ),
+        );
     });
   });
 
