@@ -104,10 +104,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
   const provider = e.HERALD_PROVIDER ?? file.model.provider ?? inferProvider(env);
   const model = e.HERALD_MODEL ?? file.model.name ?? DEFAULT_MODELS[provider] ?? '';
   const providerDefaults: ProviderDefaults = { provider, model };
-  const openaiBaseUrl = e.OPENAI_BASE_URL ?? (provider !== 'anthropic' ? file.model.baseUrl : undefined);
-  const anthropicBaseUrl = e.ANTHROPIC_BASE_URL ?? (provider === 'anthropic' ? file.model.baseUrl : undefined);
+  // The environment's endpoints and the file's are kept apart: the environment wins over every
+  // base URL the file sets (common/providers.ts resolveProvider has the whole order).
+  const openaiBaseUrl = e.OPENAI_BASE_URL;
+  const anthropicBaseUrl = e.ANTHROPIC_BASE_URL;
   if (openaiBaseUrl) providerDefaults.openaiBaseUrl = openaiBaseUrl;
   if (anthropicBaseUrl) providerDefaults.anthropicBaseUrl = anthropicBaseUrl;
+  if (file.model.baseUrl) providerDefaults.modelBaseUrl = file.model.baseUrl;
   if (file.model.contextLength) providerDefaults.contextLength = file.model.contextLength;
   if (file.model.maxOutputTokens) providerDefaults.maxOutputTokens = file.model.maxOutputTokens;
   if (file.model.apiKeyEnv) providerDefaults.apiKeyEnv = file.model.apiKeyEnv;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
 import type { ProviderDefaults } from '../../common/providers.js';
+import { resolveProvider } from '../../common/providers.js';
 
 /** The provider choices, without the declared endpoint lists (tested on their own). */
 const choices = ({ declared: _declared, ...rest }: ProviderDefaults) => rest;
@@ -207,6 +208,79 @@ describe('the README', () => {
       const config = loadConfig({ HERALD_HOME: home });
       assert.equal(config.file.compression.engine, 'default');
       assert.deepEqual(config.file.hooks.plugins, ['./audit-plugin.mjs']);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  /** The README's config example, verbatim, as a worker with `env` loads it. */
+  function readmeConfig(env: Record<string, string>) {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /```yaml\n(model:[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'the README has a config example starting with model:');
+    const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), block);
+      return loadConfig({ HERALD_HOME: home, ...env });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  it('lets OPENAI_BASE_URL win over the base URLs of its config example, as it says', () => {
+    const { providerDefaults } = readmeConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' });
+    // The default model (model.provider: custom) and any other custom model go to the environment's endpoint.
+    assert.equal(resolveProvider({}, providerDefaults).baseUrl, 'http://127.0.0.1:9999/v1');
+    assert.equal(
+      resolveProvider({ provider: 'custom', model: 'other' }, providerDefaults).baseUrl,
+      'http://127.0.0.1:9999/v1',
+    );
+    assert.equal(
+      resolveProvider({ provider: 'openai', model: 'gpt-4.1' }, providerDefaults).baseUrl,
+      'http://127.0.0.1:9999/v1',
+    );
+    // ANTHROPIC_BASE_URL likewise for the example's anthropic fallback.
+    const anthropic = readmeConfig({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9998/anthropic' }).providerDefaults;
+    assert.equal(
+      resolveProvider({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, anthropic).baseUrl,
+      'http://127.0.0.1:9998/anthropic',
+    );
+  });
+
+  it("without the environment, its model section names the default model's endpoint, the providers table the others", () => {
+    const { providerDefaults } = readmeConfig({});
+    const primary = resolveProvider({}, providerDefaults);
+    assert.equal(primary.model, 'qwen2.5-coder');
+    assert.equal(primary.baseUrl, 'http://localhost:11434/v1');
+    // `model.baseUrl` is the default provider's: another model of it goes there too.
+    assert.equal(resolveProvider({ model: 'llama3' }, providerDefaults).baseUrl, 'http://localhost:11434/v1');
+    // A provider that is not the default gets its own table entry or standard URL.
+    assert.equal(
+      resolveProvider({ provider: 'openai', model: 'gpt-4.1-mini' }, providerDefaults).baseUrl,
+      'https://api.openai.com/v1',
+    );
+    assert.equal(
+      resolveProvider({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, providerDefaults).baseUrl,
+      'https://api.anthropic.com',
+    );
+  });
+
+  it('uses providers.<name>.baseUrl when no stronger source sets one', () => {
+    const home = mkdtempSync(join(tmpdir(), 'herald-table-'));
+    try {
+      writeFileSync(
+        join(home, 'config.yaml'),
+        'model:\n  provider: openai\n  name: gpt-4.1\nproviders:\n  custom:\n    baseUrl: http://localhost:8000/v1\n',
+      );
+      const d = loadConfig({ HERALD_HOME: home }).providerDefaults;
+      assert.equal(resolveProvider({ provider: 'custom', model: 'm' }, d).baseUrl, 'http://localhost:8000/v1');
+      const withEnv = loadConfig({ HERALD_HOME: home, OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }).providerDefaults;
+      assert.equal(resolveProvider({ provider: 'custom', model: 'm' }, withEnv).baseUrl, 'http://127.0.0.1:9999/v1');
+      // The conversation's own baseUrl is strongest (when the worker declares it).
+      assert.equal(
+        resolveProvider({ provider: 'custom', model: 'm', baseUrl: 'http://localhost:8000/v1' }, withEnv).baseUrl,
+        'http://localhost:8000/v1',
+      );
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
