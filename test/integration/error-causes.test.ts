@@ -5,6 +5,8 @@
  * README shows it, never as Temporal's "Workflow completed before the Update completed".
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ConversationFailedError, HeraldAgent } from '../../client/client.js';
@@ -88,6 +90,22 @@ describe('errors name their cause', () => {
       assert.match(err.message, /baseUrl: http:\/\/undeclared\.invalid\/v1 is not an endpoint this worker declares/);
       return true;
     });
+  });
+
+  it('a broken config file is a warning for client commands and an error, with its line, for a worker', async () => {
+    const path = join(stack.home, 'broken.yaml');
+    writeFileSync(path, 'agent:\n  maxIteratons: 5\n');
+    const env = { ...stack.workerEnv(), HERALD_CONFIG: path };
+    const caret = '  2 |   maxIteratons: 5\n    |   ^';
+    const sessions = await runHerald(['sessions', '--json'], env);
+    assert.equal(sessions.code, 0, sessions.stderr);
+    assert.ok(Array.isArray(JSON.parse(sessions.stdout)));
+    assert.match(sessions.stderr, /warning: .*agent: unknown key "maxIteratons" \(did you mean "maxIterations"\?\)/);
+    assert.ok(sessions.stderr.includes(caret), sessions.stderr);
+    const worker = await runHerald(['worker'], env);
+    assert.equal(worker.code, 1, worker.stderr);
+    assert.match(worker.stderr, /did you mean "maxIterations"/);
+    assert.ok(worker.stderr.includes(caret), worker.stderr);
   });
 
   it('client.start checks the input first; whenStarted reports what the worker refused', async () => {

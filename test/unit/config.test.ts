@@ -185,6 +185,68 @@ describe('loadConfig', () => {
     assert.match(err.message, /not valid YAML/);
   });
 
+  it('shows a YAML syntax error with its line and a caret, not a dangling "line 2, column 9:"', () => {
+    const path = configFile('syntax.yaml', 'model:\n  name: qwen\n bad: 1\n');
+    const err = configError({ HERALD_CONFIG: path });
+    assert.equal(
+      err.message,
+      `config error in ${path}: not valid YAML: All mapping items must start at the same column (line 3, column 1)\n` +
+        '  1 | model:\n' +
+        '  2 |   name: qwen\n' +
+        '  3 |  bad: 1\n' +
+        '    | ^',
+    );
+    assert.doesNotMatch(err.message, /column \d+:$/m);
+  });
+
+  it('suggests the closest known key for an unknown one, and points at it', () => {
+    const path = configFile('typo.yaml', 'agent:\n  maxIteratons: 5\n');
+    const err = configError({ HERALD_CONFIG: path });
+    assert.equal(
+      err.message,
+      `config error in ${path}: agent: unknown key "maxIteratons" (did you mean "maxIterations"?) (line 2, column 3)\n` +
+        '  1 | agent:\n' +
+        '  2 |   maxIteratons: 5\n' +
+        '    |   ^',
+    );
+    const top = configError({ HERALD_CONFIG: configFile('typo-top.yaml', 'compresion:\n  enabled: false\n') });
+    assert.match(top.message, /unknown key "compresion" \(did you mean "compression"\?\)/);
+    const deep = configError({
+      HERALD_CONFIG: configFile('typo-deep.yaml', 'providers:\n  openrouter:\n    credentialPol: [A_KEY]\n'),
+    });
+    assert.match(
+      deep.message,
+      /providers\.openrouter: unknown key "credentialPol" \(did you mean "credentialPool"\?\)/,
+    );
+  });
+
+  it('lists the known keys when nothing is close', () => {
+    const err = configError({ HERALD_CONFIG: configFile('far.yaml', 'retry:\n  zzz: 1\n') });
+    assert.match(err.message, /unknown key "zzz"; known: baseDelaySeconds, maxDelaySeconds, maxRetryAfterSeconds/);
+  });
+
+  it('points at a bad value', () => {
+    const path = configFile('bad-caret.yaml', 'tools:\n  terminal:\n    timeoutSeconds: "soon"\n');
+    assert.match(
+      configError({ HERALD_CONFIG: path }).message,
+      /\(line 3, column 21\)\n[\s\S]*timeoutSeconds: "soon"\n {4}\| {21}\^$/,
+    );
+  });
+
+  it('keeps a broken file as fileError when asked, with the defaults standing in', () => {
+    const path = configFile('keep.yaml', 'agent:\n  maxIteratons: 5\n');
+    const c = loadConfig(env({ HERALD_CONFIG: path }), { fileErrors: 'keep' });
+    assert.ok(c.fileError instanceof ConfigError);
+    assert.match(c.fileError.message, /maxIteratons/);
+    assert.equal(c.file.agent.maxIterations, 90);
+    // An environment error is still an error: client commands need the environment.
+    assert.throws(
+      () => loadConfig(env({ HERALD_CONFIG: path, HERALD_UI_PORT: 'x' }), { fileErrors: 'keep' }),
+      ConfigError,
+    );
+    assert.equal(loadConfig(env(), { fileErrors: 'keep' }).fileError, undefined);
+  });
+
   it('treats an empty file as all defaults', () => {
     const c = loadConfig(env({ HERALD_CONFIG: configFile('empty.yaml', '') }));
     assert.equal(c.file.agent.maxIterations, 90);
