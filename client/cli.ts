@@ -12,7 +12,8 @@ import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
 import type { ApprovalDecision } from '../common/contract.js';
 import { APPROVAL_DECISIONS, BUSY_POLICIES } from '../common/contract.js';
 import type { HeraldConfig } from '../runtime/config.js';
-import { ConfigError, loadConfig } from '../runtime/config.js';
+import { ConfigError } from '../runtime/config.js';
+import { cliConfig, configFor } from './cli-config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createDb } from '../activities/store/db.js';
 import { listConversations } from '../activities/store/sessions.js';
@@ -55,8 +56,9 @@ import {
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
+/** Strict for the commands that run on the config file, lenient (a warning) for the others: client/cli-config.ts. */
 function config(): HeraldConfig {
-  return loadConfig();
+  return cliConfig();
 }
 
 async function connect(): Promise<HeraldClient> {
@@ -135,7 +137,8 @@ export function buildProgram(): Command {
   const program = new Command('herald')
     .description('Durable agent conversations on Temporal')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', (_program, command) => configFor(command.name()));
 
   program
     .command('dev')
@@ -203,11 +206,19 @@ export function buildProgram(): Command {
         return;
       }
       const conv = await client.start({ ...start, ...(message ? { message } : {}), source: 'cli' });
+      // A run the worker refuses at its start (no such cwd there, …) fails here, naming the cause.
+      const phase = await conv.whenStarted();
       print(
         Boolean(o.json),
-        { sessionId: conv.sessionId, workflowId: conv.workflowId },
+        { sessionId: conv.sessionId, workflowId: conv.workflowId, started: phase.state },
         `started session ${conv.sessionId} (workflow ${conv.workflowId})`,
       );
+      if (phase.state === 'pending')
+        process.stderr.write(
+          pc.yellow(
+            `no worker has taken it up yet: is \`herald dev\` or \`herald worker\` running for task queue ${client.settings.taskQueue}?\n`,
+          ),
+        );
     });
   });
 
@@ -590,6 +601,8 @@ export function describeError(err: unknown): string {
     return `session ${err.workflowId ? sessionIdFromWorkflowId(err.workflowId) : '?'} is not running (it ended, or never started): \`herald sessions\` lists them`;
   if (err instanceof WorkflowUpdateFailedError) return `rejected: ${err.cause?.message ?? err.message}`;
   if (err instanceof WorkflowFailedError) return `conversation failed: ${err.cause?.message ?? err.message}`;
+  // A config file error carries the file's lines with a caret under the spot.
+  if (err instanceof ConfigError) return err.message;
   if (err instanceof Error) return err.message.split('\n')[0] ?? String(err);
   return String(err);
 }

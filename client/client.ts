@@ -39,6 +39,12 @@ import { clientSettings, connectTemporal } from './connection.js';
 import { loadConfig } from '../runtime/config.js';
 import type { EventWatch, StoredEvent } from './events.js';
 import { watchEvents } from './events.js';
+import type { StartPhase } from './start-phase.js';
+import { waitForStartPhase } from './start-phase.js';
+import { explainUpdateError } from './workflow-failure.js';
+
+export { ConversationFailedError } from './workflow-failure.js';
+export type { StartPhase } from './start-phase.js';
 
 /** Session ids sort by time and are unique: `20261130-101500-a1b2c3`. */
 export function newSessionId(now = new Date()): string {
@@ -68,9 +74,14 @@ export class HeraldClient {
     return new Conversation(this, sessionId);
   }
 
-  /** Start a conversation workflow (its `message`, if any, runs as the first turn). */
+  /**
+   * Start a conversation workflow (its `message`, if any, runs as the first turn). The input is
+   * checked here first, with the workflow's own schema; what only the worker can check (the
+   * workspace, its endpoints) `conversation.whenStarted()` reports.
+   */
   async start(input: StartOptions = {}): Promise<Conversation> {
     const sessionId = input.sessionId ?? newSessionId();
+    checkStart({ ...input, sessionId });
     await this.temporal.workflow.start(CONVERSATION_WORKFLOW, {
       taskQueue: this.settings.taskQueue,
       workflowId: workflowIdFor(sessionId),
@@ -147,7 +158,8 @@ export class Conversation {
         return await this.sendOnce(text, id, options.start);
       } catch (err) {
         const moving = err instanceof WorkflowUpdateFailedError && String(err.cause?.message).includes(MOVING_RUNS);
-        if (!moving || attempt >= 120) throw err;
+        // An update that died with its workflow: the workflow's own failure says why.
+        if (!moving || attempt >= 120) throw await explainUpdateError(this.handle, err);
         await new Promise((r) => setTimeout(r, Math.min(1000, 100 * attempt)));
       }
     }
@@ -169,6 +181,15 @@ export class Conversation {
       updateId: id,
       startWorkflowOperation: startOp,
     });
+  }
+
+  /**
+   * Wait (at most `timeoutMs`) until a just-started conversation got through its start on a
+   * worker. Throws a ConversationFailedError naming the cause when it failed there (e.g. a `cwd`
+   * that does not exist on the worker); `pending` when no worker decided in time.
+   */
+  async whenStarted(timeoutMs = 10_000): Promise<StartPhase> {
+    return await waitForStartPhase(this.herald.temporal, this.workflowId, undefined, timeoutMs);
   }
 
   /** Fire-and-forget message (signal `userMessage`); the busy policy decides when it runs. */

@@ -69,6 +69,8 @@ export interface ModelFailureDetails {
   retryAfterMs?: number;
   /** The context window the provider stated in an overflow error. */
   contextLimit?: number;
+  /** `auth` because no key was set: the empty variable's name (nothing was sent). */
+  missingKey?: string;
 }
 
 /** The failure type of an activity that could not reach Postgres (retryable; not a provider problem). */

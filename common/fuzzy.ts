@@ -37,3 +37,20 @@ export function closestName(name: string, candidates: readonly string[]): string
   }
   return best && best.score >= 0.7 ? best.name : undefined;
 }
+
+/**
+ * The closest key to a misspelt one (config keys: `maxIteratons` → `maxIterations`), compared
+ * without case, if it is close enough (similarity ≥ 0.6).
+ */
+export function closestKey(name: string, candidates: readonly string[]): string | undefined {
+  const target = name.toLowerCase();
+  let best: { name: string; score: number } | undefined;
+  for (const c of candidates) {
+    const lower = c.toLowerCase();
+    if (lower === target) return c;
+    const d = levenshtein(target, lower);
+    const score = 1 - d / Math.max(target.length, lower.length, 1);
+    if (!best || score > best.score) best = { name: c, score };
+  }
+  return best && best.score >= 0.6 ? best.name : undefined;
+}

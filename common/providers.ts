@@ -63,8 +63,12 @@ const DEFAULT_KEY_ENVS: Record<ProviderName, string> = {
 export interface ProviderDefaults {
   provider: ProviderName;
   model: string;
+  /** `OPENAI_BASE_URL` of the worker's environment (openai and custom). */
   openaiBaseUrl?: string;
+  /** `ANTHROPIC_BASE_URL` of the worker's environment (anthropic). */
   anthropicBaseUrl?: string;
+  /** The config file's `model.baseUrl`: the default provider's endpoint. */
+  modelBaseUrl?: string;
   contextLength?: number;
   maxOutputTokens?: number;
   /** The default provider's key variable (`model.apiKeyEnv` in the config file). */
@@ -128,10 +132,10 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
   const settings = defaults.providers?.[provider];
   const modelSettings = settings?.models?.[model];
   const isDefault = provider === defaults.provider && model === defaults.model;
-  const baseUrl = req.baseUrl ?? settings?.baseUrl ?? defaultBaseUrl(provider, defaults);
+  const baseUrl = resolveBaseUrl(req, provider, settings, defaults);
   if (!baseUrl) {
     throw new ProviderResolutionError(
-      'provider "custom" needs a base URL: set baseUrl in the input or OPENAI_BASE_URL on the worker',
+      'provider "custom" needs a base URL: set baseUrl in the input, or OPENAI_BASE_URL (or providers.custom.baseUrl in the config file) on the worker',
       'baseUrl',
     );
   }
@@ -157,14 +161,35 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
 }
 
 /**
+ * A call's endpoint, strongest first: the conversation's own `baseUrl`; the worker's environment
+ * (as the README promises: environment variables win over the config file); the file's
+ * `model.baseUrl` for the default provider (the `model` section describes the default model, so
+ * it is more specific than the per-provider table); `providers.<name>.baseUrl`; the provider's
+ * standard URL.
+ */
+function resolveBaseUrl(
+  req: ProviderRequest,
+  provider: ProviderName,
+  settings: ProviderSettings | undefined,
+  defaults: ProviderDefaults,
+): string | undefined {
+  return (
+    req.baseUrl ??
+    environmentBaseUrl(provider, defaults) ??
+    (provider === defaults.provider ? defaults.modelBaseUrl : undefined) ??
+    settings?.baseUrl ??
+    DEFAULT_BASE_URLS[provider]
+  );
+}
+
+/**
  * OPENAI_BASE_URL applies to `custom` and `openai` (as it does for the openai SDK itself);
  * ANTHROPIC_BASE_URL to `anthropic`. Named aggregators keep their own URLs.
  */
-function defaultBaseUrl(provider: ProviderName, defaults: ProviderDefaults): string | undefined {
-  if (provider === 'custom') return defaults.openaiBaseUrl;
-  if (provider === 'openai') return defaults.openaiBaseUrl ?? DEFAULT_BASE_URLS.openai;
-  if (provider === 'anthropic') return defaults.anthropicBaseUrl ?? DEFAULT_BASE_URLS.anthropic;
-  return DEFAULT_BASE_URLS[provider];
+function environmentBaseUrl(provider: ProviderName, defaults: ProviderDefaults): string | undefined {
+  if (provider === 'custom' || provider === 'openai') return defaults.openaiBaseUrl;
+  if (provider === 'anthropic') return defaults.anthropicBaseUrl;
+  return undefined;
 }
 
 /** Base URLs compare without trailing slashes and with the scheme and host in lower case. */

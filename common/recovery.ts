@@ -95,7 +95,9 @@ export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
     case 'auth':
       if (!s.refreshed) return { action: 'refresh_credential' };
       if (canRotate(s)) return { action: 'rotate_credential' };
-      return fallbackOr(s, 'the provider rejected the credentials');
+      // `auth` also stands for a key that is not set at all (nothing was sent): the failure's own
+      // message says which of the two, and which variable.
+      return fallbackOr(s, 'no usable API key (missing, or refused by the provider)');
     case 'billing':
       if (canRotate(s)) return { action: 'rotate_credential' };
       return fallbackOr(s, 'the provider account is out of credit or quota');

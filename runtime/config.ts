@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { ConfigFile } from '../common/config-schema.js';
 import { configFileSchema } from '../common/config-schema.js';
@@ -14,6 +14,7 @@ import type { ProviderDefaults, ProviderName } from '../common/providers.js';
 import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
 import { configuredKeyNames } from './secrets.js';
+import { describeSchemaIssue, describeYamlError } from './config-errors.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -69,6 +70,19 @@ export interface HeraldConfig {
   /** Worker Versioning: the deployment and this build (absent: unversioned). */
   deployment: { name: string; buildId: string } | undefined;
   file: ConfigFile;
+  /**
+   * Loaded with `fileErrors: 'keep'`: why the config file was refused (then `file` holds the
+   * defaults). Whatever needs the file — a worker — must refuse to run with it set.
+   */
+  fileError?: ConfigError;
+}
+
+export interface LoadConfigOptions {
+  /**
+   * `throw` (default): a broken config file is an error. `keep`: it is reported in `fileError`
+   * and the defaults stand in, for commands that only need the environment (client commands).
+   */
+  fileErrors?: 'throw' | 'keep';
 }
 
 const DEFAULT_MODELS: Record<ProviderName, string | undefined> = {
@@ -88,7 +102,7 @@ function inferProvider(env: NodeJS.ProcessEnv): ProviderName {
   return 'openai';
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): HeraldConfig {
   const parsed = envSchema.safeParse(stripEmpty(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -98,16 +112,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
   const e = parsed.data;
   const home = resolve(e.HERALD_HOME ?? join(homedir(), '.herald'));
   const configPath = e.HERALD_CONFIG ? resolve(e.HERALD_CONFIG) : join(home, 'config.yaml');
-  const file = loadConfigFile(configPath, e.HERALD_CONFIG !== undefined);
+  let file: ConfigFile;
+  let fileError: ConfigError | undefined;
+  try {
+    file = loadConfigFile(configPath, e.HERALD_CONFIG !== undefined);
+  } catch (err) {
+    if (options.fileErrors !== 'keep' || !(err instanceof ConfigError)) throw err;
+    fileError = err;
+    file = configFileSchema.parse({});
+  }
   if (e.HERALD_SANDBOX) file.sandbox.mode = e.HERALD_SANDBOX;
 
   const provider = e.HERALD_PROVIDER ?? file.model.provider ?? inferProvider(env);
   const model = e.HERALD_MODEL ?? file.model.name ?? DEFAULT_MODELS[provider] ?? '';
   const providerDefaults: ProviderDefaults = { provider, model };
-  const openaiBaseUrl = e.OPENAI_BASE_URL ?? (provider !== 'anthropic' ? file.model.baseUrl : undefined);
-  const anthropicBaseUrl = e.ANTHROPIC_BASE_URL ?? (provider === 'anthropic' ? file.model.baseUrl : undefined);
+  // The environment's endpoints and the file's are kept apart: the environment wins over every
+  // base URL the file sets (common/providers.ts resolveProvider has the whole order).
+  const openaiBaseUrl = e.OPENAI_BASE_URL;
+  const anthropicBaseUrl = e.ANTHROPIC_BASE_URL;
   if (openaiBaseUrl) providerDefaults.openaiBaseUrl = openaiBaseUrl;
   if (anthropicBaseUrl) providerDefaults.anthropicBaseUrl = anthropicBaseUrl;
+  if (file.model.baseUrl) providerDefaults.modelBaseUrl = file.model.baseUrl;
   if (file.model.contextLength) providerDefaults.contextLength = file.model.contextLength;
   if (file.model.maxOutputTokens) providerDefaults.maxOutputTokens = file.model.maxOutputTokens;
   if (file.model.apiKeyEnv) providerDefaults.apiKeyEnv = file.model.apiKeyEnv;
@@ -127,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HeraldConfig {
     logLevel: e.HERALD_LOG_LEVEL,
     deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
     file,
+    ...(fileError ? { fileError } : {}),
   };
 }
 
@@ -151,21 +177,21 @@ function loadConfigFile(path: string, required: boolean): ConfigFile {
     if (required) throw new ConfigError(`config error: HERALD_CONFIG: no such file ${path}`, 'HERALD_CONFIG');
     return configFileSchema.parse({});
   }
+  const text = readFileSync(path, 'utf8');
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
+    raw = parseYaml(text) ?? {};
   } catch (err) {
-    throw new ConfigError(
-      `config error in ${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`,
-      '(file)',
-    );
+    const message =
+      err instanceof YAMLParseError
+        ? describeYamlError(path, text, err)
+        : `config error in ${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`;
+    throw new ConfigError(message, '(file)');
   }
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = issue.path.map(String).join('.') || '(root)';
-    const extra = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-    throw new ConfigError(`config error in ${path}: ${key}: ${issue.message}${extra}`, key);
+    const { key, message } = describeSchemaIssue(path, text, parsed.error.issues[0]!, configFileSchema);
+    throw new ConfigError(message, key);
   }
   return parsed.data;
 }

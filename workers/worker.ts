@@ -99,6 +99,8 @@ async function ensureSearchAttributes(address: string, namespace: string, log: L
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const { config, log } = o;
   const env = o.env ?? process.env;
+  // A config loaded leniently (for client commands) is never good enough to run a worker on.
+  if (config.fileError) throw config.fileError;
   if (!config.temporalAddress)
     throw new ConfigError('config error: TEMPORAL_ADDRESS is not set (or run `herald dev`)', 'TEMPORAL_ADDRESS');
   if (!config.databaseUrl)

@@ -32,6 +32,7 @@ import { keepReply, takeReply } from './reply-cache.js';
 import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
+import { staleEndpointHint } from './stale-endpoint.js';
 import type { ModelResponse } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 
@@ -171,6 +172,7 @@ export function modelActivities(deps: ActivityDeps) {
           : toModelFailure(err, {
               provider: ref,
               attempt,
+              hint: staleEndpointHint(ref, config.providerDefaults),
               messageCount: messages.length,
               retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
               backoff: {

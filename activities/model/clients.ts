@@ -7,12 +7,23 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ProviderRef } from '../../common/providers.js';
 
+/**
+ * No key is set for a call, so nothing was sent: the message says which variable is empty and
+ * which config keys name another one (not "the provider rejected the credentials").
+ */
 export class MissingCredentialError extends Error {
   constructor(
     readonly envName: string,
     provider: string,
+    /** The variable is one of a credential pool (`providers.<name>.credentialPool`). */
+    pooled = false,
   ) {
-    super(`no API key for provider "${provider}": set ${envName} in the worker's environment`);
+    const where = pooled
+      ? `or change providers.${provider}.credentialPool in the config file`
+      : `or name another variable with providers.${provider}.apiKeyEnv (model.apiKeyEnv for the default model) in the config file`;
+    super(
+      `no API key for provider "${provider}": ${envName} is not set in the worker's environment, so nothing was sent; set ${envName} where the worker runs (and restart it), ${where}`,
+    );
     this.name = 'MissingCredentialError';
   }
 }
@@ -34,7 +45,7 @@ export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv, credenti
   const key = env[name];
   if (key) return key;
   if (ref.provider === 'custom') return KEYLESS_PLACEHOLDER;
-  throw new MissingCredentialError(name, ref.provider);
+  throw new MissingCredentialError(name, ref.provider, Boolean(ref.credentialPool?.length));
 }
 
 /** Forget cached clients (after a credential refresh). */

@@ -26,6 +26,8 @@ export interface FailureContext {
   retry?: ActivityRetryContext;
   /** Backoff between attempts (defaults: base 2 s, cap 60 s, Retry-After honoured up to 10 min). */
   backoff?: { baseMs: number; capMs: number; maxRetryAfterMs: number };
+  /** What the user can do about it, appended to the message (e.g. activities/model/stale-endpoint.ts). */
+  hint?: string | undefined;
 }
 
 interface ErrorFacts {
@@ -82,7 +84,7 @@ function factsOf(err: unknown): ErrorFacts {
 
 export function toModelFailure(err: unknown, ctx: FailureContext): ApplicationFailure {
   if (err instanceof MissingCredentialError)
-    return failure('auth', err.message, ctx, { transport: false, message: err.message }, true);
+    return failure('auth', err.message, ctx, { transport: false, message: err.message }, true, err.envName);
   const facts = factsOf(err);
   const reason: FailureReason =
     err instanceof MalformedResponseError
@@ -106,6 +108,7 @@ function failure(
   ctx: FailureContext,
   facts: ErrorFacts,
   nonRetryable: boolean,
+  missingKey?: string,
 ): ApplicationFailure {
   const b = ctx.backoff ?? { baseMs: 2000, capMs: 60_000, maxRetryAfterMs: 600_000 };
   const retryAfterMs = parseRetryAfter(facts.retryAfter, Date.now(), b.maxRetryAfterMs);
@@ -118,11 +121,12 @@ function failure(
     ...(facts.status !== undefined ? { status: facts.status } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     ...(contextLimit !== undefined ? { contextLimit } : {}),
+    ...(missingKey !== undefined ? { missingKey } : {}),
   };
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
   return ApplicationFailure.create({
     type: reason,
-    message: `${ctx.provider.provider}/${ctx.provider.model}${status}: ${message.slice(0, 500)}`,
+    message: `${ctx.provider.provider}/${ctx.provider.model}${status}: ${message.slice(0, 500)}${ctx.hint ? ` (${ctx.hint})` : ''}`,
     nonRetryable,
     details: [details],
     ...(nonRetryable

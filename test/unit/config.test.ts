@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
 import type { ProviderDefaults } from '../../common/providers.js';
+import { resolveProvider } from '../../common/providers.js';
 
 /** The provider choices, without the declared endpoint lists (tested on their own). */
 const choices = ({ declared: _declared, ...rest }: ProviderDefaults) => rest;
@@ -184,6 +185,68 @@ describe('loadConfig', () => {
     assert.match(err.message, /not valid YAML/);
   });
 
+  it('shows a YAML syntax error with its line and a caret, not a dangling "line 2, column 9:"', () => {
+    const path = configFile('syntax.yaml', 'model:\n  name: qwen\n bad: 1\n');
+    const err = configError({ HERALD_CONFIG: path });
+    assert.equal(
+      err.message,
+      `config error in ${path}: not valid YAML: All mapping items must start at the same column (line 3, column 1)\n` +
+        '  1 | model:\n' +
+        '  2 |   name: qwen\n' +
+        '  3 |  bad: 1\n' +
+        '    | ^',
+    );
+    assert.doesNotMatch(err.message, /column \d+:$/m);
+  });
+
+  it('suggests the closest known key for an unknown one, and points at it', () => {
+    const path = configFile('typo.yaml', 'agent:\n  maxIteratons: 5\n');
+    const err = configError({ HERALD_CONFIG: path });
+    assert.equal(
+      err.message,
+      `config error in ${path}: agent: unknown key "maxIteratons" (did you mean "maxIterations"?) (line 2, column 3)\n` +
+        '  1 | agent:\n' +
+        '  2 |   maxIteratons: 5\n' +
+        '    |   ^',
+    );
+    const top = configError({ HERALD_CONFIG: configFile('typo-top.yaml', 'compresion:\n  enabled: false\n') });
+    assert.match(top.message, /unknown key "compresion" \(did you mean "compression"\?\)/);
+    const deep = configError({
+      HERALD_CONFIG: configFile('typo-deep.yaml', 'providers:\n  openrouter:\n    credentialPol: [A_KEY]\n'),
+    });
+    assert.match(
+      deep.message,
+      /providers\.openrouter: unknown key "credentialPol" \(did you mean "credentialPool"\?\)/,
+    );
+  });
+
+  it('lists the known keys when nothing is close', () => {
+    const err = configError({ HERALD_CONFIG: configFile('far.yaml', 'retry:\n  zzz: 1\n') });
+    assert.match(err.message, /unknown key "zzz"; known: baseDelaySeconds, maxDelaySeconds, maxRetryAfterSeconds/);
+  });
+
+  it('points at a bad value', () => {
+    const path = configFile('bad-caret.yaml', 'tools:\n  terminal:\n    timeoutSeconds: "soon"\n');
+    assert.match(
+      configError({ HERALD_CONFIG: path }).message,
+      /\(line 3, column 21\)\n[\s\S]*timeoutSeconds: "soon"\n {4}\| {21}\^$/,
+    );
+  });
+
+  it('keeps a broken file as fileError when asked, with the defaults standing in', () => {
+    const path = configFile('keep.yaml', 'agent:\n  maxIteratons: 5\n');
+    const c = loadConfig(env({ HERALD_CONFIG: path }), { fileErrors: 'keep' });
+    assert.ok(c.fileError instanceof ConfigError);
+    assert.match(c.fileError.message, /maxIteratons/);
+    assert.equal(c.file.agent.maxIterations, 90);
+    // An environment error is still an error: client commands need the environment.
+    assert.throws(
+      () => loadConfig(env({ HERALD_CONFIG: path, HERALD_UI_PORT: 'x' }), { fileErrors: 'keep' }),
+      ConfigError,
+    );
+    assert.equal(loadConfig(env(), { fileErrors: 'keep' }).fileError, undefined);
+  });
+
   it('treats an empty file as all defaults', () => {
     const c = loadConfig(env({ HERALD_CONFIG: configFile('empty.yaml', '') }));
     assert.equal(c.file.agent.maxIterations, 90);
@@ -207,6 +270,79 @@ describe('the README', () => {
       const config = loadConfig({ HERALD_HOME: home });
       assert.equal(config.file.compression.engine, 'default');
       assert.deepEqual(config.file.hooks.plugins, ['./audit-plugin.mjs']);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  /** The README's config example, verbatim, as a worker with `env` loads it. */
+  function readmeConfig(env: Record<string, string>) {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /```yaml\n(model:[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'the README has a config example starting with model:');
+    const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), block);
+      return loadConfig({ HERALD_HOME: home, ...env });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  it('lets OPENAI_BASE_URL win over the base URLs of its config example, as it says', () => {
+    const { providerDefaults } = readmeConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' });
+    // The default model (model.provider: custom) and any other custom model go to the environment's endpoint.
+    assert.equal(resolveProvider({}, providerDefaults).baseUrl, 'http://127.0.0.1:9999/v1');
+    assert.equal(
+      resolveProvider({ provider: 'custom', model: 'other' }, providerDefaults).baseUrl,
+      'http://127.0.0.1:9999/v1',
+    );
+    assert.equal(
+      resolveProvider({ provider: 'openai', model: 'gpt-4.1' }, providerDefaults).baseUrl,
+      'http://127.0.0.1:9999/v1',
+    );
+    // ANTHROPIC_BASE_URL likewise for the example's anthropic fallback.
+    const anthropic = readmeConfig({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9998/anthropic' }).providerDefaults;
+    assert.equal(
+      resolveProvider({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, anthropic).baseUrl,
+      'http://127.0.0.1:9998/anthropic',
+    );
+  });
+
+  it("without the environment, its model section names the default model's endpoint, the providers table the others", () => {
+    const { providerDefaults } = readmeConfig({});
+    const primary = resolveProvider({}, providerDefaults);
+    assert.equal(primary.model, 'qwen2.5-coder');
+    assert.equal(primary.baseUrl, 'http://localhost:11434/v1');
+    // `model.baseUrl` is the default provider's: another model of it goes there too.
+    assert.equal(resolveProvider({ model: 'llama3' }, providerDefaults).baseUrl, 'http://localhost:11434/v1');
+    // A provider that is not the default gets its own table entry or standard URL.
+    assert.equal(
+      resolveProvider({ provider: 'openai', model: 'gpt-4.1-mini' }, providerDefaults).baseUrl,
+      'https://api.openai.com/v1',
+    );
+    assert.equal(
+      resolveProvider({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, providerDefaults).baseUrl,
+      'https://api.anthropic.com',
+    );
+  });
+
+  it('uses providers.<name>.baseUrl when no stronger source sets one', () => {
+    const home = mkdtempSync(join(tmpdir(), 'herald-table-'));
+    try {
+      writeFileSync(
+        join(home, 'config.yaml'),
+        'model:\n  provider: openai\n  name: gpt-4.1\nproviders:\n  custom:\n    baseUrl: http://localhost:8000/v1\n',
+      );
+      const d = loadConfig({ HERALD_HOME: home }).providerDefaults;
+      assert.equal(resolveProvider({ provider: 'custom', model: 'm' }, d).baseUrl, 'http://localhost:8000/v1');
+      const withEnv = loadConfig({ HERALD_HOME: home, OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }).providerDefaults;
+      assert.equal(resolveProvider({ provider: 'custom', model: 'm' }, withEnv).baseUrl, 'http://127.0.0.1:9999/v1');
+      // The conversation's own baseUrl is strongest (when the worker declares it).
+      assert.equal(
+        resolveProvider({ provider: 'custom', model: 'm', baseUrl: 'http://localhost:8000/v1' }, withEnv).baseUrl,
+        'http://localhost:8000/v1',
+      );
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -155,6 +155,28 @@ describe('toModelFailure', () => {
     assert.match(f.message, /OPENROUTER_API_KEY/);
   });
 
+  it('says a missing key is missing, that nothing was sent, and which config key names another', () => {
+    const f = toModelFailure(new MissingCredentialError('OPENROUTER_API_KEY', 'openrouter'), {
+      provider: ref,
+      attempt: 1,
+    });
+    assert.match(f.message, /OPENROUTER_API_KEY is not set in the worker's environment, so nothing was sent/);
+    assert.match(f.message, /providers\.openrouter\.apiKeyEnv/);
+    assert.doesNotMatch(f.message, /rejected/);
+    assert.equal(details(f).missingKey, 'OPENROUTER_API_KEY');
+    const pooled = new MissingCredentialError('OPENROUTER_KEY_B', 'openrouter', true);
+    assert.match(pooled.message, /OPENROUTER_KEY_B is not set.*providers\.openrouter\.credentialPool/);
+  });
+
+  it('gives a key the provider refused no missingKey', () => {
+    const f = toModelFailure(
+      new OpenAI.APIError(401, { message: 'Incorrect API key provided' }, 'Incorrect API key provided', new Headers()),
+      { provider: ref, attempt: 1 },
+    );
+    assert.equal(f.type, 'auth');
+    assert.equal(details(f).missingKey, undefined);
+  });
+
   it('classifies an unexpected error as unknown and retryable', () => {
     const f = toModelFailure(new Error('something odd'), { provider: ref, attempt: 1 });
     assert.equal(f.type, 'unknown');

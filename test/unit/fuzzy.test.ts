@@ -1,7 +1,7 @@
 /** "Did you mean" matching for tool names a model got slightly wrong. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closestName, levenshtein, normaliseToolName } from '../../common/fuzzy.js';
+import { closestKey, closestName, levenshtein, normaliseToolName } from '../../common/fuzzy.js';
 
 const TOOLS = ['read_file', 'terminal'];
 
@@ -38,5 +38,18 @@ describe('levenshtein', () => {
     assert.equal(levenshtein('kitten', 'sitting'), 3);
     assert.equal(levenshtein('', 'abc'), 3);
     assert.equal(levenshtein('same', 'same'), 0);
+  });
+});
+
+describe('closestKey', () => {
+  it('finds a misspelt config key, without case', () => {
+    assert.equal(closestKey('maxIteratons', ['maxIterations', 'busyPolicy', 'systemMessage']), 'maxIterations');
+    assert.equal(closestKey('BusyPolicy', ['maxIterations', 'busyPolicy']), 'busyPolicy');
+    assert.equal(closestKey('modle', ['model', 'agent', 'tools']), 'model');
+  });
+
+  it('suggests nothing when nothing is close', () => {
+    assert.equal(closestKey('zzz', ['baseDelaySeconds', 'maxDelaySeconds']), undefined);
+    assert.equal(closestKey('x', []), undefined);
   });
 });

@@ -146,10 +146,11 @@ describe('decideRecovery', () => {
       assert.deepEqual(seen, ['refresh_credential', 'rotate_credential', 'rotate_credential', 'fallback', 'fail']);
     });
 
-    it('fails with a message about the credentials', () => {
+    it('fails with a message about the key that does not claim the provider refused it', () => {
       const r = decideRecovery('auth', slot({ refreshed: true }));
       assert.equal(r.action, 'fail');
-      assert.match(r.action === 'fail' ? r.message : '', /credential/);
+      // `auth` also means "no key was set, nothing was sent" (activities/model/clients.ts).
+      assert.match(r.action === 'fail' ? r.message : '', /API key \(missing, or refused/);
     });
   });
 
