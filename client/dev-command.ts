@@ -15,18 +15,26 @@ export async function runDev(cfg: HeraldConfig, o: { ui: boolean; worker: boolea
   const log = createLogger(process.env.HERALD_LOG_LEVEL ? cfg.logLevel : 'warn', 'herald', {
     pretty: wantsPretty(true),
   });
-  const stack = await startDevStack({
-    config: cfg,
-    log,
-    ui: o.ui,
-    worker: o.worker,
-    say: (l) => process.stderr.write(`${l}\n`),
-  });
-  process.stderr.write(pc.green('Herald is running. Ctrl-C stops everything.\n'));
+  // Listen before starting: a Ctrl-C during start-up then stops what was started, instead of
+  // killing this process and leaving the (own-process-group) Temporal server behind.
   let dispose = () => {};
   const requested = new Promise<string>((resolve) => {
     dispose = onStopRequest((why) => resolve(why));
   });
+  let stack;
+  try {
+    stack = await startDevStack({
+      config: cfg,
+      log,
+      ui: o.ui,
+      worker: o.worker,
+      say: (l) => process.stderr.write(`${l}\n`),
+    });
+  } catch (err) {
+    dispose();
+    throw err;
+  }
+  process.stderr.write(pc.green('Herald is running. Ctrl-C stops everything.\n'));
   const outcome = await Promise.race([
     requested.then((why) => ({ died: false, why })),
     stack.died.then((why) => ({ died: true, why })),

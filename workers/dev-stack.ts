@@ -116,6 +116,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
         dbFile: paths.temporalDb,
         namespace: o.config.namespace,
         extraArgs: o.temporalArgs ?? [],
+        ownProcessGroup: true,
       });
       stops.push(() => server.stop());
       deaths.push(server.died);

@@ -23,6 +23,13 @@ export interface DevServerOptions {
   namespace?: string;
   extraArgs?: string[];
   log?: (line: string) => void;
+  /**
+   * Run the server in its own process group (`herald dev`): a Ctrl-C in the terminal then reaches
+   * Herald alone, which stops the worker first and the server after it; in the terminal's group
+   * the server would die at once, under a worker still completing its tasks. Only for callers
+   * that stop it on SIGINT/SIGTERM themselves — others would leave it running after a Ctrl-C.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface DevServer {
@@ -70,10 +77,7 @@ async function startOnce(o: DevServerOptions): Promise<DevServer> {
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   args.push(...(o.extraArgs ?? []));
 
-  // Its own process group: a Ctrl-C in the terminal reaches Herald alone, which stops the worker
-  // first and the server after it. In the terminal's group the server would die at once, under a
-  // worker still completing its tasks.
-  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: o.ownProcessGroup === true });
   // Last resort when this process exits without stop() (an uncaught error): do not leave it behind.
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
