@@ -28,6 +28,7 @@ export async function runDev(cfg: HeraldConfig, o: { ui: boolean; worker: boolea
       log,
       ui: o.ui,
       worker: o.worker,
+      ownProcessGroup: true,
       say: (l) => process.stderr.write(`${l}\n`),
     });
   } catch (err) {

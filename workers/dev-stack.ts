@@ -35,6 +35,11 @@ export interface DevStackOptions {
   /** Extra `temporal server start-dev` arguments (tests use dynamic config). */
   temporalArgs?: string[];
   say?: (line: string) => void;
+  /**
+   * Run the Temporal server in its own process group (see DevServerOptions.ownProcessGroup): only
+   * for a caller that handles SIGINT/SIGTERM from before the start (`herald dev`).
+   */
+  ownProcessGroup?: boolean;
   /** The environment the worker reads keys from (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
@@ -116,7 +121,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
         dbFile: paths.temporalDb,
         namespace: o.config.namespace,
         extraArgs: o.temporalArgs ?? [],
-        ownProcessGroup: true,
+        ownProcessGroup: o.ownProcessGroup === true,
       });
       stops.push(() => server.stop());
       deaths.push(server.died);
