@@ -17,10 +17,29 @@ import { join } from 'node:path';
 import type { StoredEvent } from '../client/events.js';
 import { lastEventSeq } from '../activities/store/events.js';
 import type { ScriptedReply } from '../test/support/fake-provider.js';
-import { createTestStack, eventually } from '../test/support/stack.js';
+import { createTestStack, eventually, stopSharedInfra } from '../test/support/stack.js';
 
 const quick = process.argv.includes('--quick');
-const stack = await createTestStack();
+// Without DATABASE_URL the bench starts its own embedded Postgres (data in a temp folder) and
+// Temporal dev server: stopped and removed on every way out — the end, a failure, Ctrl-C.
+let stack: Awaited<ReturnType<typeof createTestStack>> | undefined;
+let closing: Promise<void> | undefined;
+const shutdown = () =>
+  (closing ??= (async () => {
+    await stack?.close().catch(() => {});
+    await stopSharedInfra();
+  })());
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the bench's servers…\n`);
+    void shutdown().finally(() => process.exit(130));
+  });
+try {
+  stack = await createTestStack();
+} catch (err) {
+  await shutdown();
+  throw err;
+}
 const out: string[] = [];
 const say = (line: string) => {
   out.push(line);
@@ -285,6 +304,6 @@ try {
       );
   }
 } finally {
-  await stack.close();
+  await shutdown();
 }
 process.exit(0);

@@ -17,7 +17,6 @@ import { cliConfig, configFor } from './cli-config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createDb } from '../activities/store/db.js';
 import { listConversations } from '../activities/store/sessions.js';
-import { startDevStack } from '../workers/dev-stack.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { migrate } from '../activities/store/migrate.js';
@@ -38,6 +37,8 @@ import { join, resolve } from 'node:path';
 import type { StartOptions } from './client.js';
 import { HeraldClient } from './client.js';
 import { runChat } from './chat.js';
+import { runDev } from './dev-command.js';
+import { onStopRequest } from '../runtime/stop-signals.js';
 import { clientSettings, readRuntimeInfo } from './connection.js';
 import { runDemo } from './demo.js';
 import { renderChecks, runDoctor } from './doctor.js';
@@ -91,18 +92,13 @@ function describeResult(r: TurnResult): string {
   return lines.join('\n');
 }
 
-/** Run until SIGINT/SIGTERM, then stop cleanly. */
+/** Run until SIGINT/SIGTERM (or, under npm, npm's shell gone), then stop cleanly. */
 function untilSignal(stop: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(pc.dim(`\n${sig}: stopping…\n`));
-      void stop().finally(() => resolve());
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const dispose = onStopRequest((why) => {
+      process.stderr.write(pc.dim(`\n${why}: stopping…\n`));
+      void stop().finally(() => (dispose(), resolve()));
+    });
   });
 }
 
@@ -146,18 +142,7 @@ export function buildProgram(): Command {
     .option('--no-ui', 'run the Temporal dev server without its Web UI')
     .option('--no-worker', 'do not start a worker in this process')
     .action(async (o: { ui: boolean; worker: boolean }) => {
-      const cfg = config();
-      // The foreground stack prints its own summary; logs only for problems unless asked.
-      const log = createLogger(process.env.HERALD_LOG_LEVEL ? cfg.logLevel : 'warn');
-      const stack = await startDevStack({
-        config: cfg,
-        log,
-        ui: o.ui,
-        worker: o.worker,
-        say: (l) => process.stderr.write(`${l}\n`),
-      });
-      process.stderr.write(pc.green('Herald is running. Ctrl-C stops everything.\n'));
-      await untilSignal(() => stack.stop());
+      process.exitCode = await runDev(config(), o);
     });
 
   program

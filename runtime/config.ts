@@ -45,6 +45,8 @@ const envSchema = z.object({
   HERALD_UI_PORT: port.default(8233),
   HERALD_PG_PORT: port.default(54329),
   HERALD_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** Log lines as JSON or as text for people (default: text for `herald dev`, JSON elsewhere). */
+  HERALD_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Overrides `sandbox.mode` in the config file. */
   HERALD_SANDBOX: z.enum(SANDBOX_MODES).optional(),
   /**

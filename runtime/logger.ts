@@ -2,26 +2,32 @@
  * One pino logger for the process; logs go to stderr so stdout stays for replies and --json.
  * Every record passes the process's redactor first (SPEC §1.6): a provider error that echoes a
  * key, a connection string, a tool's output — whatever a log line carries, no credential the
- * worker knows reaches the log.
+ * worker knows reaches the log. Errors anywhere in a record keep their message and cause
+ * (runtime/log-format.ts). `pretty` prints one readable line per record (the foreground
+ * `herald dev`); otherwise JSON lines, for log collectors.
  */
 import { pino } from 'pino';
-import type { Redactor } from '../common/redaction.js';
+import { formatLogRecord, loggable } from './log-format.js';
 import { redactor } from './secrets.js';
 
 export type Logger = pino.Logger;
 
-function redactArg(r: Redactor, a: unknown): unknown {
-  if (typeof a === 'string') return r.redact(a);
-  if (a instanceof Error) return { type: a.name, message: r.redact(a.message), stack: a.stack && r.redact(a.stack) };
-  if (a && typeof a === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(a)) out[k] = v instanceof Error ? redactArg(r, v) : r.redactDeep(v);
-    return out;
-  }
-  return a;
+export interface LoggerOptions {
+  /** Human-readable lines instead of JSON (HERALD_LOG_FORMAT overrides: `json` or `pretty`). */
+  pretty?: boolean;
 }
 
-export function createLogger(level: string, name = 'herald'): Logger {
+/** Whether logs should be human-readable, given the command's default and HERALD_LOG_FORMAT. */
+export function wantsPretty(commandDefault: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.HERALD_LOG_FORMAT === 'json') return false;
+  if (env.HERALD_LOG_FORMAT === 'pretty') return true;
+  return commandDefault;
+}
+
+export function createLogger(level: string, name = 'herald', o: LoggerOptions = {}): Logger {
+  const destination = wantsPretty(o.pretty ?? false)
+    ? { write: (line: string) => process.stderr.write(formatLogRecord(line)) }
+    : pino.destination(2);
   return pino(
     {
       name,
@@ -29,10 +35,11 @@ export function createLogger(level: string, name = 'herald'): Logger {
       hooks: {
         logMethod(args, method) {
           const r = redactor();
-          return method.apply(this, args.map((a) => redactArg(r, a)) as Parameters<typeof method>);
+          const clean = (s: string) => r.redact(s);
+          return method.apply(this, args.map((a) => loggable(a, clean)) as Parameters<typeof method>);
         },
       },
     },
-    pino.destination(2),
+    destination,
   );
 }

