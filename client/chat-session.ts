@@ -42,7 +42,8 @@ async function workflowStatus(
   }
 }
 
-const when = (d: Date | null | undefined) => (d ? d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'an unknown date');
+const when = (d: Date | null | undefined) =>
+  d ? d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'an unknown date';
 
 export async function decideResume(
   client: HeraldClient,
@@ -55,7 +56,10 @@ export async function decideResume(
   const sessionId = row?.conversation_id ?? key;
   const status = await workflowStatus(client, sessionId);
   if (!row && status.state === 'none')
-    return { ok: false, message: `no session ${key} (\`herald sessions\` lists them); start a new one with \`herald chat\`` };
+    return {
+      ok: false,
+      message: `no session ${key} (\`herald sessions\` lists them); start a new one with \`herald chat\``,
+    };
   const head = row && row.id !== sessionId ? await getSession(db, sessionId) : row;
   if (status.state !== 'running') {
     const endedAt = head?.ended_at ?? (status.state === 'closed' ? status.closedAt : undefined);

@@ -149,6 +149,8 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
   let closing: Promise<void> | undefined;
   let onIdle: () => void = () => {};
   let stopListening = () => {};
+  /** A turn ended since the last status line. */
+  let statusDue = false;
 
   const restorePrompt = () => {
     pendingApproval = undefined;
@@ -185,7 +187,8 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       ui = ui.then(async () => {
         const stopped = muted || Boolean(result?.interrupted);
         // "stopping the turn…" already said it for a turn the user stopped.
-        if (result) for (const l of turnNotes(result)) if (!muted || !result.interrupted || !l.includes('interrupted')) err(l);
+        if (result)
+          for (const l of turnNotes(result)) if (!muted || !result.interrupted || !l.includes('interrupted')) err(l);
         let ledger = db && turnId ? await turnLedger(db, conv.sessionId, turnId).catch(() => undefined) : undefined;
         // A cancelled call's ledger row can land just after the turn's end.
         if (db && stopped && ledger && ledger.calls === 0) {
@@ -193,7 +196,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
           ledger = await turnLedger(db, conv.sessionId, turnId).catch(() => ledger);
         }
         err(footerText(result, ledger, stopped));
-        if (!busy()) await printStatus();
+        statusDue = true;
         if (result?.message_id) {
           ended.add(result.message_id);
           endWaiters.get(result.message_id)?.();
@@ -231,8 +234,15 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     historySize: 1000,
     removeHistoryDuplicates: true,
   });
+  /** The prompt, once idle; after a turn, with the status line above it. */
   const prompt = () => {
-    if (!busy() && closing === undefined) rl.prompt();
+    if (busy() || closing !== undefined) return;
+    if (!statusDue) return rl.prompt();
+    statusDue = false;
+    ui = ui.then(async () => {
+      await printStatus();
+      if (!busy() && closing === undefined) rl.prompt();
+    });
   };
   onIdle = prompt;
 
@@ -392,7 +402,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       if (pendingApproval && !line.startsWith('/')) {
         const decision = DECISIONS[line.toLowerCase().replace(/\s+/g, ' ')];
         if (!decision) {
-          err('answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)');
+          err(
+            'answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)',
+          );
           return rl.prompt();
         }
         void decide(decision);

@@ -20,7 +20,13 @@ export interface MarkdownOptions {
 function parser(width: number): Marked {
   const m = new Marked();
   m.use(
-    markedTerminal({ reflowText: true, width, tab: 2, showSectionPrefix: false, emoji: false }) as unknown as MarkedExtension,
+    markedTerminal({
+      reflowText: true,
+      width,
+      tab: 2,
+      showSectionPrefix: false,
+      emoji: false,
+    }) as unknown as MarkedExtension,
   );
   return m;
 }
@@ -92,10 +98,10 @@ export function lastBlockBoundary(text: string): number {
         boundary = offset + line.length + 1;
       }
     } else if (!inFence && line.trim() === '' && i > 0 && lines[i - 1]!.trim() !== '') {
-      const next = lines[i + 1];
-      // Wait for the next line to know whether a list or indented block goes on.
-      if (next !== undefined && i + 1 < lines.length - 1 && !/^(\s+|\s*([-*+]|\d+[.)])\s)/.test(next))
-        boundary = offset + line.length + 1;
+      const next = lines[i + 1]!;
+      // Wait for enough of the next line to know whether a list or indented block goes on.
+      const decided = i + 1 < lines.length - 1 || next.length >= 4;
+      if (decided && !/^(\s+|\s*([-*+]|\d+[.)])(\s|$))/.test(next)) boundary = offset + line.length + 1;
     }
     offset += line.length + 1;
   }

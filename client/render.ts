@@ -65,8 +65,9 @@ export class EventRenderer {
   mute(turnId = this.current): void {
     if (!turnId) return;
     this.muted.add(turnId);
-    this.flushMarkdown();
+    // What is held back of the stopped reply is dropped, not shown.
     this.md.reset();
+    this.blocks = 0;
     this.stopSpinner();
   }
 

@@ -27,10 +27,16 @@ export function toolCompletedLines(p: Record<string, unknown>, options: ToolLine
   const secs = `${((Number(p.durationMs) || 0) / 1000).toFixed(1)}s`;
   if (p.cancelled) return [pc.yellow(`  ✗ ${name} cancelled`) + pc.dim(` ${secs}`)];
   const mark = p.isError ? pc.red('✗') : pc.green('✓');
-  const parts = [name, secs];
-  if (typeof p.exitCode === 'number') parts.push(`exit ${p.exitCode}`);
-  else if (typeof p.killedBy === 'string') parts.push(p.killedBy === 'timeout' ? 'timed out' : `killed by ${p.killedBy}`);
-  const head = `  ${mark} ${parts.map((x, i) => (i === 2 && p.isError ? pc.red(x) : pc.dim(x))).join(pc.dim(' · '))}`;
+  const ending =
+    typeof p.exitCode === 'number'
+      ? `exit ${p.exitCode}`
+      : typeof p.killedBy === 'string'
+        ? p.killedBy === 'timeout'
+          ? 'timed out'
+          : `killed by ${p.killedBy}`
+        : '';
+  const shownEnding = ending ? pc.dim(' · ') + (p.isError ? pc.red(ending) : pc.dim(ending)) : '';
+  const head = `  ${mark} ${name} ${pc.dim(secs)}${shownEnding}`;
   const lines = [head];
   if (typeof p.diff === 'string' && p.diff) {
     lines.push(renderDiff(visibleControls(p.diff)));

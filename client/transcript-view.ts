@@ -35,7 +35,9 @@ export function lastExchanges<M extends ChatMessage>(messages: readonly M[], n: 
 
 function cutLines(text: string, max: number): string {
   const lines = text.replace(/\s+$/, '').split('\n');
-  return lines.length <= max ? lines.join('\n') : `${lines.slice(0, max).join('\n')}\n${pc.dim(`… ${lines.length - max} more lines`)}`;
+  return lines.length <= max
+    ? lines.join('\n')
+    : `${lines.slice(0, max).join('\n')}\n${pc.dim(`… ${lines.length - max} more lines`)}`;
 }
 
 /** A tool call as one line: its name and its most telling argument. */

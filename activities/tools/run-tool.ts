@@ -31,7 +31,8 @@ export const RE_EXECUTED_NOTE =
  */
 function displayPayload(d: ToolDisplay | undefined): Record<string, unknown> {
   if (!d) return {};
-  const text = (s: string | undefined, max: number) => (s === undefined ? undefined : redactor().redact(s.slice(0, max)));
+  const text = (s: string | undefined, max: number) =>
+    s === undefined ? undefined : redactor().redact(s.slice(0, max));
   const out: Record<string, unknown> = {};
   if (d.exitCode !== undefined) out.exitCode = d.exitCode;
   if (d.killedBy !== undefined) out.killedBy = d.killedBy.slice(0, 40);
