@@ -136,6 +136,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
   // While the agent waits for an approval or an answer, the next line typed is the reply.
   let pendingApproval: { requestId: string } | undefined;
   let pendingClarify: { requestId: string; choices: string[] } | undefined;
+  // Created after the event watch is attached (piped lines must not arrive before their handler);
+  // the callbacks below only run once it exists.
+  // eslint-disable-next-line prefer-const
   let rl: Interface;
   /** Our sends not yet answered, and turns running (from their events). */
   let inflight = 0;

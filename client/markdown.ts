@@ -38,7 +38,7 @@ export function renderMarkdown(text: string, options: MarkdownOptions = {}): str
   const width = Math.max(20, Math.min(options.width ?? 100, 120));
   let m = parsers.get(width);
   if (!m) parsers.set(width, (m = parser(width)));
-  const out = (m.parse(text, { async: false }) as string).replace(/\s+$/, '');
+  const out = m.parse(text, { async: false }).replace(/\s+$/, '');
   return out ? `${out}\n` : '';
 }
 
