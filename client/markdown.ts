@@ -17,17 +17,25 @@ export interface MarkdownOptions {
   width?: number;
 }
 
+type TextRenderer = (this: { parser: { parseInline(tokens: never): string } }, token: unknown) => string;
+
 function parser(width: number): Marked {
   const m = new Marked();
-  m.use(
-    markedTerminal({
-      reflowText: true,
-      width,
-      tab: 2,
-      showSectionPrefix: false,
-      emoji: false,
-    }) as unknown as MarkedExtension,
-  );
+  const ext = markedTerminal({
+    reflowText: true,
+    width,
+    tab: 2,
+    showSectionPrefix: false,
+    emoji: false,
+  }) as unknown as MarkedExtension & { renderer: { text: TextRenderer } };
+  // marked-terminal 7 draws a tight list item's text token as plain text, dropping its inline
+  // markup (`code`, *em*) with recent marked: render the token's inline children instead.
+  const text = ext.renderer.text;
+  ext.renderer.text = function (token) {
+    const inner = (token as { tokens?: unknown[] } | null)?.tokens;
+    return Array.isArray(inner) && inner.length ? this.parser.parseInline(inner as never) : text.call(this, token);
+  };
+  m.use(ext);
   return m;
 }
 

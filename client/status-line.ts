@@ -31,7 +31,8 @@ export function shortCount(n: number): string {
 
 export function statusLine(s: StatusInfo, colour = true): string {
   const pct = contextPercent(s.promptTokens, s.contextWindow);
-  const ctx = `ctx ${pct}% of ${shortCount(s.contextWindow)}`;
+  const tiny = pct === 0 && s.promptTokens > 0;
+  const ctx = `ctx ${tiny ? '<1' : pct}% of ${shortCount(s.contextWindow)}`;
   const ctxShown = !colour ? ctx : pct >= 80 ? pc.red(ctx) : pct >= 50 ? pc.yellow(ctx) : ctx;
   const parts = [
     s.sessionId,

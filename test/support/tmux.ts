@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 export interface Terminal {
+  /** The tmux server socket name (`tmux -L <socket>`). */
+  readonly socket: string;
   /** Type text (literally) and optionally press Enter. */
   type(text: string, enter?: boolean): void;
   /** Press keys by tmux name: `C-c`, `C-d`, `Enter`. */
@@ -50,6 +52,7 @@ export function openTerminal(
   const screen = (colour = false) =>
     tmux('capture-pane', '-p', '-J', ...(colour ? ['-e'] : []), '-S', '-5000', '-t', 't');
   return {
+    socket,
     type(text, enter = false) {
       tmux('send-keys', '-t', 't', '-l', text);
       if (enter) tmux('send-keys', '-t', 't', 'Enter');
