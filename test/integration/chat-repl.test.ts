@@ -164,4 +164,22 @@ describe('herald chat in a terminal', () => {
     const sent = JSON.stringify(stack.fake.requests.at(-1)!.body.messages);
     assert.match(sent, /remember PLUM/, 'the reopened session carries its earlier messages');
   });
+
+  it('/help lists every command; a message typed during a turn is echoed after › with what it does', async () => {
+    stack.fake.script([
+      { text: `Slow reply ${'la '.repeat(80)}end.`, chunkChars: 6, chunkDelayMs: 80 },
+      { text: 'Second reply.' },
+    ]);
+    const t = chat();
+    await sessionOf(t);
+    t.type('/help', true);
+    const help = await t.waitFor('/resume <id|title> [--reopen]');
+    for (const c of ['/stop', '/steer', '/approve', '/compress', '/usage', '/status', '/model', '/new', '/quit'])
+      assert.match(help, new RegExp(`^\\s+${c.replace('/', '\\/')}\\b`, 'm'));
+    t.type('first', true);
+    await eventually(() => (stack.fake.requests.length >= 1 ? true : undefined));
+    t.type('typed meanwhile', true);
+    await t.waitFor('› typed meanwhile  (interrupts the running turn and runs next)');
+    await t.waitFor('Second reply.');
+  });
 });
