@@ -1,26 +1,60 @@
 /**
  * `herald chat`: an interactive REPL on one conversation. Replies stream in from the event side
- * channel; typing while the agent works follows the busy policy; Ctrl-C or `/stop` interrupts.
+ * channel (markdown rendered block by block); typing while the agent works follows the busy
+ * policy; Ctrl-C interrupts a running turn, and twice at an idle prompt exits. Every exit prints
+ * the command that resumes the session.
  */
 import { createInterface } from 'node:readline';
+import type { Interface } from 'node:readline';
 import pc from 'picocolors';
 import type { ApprovalDecision, ApprovalScope, TurnResult } from '../common/contract.js';
+import { Redactor } from '../common/redaction.js';
 import { lastEventSeq } from '../activities/store/events.js';
+import type { Db } from '../activities/store/db.js';
 import { createDb } from '../activities/store/db.js';
+import { loadConfig } from '../runtime/config.js';
+import { workerSecrets } from '../runtime/secrets.js';
+import { decideResume } from './chat-session.js';
+import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
 import { newSessionId } from './client.js';
 import type { EventWatch } from './events.js';
-import { EventRenderer } from './render.js';
+import { InputHistory } from './history.js';
+import { switchModel } from './model-switch.js';
+import { MultilineInput } from './multiline.js';
+import { EventRenderer, turnNotes } from './render.js';
+import { renderExchanges } from './transcript-view.js';
+import { footerText, turnLedger } from './turn-footer.js';
 
 export interface ChatOptions {
   sessionId?: string | undefined;
+  /** Resume an ended session anyway (a new run under its id). */
+  reopen?: boolean;
   start: StartOptions;
   showReasoning: boolean;
 }
 
-const HELP =
-  'commands: /stop  /steer <text>  /approve once|session|always|deny [rule]  /compress [focus]  /new  /resume <id>  /usage  ' +
-  '/model <name>  /help  /quit   (Ctrl-C stops a running turn)';
+/** Every command, one line each (`/help`). */
+export const HELP_LINES: ReadonlyArray<[string, string]> = [
+  ['/help', 'this list'],
+  ['/stop', 'interrupt the running turn (also Ctrl-C while the agent works)'],
+  ['/steer <text>', 'add guidance to the running turn without stopping it'],
+  ['/approve <o|s|a|d|sr|ar>', 'answer the pending approval: once, session, always, deny, or for the whole rule'],
+  ['/compress [focus]', 'summarise older context now, optionally focused on a topic'],
+  ['/usage', 'tokens and cost of this session'],
+  ['/status', 'session, model, context use and cost'],
+  ['/model <name>', 'switch this conversation to another model'],
+  ['/new', 'start a new session'],
+  ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
+  ['/quit', 'leave (also /exit, Ctrl-D, or Ctrl-C twice); the session keeps running'],
+  ['text \\', 'a trailing backslash continues the message on the next line'],
+  ['"""', 'on its own line, starts or ends a multi-line block (pasted text, code)'],
+];
+
+export function helpText(): string {
+  const width = Math.max(...HELP_LINES.map(([c]) => c.length));
+  return HELP_LINES.map(([c, what]) => `  ${pc.bold(c.padEnd(width))}  ${what}`).join('\n');
+}
 
 /** What can be typed at the approval prompt (or after /approve); `sr`/`ar` widen the approval to the rule. */
 const DECISIONS: Record<string, { decision: ApprovalDecision; scope?: ApprovalScope }> = {
@@ -40,86 +74,236 @@ const DECISIONS: Record<string, { decision: ApprovalDecision; scope?: ApprovalSc
   no: { decision: 'deny' },
 };
 
+/** Two Ctrl-C at an idle prompt within this long exit. */
+export const EXIT_WINDOW_MS = 2000;
+/** How long a finished send waits for its turn's end event before showing the prompt anyway. */
+const TURN_END_WAIT_MS = 3000;
+
+const PROMPT = pc.bold('› ');
+const MORE = pc.dim('… ');
+
+export function resumeCommand(sessionId: string, reopen = false): string {
+  return `herald chat --resume ${sessionId}${reopen ? ' --reopen' : ''}`;
+}
+
 export async function runChat(client: HeraldClient, options: ChatOptions): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
+  const tty = Boolean(process.stdout.isTTY);
+  const config = loadConfig();
+  const url = client.settings.databaseUrl;
+  const db: Db | undefined = url ? createDb(url, 2) : undefined;
+  const err = (text: string) => process.stderr.write(`${text}\n`);
+  const fail = (e: unknown) => err(pc.red(`error: ${(e as Error).message}`));
+
+  let conv: Conversation = client.conversation(options.sessionId ?? newSessionId());
+  /** Whether the session exists (something was sent, or it was resumed): only then is it resumable. */
+  let started = false;
+  let reopening = false;
+
+  /** `--resume`/`/resume`: check the session may go on, and show where it stands. */
+  const resume = async (key: string, reopen: boolean): Promise<boolean> => {
+    if (!db) {
+      conv = client.conversation(key);
+      started = true;
+      return true;
+    }
+    const d = await decideResume(client, db, key, { reopen, command: resumeCommand });
+    if (!d.ok) {
+      err(pc.red(d.message));
+      return false;
+    }
+    conv = client.conversation(d.sessionId);
+    started = true;
+    reopening = d.reopened;
+    const shown = renderExchanges(d.messages, { markdown: tty, width: process.stdout.columns ?? 100 });
+    const title = d.title ? ` “${d.title}”` : '';
+    if (shown.length) {
+      err(pc.dim(`── ${d.reopened ? 'reopening' : 'resuming'} ${d.sessionId}${title}: the last exchanges ──`));
+      for (const l of shown) err(l);
+      err(pc.dim('──'));
+    } else err(pc.dim(`${d.reopened ? 'reopening' : 'resuming'} ${d.sessionId}${title} (no messages yet)`));
+    if (d.reopened)
+      err(pc.yellow('this session had ended: your next message starts it again (its earlier messages are kept)'));
+    return true;
+  };
+
+  if (options.sessionId && !(await resume(options.sessionId, Boolean(options.reopen)))) {
+    await db?.end();
+    process.exitCode = 1;
+    return;
+  }
+
   // While the agent waits for an approval or an answer, the next line typed is the reply.
   let pendingApproval: { requestId: string } | undefined;
   let pendingClarify: { requestId: string; choices: string[] } | undefined;
+  // Created after the event watch is attached (piped lines must not arrive before their handler);
+  // the callbacks below only run once it exists.
+  // eslint-disable-next-line prefer-const
+  let rl: Interface;
+  /** Our sends not yet answered, and turns running (from their events). */
+  let inflight = 0;
+  const active = new Set<string>();
+  const busy = () => inflight > 0 || active.size > 0;
+  /** Message ids whose turn end has been rendered, and who waits for one. */
+  const ended = new Set<string>();
+  const endWaiters = new Map<string, () => void>();
+  let ui: Promise<void> = Promise.resolve();
+  let busyPolicy: string = options.start.busyPolicy ?? 'interrupt';
+  let closing: Promise<void> | undefined;
+  let onIdle: () => void = () => {};
+  let stopListening = () => {};
+  /** A turn ended since the last status line. */
+  let statusDue = false;
+
+  const restorePrompt = () => {
+    pendingApproval = undefined;
+    pendingClarify = undefined;
+    rl.setPrompt(PROMPT);
+  };
+
+  const printStatus = async () => {
+    const s = await chatStatus(conv, db, config).catch(() => undefined);
+    if (!s) return;
+    busyPolicy = s.busyPolicy;
+    err(s.line);
+  };
+
   const renderer = new EventRenderer({
     reasoning: options.showReasoning,
     spinner: Boolean(process.stderr.isTTY),
+    markdown: tty ? { width: () => process.stdout.columns ?? 100 } : undefined,
     onApproval: (r) => {
       pendingApproval = r;
+      renderer.stopSpinner();
       rl.setPrompt(pc.yellow('approve › '));
       rl.prompt();
     },
     onClarify: (r) => {
       pendingClarify = r;
+      renderer.stopSpinner();
       rl.setPrompt(pc.cyan('answer › '));
       rl.prompt();
     },
+    onTurnEnded: (turnId, result, muted) => {
+      active.delete(turnId);
+      restorePrompt();
+      ui = ui.then(async () => {
+        const stopped = muted || Boolean(result?.interrupted);
+        // "stopping the turn…" already said it for a turn the user stopped.
+        if (result)
+          for (const l of turnNotes(result)) if (!muted || !result.interrupted || !l.includes('interrupted')) err(l);
+        let ledger = db && turnId ? await turnLedger(db, conv.sessionId, turnId).catch(() => undefined) : undefined;
+        // A cancelled call's ledger row can land just after the turn's end.
+        if (db && stopped && ledger && ledger.calls === 0) {
+          await new Promise((r) => setTimeout(r, 300));
+          ledger = await turnLedger(db, conv.sessionId, turnId).catch(() => ledger);
+        }
+        err(footerText(result, ledger, stopped));
+        statusDue = true;
+        if (result?.message_id) {
+          ended.add(result.message_id);
+          endWaiters.get(result.message_id)?.();
+        }
+        onIdle();
+      });
+    },
   });
-  let start: StartOptions = { source: 'cli', ...options.start };
-  let conv: Conversation = client.conversation(options.sessionId ?? newSessionId());
-  let watch: EventWatch | undefined;
-  let busy = 0;
 
+  let watch: EventWatch | undefined;
   const attach = async () => {
     await watch?.stop();
     watch = undefined;
-    const url = client.settings.databaseUrl;
-    if (!url) return;
-    const db = createDb(url, 1);
-    const from = await lastEventSeq(db, conv.sessionId).finally(() => db.end());
-    watch = await conv.watch((e) => renderer.render(e), from);
+    if (!db) return;
+    const from = await lastEventSeq(db, conv.sessionId);
+    watch = await conv.watch((e) => {
+      if (e.kind === 'turn.started' && e.turn_id) active.add(e.turn_id);
+      renderer.render(e);
+    }, from);
   };
   await attach();
-  process.stderr.write(
+  err(
     pc.dim(
-      `session ${conv.sessionId}${client.settings.uiUrl ? ` · Web UI ${client.settings.uiUrl}` : ''} · /help for commands\n`,
+      `session ${conv.sessionId}${client.settings.uiUrl ? ` · Web UI ${client.settings.uiUrl}` : ''} · /help for commands · Ctrl-C interrupts, twice to exit`,
     ),
   );
 
-  const rl = createInterface({
+  const history = new InputHistory(config.home, new Redactor(workerSecrets(process.env, config.file)));
+  rl = createInterface({
     input: process.stdin,
     output: process.stdout,
-    prompt: pc.bold('› '),
+    prompt: PROMPT,
     terminal: interactive,
+    history: interactive ? history.load().reverse() : [],
+    historySize: 1000,
+    removeHistoryDuplicates: true,
   });
+  /** The prompt, once idle; after a turn, with the status line above it. */
   const prompt = () => {
-    if (busy === 0) rl.prompt();
+    if (busy() || closing !== undefined) return;
+    if (!statusDue) return rl.prompt();
+    statusDue = false;
+    ui = ui.then(async () => {
+      await printStatus();
+      if (!busy() && closing === undefined) rl.prompt();
+    });
   };
-  let closing: Promise<void> | undefined;
+  onIdle = prompt;
+
   const decide = async ({ decision, scope }: { decision: ApprovalDecision; scope?: ApprovalScope }) => {
     const id = pendingApproval!.requestId;
-    pendingApproval = undefined;
-    rl.setPrompt(pc.bold('› '));
-    await conv
-      .approve(id, decision, scope)
-      .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+    restorePrompt();
+    await conv.approve(id, decision, scope).catch(fail);
   };
-  let inputClosed = false;
-  let onIdle: () => void = prompt;
+
+  /** Wait until the turn of message `id` has been rendered to its end (or a short while). */
+  const turnRendered = (id: string) =>
+    new Promise<void>((resolve) => {
+      if (ended.has(id) || !watch) return resolve();
+      const timer = setTimeout(resolve, TURN_END_WAIT_MS);
+      endWaiters.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    }).finally(() => {
+      endWaiters.delete(id);
+      ended.delete(id);
+    });
 
   const send = (text: string) => {
-    busy += 1;
+    const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+    inflight += 1;
+    started = true;
+    reopening = false;
+    renderer.startSpinner('thinking');
     conv
-      .send(text, { start })
-      .then((r: TurnResult) => {
+      .send(text, { start: { source: 'cli', ...options.start }, id })
+      .then(async (r: TurnResult) => {
         if (!watch) {
+          renderer.stopSpinner();
           if (r.final_response) process.stdout.write(`${r.final_response}\n`);
-          if (r.failed) process.stderr.write(pc.red(`error: ${r.error ?? 'the turn failed'}\n`));
-          if (r.interrupted) process.stderr.write(pc.yellow('(interrupted)\n'));
+          if (r.failed) err(pc.red(`error: ${r.error ?? 'the turn failed'}`));
+          if (r.interrupted) err(pc.yellow('(interrupted)'));
+          return;
         }
+        await turnRendered(id);
+        await ui;
       })
-      .catch((err: unknown) => {
+      .catch((e: unknown) => {
         renderer.stopSpinner();
-        process.stderr.write(pc.red(`error: ${(err as Error).message}\n`));
+        fail(e);
       })
       .finally(() => {
-        busy -= 1;
+        inflight -= 1;
         if (closing === undefined) onIdle();
       });
+  };
+
+  /** Interrupt the running turn: nothing more of it is shown but its end. */
+  const stopTurn = () => {
+    renderer.mute();
+    restorePrompt();
+    err(pc.yellow('⏹ stopping the turn…'));
+    void conv.stop('user').catch(fail);
   };
 
   const command = async (line: string): Promise<boolean> => {
@@ -130,64 +314,65 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       case '/exit':
         return false;
       case '/help':
-        process.stderr.write(`${HELP}\n`);
+        err(helpText());
         break;
       case '/stop':
-        await conv.stop('user');
+        if (busy()) stopTurn();
+        else err('nothing is running');
         break;
       case '/approve': {
         const decision = DECISIONS[arg.toLowerCase().replace(/\s+/g, ' ')];
         if (!pendingApproval || !decision)
-          process.stderr.write(
+          err(
             pendingApproval
-              ? 'usage: /approve once|session|always|deny (session rule|always rule: every command of the rule)\n'
-              : 'no approval is pending\n',
+              ? 'usage: /approve once|session|always|deny (session rule|always rule: every command of the rule)'
+              : 'no approval is pending',
           );
         else await decide(decision);
         break;
       }
       case '/compress': {
-        process.stderr.write(pc.dim('compressing…\n'));
+        err(pc.dim('compressing…'));
         const r = await conv.compress(arg || undefined);
-        process.stderr.write(`${r.message}\n`);
+        err(r.message);
         break;
       }
       case '/steer':
         if (arg) await conv.steer(arg);
+        else err('usage: /steer <text>');
         break;
       case '/new':
         conv = client.conversation(newSessionId());
+        started = false;
         await attach();
-        process.stderr.write(pc.dim(`new session ${conv.sessionId}\n`));
+        err(pc.dim(`new session ${conv.sessionId}`));
         break;
-      case '/resume':
-        if (!arg) process.stderr.write('usage: /resume <session id>\n');
-        else {
-          conv = client.conversation(arg);
-          await attach();
-          process.stderr.write(pc.dim(`resumed session ${conv.sessionId}\n`));
-        }
+      case '/resume': {
+        const reopen = /(^|\s)--reopen(\s|$)/.test(arg);
+        const key = arg.replace(/(^|\s)--reopen(\s|$)/, ' ').trim();
+        if (!key) err('usage: /resume <session id or title> [--reopen]');
+        else if (await resume(key, reopen)) await attach();
         break;
+      }
       case '/model':
-        if (!arg) process.stderr.write('usage: /model <name> (applies to the next new session)\n');
-        else {
-          start = { ...start, model: arg };
-          conv = client.conversation(newSessionId());
-          await attach();
-          process.stderr.write(pc.dim(`new session ${conv.sessionId} on ${arg}\n`));
-        }
+        if (!arg) err('usage: /model <name>');
+        else err(pc.dim(await switchModel(conv, arg)));
+        break;
+      case '/status':
+        if (!started) err(pc.dim(`session ${conv.sessionId} (nothing sent yet)`));
+        else await printStatus();
         break;
       case '/usage': {
-        const s = await conv.state().catch(() => undefined);
-        if (!s) process.stderr.write('no usage yet\n');
+        const s = started ? await conv.state().catch(() => undefined) : undefined;
+        if (!s) err('no usage yet');
         else
-          process.stderr.write(
-            `${s.turn} turns · ${s.usage.total_tokens} tokens (in ${s.usage.input_tokens}, out ${s.usage.output_tokens}, cache ${s.usage.cache_read_tokens}) · $${s.usage.cost_usd.toFixed(4)}\n`,
+          err(
+            `${s.turn} turns · ${s.usage.total_tokens} tokens (in ${s.usage.input_tokens}, out ${s.usage.output_tokens}, cache ${s.usage.cache_read_tokens}) · $${s.usage.cost_usd.toFixed(4)}`,
           );
         break;
       }
       default:
-        process.stderr.write(`unknown command ${cmd}; ${HELP}\n`);
+        err(`unknown command ${cmd}; /help lists them`);
     }
     return true;
   };
@@ -195,22 +380,33 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
   await new Promise<void>((resolve) => {
     const finish = () => {
       closing ??= (async () => {
-        rl.close();
         renderer.stopSpinner();
+        rl.close();
+        await ui.catch(() => {});
         await watch?.stop();
+        await db?.end().catch(() => {});
+        if (started)
+          err(
+            `${pc.dim(reopening ? 'session not reopened; reopen it with:' : 'resume this session with:')} ${resumeCommand(conv.sessionId, reopening)}`,
+          );
+        else err(pc.dim('nothing was sent; no session to resume'));
         resolve();
       })();
     };
     // Piped input runs one line at a time, each after the previous turn ends; typed input while a
     // turn runs follows the conversation's busy policy.
     const backlog: string[] = [];
-    const handle = (line: string) => {
+    const multiline = new MultilineInput();
+    let lastInterrupt = 0;
+
+    const handle = (text: string) => {
+      const line = text.trim();
       if (!line) return prompt();
       if (pendingApproval && !line.startsWith('/')) {
-        const decision = DECISIONS[line.trim().toLowerCase().replace(/\s+/g, ' ')];
+        const decision = DECISIONS[line.toLowerCase().replace(/\s+/g, ' ')];
         if (!decision) {
-          process.stderr.write(
-            'answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)\n',
+          err(
+            'answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)',
           );
           return rl.prompt();
         }
@@ -222,55 +418,109 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         const answer =
           Number.isInteger(n) && n >= 1 && n <= pendingClarify.choices.length ? pendingClarify.choices[n - 1]! : line;
         const id = pendingClarify.requestId;
-        pendingClarify = undefined;
-        rl.setPrompt(pc.bold('› '));
-        void conv
-          .answer(answer, id)
-          .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+        restorePrompt();
+        void conv.answer(answer, id).catch(fail);
         return;
       }
-      if (line.startsWith('/')) {
+      if (line.startsWith('/') && !text.includes('\n')) {
         void command(line).then(
           (keepGoing) => (keepGoing ? next() : finish()),
-          (err: unknown) => {
-            process.stderr.write(pc.red(`error: ${(err as Error).message}\n`));
+          (e: unknown) => {
+            fail(e);
             next();
           },
         );
         return;
       }
-      if (busy > 0) {
-        void conv
-          .post(line)
-          .catch((err: unknown) => process.stderr.write(pc.red(`error: ${(err as Error).message}\n`)));
+      if (busy()) {
+        if (interactive) echoWhileBusy(text, busyPolicy);
+        void conv.post(text).catch(fail);
         return;
       }
-      send(line);
+      send(text);
     };
     const next = () => {
-      if (busy > 0) return;
+      if (busy()) return;
       const line = backlog.shift();
-      if (line === undefined) return inputClosed ? finish() : prompt();
+      if (line === undefined) return rl.terminal || !inputClosed ? prompt() : finish();
       handle(line);
     };
     onIdle = next;
+    let inputClosed = false;
+
     rl.on('line', (raw) => {
-      const line = raw.trim();
-      if (interactive) return handle(line);
-      backlog.push(line);
+      const step = multiline.feed(raw);
+      if (step.kind === 'more') {
+        rl.setPrompt(MORE);
+        if (!busy() || !interactive) rl.prompt();
+        return;
+      }
+      rl.setPrompt(pendingApproval ? pc.yellow('approve › ') : pendingClarify ? pc.cyan('answer › ') : PROMPT);
+      renderer.typing = false;
+      // Single lines only: readline recalls lines, and a multi-line entry would come back as one.
+      if (interactive && !pendingApproval && !pendingClarify && !step.text.includes('\n')) history.add(step.text);
+      if (interactive) return handle(step.text);
+      backlog.push(step.text);
       next();
     });
-    rl.on('SIGINT', () => {
-      if (busy > 0) {
-        process.stderr.write(pc.yellow('\n/stop\n'));
-        void conv.stop('user').catch(() => {});
-      } else finish();
+    const interrupt = () => {
+      if (multiline.pending) {
+        multiline.cancel();
+        rl.setPrompt(PROMPT);
+      }
+      if (busy()) {
+        process.stdout.write('\n');
+        stopTurn();
+        return;
+      }
+      const now = Date.now();
+      if (now - lastInterrupt < EXIT_WINDOW_MS) {
+        process.stdout.write('\n');
+        return finish();
+      }
+      lastInterrupt = now;
+      // Clear what was typed (end of line, then delete to its start).
+      rl.write(null, { ctrl: true, name: 'e' });
+      rl.write(null, { ctrl: true, name: 'u' });
+      process.stdout.write('\n');
+      err(pc.dim('(press Ctrl-C again to exit, or Ctrl-D)'));
+      rl.setPrompt(PROMPT);
+      rl.prompt();
+    };
+    rl.on('SIGINT', interrupt);
+    if (!interactive) process.on('SIGINT', interrupt);
+    stopListening = () => process.off('SIGINT', interrupt);
+    // Typing while the agent works: the spinner would redraw over the typed characters.
+    process.stdin.on('keypress', () => {
+      if (busy() && !pendingApproval && !pendingClarify && rl.line) renderer.typing = true;
     });
     rl.on('close', () => {
-      // End of input: finish once the running turn and any piped lines are done.
+      // Ctrl-D, or the end of piped input: leave once the running turn and any piped lines are done.
       inputClosed = true;
+      if (interactive) {
+        if (closing === undefined) process.stdout.write('\n');
+        return finish();
+      }
       next();
     });
     prompt();
   });
+  stopListening();
+}
+
+/**
+ * A line typed while the agent works was echoed by the terminal without a prompt: redraw it as
+ * `› text`, with what the busy policy does with it.
+ */
+function echoWhileBusy(text: string, policy: string): void {
+  const cols = process.stdout.columns ?? 80;
+  const rows = text.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil((l.length || 1) / cols)), 0);
+  for (let i = 0; i < rows; i++) process.stdout.write('\x1b[1A\r\x1b[2K');
+  const what =
+    policy === 'queue'
+      ? 'queued: runs after this turn'
+      : policy === 'steer'
+        ? 'steers the running turn'
+        : 'interrupts the running turn and runs next';
+  process.stderr.write(`${PROMPT}${text.replace(/\n/g, '\n  ')}  ${pc.dim(`(${what})`)}\n`);
 }

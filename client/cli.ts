@@ -330,12 +330,14 @@ export function buildProgram(): Command {
     program
       .command('chat')
       .description('interactive chat (streamed replies; Ctrl-C or /stop interrupts)')
-      .option('--resume <id>', 'continue an existing session')
+      .option('--resume <id>', 'continue an existing session (its id or title)')
+      .option('--reopen', 'with --resume: go on with a session that has ended')
       .option('--no-reasoning', "hide the model's reasoning (shown dimmed by default)"),
   ).action(async (o: Record<string, unknown>) => {
     await withClient(async (client) => {
       await runChat(client, {
         sessionId: typeof o.resume === 'string' ? o.resume : undefined,
+        reopen: Boolean(o.reopen),
         start: startOptions(o),
         showReasoning: Boolean(o.reasoning),
       });

@@ -7,6 +7,8 @@ import { visibleCommand, visibleControls } from '../common/command-display.js';
 import yoctoSpinner from 'yocto-spinner';
 import type { TurnResult } from '../common/contract.js';
 import type { StoredEvent } from './events.js';
+import { MarkdownStream, renderMarkdown } from './markdown.js';
+import { toolCompletedLines } from './tool-line.js';
 
 /** Event payload fields are JSON: show strings and numbers, nothing else. */
 const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
@@ -16,6 +18,8 @@ export interface RenderOptions {
   reasoning: boolean;
   /** Draw a spinner while waiting for the first token (TTY only). */
   spinner: boolean;
+  /** Render replies as markdown, each block once complete (TTY only); `width` in columns. */
+  markdown?: { width: () => number } | undefined;
   /** Told when the agent waits for an approval or an answer (the REPL then reads the reply). */
   onApproval?: (request: { requestId: string; command: string }) => void;
   onClarify?: (request: { requestId: string; choices: string[] }) => void;
@@ -23,62 +27,107 @@ export interface RenderOptions {
   userMessages?: boolean;
   /** Write status and tool lines to stdout too, so a watched log reads in order when piped. */
   oneStream?: boolean;
+  /**
+   * Told when a turn ends, instead of the renderer printing its own `[N calls, T tokens]` footer
+   * (the REPL prints a fuller one). `muted`: the user stopped this turn.
+   */
+  onTurnEnded?: (turnId: string, result: TurnResult | undefined, muted: boolean) => void;
 }
 
 export class EventRenderer {
   private spinner: ReturnType<typeof yoctoSpinner> | undefined;
+  private spinnerText = '';
+  private spinnerSince = 0;
+  private ticker: NodeJS.Timeout | undefined;
   private atLineStart = true;
   private inReasoning = false;
+  private readonly md = new MarkdownStream();
+  /** Turns the user stopped: nothing more of theirs is shown but their end. */
+  private readonly muted = new Set<string>();
+  private current: string | undefined;
+  /** Markdown blocks written of the reply being streamed. */
+  private blocks = 0;
+  private holding = false;
 
   constructor(private readonly options: RenderOptions) {}
 
+  /** The user is typing a line: no spinner until it is sent (it would draw over the typed text). */
+  set typing(on: boolean) {
+    this.holding = on;
+    if (on) this.stopSpinner();
+  }
+
+  /** The turn whose events arrived last (undefined before any). */
+  get currentTurn(): string | undefined {
+    return this.current;
+  }
+
+  /**
+   * Show nothing more of `turnId` (default: the current turn) but its end: after `/stop` a late
+   * text fragment or tool line of the stopped turn would read as if it went on.
+   */
+  mute(turnId = this.current): void {
+    if (!turnId) return;
+    this.muted.add(turnId);
+    // What is held back of the stopped reply is dropped, not shown.
+    this.md.reset();
+    this.blocks = 0;
+    this.stopSpinner();
+  }
+
   render(e: StoredEvent): void {
     const p = e.payload;
+    if (e.turn_id) this.current = e.turn_id;
+    if (e.turn_id && this.muted.has(e.turn_id) && e.kind !== 'turn.ended') return;
     switch (e.kind) {
       case 'turn.started':
         if (this.options.userMessages) this.line(pc.bold(`› ${visibleControls(str(p.text))}`));
         break;
       case 'thinking':
         if (p.state === 'started')
-          this.startSpinner(p.attempt && Number(p.attempt) > 1 ? `retrying (attempt ${str(p.attempt)})…` : 'thinking…');
-        else this.stopSpinner();
+          this.startSpinner(p.attempt && Number(p.attempt) > 1 ? `retrying (attempt ${str(p.attempt)})` : 'thinking');
+        else {
+          this.flushMarkdown();
+          this.stopSpinner();
+        }
         break;
       case 'text.delta':
-        this.stopSpinner();
         this.endReasoning();
-        this.write(visibleControls(str(p.text)));
+        this.text(visibleControls(str(p.text)));
         break;
       case 'reasoning.delta':
         if (!this.options.reasoning) break;
         this.stopSpinner();
+        this.flushMarkdown();
         this.inReasoning = true;
         this.write(pc.dim(visibleControls(str(p.text))));
         break;
       case 'tool.generating':
-        this.startSpinner(`preparing ${str(p.name)}…`);
+        this.flushMarkdown();
+        this.startSpinner(`preparing ${str(p.name)}`);
         break;
       case 'tool.started':
+        this.flushMarkdown();
         this.stopSpinner();
         this.line(pc.cyan(`⚙ ${str(p.summary ?? p.name)}${p.reExecuted ? ' (re-run after a worker restart)' : ''}`));
-        this.startSpinner(`running ${str(p.name)}…`);
+        this.startSpinner(`running ${str(p.name)}`);
         break;
       case 'tool.completed':
         this.stopSpinner();
-        if (p.cancelled) this.line(pc.yellow(`  ✗ ${str(p.name)} cancelled`));
-        else
-          this.line(
-            `  ${p.isError ? pc.red('✗') : pc.green('✓')} ${pc.dim(`${str(p.name)} ${((Number(p.durationMs) || 0) / 1000).toFixed(1)}s`)}`,
-          );
+        for (const l of toolCompletedLines(p)) this.line(l);
         break;
       case 'stream.reset':
         this.stopSpinner();
+        this.md.reset();
         this.line(pc.yellow('[the model call is being retried; the text above may repeat]'));
         break;
       case 'status':
+        this.flushMarkdown();
         this.stopSpinner();
         this.line(pc.dim(`· ${str(p.message ?? p.kind)}`));
         break;
       case 'approval.requested': {
+        this.flushMarkdown();
         this.stopSpinner();
         // The whole command, with escapes, invisible characters and long blank runs made visible:
         // what the human approves is exactly what runs.
@@ -95,6 +144,7 @@ export class EventRenderer {
         break;
       }
       case 'clarify.requested': {
+        this.flushMarkdown();
         this.stopSpinner();
         const choices = Array.isArray(p.choices) ? p.choices.map(str) : [];
         this.line(pc.cyan(`? ${str(p.question)}`));
@@ -102,33 +152,96 @@ export class EventRenderer {
         this.options.onClarify?.({ requestId: str(p.requestId), choices });
         break;
       }
-      case 'turn.ended':
+      case 'turn.ended': {
+        const muted = Boolean(e.turn_id && this.muted.has(e.turn_id));
+        if (!muted) this.flushMarkdown();
+        this.md.reset();
         this.stopSpinner();
         this.endReasoning();
-        this.finishTurn(p.result as TurnResult | undefined);
+        if (e.turn_id) this.muted.delete(e.turn_id);
+        const result = p.result as TurnResult | undefined;
+        if (this.options.onTurnEnded) {
+          if (!this.atLineStart) this.write('\n');
+          this.options.onTurnEnded(e.turn_id ?? '', result, muted);
+        } else this.finishTurn(result);
         break;
+      }
       default:
         break;
     }
   }
 
   stopSpinner(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
     this.spinner?.stop();
     this.spinner = undefined;
+  }
+
+  /** Show a spinner (TTY only) with `text` and the seconds since it started. */
+  startSpinner(text: string): void {
+    if (!this.options.spinner || this.holding) return;
+    this.spinnerText = text;
+    if (this.spinner) {
+      this.spinner.text = this.spinnerLabel();
+      return;
+    }
+    if (!this.atLineStart) this.write('\n');
+    this.spinnerSince = Date.now();
+    this.spinner = yoctoSpinner({ text: this.spinnerLabel(), stream: process.stderr }).start();
+    this.ticker = setInterval(() => {
+      if (this.spinner) this.spinner.text = this.spinnerLabel();
+    }, 1000);
+    this.ticker.unref();
+  }
+
+  private spinnerLabel(): string {
+    const secs = Math.floor((Date.now() - this.spinnerSince) / 1000);
+    return `${this.spinnerText}… ${pc.dim(`${secs}s · Ctrl-C to interrupt`)}`;
   }
 
   private finishTurn(r: TurnResult | undefined): void {
     if (!this.atLineStart) this.write('\n');
     if (!r) return;
-    if (r.interrupted) this.line(pc.yellow(`(interrupted: ${r.turn_exit_reason})`));
-    if (r.failed && r.error) this.line(pc.red(`error: ${r.error}`));
-    if (r.turn_exit_reason === 'budget_exhausted') this.line(pc.yellow('(iteration budget exhausted)'));
+    for (const l of turnNotes(r)) this.line(l);
     const u = r.usage.turn;
     this.line(
       pc.dim(
         `[${r.api_calls} call${r.api_calls === 1 ? '' : 's'}, ${u.total_tokens} tokens${u.cost_usd ? `, $${u.cost_usd.toFixed(4)}` : ''}]`,
       ),
     );
+  }
+
+  /** Reply text: raw when not rendering markdown, else each completed block rendered. */
+  private text(piece: string): void {
+    if (!this.options.markdown) {
+      this.stopSpinner();
+      return this.write(piece);
+    }
+    const done = this.md.push(piece);
+    if (done) {
+      this.stopSpinner();
+      this.block(done);
+    }
+    // While a block is held back, say the model is writing.
+    if (this.md.held) this.startSpinner('writing');
+  }
+
+  private flushMarkdown(): void {
+    if (!this.options.markdown) return;
+    const rest = this.md.end();
+    if (!rest.trim()) return;
+    this.stopSpinner();
+    this.block(rest);
+    this.blocks = 0;
+  }
+
+  /** One rendered markdown block, a blank line apart from the block before it. */
+  private block(text: string): void {
+    const rendered = renderMarkdown(text, { width: this.options.markdown?.width() ?? 80 });
+    if (!rendered) return;
+    this.write(`${this.blocks > 0 ? '\n' : ''}${rendered}`);
+    this.blocks += 1;
   }
 
   private endReasoning(): void {
@@ -138,25 +251,25 @@ export class EventRenderer {
     }
   }
 
-  private startSpinner(text: string): void {
-    if (!this.options.spinner) return;
-    if (this.spinner) {
-      this.spinner.text = text;
-      return;
-    }
-    if (!this.atLineStart) this.write('\n');
-    this.spinner = yoctoSpinner({ text, stream: process.stderr }).start();
-  }
-
   private write(text: string): void {
     if (!text) return;
     process.stdout.write(text);
     this.atLineStart = text.endsWith('\n');
   }
 
-  private line(text: string): void {
+  /** A line on stderr (after ending any partial line of reply text). */
+  line(text: string): void {
     if (!this.atLineStart) process.stdout.write('\n');
     (this.options.oneStream ? process.stdout : process.stderr).write(`${text}\n`);
     this.atLineStart = true;
   }
+}
+
+/** What a turn's end says besides its numbers: interrupted, failed, out of budget. */
+export function turnNotes(r: TurnResult): string[] {
+  const out: string[] = [];
+  if (r.interrupted) out.push(pc.yellow(`(interrupted: ${r.turn_exit_reason})`));
+  if (r.failed && r.error) out.push(pc.red(`error: ${r.error}`));
+  if (r.turn_exit_reason === 'budget_exhausted') out.push(pc.yellow('(iteration budget exhausted)'));
+  return out;
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { protectedPathMessage } from '../../common/protected-paths.js';
 import { defineTool } from './registry.js';
 import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
+import { editDiff } from './tool-display.js';
 import { workspaceRelative } from './workspace.js';
 import { isProtected, plural, resolveAllowingNotADirectory, statIfExists } from './write-file.js';
 
@@ -99,9 +100,15 @@ export const patchTool = defineTool({
     const more = positions.length > MAX_HUNKS ? `\n… and ${positions.length - MAX_HUNKS} more` : '';
     return {
       content: `Replaced ${plural(positions.length, 'occurrence')} in ${rel}\n${hunks.join('\n')}${more}`,
+      ...diffOf(rel, text, updated),
     };
   },
 });
+
+function diffOf(rel: string, before: string, after: string): { display?: { diff: string } } {
+  const diff = editDiff(rel, before, after);
+  return diff ? { display: { diff } } : {};
+}
 
 /** Start offsets of the non-overlapping occurrences of `needle`, left to right. */
 function occurrences(text: string, needle: string): number[] {

@@ -3,6 +3,7 @@
  * its arguments (JSON Schema generated from it), a handler, an optional availability check and a
  * result size limit. Invalid arguments become a readable tool error for the model, never a crash.
  */
+import type { ToolDisplay } from './tool-display.js';
 import { z } from 'zod';
 import type { ToolTraits } from '../../common/tool-batch.js';
 import type { ToolSchema } from '../model/types.js';
@@ -33,6 +34,8 @@ export interface ToolContext {
 export interface ToolOutput {
   content: string;
   isError?: boolean;
+  /** Shown to the human on the event side channel only (exit code, output tail, diff); bounded. */
+  display?: ToolDisplay;
 }
 
 export interface ToolDefinition<A = unknown> {

@@ -17,10 +17,31 @@ import { getMessage, writeMessage } from '../store/messages.js';
 import { sessionMarkerNonce } from '../store/sessions.js';
 import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
 import type { ToolOutput } from './registry.js';
+import type { ToolDisplay } from './tool-display.js';
+import { MAX_DIFF_CHARS, MAX_TAIL_CHARS } from './tool-display.js';
+import { redactor } from '../../runtime/secrets.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 
 export const RE_EXECUTED_NOTE =
   '[re-executed after worker restart: an earlier run of this call may have had effects too]';
+
+/**
+ * The display fields of a tool's output for the `tool.completed` event: each bounded by the tool
+ * (tool-display.ts) and cut again here, and redacted like every other text leaving the worker.
+ */
+function displayPayload(d: ToolDisplay | undefined): Record<string, unknown> {
+  if (!d) return {};
+  const text = (s: string | undefined, max: number) =>
+    s === undefined ? undefined : redactor().redact(s.slice(0, max));
+  const out: Record<string, unknown> = {};
+  if (d.exitCode !== undefined) out.exitCode = d.exitCode;
+  if (d.killedBy !== undefined) out.killedBy = d.killedBy.slice(0, 40);
+  const tail = text(d.outputTail, MAX_TAIL_CHARS);
+  if (tail !== undefined) out.outputTail = tail;
+  const diff = text(d.diff, MAX_DIFF_CHARS + 200);
+  if (diff !== undefined) out.diff = diff;
+  return out;
+}
 
 export function toolActivities(deps: ActivityDeps) {
   const { db } = deps;
@@ -70,7 +91,7 @@ export function toolActivities(deps: ActivityDeps) {
     const isError = output.isError ?? false;
     const content = await deps.hooks.transformToolResult({ ...scope, result: output.content, isError });
     await deps.hooks.postToolCall({ ...scope, result: content, isError, durationMs: Date.now() - started });
-    return { content, isError, fromTool: true };
+    return { content, isError, fromTool: true, ...(output.display ? { display: output.display } : {}) };
   }
 
   return {
@@ -125,7 +146,14 @@ export function toolActivities(deps: ActivityDeps) {
         const isError = output.isError ?? false;
         await markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs);
         const preview = oneLine(content, 200);
-        pub.emit('tool.completed', { id: a.call.id, name: a.call.name, durationMs, isError, preview });
+        pub.emit('tool.completed', {
+          id: a.call.id,
+          name: a.call.name,
+          durationMs,
+          isError,
+          preview,
+          ...displayPayload(output.display),
+        });
         await pub.flush();
         return { isError, preview, durationMs, reExecuted, chars: content.length };
       } finally {

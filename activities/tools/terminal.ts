@@ -4,6 +4,7 @@
  * timeouts and worker shutdown kill it and everything it started. The exit code is always
  * reported; so is a sandbox limit the command ran into.
  */
+import { outputTail } from './tool-display.js';
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -87,6 +88,11 @@ export function terminalTool(settings: TerminalSettings) {
       return {
         content: `${head}${output}${output && !output.endsWith('\n') ? '\n' : ''}[${status}, ${(r.durationMs / 1000).toFixed(1)}s]${tail}`,
         isError: r.timedOut || r.code !== 0,
+        display: {
+          exitCode: r.timedOut || r.signal ? null : r.code,
+          ...(r.timedOut ? { killedBy: 'timeout' } : r.signal ? { killedBy: r.signal } : {}),
+          outputTail: outputTail(output),
+        },
       };
     },
   });

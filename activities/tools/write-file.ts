@@ -11,7 +11,9 @@ import { isProtectedPath, protectedPathMessage } from '../../common/protected-pa
 import { DEFAULT_PROTECTED_PATHS } from '../../common/sandbox-policy.js';
 import { defineTool } from './registry.js';
 import type { ToolContext } from './registry.js';
-import { writeFileAtomic } from './safe-files.js';
+import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
+import type { ToolDisplay } from './tool-display.js';
+import { MAX_DIFF_INPUT_BYTES, editDiff } from './tool-display.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 
 const params = z
@@ -51,14 +53,37 @@ export const writeFileTool = defineTool({
     }
     // mkdir followed the path again: resolve once more, so a directory swapped for a link is caught.
     if ((await resolveAllowingNotADirectory(ctx.cwd, args.path)) !== abs) return notADirectory;
+    const before = existing ? await previousText(ctx.cwd, abs, args.path, existing.size) : undefined;
     await writeFileAtomic(ctx.cwd, abs, args.content, existing?.mode);
     const bytes = Buffer.byteLength(args.content, 'utf8');
     const what = existing ? `replaced the existing file (was ${plural(existing.size, 'byte')})` : 'created a new file';
     return {
       content: `Wrote ${plural(bytes, 'byte')} (${plural(countLines(args.content), 'line')}) to ${workspaceRelative(ctx.cwd, abs)}; ${what}`,
+      // A new file diffs against nothing; a replaced one too large or not text gets no diff.
+      ...(before === null ? {} : diffDisplay(workspaceRelative(ctx.cwd, abs), before, args.content)),
     };
   },
 });
+
+/**
+ * The replaced file's text for the diff shown to the human: null when it is too large or not text
+ * (no diff then); reading it never fails the write.
+ */
+async function previousText(root: string, abs: string, shown: string, size: number): Promise<string | null> {
+  if (size > MAX_DIFF_INPUT_BYTES) return null;
+  try {
+    const buf = await readWorkspaceFile(root, abs, shown);
+    if (buf.subarray(0, 8192).includes(0)) return null;
+    return buf.toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+function diffDisplay(path: string, before: string | undefined, after: string): { display?: ToolDisplay } {
+  const diff = editDiff(path, before, after);
+  return diff ? { display: { diff } } : {};
+}
 
 /** Whether the resolved path is one no tool may write (symlink aliases included: `abs` is the real path). */
 export function isProtected(ctx: ToolContext, abs: string): boolean {

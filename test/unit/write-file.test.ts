@@ -52,7 +52,11 @@ describe('write_file', () => {
 
   it('creates a new file and its missing parent directories', async () => {
     const r = await write('new/deeper/file.txt', 'one\ntwo\n');
-    assert.deepEqual(r, { content: 'Wrote 8 bytes (2 lines) to new/deeper/file.txt; created a new file' });
+    assert.deepEqual(r, {
+      content: 'Wrote 8 bytes (2 lines) to new/deeper/file.txt; created a new file',
+      // For the human only (the event side channel): what the edit did.
+      display: { diff: '--- /dev/null\n+++ b/new/deeper/file.txt\n@@ -0,0 +1,2 @@\n+one\n+two' },
+    });
     assert.equal(readFileSync(join(ws, 'new', 'deeper', 'file.txt'), 'utf8'), 'one\ntwo\n');
   });
 
@@ -61,6 +65,7 @@ describe('write_file', () => {
     const r = await write('src/a.txt', 'new');
     assert.deepEqual(r, {
       content: 'Wrote 3 bytes (1 line) to src/a.txt; replaced the existing file (was 11 bytes)',
+      display: { diff: '--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,1 +1,1 @@\n-old content\n+new' },
     });
     assert.equal(readFileSync(join(ws, 'src', 'a.txt'), 'utf8'), 'new');
     assert.deepEqual(tempFiles(join(ws, 'src')), []);

@@ -1,0 +1,58 @@
+/**
+ * The line under a turn: model calls, tokens and cost. A stopped turn's result counts only the
+ * calls that completed, so its footer is read from the usage ledger (one row per model call,
+ * cancelled and failed ones included) and says "stopped".
+ */
+import pc from 'picocolors';
+import type { Db } from '../activities/store/db.js';
+import type { TurnResult } from '../common/contract.js';
+
+export interface TurnLedger {
+  calls: number;
+  cancelled: number;
+  failed: number;
+  tokens: number;
+  costUsd: number;
+}
+
+/** What the ledger holds for one turn (every attempt of every model call). */
+export async function turnLedger(db: Db, conversationId: string, turnId: string): Promise<TurnLedger> {
+  const r = await db.query<{ calls: number; cancelled: number; failed: number; tokens: string; cost: string }>(
+    `SELECT count(*)::int AS calls,
+            count(*) FILTER (WHERE outcome = 'cancelled')::int AS cancelled,
+            count(*) FILTER (WHERE outcome = 'error')::int AS failed,
+            coalesce(sum(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens), 0)::text AS tokens,
+            coalesce(sum(cost_usd), 0)::text AS cost
+       FROM model_calls WHERE conversation_id = $1 AND turn_id = $2`,
+    [conversationId, turnId],
+  );
+  const row = r.rows[0];
+  return {
+    calls: row?.calls ?? 0,
+    cancelled: row?.cancelled ?? 0,
+    failed: row?.failed ?? 0,
+    tokens: Number(row?.tokens ?? 0),
+    costUsd: Number(row?.cost ?? 0),
+  };
+}
+
+const calls = (n: number) => `${n} call${n === 1 ? '' : 's'}`;
+
+/** `[stopped · 2 calls (1 cancelled), 340 tokens, $0.0010]`, or from the result when not stopped. */
+export function footerText(r: TurnResult | undefined, ledger: TurnLedger | undefined, stopped: boolean): string {
+  const parts: string[] = [];
+  if (stopped) parts.push('stopped');
+  if (ledger && (stopped || ledger.calls > (r?.api_calls ?? 0))) {
+    const extra = [
+      ...(ledger.cancelled ? [`${ledger.cancelled} cancelled`] : []),
+      ...(ledger.failed ? [`${ledger.failed} failed`] : []),
+    ];
+    parts.push(`${calls(ledger.calls)}${extra.length ? ` (${extra.join(', ')})` : ''}`);
+    parts.push(`${ledger.tokens} tokens${ledger.costUsd ? `, $${ledger.costUsd.toFixed(4)}` : ''}`);
+  } else if (r) {
+    const u = r.usage.turn;
+    parts.push(calls(r.api_calls));
+    parts.push(`${u.total_tokens} tokens${u.cost_usd ? `, $${u.cost_usd.toFixed(4)}` : ''}`);
+  }
+  return pc.dim(`[${parts.join(' · ')}]`);
+}
