@@ -368,6 +368,13 @@ export const CONVERSATION_STATUSES = [
 ] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 
+/**
+ * The values of the HeraldStatus search attribute: every status of the `state` query, and
+ * `failed` for a conversation idle after a turn that failed (it needs someone to look).
+ */
+export const HERALD_STATUSES = [...CONVERSATION_STATUSES, 'failed'] as const;
+export type HeraldStatus = (typeof HERALD_STATUSES)[number];
+
 export interface QueuedMessageView {
   id: string;
   preview: string;

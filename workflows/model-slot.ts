@@ -13,6 +13,7 @@ import type { SlotState } from '../common/recovery.js';
 import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
 import { modelActivities, store } from './activities.js';
 import { compressNow } from './context.js';
+import { timerLabel } from './labels.js';
 import { TurnEnd, failureKindOf, rootMessage, statedContextLimit } from './errors.js';
 import {
   credentialIndexOf,
@@ -119,7 +120,7 @@ export async function callModelSlot(
         storageWaits += 1;
         if (storageWaits > MAX_STORAGE_WAITS)
           throw new TurnEnd('internal_error', `the database stayed unavailable: ${rootMessage(err)}`);
-        await sleep(STORAGE_WAIT);
+        await sleep(STORAGE_WAIT, { summary: timerLabel('database wait before the model call again', STORAGE_WAIT) });
         continue;
       }
       await recover(s, p, slot, kind, err);
@@ -196,7 +197,9 @@ async function recover(
             kind: 'retry',
             message: `every provider failed (${reason}); trying again from the start of the chain in ${CHAIN_RESTART_PAUSE_MS / 1000} s`,
           });
-          await sleep(CHAIN_RESTART_PAUSE_MS);
+          await sleep(CHAIN_RESTART_PAUSE_MS, {
+            summary: timerLabel('pause before the provider chain again', CHAIN_RESTART_PAUSE_MS),
+          });
           p.chainPos = startTurnOnPrimary(s);
           slot.rotations = 0;
           slot.refreshed = false;
