@@ -26,6 +26,13 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
 }
 
 /**
+ * What an activity that returns nothing records as its result: Temporal shows an empty result as
+ * a base64 `binary/null` payload in the Web UI; this reads as what it is. Workflow code never
+ * reads these results, so histories recorded with null results replay the same.
+ */
+export const DONE_RESULT = { ok: true } as const;
+
+/**
  * Every activity's result and failure pass the redactor before they reach Temporal (SPEC §1.6);
  * a database refusal fails at once instead of being retried into the same refusal.
  */
@@ -34,7 +41,8 @@ function redactingAll<T extends Record<string, (...args: never[]) => Promise<unk
   for (const [name, fn] of Object.entries(activities)) {
     out[name] = async (...args: never[]) => {
       try {
-        return redactor().redactDeep(await fn(...args));
+        const result = await fn(...args);
+        return result === undefined ? DONE_RESULT : redactor().redactDeep(result);
       } catch (err) {
         throw redactFailure(refusalAsFailure(err));
       }

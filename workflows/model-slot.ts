@@ -15,7 +15,10 @@ import { modelActivities, store } from './activities.js';
 import { compressNow } from './context.js';
 import { timerLabel } from './labels.js';
 import { TurnEnd, failureKindOf, rootMessage, statedContextLimit } from './errors.js';
+import type { ProviderError } from './provider-chain.js';
 import {
+  chainFailureMessage,
+  noteProviderError,
   credentialIndexOf,
   fallbacksLeft,
   poolSizeOf,
@@ -32,10 +35,16 @@ import type { TurnProgress } from './turn-progress.js';
 export const PATCH_REMEMBER_WINDOW = 'remember-context-window';
 /** Steer carried by a stopped model call is kept for the next message. */
 export const PATCH_STEER_BACK = 'steer-back-on-stop';
+/** A turn the whole fallback chain failed names every provider's error, not only the last. */
+export const PATCH_CHAIN_ERRORS = 'fallback-errors-listed';
 const STORAGE_WAIT = '15 seconds';
 const MAX_STORAGE_WAITS = 40;
 
-type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft'> & { chainRestarts: number };
+type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft'> & {
+  chainRestarts: number;
+  /** Why each provider of the chain failed in this round, the primary first. */
+  errors: ProviderError[];
+};
 
 export interface SlotOptions {
   steer?: string | undefined;
@@ -71,6 +80,7 @@ export async function callModelSlot(
     compressions: 0,
     strippedReasoning: false,
     chainRestarts: 0,
+    errors: [],
   };
   let storageWaits = 0;
   const steer = opts.steer;
@@ -157,6 +167,7 @@ async function recover(
         await rotateCredential(s, reason, p.turnId);
         return;
       case 'fallback':
+        noteProviderError(slot.errors, s.provider, reason, rootMessage(err));
         p.chainPos = await switchToFallback(s, p.chainPos, reason, p.turnId);
         // A switch resets the slot's counters; the compressor follows the new model's window.
         slot.rotations = 0;
@@ -203,7 +214,13 @@ async function recover(
           p.chainPos = startTurnOnPrimary(s);
           slot.rotations = 0;
           slot.refreshed = false;
+          slot.errors = [];
           return;
+        }
+        // Every provider's error, the primary's first: the last one alone hides the real cause.
+        if (slot.errors.length && patched(PATCH_CHAIN_ERRORS)) {
+          noteProviderError(slot.errors, s.provider, reason, `${decision.message}: ${rootMessage(err)}`);
+          throw new TurnEnd('model_error', chainFailureMessage(slot.errors));
         }
         throw new TurnEnd('model_error', `${decision.message} (${reason}): ${rootMessage(err)}`);
     }
