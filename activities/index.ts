@@ -10,6 +10,7 @@ import type { ContextEngine } from './context-engine.js';
 import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
+import { modelSwitchActivities } from './model-switch.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
 import { refusalAsFailure } from './store/failures.js';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
     ...toolActivities(deps),
     ...compressionActivities(deps, compressionSettingsOf(deps.config.file.compression), engine),
     ...approvalActivities(deps),
+    ...modelSwitchActivities(deps),
   });
 }
 

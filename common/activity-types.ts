@@ -198,6 +198,18 @@ export interface EndConversationArgs {
   reason: string;
 }
 
+export interface ResolveModelArgs {
+  conversationId: string;
+  sessionId: string;
+  turnId: string;
+  request: ProviderRequest;
+  /** The model being replaced, for the event. */
+  previous: string;
+}
+
+/** A `setModel` request resolved by the worker, or why it cannot be used. */
+export type ResolveModelResult = { ok: true; provider: ProviderRef } | { ok: false; error: string };
+
 export interface StatusEventArgs {
   conversationId: string;
   turnId: string;
