@@ -91,7 +91,9 @@ export function heraldStatus(
 
 /** A conversation's title: its first message (a child's: its goal), one line, bounded. */
 export function titleOf(firstMessage: string): string {
-  return preview(titleText(firstMessage), MAX_TITLE_CHARS);
+  const text = titleText(firstMessage);
+  // A child's brief: its goal is the first paragraph, the rest is Herald's instructions.
+  return preview(text === firstMessage ? text : text.split('\n\n')[0]!, MAX_TITLE_CHARS);
 }
 
 export function endedResult(state: ConversationState, messageId: string): TurnResult {
