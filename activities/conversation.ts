@@ -17,6 +17,7 @@ import type {
   RefreshCredentialsArgs,
   StatusEventArgs,
 } from '../common/activity-types.js';
+import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { compressionSettingsOf } from '../common/context-window.js';
 import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
@@ -61,6 +62,9 @@ export function conversationActivities(deps: ActivityDeps) {
     const reports = a.text.slice(BACKGROUND_REPORTS_PREFIX.length);
     return `${heraldNote(nonce, BACKGROUND_REPORTS_PREFIX)}${neutraliseMarkers(reports, nonce)}`;
   }
+
+  /** What the workflow may upsert: every name, once the worker found them all registered. */
+  const registeredAttributes = () => (deps.searchAttributes ? [...SEARCH_ATTRIBUTE_NAMES] : []);
 
   function resolveRef(req: ProviderRequest, path = ''): ProviderRef {
     try {
@@ -150,6 +154,7 @@ export function conversationActivities(deps: ActivityDeps) {
         cwd: existing?.cwd ?? cwd,
         tools: deps.tools.enabled(toolsets),
         searchAttributes: deps.searchAttributes,
+        searchAttributeNames: registeredAttributes(),
         nextSeq: await nextSeq(db, resume?.sessionId ?? a.sessionId),
         ...(resume ? { resume } : {}),
         maxIterations: config.file.agent.maxIterations,
@@ -200,7 +205,7 @@ export function conversationActivities(deps: ActivityDeps) {
         deps.tools.schemas(a.tools ?? []),
         a.model ?? session?.model ?? '',
       );
-      return { contextTokens };
+      return { contextTokens, searchAttributeNames: registeredAttributes() };
     },
 
     /** A status event from the workflow (fallback switches, key rotation, budget warnings). */

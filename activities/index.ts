@@ -10,6 +10,7 @@ import type { ContextEngine } from './context-engine.js';
 import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
+import { modelSwitchActivities } from './model-switch.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
 import { refusalAsFailure } from './store/failures.js';
@@ -22,8 +23,16 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
     ...toolActivities(deps),
     ...compressionActivities(deps, compressionSettingsOf(deps.config.file.compression), engine),
     ...approvalActivities(deps),
+    ...modelSwitchActivities(deps),
   });
 }
+
+/**
+ * What an activity that returns nothing records as its result: Temporal shows an empty result as
+ * a base64 `binary/null` payload in the Web UI; this reads as what it is. Workflow code never
+ * reads these results, so histories recorded with null results replay the same.
+ */
+export const DONE_RESULT = { ok: true } as const;
 
 /**
  * Every activity's result and failure pass the redactor before they reach Temporal (SPEC §1.6);
@@ -34,7 +43,8 @@ function redactingAll<T extends Record<string, (...args: never[]) => Promise<unk
   for (const [name, fn] of Object.entries(activities)) {
     out[name] = async (...args: never[]) => {
       try {
-        return redactor().redactDeep(await fn(...args));
+        const result = await fn(...args);
+        return result === undefined ? DONE_RESULT : redactor().redactDeep(result);
       } catch (err) {
         throw redactFailure(refusalAsFailure(err));
       }

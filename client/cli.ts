@@ -293,6 +293,30 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('model')
+    .description("switch a conversation's model in place (same session; from the next turn if one runs)")
+    .argument('<session>', 'session id')
+    .argument('<model>', 'model name')
+    .addOption(new Option('--provider <name>', 'provider (default: the current one)').choices([...PROVIDER_NAMES]))
+    .addOption(new Option('--api-mode <mode>', 'API mode').choices([...API_MODES]))
+    .option('--json', 'print JSON')
+    .action(async (session: string, model: string, o: { provider?: string; apiMode?: string; json?: boolean }) => {
+      await withClient(async (client) => {
+        const r = await client.conversation(session).setModel({
+          model,
+          ...(o.provider ? { provider: o.provider as (typeof PROVIDER_NAMES)[number] } : {}),
+          ...(o.apiMode ? { apiMode: o.apiMode as (typeof API_MODES)[number] } : {}),
+        });
+        const when = r.applies === 'now' ? '' : ' (from the next turn; the running turn keeps its model)';
+        print(
+          Boolean(o.json),
+          r,
+          `model: ${r.model} via ${r.provider}${when} (was ${r.previous.model} via ${r.previous.provider})`,
+        );
+      });
+    });
+
+  program
     .command('steer')
     .description('give the running turn extra guidance at its next model call')
     .argument('<session>', 'session id')

@@ -19,6 +19,8 @@ import type {
   ApprovalScope,
   ConversationInput,
   ConversationStateView,
+  SetModelInput,
+  SetModelResult,
   TurnResult,
 } from '../common/contract.js';
 import type { conversation } from '../workflows/conversation.js';
@@ -29,6 +31,7 @@ import {
   compressUpdate,
   endSignal,
   sendMessageUpdate,
+  setModelUpdate,
   stateQuery,
   steerSignal,
   stopSignal,
@@ -227,6 +230,22 @@ export class Conversation {
     return await rejections(
       this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: text, ...(requestId ? { requestId } : {}) }] }),
     );
+  }
+
+  /**
+   * Switch the conversation's model in place (same session): at once when idle, else from the
+   * next turn (`applies` says which). Rejected, with the worker's reason, when it cannot serve it.
+   */
+  async setModel(input: SetModelInput): Promise<SetModelResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await rejections(this.handle.executeUpdate(setModelUpdate, { args: [input] }));
+      } catch (err) {
+        // Refused while the conversation moves to a new run: the next run takes it.
+        if (!String((err as Error).message).includes(MOVING_RUNS) || attempt >= 60) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * attempt)));
+      }
+    }
   }
 
   /** Compress the context now (`/compress [focus]`); runs between turns. */

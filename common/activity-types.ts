@@ -42,6 +42,8 @@ export interface PrepareConversationResult {
   tools: string[];
   /** Whether Herald's search attributes are registered on the namespace (upserting unknown ones fails the task). */
   searchAttributes: boolean;
+  /** The search attribute names the worker found registered (absent from workers before HeraldTitle). */
+  searchAttributeNames?: string[];
   /** Messages already in the session (resumed or seeded): the next sequence number to use. */
   nextSeq: number;
   maxIterations: number;
@@ -71,6 +73,8 @@ export interface ConversationSandbox {
 export interface RecordUserMessageResult {
   /** Estimated prompt tokens of the next model call (system prompt, transcript, tool schemas). */
   contextTokens: number;
+  /** The search attribute names this worker found registered, so sessions prepared by older workers learn them. */
+  searchAttributeNames?: string[];
   /**
    * The message id already ran in this conversation (however long ago): its recorded result.
    * Nothing was written; the turn does not run again.
@@ -193,6 +197,18 @@ export interface EndConversationArgs {
   sessionId: string;
   reason: string;
 }
+
+export interface ResolveModelArgs {
+  conversationId: string;
+  sessionId: string;
+  turnId: string;
+  request: ProviderRequest;
+  /** The model being replaced, for the event. */
+  previous: string;
+}
+
+/** A `setModel` request resolved by the worker, or why it cannot be used. */
+export type ResolveModelResult = { ok: true; provider: ProviderRef } | { ok: false; error: string };
 
 export interface StatusEventArgs {
   conversationId: string;

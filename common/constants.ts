@@ -24,10 +24,16 @@ export function sessionIdFromWorkflowId(workflowId: string): string {
 /** Custom search attributes Herald registers and sets, so runs can be filtered in the Web UI. */
 export const SEARCH_ATTRIBUTES = {
   sessionId: 'HeraldSessionId',
+  /** The active model: a fallback's while one answers. */
   model: 'HeraldModel',
   provider: 'HeraldProvider',
+  /** One of HERALD_STATUSES (common/contract.ts): what the conversation is doing or waiting for. */
   status: 'HeraldStatus',
+  /** The first user message, shortened to one line. */
+  title: 'HeraldTitle',
+  /** The conversation's own model (`setModel` changes it; a fallback does not). */
+  primaryModel: 'HeraldPrimaryModel',
 } as const;
 
-/** All Herald search attributes are Keyword attributes. */
+/** All Herald search attributes are Keyword attributes (exact match, and `STARTS_WITH`). */
 export const SEARCH_ATTRIBUTE_NAMES: readonly string[] = Object.values(SEARCH_ATTRIBUTES);

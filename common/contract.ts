@@ -285,6 +285,30 @@ export const answerClarifySchema = z
   .strict();
 export type AnswerClarifyInput = z.infer<typeof answerClarifySchema>;
 
+/**
+ * Update `setModel`: the conversation's own (primary) model, switched in place — the same
+ * session and transcript. Without `provider`, the current provider (and its endpoint) is kept.
+ * It applies at once when no turn runs, else from the next turn (the running one finishes on its
+ * model). The worker must know the provider and hold its key, or the update is rejected.
+ */
+export const setModelSchema = z
+  .object({
+    model: z.string().min(1).max(INPUT_BOUNDS.model),
+    provider: z.enum(PROVIDER_NAMES).optional(),
+    apiMode: z.enum(API_MODES).optional(),
+  })
+  .strict();
+export type SetModelInput = z.infer<typeof setModelSchema>;
+
+export interface SetModelResult {
+  provider: string;
+  model: string;
+  api_mode: string;
+  /** `now`: no turn was running; `next_turn`: the running turn finishes on the previous model. */
+  applies: 'now' | 'next_turn';
+  previous: { provider: string; model: string };
+}
+
 /** Update `compress`: manual compression, optionally focused on a topic. */
 export const compressSchema = z.union([
   z.undefined(),
@@ -367,6 +391,13 @@ export const CONVERSATION_STATUSES = [
   'ended',
 ] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+/**
+ * The values of the HeraldStatus search attribute: every status of the `state` query, and
+ * `failed` for a conversation idle after a turn that failed (it needs someone to look).
+ */
+export const HERALD_STATUSES = [...CONVERSATION_STATUSES, 'failed'] as const;
+export type HeraldStatus = (typeof HERALD_STATUSES)[number];
 
 export interface QueuedMessageView {
   id: string;

@@ -10,7 +10,7 @@
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
  * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child).
+ * child-deadline-child), web-ui.
  *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
@@ -63,6 +63,7 @@ const SCENARIOS = [
   'compression-in-turn',
   'signals',
   'child-deadline',
+  'web-ui',
 ] as const;
 const chosen = new Set(process.argv.slice(3));
 for (const name of chosen) {
@@ -410,6 +411,7 @@ try {
     'steer-stopped',
     'compression-in-turn',
     'signals',
+    'web-ui',
   ] as const;
   if (failureScenarios.some(want)) {
     // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
@@ -427,6 +429,7 @@ try {
       if (want('steer-stopped')) await recordSteerStopped(stack, ws);
       if (want('compression-in-turn')) await recordCompressionInTurn(stack, ws);
       if (want('signals')) await recordSignals(stack, ws);
+      if (want('web-ui')) await recordWebUi(stack, ws);
     } finally {
       await stack.close();
     }
@@ -807,4 +810,58 @@ async function recordChildDeadline(): Promise<void> {
   } finally {
     await stack.close();
   }
+}
+
+/**
+ * What the Web UI shows, and setModel (v6): an approval wait during which the model is switched
+ * (it applies from the next turn), a clarify question answered, then a fallback chain that fails
+ * whole and names both providers' errors. HeraldStatus follows each of these.
+ */
+async function recordWebUi(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  mkdirSync(join(ws, 'build-webui'), { recursive: true });
+  const conv = stack.herald.conversation('replay-webui');
+  const start: StartOptions = {
+    cwd: ws,
+    fallbackProviders: [{ provider: 'custom', model: 'backup-model', baseUrl: stack.fake.url }],
+  };
+  stack.fake.script(
+    [
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build-webui && echo removed' } }] },
+      { text: 'Removed it.' },
+    ],
+    'fake-model',
+  );
+  const p1 = conv.send('Clean build-webui', { id: 'wu1', start });
+  const approval = await eventually(async () => (await conv.state()).pending_approvals[0]);
+  const switched = await conv.setModel({ model: 'other-model' });
+  expect(switched.applies === 'next_turn', `setModel during a turn: ${JSON.stringify(switched)}`);
+  await conv.approve(approval.request_id, 'once');
+  const r1 = await p1;
+  expect(r1.final_response === 'Removed it.' && r1.model === 'fake-model', 'turn 1 finished on its model');
+
+  stack.fake.script(
+    [
+      { toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }] },
+      { text: 'Postgres it is.' },
+    ],
+    'other-model',
+  );
+  const p2 = conv.send('Set up a database', { id: 'wu2' });
+  await eventually(async () => (await conv.state()).status === 'awaiting_clarify');
+  await conv.answer('postgres');
+  const r2 = await p2;
+  expect(r2.final_response === 'Postgres it is.' && r2.model === 'other-model', 'turn 2 on the new model');
+
+  stack.fake.script([{ status: 401, error: { message: 'Incorrect API key provided' } }], 'other-model');
+  stack.fake.script([{ status: 404, error: { message: 'The model backup-model does not exist' } }], 'backup-model');
+  const r3 = await conv.send('and now?', { id: 'wu3' });
+  expect(
+    r3.failed &&
+      /^all providers failed: custom\/other-model: auth .*; custom\/backup-model: model_not_found/.test(r3.error ?? ''),
+    `turn 3 names both errors: ${JSON.stringify(r3)}`,
+  );
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'web-ui', conv.workflowId);
 }

@@ -29,9 +29,10 @@ import { closing } from './activities.js';
 import { compressNow } from './context.js';
 import type { ChildBatch } from './delegation.js';
 import { collectReports, waitForBatch } from './delegation.js';
-import { endedResult, upsertAttributes } from './details.js';
+import { endedResult, titleOf, upsertAttributes } from './details.js';
 import { rootMessage } from './errors.js';
 import { registerHandlers } from './handlers.js';
+import { timerLabel } from './labels.js';
 import type { ManualCompression } from './run.js';
 import { Run } from './run.js';
 import { carryInput, conversationIdOf, initialState, parseCarried, parseInput, prepare } from './start.js';
@@ -43,14 +44,17 @@ const DEFAULT_IDLE_TIMEOUT = '30 days';
 const DEFAULT_CAN_AFTER_TURNS = 200;
 /** Bounds, draining continue-as-new, de-duplicated first message: see the file comment. */
 export const PATCH_HARDENING = 'conversation-hardening';
+/** HeraldStatus follows every status (and HeraldTitle, HeraldPrimaryModel are set): workflows/details.ts. */
+export const PATCH_STATUS_ATTRIBUTES = 'search-attributes-by-status';
 
 export async function conversation(rawInput?: unknown): Promise<TurnResult | null> {
   const hardened = patched(PATCH_HARDENING);
+  const byStatus = patched(PATCH_STATUS_ATTRIBUTES);
   const input = parseInput(rawInput, hardened);
   const conversationId = conversationIdOf(input, sessionIdFromWorkflowId(workflowInfo().workflowId), hardened);
   const carried = input.carried === undefined ? undefined : parseCarried(input.carried, hardened);
   const state: ConversationState = carried ?? initialState(conversationId, input);
-  const run = new Run(state, hardened, input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS);
+  const run = new Run(state, hardened, input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS, byStatus);
   registerHandlers(run);
 
   try {
@@ -69,7 +73,7 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
 async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boolean): Promise<void> {
   const { state, hardened } = run;
   if (!carried) await prepare(state, input);
-  if (state.searchAttributes) upsertAttributes(state, 'idle');
+  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'idle');
   if (input.message && !carried) {
     if (hardened) {
       // The start message came first, whatever signals arrived with the start; and it runs once.
@@ -87,6 +91,7 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
     const woke = await condition(
       () => state.queue.length > 0 || run.compressions.length > 0 || run.ended || run.canDue(),
       idleTimeout,
+      { summary: timerLabel('idle until end', idleTimeout) },
     );
     if (!woke) {
       // Whatever arrived with the timer still runs; otherwise nothing is accepted from now on.
@@ -126,11 +131,13 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   if (!state.titleSet) {
     upsertMemo({ title: preview(msg.text, 120) });
     state.titleSet = true;
+    if (run.byStatus) state.title = titleOf(msg.text);
   }
   state.turn += 1;
   const current = new TurnProgress(`${state.conversationId}:${state.turn}`, state.turn, msg.id);
+  current.messageText = msg.text;
   run.current = current;
-  if (state.searchAttributes) upsertAttributes(state, 'running');
+  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'running');
   const host = {
     state,
     onProgress: () => run.refreshDetails(),
@@ -184,7 +191,7 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     });
     state.pendingSteer = [];
   }
-  if (state.searchAttributes) upsertAttributes(state, 'idle');
+  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'idle');
   if (state.subagent) {
     // A child agent runs its one task; its result (in full) goes back to the parent.
     run.childResult = result;
@@ -277,7 +284,7 @@ async function close(run: Run, reason: string): Promise<void> {
     });
   await condition(allHandlersFinished);
   await closing.endConversation({ conversationId: state.conversationId, sessionId: state.sessionId, reason });
-  if (state.searchAttributes) upsertAttributes(state, 'ended');
+  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'ended');
   run.refreshDetails();
 }
 

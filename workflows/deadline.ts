@@ -1,16 +1,17 @@
 /** A deadline for a piece of workflow work, as a durable timer in its own scope. */
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
+import { timerLabel } from './labels.js';
 
 /**
  * Run `fn` with a deadline; true when the deadline cancelled it. A `/stop` of the turn still
- * propagates (it cancels the parent scope, not the deadline).
+ * propagates (it cancels the parent scope, not the deadline). `what` labels the timer in the Web UI.
  */
-export async function withDeadline(ms: number, fn: () => Promise<void>): Promise<boolean> {
+export async function withDeadline(ms: number, fn: () => Promise<void>, what = 'deadline'): Promise<boolean> {
   const batch = new CancellationScope();
   const timerScope = new CancellationScope();
   let timedOut = false;
   const timer = timerScope
-    .run(() => sleep(ms))
+    .run(() => sleep(ms, { summary: timerLabel(what, ms) }))
     .then(
       () => {
         timedOut = true;

@@ -8,6 +8,8 @@ import type {
   ApproveInput,
   ConversationStateView,
   SendMessageInput,
+  SetModelInput,
+  SetModelResult,
   TurnResult,
 } from '../common/contract.js';
 
@@ -24,6 +26,8 @@ export const approveUpdate = defineUpdate<{ requestId: string; decision: string;
 );
 export const answerClarifyUpdate = defineUpdate<{ requestId: string }, [AnswerClarifyInput]>('answerClarify');
 export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress');
+/** Switch the conversation's model in place (workflows/set-model.ts). */
+export const setModelUpdate = defineUpdate<SetModelResult, [SetModelInput]>('setModel');
 
 export interface CompressResult {
   compressed: boolean;

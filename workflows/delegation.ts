@@ -32,6 +32,7 @@ import type { ProviderRef } from '../common/providers.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { store } from './activities.js';
 import { withDeadline } from './deadline.js';
+import { MAX_DETAILS_CHARS, label, timerLabel } from './labels.js';
 import { stopSignal } from './definitions.js';
 import { rootMessage } from './errors.js';
 import type { ConversationState } from './state.js';
@@ -147,9 +148,13 @@ async function startBatch(
  * batch marked `timed_out`). A cancellation of the calling scope is thrown to the caller.
  */
 export async function waitForBatch(s: ConversationState, batch: ChildBatch): Promise<void> {
-  const timedOut = await withDeadline(s.delegation.childTimeoutSeconds * 1000, async () => {
-    await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
-  });
+  const timedOut = await withDeadline(
+    s.delegation.childTimeoutSeconds * 1000,
+    async () => {
+      await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
+    },
+    `child agents deadline (${batch.children.length})`,
+  );
   if (timedOut) {
     batch.ending = 'timed_out';
     await CancellationScope.nonCancellable(() => windDown(batch));
@@ -197,6 +202,9 @@ async function startOne(
     const handle = await startChild<(input: ConversationInput) => Promise<TurnResult | null>>('conversation', {
       workflowId: `session-${sessionId}`,
       args: [input],
+      // The Web UI's summary of the child: the task it was given.
+      staticSummary: label(`delegated: ${task.goal}`),
+      staticDetails: childDetails(s, task),
       // Stop goes to children as the `stop` signal (a clean end of their turn), not as cancellation.
       cancellationType: ChildWorkflowCancellationType.ABANDON,
       parentClosePolicy: ParentClosePolicy.TERMINATE,
@@ -234,6 +242,18 @@ function childInput(
     ...(budget ? { budget } : {}),
     subagent: { parentSessionId: s.sessionId, depth, autoApprove: s.delegation.autoApprove },
   };
+}
+
+/** The child's static details in the Web UI: its goal, its context (shortened), who delegated it. */
+function childDetails(s: ConversationState, task: DelegateTask): string {
+  const lines = [
+    `**Goal:** ${task.goal}`,
+    ...(task.context ? [`**Context:** ${task.context}`] : []),
+    `**Delegated by:** \`session-${s.conversationId}\``,
+    ...(task.tools?.length ? [`**Tools:** ${task.tools.join(', ')}`] : []),
+  ];
+  const text = lines.join('\n\n');
+  return text.length > MAX_DETAILS_CHARS ? `${text.slice(0, MAX_DETAILS_CHARS - 1)}…` : text;
 }
 
 /** The configured child model, else the parent's current one (resolved again by the child's worker). */
@@ -284,10 +304,18 @@ export async function windDown(batch: ChildBatch): Promise<void> {
   await stopChildren(batch);
   if (patched(PATCH_WIND_DOWN_TIMER)) {
     // The wait's timer is cancelled once the children have ended, instead of firing 120 s later.
-    await withDeadline(WIND_DOWN_MS, async () => {
-      await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
-    });
-  } else await Promise.race([batch.settled, sleep(WIND_DOWN_MS)]);
+    await withDeadline(
+      WIND_DOWN_MS,
+      async () => {
+        await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
+      },
+      'child agents wind-down',
+    );
+  } else
+    await Promise.race([
+      batch.settled,
+      sleep(WIND_DOWN_MS, { summary: timerLabel('child agents wind-down', WIND_DOWN_MS) }),
+    ]);
 }
 
 /** Send every child of the batch the `stop` signal (children that already ended ignore it). */

@@ -6,9 +6,10 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { SEARCH_ATTRIBUTES } from '../common/constants.js';
-import type { TurnResult } from '../common/contract.js';
+import type { HeraldStatus, TurnResult } from '../common/contract.js';
+import { titleText } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
-import { MAX_SEARCH_ATTRIBUTE_CHARS } from './limits.js';
+import { MAX_SEARCH_ATTRIBUTE_CHARS, MAX_TITLE_CHARS } from './limits.js';
 import type { ConversationState } from './state.js';
 import { preview } from './state.js';
 import type { TurnProgress } from './turn.js';
@@ -18,11 +19,23 @@ const SA = {
   model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
   provider: defineSearchAttributeKey(SEARCH_ATTRIBUTES.provider, 'KEYWORD'),
   status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
+  title: defineSearchAttributeKey(SEARCH_ATTRIBUTES.title, 'KEYWORD'),
+  primaryModel: defineSearchAttributeKey(SEARCH_ATTRIBUTES.primaryModel, 'KEYWORD'),
 };
+type SaName = keyof typeof SA;
+
+/** The attributes a session prepared before HeraldTitle and HeraldPrimaryModel existed may set. */
+const FIRST_ATTRIBUTES: readonly string[] = [
+  SEARCH_ATTRIBUTES.sessionId,
+  SEARCH_ATTRIBUTES.model,
+  SEARCH_ATTRIBUTES.provider,
+  SEARCH_ATTRIBUTES.status,
+];
 
 /** Keyword values are capped (Temporal refuses one over 2 KB, and the run with it). */
 const keyword = (v: string) => v.slice(0, MAX_SEARCH_ATTRIBUTE_CHARS);
 
+/** The upsert of runs recorded before `search-attributes-by-status`: four values, set at fixed points. */
 export function upsertAttributes(state: ConversationState, status: string): void {
   upsertSearchAttributes([
     { key: SA.sessionId, value: keyword(state.conversationId) },
@@ -30,6 +43,57 @@ export function upsertAttributes(state: ConversationState, status: string): void
     { key: SA.provider, value: keyword(state.provider.provider) },
     { key: SA.status, value: keyword(status) },
   ]);
+}
+
+/**
+ * Search attributes set whenever what they show changes (runs with `search-attributes-by-status`):
+ * the status of every state-query transition (plus `failed`), the active and the primary model,
+ * the title. Only changed values are upserted, so a turn costs an upsert per status change, and
+ * only names the worker registered are used (an unregistered one would fail the workflow task).
+ */
+export class SearchAttributePublisher {
+  /** What this run has upserted (search attributes are not carried by continue-as-new). */
+  private readonly published = new Map<SaName, string>();
+
+  publish(state: ConversationState, status: HeraldStatus): void {
+    if (!state.searchAttributes) return;
+    const allowed = state.searchAttributeNames ?? FIRST_ATTRIBUTES;
+    const wanted: Array<[SaName, string | undefined]> = [
+      ['sessionId', state.conversationId],
+      ['model', state.provider.model],
+      ['provider', state.provider.provider],
+      ['status', status],
+      ['title', state.title],
+      ['primaryModel', state.primary.model],
+    ];
+    const changes = wanted
+      .filter(([name, value]) => value && allowed.includes(SA[name].name))
+      .map(([name, value]) => [name, keyword(value!)] as const)
+      .filter(([name, value]) => this.published.get(name) !== value);
+    if (!changes.length) return;
+    for (const [name, value] of changes) this.published.set(name, value);
+    upsertSearchAttributes(changes.map(([name, value]) => ({ key: SA[name], value })));
+  }
+}
+
+/** HeraldStatus: the state query's status, or `failed` when idle after a failed turn. */
+export function heraldStatus(
+  state: ConversationState,
+  current: TurnProgress | undefined,
+  ended: boolean,
+  compressing: boolean,
+): HeraldStatus {
+  if (ended) return 'ended';
+  if (current) return current.status;
+  if (compressing) return 'compressing';
+  return state.lastResult?.failed ? 'failed' : 'idle';
+}
+
+/** A conversation's title: its first message (a child's: its goal), one line, bounded. */
+export function titleOf(firstMessage: string): string {
+  const text = titleText(firstMessage);
+  // A child's brief: its goal is the first paragraph, the rest is Herald's instructions.
+  return preview(text === firstMessage ? text : text.split('\n\n')[0]!, MAX_TITLE_CHARS);
 }
 
 export function endedResult(state: ConversationState, messageId: string): TurnResult {
@@ -60,12 +124,20 @@ export function describe(
   current: TurnProgress | undefined,
   ended: boolean,
   backgroundSessions: string[],
+  compressing = false,
 ): string {
-  const status = ended ? 'ended' : (current?.status ?? 'idle');
+  const status = heraldStatus(state, current, ended, compressing);
   const lines = [
     `**Status:** ${status} · **Session:** \`${state.sessionId}\` · **Turn:** ${state.turn}`,
-    `**Model:** ${state.provider.model || '(resolving)'} via ${state.provider.provider}`,
+    `**Model:** ${state.provider.model || '(resolving)'} via ${state.provider.provider}${
+      state.primary.model && state.primary.model !== state.provider.model
+        ? ` (fallback; primary ${state.primary.model})`
+        : ''
+    }`,
   ];
+  if (state.title) lines.push(`**Title:** ${state.title}`);
+  // While a turn runs it answers the current message; the last reply is the previous turn's.
+  if (current?.messageText !== undefined) lines.push(`**Current message:** ${preview(current.messageText, 300)}`);
   if (current) lines.push(`**Iteration:** ${current.iteration} of ${state.maxIterations}`);
   if (current?.currentTools.length) lines.push(`**Running:** ${current.currentTools.join(', ')}`);
   if (current?.children.length)
@@ -90,8 +162,8 @@ export function describe(
   }
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
   const last = state.lastResult;
-  if (last?.final_response) lines.push(`**Last reply:** ${preview(last.final_response, 300)}`);
-  if (state.lastError) lines.push(`**Last error:** ${preview(state.lastError, 300)}`);
+  if (!current && last?.final_response) lines.push(`**Last reply:** ${preview(last.final_response, 300)}`);
+  if (!current && state.lastError) lines.push(`**Last error:** ${preview(state.lastError, 300)}`);
   lines.push(`**Usage:** ${state.sessionUsage.total_tokens} tokens, $${state.sessionUsage.cost_usd.toFixed(4)}`);
   return lines.join('\n\n');
 }

@@ -30,6 +30,7 @@ import {
 } from './definitions.js';
 import { isUndecodable } from './payload-converter.js';
 import type { Run } from './run.js';
+import { registerSetModel } from './set-model.js';
 import { findResult, stateView } from './state.js';
 
 /** Why a payload failed: undecodable, or the schema's first complaint. */
@@ -179,6 +180,8 @@ export function registerHandlers(run: Run): void {
       },
     },
   );
+
+  registerSetModel(run);
 
   // Manual compression (`/compress [focus]`) runs between turns, never inside one.
   setHandler(

@@ -5,6 +5,7 @@
  */
 import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
 import type { ToolCallRef } from '../common/tool-batch.js';
+import { timerLabel } from './labels.js';
 import { assessment, store } from './activities.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
@@ -118,7 +119,9 @@ export async function gateCommand(
     });
     p.status = 'awaiting_approval';
     onWait();
-    const decided = await condition(() => req.decision !== undefined, s.approvalTimeoutSeconds * 1000);
+    const decided = await condition(() => req.decision !== undefined, s.approvalTimeoutSeconds * 1000, {
+      summary: timerLabel(`approval wait: ${call.summary}`, s.approvalTimeoutSeconds * 1000),
+    });
     p.status = 'running_tools';
     if (!decided) {
       await resolve('timeout', 'timeout');
@@ -167,7 +170,9 @@ export async function askClarify(
     });
     p.status = 'awaiting_clarify';
     onWait();
-    const answered = await condition(() => req.answer !== undefined, req.timeoutSeconds * 1000);
+    const answered = await condition(() => req.answer !== undefined, req.timeoutSeconds * 1000, {
+      summary: timerLabel(`answer wait: ${q.question}`, req.timeoutSeconds * 1000),
+    });
     p.status = 'running_tools';
     return answered
       ? `The user answered: ${req.answer!}`

@@ -21,6 +21,8 @@ export const MAX_CARRIED_BYTES = 1_500_000;
 export const REMEMBERED_REPLY_CHARS = 2_000;
 /** A search attribute value (Temporal's limit for a keyword is 2 KB). */
 export const MAX_SEARCH_ATTRIBUTE_CHARS = 200;
+/** A conversation's title (HeraldTitle, Current Details). */
+export const MAX_TITLE_CHARS = 100;
 
 /**
  * Continue-as-new is due past either of these, whatever Temporal suggests: far enough below the

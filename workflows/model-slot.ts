@@ -13,8 +13,12 @@ import type { SlotState } from '../common/recovery.js';
 import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
 import { modelActivities, store } from './activities.js';
 import { compressNow } from './context.js';
+import { timerLabel } from './labels.js';
 import { TurnEnd, failureKindOf, rootMessage, statedContextLimit } from './errors.js';
+import type { ProviderError } from './provider-chain.js';
 import {
+  chainFailureMessage,
+  noteProviderError,
   credentialIndexOf,
   fallbacksLeft,
   poolSizeOf,
@@ -31,10 +35,16 @@ import type { TurnProgress } from './turn-progress.js';
 export const PATCH_REMEMBER_WINDOW = 'remember-context-window';
 /** Steer carried by a stopped model call is kept for the next message. */
 export const PATCH_STEER_BACK = 'steer-back-on-stop';
+/** A turn the whole fallback chain failed names every provider's error, not only the last. */
+export const PATCH_CHAIN_ERRORS = 'fallback-errors-listed';
 const STORAGE_WAIT = '15 seconds';
 const MAX_STORAGE_WAITS = 40;
 
-type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft'> & { chainRestarts: number };
+type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft'> & {
+  chainRestarts: number;
+  /** Why each provider of the chain failed in this round, the primary first. */
+  errors: ProviderError[];
+};
 
 export interface SlotOptions {
   steer?: string | undefined;
@@ -70,6 +80,7 @@ export async function callModelSlot(
     compressions: 0,
     strippedReasoning: false,
     chainRestarts: 0,
+    errors: [],
   };
   let storageWaits = 0;
   const steer = opts.steer;
@@ -119,7 +130,7 @@ export async function callModelSlot(
         storageWaits += 1;
         if (storageWaits > MAX_STORAGE_WAITS)
           throw new TurnEnd('internal_error', `the database stayed unavailable: ${rootMessage(err)}`);
-        await sleep(STORAGE_WAIT);
+        await sleep(STORAGE_WAIT, { summary: timerLabel('database wait before the model call again', STORAGE_WAIT) });
         continue;
       }
       await recover(s, p, slot, kind, err);
@@ -156,6 +167,7 @@ async function recover(
         await rotateCredential(s, reason, p.turnId);
         return;
       case 'fallback':
+        noteProviderError(slot.errors, s.provider, reason, rootMessage(err));
         p.chainPos = await switchToFallback(s, p.chainPos, reason, p.turnId);
         // A switch resets the slot's counters; the compressor follows the new model's window.
         slot.rotations = 0;
@@ -196,11 +208,19 @@ async function recover(
             kind: 'retry',
             message: `every provider failed (${reason}); trying again from the start of the chain in ${CHAIN_RESTART_PAUSE_MS / 1000} s`,
           });
-          await sleep(CHAIN_RESTART_PAUSE_MS);
+          await sleep(CHAIN_RESTART_PAUSE_MS, {
+            summary: timerLabel('pause before the provider chain again', CHAIN_RESTART_PAUSE_MS),
+          });
           p.chainPos = startTurnOnPrimary(s);
           slot.rotations = 0;
           slot.refreshed = false;
+          slot.errors = [];
           return;
+        }
+        // Every provider's error, the primary's first: the last one alone hides the real cause.
+        if (slot.errors.length && patched(PATCH_CHAIN_ERRORS)) {
+          noteProviderError(slot.errors, s.provider, reason, `${decision.message}: ${rootMessage(err)}`);
+          throw new TurnEnd('model_error', chainFailureMessage(slot.errors));
         }
         throw new TurnEnd('model_error', `${decision.message} (${reason}): ${rootMessage(err)}`);
     }

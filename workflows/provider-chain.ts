@@ -96,3 +96,32 @@ export async function rotateCredential(s: ConversationState, reason: string, tur
     message: `${s.provider.provider}: switched to key ${(s.credentialIndex[key] ?? 0) + 1} of ${size} (${reason})`,
   });
 }
+
+/** Why one provider of the chain failed (what a fallback chain's final error lists). */
+export interface ProviderError {
+  provider: string;
+  model: string;
+  reason: string;
+  message: string;
+}
+
+/** Providers listed at most, and characters of each message: the final error stays one readable paragraph. */
+const MAX_PROVIDER_ERRORS = 8;
+const MAX_PROVIDER_MESSAGE_CHARS = 300;
+
+export function noteProviderError(errors: ProviderError[], ref: ProviderRef, reason: string, message: string): void {
+  if (errors.length >= MAX_PROVIDER_ERRORS) return;
+  const flat = message.replace(/\s+/g, ' ').trim();
+  errors.push({
+    provider: ref.provider,
+    model: ref.model,
+    reason,
+    message: flat.length > MAX_PROVIDER_MESSAGE_CHARS ? `${flat.slice(0, MAX_PROVIDER_MESSAGE_CHARS - 1)}…` : flat,
+  });
+}
+
+/** "all providers failed: openai/gpt-x: auth (…); anthropic/claude-y: billing (…)", primary first. */
+export function chainFailureMessage(errors: readonly ProviderError[]): string {
+  const parts = errors.map((e) => `${e.provider}/${e.model}: ${e.reason} (${e.message})`);
+  return `all providers failed: ${parts.join('; ')}`;
+}

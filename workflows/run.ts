@@ -10,7 +10,7 @@ import type { TurnResult } from '../common/contract.js';
 import type { CompressResult } from './definitions.js';
 import type { ChildBatch } from './delegation.js';
 import { stopChildren } from './delegation.js';
-import { describe } from './details.js';
+import { SearchAttributePublisher, describe, heraldStatus } from './details.js';
 import {
   CAN_HISTORY_BYTES,
   CAN_HISTORY_EVENTS,
@@ -54,11 +54,19 @@ export class Run {
     return (this.state.ignoredSignals ??= { count: 0, lastReason: null });
   }
 
+  /** Search attributes of this run (when `byStatus`). */
+  readonly attributes = new SearchAttributePublisher();
+
   constructor(
     readonly state: ConversationState,
     /** Runs started by today's code (patched): bounds, draining and the other hardening apply. */
     readonly hardened: boolean,
     readonly canAfterTurns: number,
+    /**
+     * Runs with `search-attributes-by-status`: HeraldStatus follows every status change (and the
+     * title and primary model are set), published with the current details.
+     */
+    readonly byStatus = false,
   ) {
     state.heldReports ??= [];
   }
@@ -70,8 +78,11 @@ export class Run {
     log.warn(`ignored ${what}`, { reason: this.ignored.lastReason });
   }
 
+  /** The Web UI's view of the run: current details, and (by status) the search attributes. */
   refreshDetails(): void {
-    setCurrentDetails(describe(this.state, this.current, this.ended, this.backgroundSessions()));
+    setCurrentDetails(describe(this.state, this.current, this.ended, this.backgroundSessions(), this.compressing));
+    if (this.byStatus)
+      this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
   }
 
   backgroundSessions(): string[] {

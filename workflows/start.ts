@@ -181,6 +181,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     state.cwd = r.cwd;
     state.tools = r.tools;
     state.searchAttributes = r.searchAttributes;
+    if (r.searchAttributeNames) state.searchAttributeNames = r.searchAttributeNames;
     state.nextSeq = r.nextSeq;
     // A resumed conversation that had compressed goes on in its latest session, not its first.
     if (r.resume) {

@@ -63,6 +63,14 @@ export interface ConversationState {
   lastResult: TurnResult | null;
   lastError: string | null;
   titleSet: boolean;
+  /** The conversation's title (HeraldTitle): its first message, shortened; absent in runs carried before it existed. */
+  title?: string;
+  /**
+   * The search attributes the preparing worker registered: names outside it are never upserted
+   * (an unregistered name fails the workflow task). Absent: a session prepared before HeraldTitle
+   * and HeraldPrimaryModel existed, which sets only the first four.
+   */
+  searchAttributeNames?: string[];
   /** Which key of each provider's credential pool is in use (by provider and base URL). */
   credentialIndex: Record<string, number>;
   /** Workflow time until which the primary is skipped at turn start (after rate_limit/billing). */
@@ -198,6 +206,8 @@ export const carriedStateSchema = z.object({
   lastResult: z.any().nullable(),
   lastError: z.string().nullable(),
   titleSet: z.boolean(),
+  title: z.string().max(200).optional(),
+  searchAttributeNames: z.array(z.string().max(100)).max(20).optional(),
   // Added after the first release: runs carried by older code do not have them.
   credentialIndex: z.record(z.string(), z.number().int().min(0)).default({}),
   primaryCooldownUntil: z.number().default(0),

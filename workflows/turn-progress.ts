@@ -41,6 +41,8 @@ export class TurnProgress {
   parts: string[] = [];
   /** Raised output caps so far (truncation). */
   capRaises = 0;
+  /** The message this turn answers (for the Web UI's current details). */
+  messageText: string | undefined;
 
   constructor(
     readonly turnId: string,

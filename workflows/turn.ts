@@ -116,6 +116,7 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
     return recorded.duplicate;
   }
   s.nextSeq = userSeq + 1;
+  if (recorded?.searchAttributeNames) s.searchAttributeNames = recorded.searchAttributeNames;
 
   const scope = new CancellationScope();
   progress.scope = scope;
@@ -273,7 +274,10 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       return;
     }
     if (o.call.clarify && !o.call.argsError) {
-      await answer(o, await askClarify(s, p, o.call, () => host.onProgress(p)), false);
+      const answered = await askClarify(s, p, o.call, () => host.onProgress(p));
+      // The question is answered (or timed out): the Web UI stops showing it as waiting.
+      host.onProgress(p);
+      await answer(o, answered, false);
       o.done = true;
       return;
     }
@@ -307,7 +311,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   };
   // The deadline adds a timer to every batch: histories recorded before it replay without one.
   const timedOut = patched(PATCH_BATCH_DEADLINE)
-    ? await withDeadline(deadlineSeconds * 1000, runBatch)
+    ? await withDeadline(deadlineSeconds * 1000, runBatch, `tool batch deadline (${calls.length} call(s))`)
     : (await runBatch(), false);
   if (timedOut) {
     const late = open.filter((o) => !o.done);

@@ -152,6 +152,17 @@ export async function setSessionTotals(db: Db, id: string, usage: Usage, apiCall
   );
 }
 
+/** The session's model after a `setModel` (what `herald sessions` shows). */
+export async function setSessionModel(db: Db, id: string, ref: ProviderRef): Promise<void> {
+  await db.query('UPDATE sessions SET provider = $2, model = $3, api_mode = $4, base_url = $5 WHERE id = $1', [
+    id,
+    ref.provider,
+    ref.model,
+    ref.apiMode,
+    ref.baseUrl,
+  ]);
+}
+
 export async function setTitleIfMissing(db: Db, id: string, title: string): Promise<void> {
   await db.query('UPDATE sessions SET title = $2 WHERE id = $1 AND title IS NULL', [id, title]);
 }

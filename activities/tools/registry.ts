@@ -17,8 +17,11 @@ export interface ToolContext {
   cwd: string;
   /** Aborted when the turn is stopped or the activity is cancelled. */
   signal: AbortSignal;
-  /** Tell Temporal the tool is alive (cheap; throttled by the SDK). */
-  heartbeat: () => void;
+  /**
+   * Tell Temporal the tool is alive (cheap; throttled by the SDK). `output` is what the tool just
+   * produced: the heartbeat shows its tail (bounded and redacted).
+   */
+  heartbeat: (progress?: { output?: string }) => void;
   /** Every process a tool starts goes through the sandbox (SPEC §7.8). */
   sandbox: ToolSandbox;
   /** The conversation's network for tool processes (narrowed from the worker's). */

@@ -21,6 +21,7 @@ import type { ToolDisplay } from './tool-display.js';
 import { MAX_DIFF_CHARS, MAX_TAIL_CHARS } from './tool-display.js';
 import { redactor } from '../../runtime/secrets.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
+import { ToolHeartbeat } from './heartbeat-details.js';
 
 export const RE_EXECUTED_NOTE =
   '[re-executed after worker restart: an earlier run of this call may have had effects too]';
@@ -46,7 +47,11 @@ function displayPayload(d: ToolDisplay | undefined): Record<string, unknown> {
 export function toolActivities(deps: ActivityDeps) {
   const { db } = deps;
 
-  async function execute(a: RunToolArgs, ctx: Context): Promise<ToolOutput & { fromTool?: boolean }> {
+  async function execute(
+    a: RunToolArgs,
+    ctx: Context,
+    beat: ToolHeartbeat,
+  ): Promise<ToolOutput & { fromTool?: boolean }> {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
     const tool = deps.tools.get(a.call.name);
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
@@ -76,7 +81,10 @@ export function toolActivities(deps: ActivityDeps) {
       output = await tool.handler(parsed.args, {
         cwd: a.cwd,
         signal: ctx.cancellationSignal,
-        heartbeat: () => ctx.heartbeat({ tool: a.call.name }),
+        heartbeat: (progress) => {
+          if (progress?.output) beat.output(progress.output);
+          ctx.heartbeat(beat.details());
+        },
         sandbox: deps.sandbox,
         network: network.policy,
         protectedPaths: deps.config.file.sandbox.protectedPaths,
@@ -101,11 +109,12 @@ export function toolActivities(deps: ActivityDeps) {
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
       const reExecuted = await markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name);
       pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
-      const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ tool: a.call.name }), 500);
+      const beat = new ToolHeartbeat(a.call.name, a.call.summary, started);
+      const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
       try {
         let output: ToolOutput & { fromTool?: boolean };
         try {
-          output = await execute(a, ctx);
+          output = await execute(a, ctx, beat);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
             pub.emit('tool.completed', {

@@ -115,7 +115,7 @@ export function runCommand(
   cwd: string,
   timeoutMs: number,
   signal: AbortSignal,
-  heartbeat: () => void,
+  heartbeat: (progress?: { output?: string }) => void,
 ): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
@@ -128,8 +128,9 @@ export function runCommand(
     let output = '';
     let timedOut = false;
     const collect = (chunk: Buffer) => {
-      if (output.length < OUTPUT_COLLECT_CAP) output += chunk.toString('utf8');
-      heartbeat();
+      const text = chunk.toString('utf8');
+      if (output.length < OUTPUT_COLLECT_CAP) output += text;
+      heartbeat({ output: text });
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
@@ -141,7 +142,7 @@ export function runCommand(
         // the group is already gone
       }
     };
-    const beat = setInterval(heartbeat, 1000);
+    const beat = setInterval(() => heartbeat(), 1000);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
