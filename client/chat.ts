@@ -43,7 +43,7 @@ export const HELP_LINES: ReadonlyArray<[string, string]> = [
   ['/compress [focus]', 'summarise older context now, optionally focused on a topic'],
   ['/usage', 'tokens and cost of this session'],
   ['/status', 'session, model, context use and cost'],
-  ['/model <name>', 'switch this conversation to another model'],
+  ['/model <name> [--provider p]', 'switch this conversation to another model in place (same session)'],
   ['/new', 'start a new session'],
   ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
   ['/quit', 'leave (also /exit, Ctrl-D, or Ctrl-C twice); the session keeps running'],
@@ -355,8 +355,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         break;
       }
       case '/model':
-        if (!arg) err('usage: /model <name>');
-        else err(pc.dim(await switchModel(conv, arg)));
+        err(pc.dim(await switchModel(conv, arg, started, options.start)));
         break;
       case '/status':
         if (!started) err(pc.dim(`session ${conv.sessionId} (nothing sent yet)`));

@@ -3,7 +3,6 @@
  * error, the primary's first, so a user whose primary is misconfigured does not see only the last
  * fallback's complaint. Pure and bounded (the message reaches the turn result and history).
  */
-import { isFailureReason } from './error-reasons.js';
 
 export interface ChainAttempt {
   provider: string;
@@ -58,20 +57,4 @@ function withoutLabel(a: ChainAttempt): string {
   const rest = text.slice(prefix.length);
   const m = /^\s*(\(HTTP \d+\))?:\s*/.exec(rest);
   return m ? `${m[1] ? `${m[1]} ` : ''}${rest.slice(m[0].length)}` : text;
-}
-
-/**
- * An attempt from a model-call failure's details (activities/model/failures.ts
- * ModelFailureDetails), or undefined when they are not such details.
- */
-export function chainAttemptOf(details: unknown, message: string): ChainAttempt | undefined {
-  if (typeof details !== 'object' || details === null) return undefined;
-  const d = details as { provider?: unknown; model?: unknown; reason?: unknown };
-  if (typeof d.provider !== 'string' || typeof d.model !== 'string') return undefined;
-  return {
-    provider: d.provider,
-    model: d.model,
-    reason: isFailureReason(d.reason) ? d.reason : 'unknown',
-    message,
-  };
 }

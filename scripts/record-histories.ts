@@ -858,7 +858,7 @@ async function recordWebUi(stack: TestStack, ws: string): Promise<void> {
   const r3 = await conv.send('and now?', { id: 'wu3' });
   expect(
     r3.failed &&
-      /^all providers failed: custom\/other-model: auth .*; custom\/backup-model: model_not_found/.test(r3.error ?? ''),
+      /^every provider failed \(2\): 1\. custom\/other-model \(primary\): auth: .*; 2\. custom\/backup-model: model_not_found/.test(r3.error ?? ''),
     `turn 3 names both errors: ${JSON.stringify(r3)}`,
   );
   stack.fake.assertDone();

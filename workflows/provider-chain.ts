@@ -9,6 +9,7 @@ import { providerLabel } from '../common/providers.js';
 import { PRIMARY_COOLDOWN_MS, cooldownAfter } from '../common/recovery.js';
 import { store } from './activities.js';
 import type { ConversationState } from './state.js';
+import { chainFailureMessage as listChainFailures } from '../common/chain-failure.js';
 
 const sameEndpoint = (a: ProviderRef, b: ProviderRef) =>
   a.provider === b.provider && a.model === b.model && a.baseUrl === b.baseUrl;
@@ -120,8 +121,7 @@ export function noteProviderError(errors: ProviderError[], ref: ProviderRef, rea
   });
 }
 
-/** "all providers failed: openai/gpt-x: auth (…); anthropic/claude-y: billing (…)", primary first. */
+/** "every provider failed (2): 1. openai/gpt-x (primary): auth: …; 2. …", bounded (common/chain-failure.ts). */
 export function chainFailureMessage(errors: readonly ProviderError[]): string {
-  const parts = errors.map((e) => `${e.provider}/${e.model}: ${e.reason} (${e.message})`);
-  return `all providers failed: ${parts.join('; ')}`;
+  return listChainFailures(errors);
 }

@@ -182,4 +182,22 @@ describe('herald chat in a terminal', () => {
     await t.waitFor('› typed meanwhile  (interrupts the running turn and runs next)');
     await t.waitFor('Second reply.');
   });
+
+  it('/model switches the conversation in place: the same session, the next request on the new model', async () => {
+    stack.fake.script([{ text: 'On the first model.' }, { text: 'On the second model.' }]);
+    const t = chat();
+    const session = await sessionOf(t);
+    t.type('hello', true);
+    await t.waitFor('On the first model.');
+    await idle(t);
+    t.type('/model other-model', true);
+    await t.waitFor(/model: other-model via custom from the next message; was fake-model/);
+    t.type('and now?', true);
+    await t.waitFor('On the second model.');
+    assert.equal(stack.fake.requests.at(-1)!.body.model, 'other-model');
+    assert.equal(t.screen().match(/session \S+ · /g)?.length, 1, 'no new session was started');
+    const state = await stack.herald.conversation(session).state();
+    assert.equal(state.session_id, session);
+    assert.equal(state.model, 'other-model');
+  });
 });

@@ -163,7 +163,7 @@ describe('Web UI and CLI view of a conversation', () => {
     assert.equal(r.failed, true);
     assert.match(
       r.error ?? '',
-      /^all providers failed: custom\/fake-model: auth \(.*Incorrect API key provided: primary.*\); custom\/backup-model: model_not_found \(.*does not exist.*\)$/,
+      /^every provider failed \(2\): 1\. custom\/fake-model \(primary\): auth: .*Incorrect API key provided: primary.*; 2\. custom\/backup-model: model_not_found: .*does not exist.*$/,
     );
     assert.ok((r.error ?? '').length < 2_000);
     await eventually(async () => (await attributes(conv.workflowId)).HeraldStatus?.[0] === 'failed');

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_CHAIN_MESSAGE_CHARS, chainAttemptOf, chainFailureMessage } from '../../common/chain-failure.js';
+import { MAX_CHAIN_MESSAGE_CHARS, chainFailureMessage } from '../../common/chain-failure.js';
 
 describe('chainFailureMessage', () => {
   const primary = {
@@ -71,20 +71,5 @@ describe('chainFailureMessage', () => {
 
   it('says something for an empty list', () => {
     assert.equal(chainFailureMessage([]), 'the model call failed');
-  });
-});
-
-describe('chainAttemptOf', () => {
-  it("reads a model failure's details", () => {
-    assert.deepEqual(
-      chainAttemptOf(
-        { reason: 'auth', provider: 'openai', model: 'gpt-4.1', providerMessage: 'x' },
-        'openai/gpt-4.1: x',
-      ),
-      { provider: 'openai', model: 'gpt-4.1', reason: 'auth', message: 'openai/gpt-4.1: x' },
-    );
-    assert.equal(chainAttemptOf(undefined, 'x'), undefined);
-    assert.equal(chainAttemptOf({ provider: 1 }, 'x'), undefined);
-    assert.equal(chainAttemptOf({ provider: 'a', model: 'b', reason: 'weird' }, 'x')?.reason, 'unknown');
   });
 });
