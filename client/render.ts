@@ -9,6 +9,7 @@ import type { TurnResult } from '../common/contract.js';
 import type { StoredEvent } from './events.js';
 import { MarkdownStream, renderMarkdown } from './markdown.js';
 import { toolCompletedLines } from './tool-line.js';
+import { footerText } from './turn-footer.js';
 
 /** Event payload fields are JSON: show strings and numbers, nothing else. */
 const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
@@ -204,12 +205,7 @@ export class EventRenderer {
     if (!this.atLineStart) this.write('\n');
     if (!r) return;
     for (const l of turnNotes(r)) this.line(l);
-    const u = r.usage.turn;
-    this.line(
-      pc.dim(
-        `[${r.api_calls} call${r.api_calls === 1 ? '' : 's'}, ${u.total_tokens} tokens${u.cost_usd ? `, $${u.cost_usd.toFixed(4)}` : ''}]`,
-      ),
-    );
+    this.line(footerText(r, undefined, r.interrupted));
   }
 
   /** Reply text: raw when not rendering markdown, else each completed block rendered. */

@@ -38,7 +38,7 @@ export async function turnLedger(db: Db, conversationId: string, turnId: string)
 
 const calls = (n: number) => `${n} call${n === 1 ? '' : 's'}`;
 
-/** `[stopped · 2 calls (1 cancelled), 340 tokens, $0.0010]`, or from the result when not stopped. */
+/** `[stopped · 2 calls (1 cancelled) · 340 tokens, $0.0010]`, or from the result when not stopped. */
 export function footerText(r: TurnResult | undefined, ledger: TurnLedger | undefined, stopped: boolean): string {
   const parts: string[] = [];
   if (stopped) parts.push('stopped');
@@ -49,7 +49,8 @@ export function footerText(r: TurnResult | undefined, ledger: TurnLedger | undef
     ];
     parts.push(`${calls(ledger.calls)}${extra.length ? ` (${extra.join(', ')})` : ''}`);
     parts.push(`${ledger.tokens} tokens${ledger.costUsd ? `, $${ledger.costUsd.toFixed(4)}` : ''}`);
-  } else if (r) {
+  } else if (r && !(stopped && r.api_calls === 0)) {
+    // (A stopped turn without its ledger: its result counts no call, which would read as none made.)
     const u = r.usage.turn;
     parts.push(calls(r.api_calls));
     parts.push(`${u.total_tokens} tokens${u.cost_usd ? `, $${u.cost_usd.toFixed(4)}` : ''}`);
