@@ -40,6 +40,7 @@ import {
   setSessionTotals,
   latestInLineage,
   reopenSession,
+  resumeTotals,
   setTitleIfMissing,
 } from './store/sessions.js';
 import { findTurnResult, recordTurnResult } from './store/turn-results.js';
@@ -157,6 +158,9 @@ export function conversationActivities(deps: ActivityDeps) {
         searchAttributeNames: registeredAttributes(),
         nextSeq: await nextSeq(db, resume?.sessionId ?? a.sessionId),
         ...(resume ? { resume } : {}),
+        ...(existing
+          ? { priorTotals: await resumeTotals(db, a.conversationId, resume?.sessionId ?? a.sessionId) }
+          : {}),
         maxIterations: config.file.agent.maxIterations,
         busyPolicy: config.file.agent.busyPolicy,
         budget: withoutUndefined(config.file.budget),

@@ -61,6 +61,11 @@ export interface PrepareConversationResult {
    * on, reopened) and how many compressions made it; `nextSeq` is that session's.
    */
   resume?: { sessionId: string; compressions: number };
+  /**
+   * A session that existed before this run (reopened): the totals and last turn it goes on from
+   * (absent for new sessions and from results recorded before reopening kept them).
+   */
+  priorTotals?: { usage: Usage; apiCalls: number; turn: number };
 }
 
 /** The sandbox a conversation's tools run in: its network (narrowed) and whether the sandbox is active. */

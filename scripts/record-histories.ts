@@ -64,6 +64,7 @@ const SCENARIOS = [
   'signals',
   'child-deadline',
   'web-ui',
+  'reopened',
 ] as const;
 const chosen = new Set(process.argv.slice(3));
 for (const name of chosen) {
@@ -412,6 +413,7 @@ try {
     'compression-in-turn',
     'signals',
     'web-ui',
+    'reopened',
   ] as const;
   if (failureScenarios.some(want)) {
     // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
@@ -430,6 +432,7 @@ try {
       if (want('compression-in-turn')) await recordCompressionInTurn(stack, ws);
       if (want('signals')) await recordSignals(stack, ws);
       if (want('web-ui')) await recordWebUi(stack, ws);
+      if (want('reopened')) await recordReopened(stack, ws);
     } finally {
       await stack.close();
     }
@@ -858,10 +861,33 @@ async function recordWebUi(stack: TestStack, ws: string): Promise<void> {
   const r3 = await conv.send('and now?', { id: 'wu3' });
   expect(
     r3.failed &&
-      /^every provider failed \(2\): 1\. custom\/other-model \(primary\): auth: .*; 2\. custom\/backup-model: model_not_found/.test(r3.error ?? ''),
+      /^every provider failed \(2\): 1\. custom\/other-model \(primary\): auth: .*; 2\. custom\/backup-model: model_not_found/.test(
+        r3.error ?? '',
+      ),
     `turn 3 names both errors: ${JSON.stringify(r3)}`,
   );
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'web-ui', conv.workflowId);
+}
+
+/**
+ * A conversation that ended is started again under the same id (`herald chat --resume … --reopen`):
+ * the new run goes on from the session's stored totals and turn number (patch resume-keeps-totals).
+ */
+async function recordReopened(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const conv = stack.herald.conversation('replay-reopened');
+  stack.fake.script([{ text: 'Noted: PLUM.' }]);
+  await conv.send('remember PLUM', { id: 'ro1', start: { cwd: ws } });
+  await endConversation(stack, conv.workflowId);
+  stack.fake.script([{ text: 'Yes: PLUM.' }]);
+  const r = await conv.send('what was the word?', { id: 'ro2', start: { cwd: ws } });
+  expect(
+    r.turn === 2 && r.usage.session.total_tokens > r.usage.turn.total_tokens,
+    `turn 2 on turn 1's totals: ${JSON.stringify(r)}`,
+  );
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'reopened', conv.workflowId);
 }

@@ -4,7 +4,7 @@
  * running conversations at their next continue-as-new; one that removes a field keeps it), a
  * fresh state, the session prepared by the worker, and the input of the next run.
  */
-import { ActivityFailure, ApplicationFailure, log, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
@@ -14,6 +14,9 @@ import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
+
+/** A reopened session goes on from its stored totals and turn number (see prepare). */
+export const PATCH_RESUME_TOTALS = 'resume-keeps-totals';
 import { MAX_CARRIED_BYTES, clampBytes } from './limits.js';
 import { jsonBytes } from '../common/text.js';
 import { isUndecodable } from './payload-converter.js';
@@ -187,6 +190,13 @@ export async function prepare(state: ConversationState, input: ConversationInput
     if (r.resume) {
       state.sessionId = r.resume.sessionId;
       state.compressions = r.resume.compressions;
+    }
+    // A reopened session goes on from its totals and turn number: they are written back as absolute
+    // values, so starting from zero would shrink them, and turn ids would repeat.
+    if (r.priorTotals && patched(PATCH_RESUME_TOTALS)) {
+      state.sessionUsage = r.priorTotals.usage;
+      state.sessionApiCalls = r.priorTotals.apiCalls;
+      state.turn = r.priorTotals.turn;
     }
     state.maxIterations = input.maxIterations ?? r.maxIterations;
     state.busyPolicy = input.busyPolicy ?? r.busyPolicy;

@@ -123,6 +123,40 @@ export async function latestInLineage(
   return best;
 }
 
+/**
+ * What a conversation reopened in a new run goes on from: the session totals its last run wrote
+ * (absolute values, so the new run must start from them, not from zero) and its last turn number
+ * (so turn ids do not repeat).
+ */
+export async function resumeTotals(
+  db: Db,
+  conversationId: string,
+  sessionId: string,
+): Promise<{ usage: Usage; apiCalls: number; turn: number }> {
+  const s = await db.query<Record<string, string | number | null>>(
+    `SELECT api_calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+            estimated_cost_usd FROM sessions WHERE id = $1`,
+    [sessionId],
+  );
+  const t = await db.query<{ turn: number | null }>(
+    `SELECT max(substring(turn_id from ':([0-9]+)$')::int) AS turn FROM turn_results WHERE conversation_id = $1`,
+    [conversationId],
+  );
+  const row = s.rows[0] ?? {};
+  const n = (k: string) => Number(row[k] ?? 0) || 0;
+  const usage: Usage = {
+    input_tokens: n('input_tokens'),
+    output_tokens: n('output_tokens'),
+    cache_read_tokens: n('cache_read_tokens'),
+    cache_write_tokens: n('cache_write_tokens'),
+    reasoning_tokens: n('reasoning_tokens'),
+    total_tokens: 0,
+    cost_usd: n('estimated_cost_usd'),
+  };
+  usage.total_tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+  return { usage, apiCalls: n('api_calls'), turn: t.rows[0]?.turn ?? 0 };
+}
+
 /** A resumed session is live again. */
 export async function reopenSession(db: Db, id: string): Promise<void> {
   await db.query('UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = $1 AND ended_at IS NOT NULL', [id]);

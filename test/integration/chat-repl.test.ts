@@ -163,6 +163,17 @@ describe('herald chat in a terminal', () => {
     await reopened.waitFor('Yes: PLUM.');
     const sent = JSON.stringify(stack.fake.requests.at(-1)!.body.messages);
     assert.match(sent, /remember PLUM/, 'the reopened session carries its earlier messages');
+    // It goes on from the first run's totals and turn number, not from zero.
+    const state = await eventually(async () => {
+      const s = await stack.herald.conversation(id).state();
+      return s.status === 'idle' && s.turn === 2 ? s : undefined;
+    });
+    assert.ok(
+      state.usage.total_tokens > (state.last_result?.usage.turn.total_tokens ?? 0),
+      'session usage includes turn 1',
+    );
+    const row = await stack.db.query<{ api_calls: number }>('SELECT api_calls FROM sessions WHERE id = $1', [id]);
+    assert.equal(row.rows[0]!.api_calls, 2, 'the stored total counts both runs');
   });
 
   it('/help lists every command; a message typed during a turn is echoed after › with what it does', async () => {
