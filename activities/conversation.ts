@@ -69,7 +69,11 @@ export function conversationActivities(deps: ActivityDeps) {
 
   function resolveRef(req: ProviderRequest, path = ''): ProviderRef {
     try {
-      return resolveProvider(req, config.providerDefaults);
+      const ref = resolveProvider(req, config.providerDefaults);
+      // Nothing of the endpoint named by the caller: each call takes it from its worker's config.
+      return req.baseUrl === undefined && req.apiKeyEnv === undefined && req.apiMode === undefined
+        ? { ...ref, fromWorker: true }
+        : ref;
     } catch (err) {
       if (err instanceof ProviderResolutionError) {
         const field = `${path}${err.field}`;

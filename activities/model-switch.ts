@@ -17,6 +17,10 @@ export function modelSwitchActivities(deps: ActivityDeps) {
       let provider;
       try {
         provider = resolveProvider(a.request, deps.config.providerDefaults);
+        // No endpoint, key variable or API mode asked for: they are the worker's (see ProviderRef).
+        const r = a.request;
+        if (r.baseUrl === undefined && r.apiKeyEnv === undefined && r.apiMode === undefined)
+          provider = { ...provider, fromWorker: true };
         resolveApiKey(provider, deps.env);
       } catch (err) {
         if (err instanceof ProviderResolutionError) return { ok: false, error: `${err.field}: ${err.message}` };

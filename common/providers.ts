@@ -26,6 +26,12 @@ export interface ProviderRef {
   contextLength?: number;
   /** The model's output cap (tokens). */
   maxOutputTokens?: number;
+  /**
+   * The caller named no endpoint, key variable or API mode: they came from the worker's
+   * configuration, and every call takes them from the configuration of the worker making it, so a
+   * corrected config file (and a restarted worker) fixes running sessions too. Absent: pinned.
+   */
+  fromWorker?: boolean;
 }
 
 /** Per-model settings from the config file. */
@@ -226,4 +232,27 @@ function checkDeclared(req: ProviderRequest, declared: NonNullable<ProviderDefau
 /** A short human label, e.g. "gpt-4.1 via openrouter". */
 export function providerLabel(ref: Pick<ProviderRef, 'model' | 'provider'>): string {
   return `${ref.model} via ${ref.provider}`;
+}
+
+/**
+ * The endpoint of a call as this worker's configuration gives it now, for a ref whose endpoint came
+ * from the worker (`fromWorker`); a pinned ref, or one today's configuration cannot resolve (the
+ * provider removed), is used as it is.
+ */
+export function currentEndpoint(ref: ProviderRef, defaults: ProviderDefaults): ProviderRef {
+  if (!ref.fromWorker) return ref;
+  let now: ProviderRef;
+  try {
+    now = resolveProvider({ provider: ref.provider, model: ref.model }, defaults);
+  } catch {
+    return ref;
+  }
+  const { credentialPool: _pool, ...rest } = ref;
+  return {
+    ...rest,
+    baseUrl: now.baseUrl,
+    apiKeyEnv: now.apiKeyEnv,
+    apiMode: now.apiMode,
+    ...(now.credentialPool ? { credentialPool: now.credentialPool } : {}),
+  };
 }

@@ -16,11 +16,18 @@ import { setModelUpdate } from './definitions.js';
 import type { Run } from './run.js';
 import type { ConversationState } from './state.js';
 
-/** What to ask the worker for: the same provider keeps its endpoint and key; another one is resolved afresh. */
+/**
+ * What to ask the worker for: another provider, or an endpoint that came from the worker's
+ * configuration, is resolved afresh; the same provider on an endpoint the caller pinned keeps it.
+ */
 export function modelRequest(s: ConversationState, input: SetModelInput): ProviderRequest {
   const current = s.primary;
-  if (input.provider && input.provider !== current.provider)
-    return { provider: input.provider, model: input.model, ...(input.apiMode ? { apiMode: input.apiMode } : {}) };
+  if ((input.provider && input.provider !== current.provider) || current.fromWorker)
+    return {
+      provider: input.provider ?? current.provider,
+      model: input.model,
+      ...(input.apiMode ? { apiMode: input.apiMode } : {}),
+    };
   return {
     provider: current.provider,
     model: input.model,

@@ -153,6 +153,7 @@ const providerRefSchema = z.object({
   credentialPool: z.array(z.string()).optional(),
   contextLength: z.number().optional(),
   maxOutputTokens: z.number().optional(),
+  fromWorker: z.boolean().optional(),
 });
 
 const queuedMessageSchema = z.object({

@@ -33,6 +33,7 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
+import { currentEndpoint } from '../../common/providers.js';
 import type { ModelResponse } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 
@@ -75,7 +76,8 @@ export function modelActivities(deps: ActivityDeps) {
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
       const started = Date.now();
-      const ref = a.provider;
+      // The endpoint as this worker's configuration gives it now (unless the caller pinned one).
+      const ref = currentEndpoint(a.provider, config.providerDefaults);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log, { iteration: a.iteration });
       if (attempt > 1) {
         pub.emit('stream.reset', {

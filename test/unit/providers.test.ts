@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProviderDefaults } from '../../common/providers.js';
-import { ProviderResolutionError, providerLabel, resolveApiMode, resolveProvider } from '../../common/providers.js';
+import {
+  ProviderResolutionError,
+  currentEndpoint,
+  providerLabel,
+  resolveApiMode,
+  resolveProvider,
+} from '../../common/providers.js';
 
 describe('resolveApiMode', () => {
   it('an explicit mode wins over everything', () => {
@@ -128,5 +134,20 @@ describe('resolveProvider', () => {
 
   it('labels a provider for people', () => {
     assert.equal(providerLabel({ model: 'gpt-4.1', provider: 'openrouter' }), 'gpt-4.1 via openrouter');
+  });
+});
+
+describe('currentEndpoint', () => {
+  const defaults = (url: string): ProviderDefaults => ({
+    provider: 'custom',
+    model: 'm',
+    openaiBaseUrl: url,
+    apiKeyEnv: 'OPENAI_API_KEY',
+  });
+  it("takes a worker-resolved ref's endpoint from today's configuration, and leaves a pinned one", () => {
+    const then = { ...resolveProvider({}, defaults('http://old:1/v1')), fromWorker: true };
+    assert.equal(currentEndpoint(then, defaults('http://new:2/v1')).baseUrl, 'http://new:2/v1');
+    const pinned = resolveProvider({ baseUrl: 'http://old:1/v1' }, defaults('http://old:1/v1'));
+    assert.equal(currentEndpoint(pinned, defaults('http://new:2/v1')).baseUrl, 'http://old:1/v1');
   });
 });
