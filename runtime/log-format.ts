@@ -61,7 +61,8 @@ export function loggable(v: unknown, clean: (s: string) => string = (s) => s, de
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 /** pino's own fields, not worth a column in the foreground. */
-const SKIP = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'v']);
+// taskToken: an opaque 200-character blob the SDK logs with every activity line; JSON keeps it.
+const SKIP = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg', 'v', 'taskToken']);
 
 function describeError(e: SerializedError | string, withStack: boolean): string {
   if (typeof e === 'string') return e;
