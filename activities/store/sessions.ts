@@ -208,28 +208,6 @@ export async function endSession(db: Db, id: string, reason: string): Promise<vo
   );
 }
 
-export interface SessionListItem {
-  id: string;
-  title: string | null;
-  source: string;
-  model: string | null;
-  started_at: Date;
-  ended_at: Date | null;
-  /** The session this one continues after a compression. */
-  parent_id: string | null;
-  messages: number;
-}
-
-export async function listSessions(db: Db, limit = 20): Promise<SessionListItem[]> {
-  const r = await db.query<SessionListItem>(
-    `SELECT s.id, s.title, s.source, s.model, s.started_at, s.ended_at, s.parent_id,
-            (SELECT count(*)::int FROM messages m WHERE m.session_id = s.id) AS messages
-       FROM sessions s ORDER BY s.started_at DESC LIMIT $1`,
-    [limit],
-  );
-  return r.rows;
-}
-
 /** One conversation for `herald sessions`: its first session's title and start, its current session's model and size. */
 export interface ConversationListItem {
   /** The conversation id: what every `herald` command takes. */
