@@ -76,7 +76,9 @@ async function drive(stack: TestStack, ws: string): Promise<string> {
     { text: 'Cleaned the build folder.' },
   ]);
   const waiting = stack.herald.conversation('demo-cleanup');
-  void waiting.send('Clean the build folder, then run the tests', { start: { cwd: ws } }).catch(() => {});
+  // The update waits for the approval: it must be settled before the client's connection closes,
+  // or its next poll throws "Channel has been shut down" (see the end of this script).
+  pendingSend = waiting.send('Clean the build folder, then run the tests', { start: { cwd: ws } }).catch(() => {});
   await eventually(async () => (await waiting.state()).pending_approvals[0]);
   // Visibility is eventually consistent: wait until the list query sees every conversation.
   await eventually(async () => {
@@ -144,6 +146,7 @@ async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<
 }
 
 const cleanups: Array<() => Promise<void>> = [];
+let pendingSend: Promise<unknown> | undefined;
 let exitCode = 0;
 try {
   mkdirSync(outDir, { recursive: true });
@@ -169,6 +172,8 @@ try {
   const workflowId = await drive(stack, ws);
   const { runId } = await stack.temporal.workflow.getHandle(workflowId).describe();
   await shoot(server.uiUrl!, workflowId, runId);
+  await stack.temporal.workflow.getHandle(workflowId).terminate('screenshots taken');
+  await pendingSend;
 } catch (err) {
   console.error(err);
   exitCode = 1;
