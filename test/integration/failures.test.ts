@@ -293,7 +293,8 @@ describe('failures and recovery', () => {
     const r = await conv.send('hello', { start: withBackup });
     assert.equal(r.failed, true);
     assert.equal(r.turn_exit_reason, 'model_error');
-    assert.match(r.error!, /kept failing \(overloaded\)/);
+    assert.match(r.error!, /overloaded: the provider kept failing after 3 attempts/);
+    assert.doesNotMatch(r.error!, /\(overloaded\).*\(overloaded\)/, 'the reason is said once');
     assert.ok(isValidOrder(await stack.transcript('f-exhausted')));
     const state = await conv.state();
     assert.equal(state.status, 'idle');
