@@ -197,6 +197,36 @@ describe('failures and recovery', () => {
     assert.equal(overflows, 1, 'after the first overflow the stated window is used in every later turn');
   });
 
+  it("learns the window from a llama.cpp server's context-size error: one overflow, then compression in time", async () => {
+    const WINDOW = 4000;
+    const estimate = (body: Record<string, unknown>) =>
+      Math.ceil((JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length) / 4);
+    let overflows = 0;
+    stack.fake.reset().respond((req): ScriptedReply => {
+      const tokens = estimate(req.body);
+      if (tokens > WINDOW) {
+        overflows += 1;
+        // llama-server's words and error type (HTTP 400); before issue 14 this was a format_error.
+        return {
+          status: 400,
+          error: {
+            message: `request (${tokens} tokens) exceeds the available context size (${WINDOW} tokens), try increasing it`,
+            type: 'exceed_context_size_error',
+          },
+        };
+      }
+      if ((messagesOf(req)[0]!.content ?? '').startsWith('You compress the earlier part'))
+        return { text: '## Goal\nAnswer the numbered questions.\n## Remaining work\nnone', usage: { prompt: tokens } };
+      return { text: `answer: ${'lorem ipsum '.repeat(100)}`, usage: { prompt: tokens } };
+    });
+    const conv = stack.herald.conversation('f-llamacpp-window');
+    for (let i = 1; i <= 16; i++) {
+      const r = await conv.send(`question ${i}: ${'why '.repeat(200)}`, { start: { cwd: ws, toolsets: ['todo'] } });
+      assert.equal(r.failed, false, `turn ${i}: ${r.error}`);
+    }
+    assert.equal(overflows, 1, 'the window llama.cpp stated is used in every later turn');
+  });
+
   it('recovers from empty replies: a nudge after tool results, a silent retry otherwise', async () => {
     stack.fake.script([{ text: '' }, { text: 'not empty now' }]);
     assert.equal(
