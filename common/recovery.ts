@@ -129,7 +129,8 @@ export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
       if (!s.strippedReasoning) return { action: 'strip_reasoning' };
       return fallbackOr(s, 'the provider rejected the replayed reasoning signatures');
     case 'model_not_found':
-      return fallbackOr(s, 'the model does not exist at this provider');
+      // Also OpenRouter's data-policy refusal: the model exists, but no endpoint the account allows.
+      return fallbackOr(s, 'the model is not available at this provider (unknown, or excluded by the account)');
     case 'content_policy_blocked':
       return fallbackOr(s, 'the provider blocked the request under its content policy');
     case 'format_error':
