@@ -46,6 +46,11 @@ const OVERFLOW = [
   'maximum number of tokens',
   'context size',
   'request too large',
+  // Local servers: llama.cpp's error type, vLLM's `max_model_len`, GLM's "exceeds max length".
+  'exceed_context_size',
+  'maximum model length',
+  'max_model_len',
+  'exceeds max length',
 ];
 const BILLING = [
   'insufficient_quota',
@@ -101,22 +106,38 @@ const UNSUPPORTED_PARAM = [
   'unrecognized request argument',
   'extra inputs are not permitted',
 ];
+/**
+ * OpenRouter's refusal when the account's privacy settings exclude every endpoint of the model
+ * (it comes as 404, 403 or 503): no retry and no other key of the same provider can help.
+ */
+const DATA_POLICY = ['matching your data policy', 'no endpoints available matching your guardrail'];
+/** A Responses API reasoning item whose encrypted content the server cannot verify any more. */
+const BAD_ENCRYPTED_CONTENT = ['invalid_encrypted_content', 'encrypted content could not be verified'];
 const TIMEOUT = ['timed out', 'timeout', 'deadline exceeded'];
+/** No connection at all, or one reset by the peer: the host is down, unreachable or unnamed. */
+const NETWORK = [
+  'econnrefused',
+  'connection refused',
+  'econnreset',
+  'connection reset',
+  'enotfound',
+  'getaddrinfo',
+  'eai_again',
+  'ehostunreach',
+  'enetunreach',
+  'enetdown',
+  'name resolution',
+];
+/** The server (or a proxy) closed a connection it had accepted. */
 const DISCONNECT = [
   'server disconnected',
   'peer closed connection',
   'unexpected eof',
-  'connection reset',
   'socket hang up',
-  'econnreset',
-  'econnrefused',
-  'connection refused',
   'connection error',
   'terminated',
   'other side closed',
   'fetch failed',
-  'getaddrinfo',
-  'enotfound',
 ];
 const SSL = ['bad record mac', '[ssl:', 'ssl alert', 'tls', 'certificate'];
 
@@ -134,6 +155,7 @@ const CODE_REASONS: Record<string, FailureReason> = {
   invalid_model: 'model_not_found',
   context_length_exceeded: 'context_overflow',
   max_tokens_exceeded: 'context_overflow',
+  exceed_context_size_error: 'context_overflow',
   overloaded_error: 'overloaded',
   authentication_error: 'auth',
   permission_error: 'auth',
@@ -149,11 +171,20 @@ function isLargeSession(e: ProviderErrorInput, share: number, tokens: number, ms
   return approx > tokens || (e.messageCount ?? 0) > msgs;
 }
 
+/** The estimated prompt alone is larger than the model's known window. */
+function requestExceedsWindow(e: ProviderErrorInput): boolean {
+  return e.contextLength !== undefined && (e.approxTokens ?? 0) > e.contextLength;
+}
+
 export function classifyProviderError(e: ProviderErrorInput): FailureReason {
   const text = `${e.message} ${e.code ?? ''}`.toLowerCase();
   const status = e.status;
 
   if (has(text, CONTENT_POLICY)) return 'content_policy_blocked';
+  if (has(text, DATA_POLICY)) return 'model_not_found';
+  // Stored reasoning the Responses API no longer accepts: like a bad thinking signature, the call
+  // is retried once without the replayed reasoning (also inside a 200 stream, without a status).
+  if ((status === undefined || status === 400) && has(text, BAD_ENCRYPTED_CONTENT)) return 'thinking_signature';
   if (
     status === 400 &&
     text.includes('thinking') &&
@@ -202,17 +233,20 @@ function classifyByStatus(status: number, text: string, e: ProviderErrorInput): 
       return 'format_error';
     case 500:
     case 502:
+      // Some gateways wrap a request validation error in a 5xx: retrying the same request cannot help.
+      if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
       if (has(text, OVERFLOW)) return 'context_overflow';
       return 'server_error';
     case 503:
     case 529:
+      if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
       if (has(text, OVERFLOW)) return 'context_overflow';
       return 'overloaded';
     case 408:
     case 504:
       return 'timeout';
     default:
-      if (status >= 500) return 'server_error';
+      if (status >= 500) return has(text, UNSUPPORTED_PARAM) ? 'format_error' : 'server_error';
       if (status >= 400) return 'format_error';
       return undefined;
   }
@@ -227,10 +261,14 @@ function classifyByMessage(text: string, e: ProviderErrorInput): FailureReason {
   if (has(text, OVERFLOW)) return 'context_overflow';
   if (has(text, AUTH)) return 'auth';
   if (has(text, MODEL_NOT_FOUND)) return 'model_not_found';
+  if (has(text, NETWORK)) return 'network';
   if (has(text, TIMEOUT)) return 'timeout';
   if (has(text, SSL)) return 'timeout';
   if (has(text, DISCONNECT)) {
-    return isLargeSession(e, 0.6, 120_000, 200) ? 'context_overflow' : 'timeout';
+    // A dropped connection is not by itself evidence of an overflow: proxies cut idle reasoning
+    // streams on big sessions too, and compressing for nothing loses context. Only a request known
+    // to be larger than the model's window makes the disconnect an overflow.
+    return requestExceedsWindow(e) ? 'context_overflow' : 'timeout';
   }
   if (e.transport) return 'timeout';
   return 'unknown';
@@ -262,6 +300,12 @@ const CONTEXT_LIMIT_PATTERNS: RegExp[] = [
   /context length of (\d[\d,]*)/i,
   /context window (?:is|of) (\d[\d,]*)/i,
   /tokens? > (\d[\d,]*) maximum/i,
+  // llama.cpp: "request (2530 tokens) exceeds the available context size (2048 tokens)"
+  /context size \((\d[\d,]*) tokens\)/i,
+  /\bn_ctx\b\D{0,4}(\d[\d,]*)/i,
+  // vLLM: "longer than the maximum model length of 4096", "max_model_len 4096"
+  /maximum model length (?:is |of )?\(?(\d[\d,]*)/i,
+  /\bmax_model_len\b\D{0,4}(\d[\d,]*)/i,
   /(\d[\d,]*)[- ]token context/i,
   /limit(?: is|:)? (\d[\d,]*) tokens/i,
 ];

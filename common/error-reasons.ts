@@ -11,6 +11,9 @@ export const FAILURE_REASONS = [
   'overloaded',
   'server_error',
   'timeout',
+  // Added after `timeout`: workflow code from before it reads an unknown type as `unknown`, which
+  // it recovers from exactly as from `network` (retry, fall back, one more round of the chain).
+  'network',
   'context_overflow',
   'payload_too_large',
   'long_context_tier',
@@ -40,6 +43,7 @@ export const REASON_POLICIES: Record<FailureReason, ReasonPolicy> = {
   overloaded: { retryable: true, compress: false, rotateCredential: false, fallback: true },
   server_error: { retryable: true, compress: false, rotateCredential: false, fallback: true },
   timeout: { retryable: true, compress: false, rotateCredential: false, fallback: true },
+  network: { retryable: true, compress: false, rotateCredential: false, fallback: true },
   context_overflow: { retryable: false, compress: true, rotateCredential: false, fallback: false },
   payload_too_large: { retryable: false, compress: true, rotateCredential: false, fallback: false },
   long_context_tier: { retryable: false, compress: true, rotateCredential: false, fallback: false },

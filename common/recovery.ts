@@ -26,6 +26,7 @@ export function isTransient(reason: FailureReason): boolean {
     reason === 'rate_limit' ||
     reason === 'overloaded' ||
     reason === 'timeout' ||
+    reason === 'network' ||
     reason === 'server_error' ||
     reason === 'unknown'
   );
@@ -53,7 +54,9 @@ export function retryInActivity(reason: FailureReason, attempt: number, ctx: Act
       if (ctx.poolSize > 1) return attempt < 2;
       return !ctx.fallbackAvailable;
     case 'timeout':
+    case 'network':
     case 'overloaded':
+      // A host that refused or could not be resolved may be restarting: one retry, then the fallback.
       return !(ctx.fallbackAvailable && attempt >= 2);
     case 'server_error':
     case 'unknown':
@@ -106,9 +109,11 @@ export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
       return fallbackOr(s, 'rate limited by the provider after every retry');
     case 'overloaded':
     case 'timeout':
+    case 'network':
     case 'server_error':
     case 'unknown':
-      return fallbackOr(s, `the provider kept failing (${reason}) after ${ATTEMPTS_PER_SLOT} attempts`);
+      // The turn's error adds the reason once ("… (timeout): …"): it is not repeated here.
+      return fallbackOr(s, `the provider kept failing after ${ATTEMPTS_PER_SLOT} attempts`);
     case 'context_overflow':
     case 'payload_too_large':
       if (s.compressions < MAX_COMPRESSIONS_PER_SLOT) return { action: 'compress' };
@@ -124,7 +129,8 @@ export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
       if (!s.strippedReasoning) return { action: 'strip_reasoning' };
       return fallbackOr(s, 'the provider rejected the replayed reasoning signatures');
     case 'model_not_found':
-      return fallbackOr(s, 'the model does not exist at this provider');
+      // Also OpenRouter's data-policy refusal: the model exists, but no endpoint the account allows.
+      return fallbackOr(s, 'the model is not available at this provider (unknown, or excluded by the account)');
     case 'content_policy_blocked':
       return fallbackOr(s, 'the provider blocked the request under its content policy');
     case 'format_error':

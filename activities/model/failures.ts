@@ -36,17 +36,54 @@ interface ErrorFacts {
   code?: string | undefined;
   transport: boolean;
   retryAfter?: string | null | undefined;
+  /** The window a local server states in its error body (llama.cpp `n_ctx`, vLLM `max_model_len`). */
+  contextLimit?: number | undefined;
 }
 
-function factsOf(err: unknown): ErrorFacts {
-  if (err instanceof APIConnectionError) {
-    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
-    return { message: `${err.message} ${cause?.message ?? ''} ${cause?.code ?? ''}`.trim(), transport: true };
+/** A plausible context window from an error body field. */
+function windowField(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 512 && value <= 100_000_000
+    ? value
+    : undefined;
+}
+
+/**
+ * An SDK connection error's message with its causes' messages and codes: the openai client says
+ * only "Connection error.", undici "fetch failed"; the errno (ECONNREFUSED, ENOTFOUND) sits deeper.
+ */
+function withCauses(err: Error): string {
+  const parts: string[] = [err.message];
+  let cause: unknown = err.cause;
+  for (let depth = 0; depth < 5 && cause && typeof cause === 'object'; depth++) {
+    const c = cause as { message?: unknown; code?: unknown; cause?: unknown };
+    if (typeof c.message === 'string' && c.message) parts.push(c.message);
+    if (typeof c.code === 'string' && c.code) parts.push(c.code);
+    cause = c.cause;
   }
+  return parts.join(' ').slice(0, 2000);
+}
+
+/** OpenRouter's data-policy refusal: what the user can change (it is not a missing model). */
+const DATA_POLICY_HINT =
+  "no endpoint of this model is allowed by the account's data policy: allow more providers in the privacy settings (https://openrouter.ai/settings/privacy) or choose another model";
+const isDataPolicyRefusal = (message: string) => /matching your data policy/i.test(message);
+
+function factsOf(err: unknown): ErrorFacts {
+  if (err instanceof APIConnectionError) return { message: withCauses(err), transport: true };
   if (err instanceof APIError) {
     const body = err.error as
-      { message?: string; code?: string | number; type?: string; metadata?: { raw?: string } } | undefined;
-    const code = body?.code ?? body?.type ?? (err as { code?: string | null }).code ?? undefined;
+      | {
+          message?: string;
+          code?: string | number;
+          type?: string;
+          metadata?: { raw?: string };
+          n_ctx?: unknown;
+          max_model_len?: unknown;
+        }
+      | undefined;
+    // llama.cpp's 400 says `code: 400`: the `type` (exceed_context_size_error) is the telling one.
+    const rawCode = typeof body?.code === 'number' ? (body.type ?? body.code) : body?.code;
+    const code = rawCode ?? body?.type ?? (err as { code?: string | null }).code ?? undefined;
     const message = [err.message, body?.metadata?.raw].filter(Boolean).join(' ');
     return {
       status: typeof err.status === 'number' ? err.status : undefined,
@@ -54,12 +91,10 @@ function factsOf(err: unknown): ErrorFacts {
       code: code === undefined || code === null ? undefined : String(code),
       transport: false,
       retryAfter: (err.headers as Headers | undefined)?.get('retry-after'),
+      contextLimit: windowField(body?.n_ctx) ?? windowField(body?.max_model_len),
     };
   }
-  if (err instanceof Anthropic.APIConnectionError) {
-    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
-    return { message: `${err.message} ${cause?.message ?? ''} ${cause?.code ?? ''}`.trim(), transport: true };
-  }
+  if (err instanceof Anthropic.APIConnectionError) return { message: withCauses(err), transport: true };
   if (err instanceof Anthropic.APIError) {
     // Anthropic bodies: { type: 'error', error: { type: 'rate_limit_error', message } }
     const body = err.error as { error?: { type?: string; message?: string } } | undefined;
@@ -112,7 +147,10 @@ function failure(
 ): ApplicationFailure {
   const b = ctx.backoff ?? { baseMs: 2000, capMs: 60_000, maxRetryAfterMs: 600_000 };
   const retryAfterMs = parseRetryAfter(facts.retryAfter, Date.now(), b.maxRetryAfterMs);
-  const contextLimit = REASON_POLICIES[reason].compress ? parseContextLimit(message) : undefined;
+  // A window the server states (body field or message) is believed, so compression aims at it.
+  const contextLimit = REASON_POLICIES[reason].compress
+    ? (facts.contextLimit ?? parseContextLimit(message))
+    : undefined;
   const details: ModelFailureDetails = {
     reason,
     providerMessage: message.slice(0, 2000),
@@ -124,9 +162,10 @@ function failure(
     ...(missingKey !== undefined ? { missingKey } : {}),
   };
   const status = facts.status !== undefined ? ` (HTTP ${facts.status})` : '';
+  const hint = ctx.hint ?? (isDataPolicyRefusal(message) ? DATA_POLICY_HINT : undefined);
   return ApplicationFailure.create({
     type: reason,
-    message: `${ctx.provider.provider}/${ctx.provider.model}${status}: ${message.slice(0, 500)}${ctx.hint ? ` (${ctx.hint})` : ''}`,
+    message: `${ctx.provider.provider}/${ctx.provider.model}${status}: ${message.slice(0, 500)}${hint ? ` (${hint})` : ''}`,
     nonRetryable,
     details: [details],
     ...(nonRetryable

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StartOptions } from '../../client/client.js';
@@ -19,16 +20,29 @@ import { createTestStack } from '../support/stack.js';
 type WireMessage = { role: string; content: string | null; tool_calls?: unknown[] };
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
 
+/** A local URL whose port was free a moment ago (and nothing listens there now). */
+async function unusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
 describe('failures and recovery', () => {
   let stack: TestStack;
   let ws: string;
   let withBackup: StartOptions;
+  let deadUrl: string;
 
   before(async () => {
+    deadUrl = await unusedUrl();
     stack = await createTestStack({
       env: { POOL_KEY_A: 'key-a-1234567890', POOL_KEY_B: 'key-b-1234567890' },
       // Short backoff keeps the suite fast; the policy shape is the same as production's.
-      configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n',
+      // openrouter's endpoint is declared only so that a test can point a conversation at a port
+      // where nothing listens.
+      configYaml: `retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\nproviders:\n  openrouter:\n    baseUrl: '${deadUrl}'\n`,
     });
     ws = join(stack.home, 'ws');
     mkdirSync(ws, { recursive: true });
@@ -84,6 +98,28 @@ describe('failures and recovery', () => {
     assert.equal(next.final_response, 'primary is back');
     assert.equal(next.model, 'fake-model');
     stack.fake.assertDone();
+  });
+
+  it('treats a refused connection as network: retried once, then the fallback', async () => {
+    stack.fake.script([{ text: 'backup answered' }], 'backup-model');
+    // Nothing listens at deadUrl: the primary's endpoint refuses every connection.
+    const r = await stack.herald
+      .conversation('f-refused')
+      .send('hello', { start: { ...withBackup, baseUrl: deadUrl } });
+    assert.equal(r.final_response, 'backup answered', JSON.stringify(r.error));
+    assert.equal(r.model, 'backup-model');
+    const events = await stack.events('f-refused');
+    const errors = events.filter((e) => e.kind === 'status' && e.payload.kind === 'model_error');
+    assert.deepEqual(
+      errors.map((e) => [e.payload.reason, e.payload.willRetry]),
+      [
+        ['network', true],
+        ['network', false],
+      ],
+    );
+    assert.match(errors[0]!.payload.message as string, /ECONNREFUSED/);
+    const fallback = events.filter((e) => e.kind === 'status' && e.payload.kind === 'fallback');
+    assert.match(fallback[0]!.payload.message as string, /to backup-model via custom \(network\)/);
   });
 
   it('falls back after an authentication failure (the refresh hook finds no new key)', async () => {
@@ -197,6 +233,36 @@ describe('failures and recovery', () => {
     assert.equal(overflows, 1, 'after the first overflow the stated window is used in every later turn');
   });
 
+  it("learns the window from a llama.cpp server's context-size error: one overflow, then compression in time", async () => {
+    const WINDOW = 4000;
+    const estimate = (body: Record<string, unknown>) =>
+      Math.ceil((JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length) / 4);
+    let overflows = 0;
+    stack.fake.reset().respond((req): ScriptedReply => {
+      const tokens = estimate(req.body);
+      if (tokens > WINDOW) {
+        overflows += 1;
+        // llama-server's words and error type (HTTP 400); before issue 14 this was a format_error.
+        return {
+          status: 400,
+          error: {
+            message: `request (${tokens} tokens) exceeds the available context size (${WINDOW} tokens), try increasing it`,
+            type: 'exceed_context_size_error',
+          },
+        };
+      }
+      if ((messagesOf(req)[0]!.content ?? '').startsWith('You compress the earlier part'))
+        return { text: '## Goal\nAnswer the numbered questions.\n## Remaining work\nnone', usage: { prompt: tokens } };
+      return { text: `answer: ${'lorem ipsum '.repeat(100)}`, usage: { prompt: tokens } };
+    });
+    const conv = stack.herald.conversation('f-llamacpp-window');
+    for (let i = 1; i <= 16; i++) {
+      const r = await conv.send(`question ${i}: ${'why '.repeat(200)}`, { start: { cwd: ws, toolsets: ['todo'] } });
+      assert.equal(r.failed, false, `turn ${i}: ${r.error}`);
+    }
+    assert.equal(overflows, 1, 'the window llama.cpp stated is used in every later turn');
+  });
+
   it('recovers from empty replies: a nudge after tool results, a silent retry otherwise', async () => {
     stack.fake.script([{ text: '' }, { text: 'not empty now' }]);
     assert.equal(
@@ -293,7 +359,8 @@ describe('failures and recovery', () => {
     const r = await conv.send('hello', { start: withBackup });
     assert.equal(r.failed, true);
     assert.equal(r.turn_exit_reason, 'model_error');
-    assert.match(r.error!, /kept failing \(overloaded\)/);
+    assert.match(r.error!, /overloaded: the provider kept failing after 3 attempts/);
+    assert.doesNotMatch(r.error!, /\(overloaded\).*\(overloaded\)/, 'the reason is said once');
     assert.ok(isValidOrder(await stack.transcript('f-exhausted')));
     const state = await conv.state();
     assert.equal(state.status, 'idle');

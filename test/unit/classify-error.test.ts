@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProviderErrorInput } from '../../common/classify-error.js';
-import { backoffMs, classifyProviderError, parseRetryAfter } from '../../common/classify-error.js';
+import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../common/classify-error.js';
 import type { FailureReason } from '../../common/error-reasons.js';
 
 describe('classifyProviderError', () => {
@@ -76,7 +76,7 @@ describe('classifyProviderError', () => {
     [
       'transport ECONNREFUSED',
       { message: 'Connection error. connect ECONNREFUSED 127.0.0.1:9 ECONNREFUSED', transport: true },
-      'timeout',
+      'network',
     ],
     ['socket hang up', { message: 'socket hang up' }, 'timeout'],
     ['timed out', { message: 'Request timed out.' }, 'timeout'],
@@ -97,6 +97,145 @@ describe('classifyProviderError', () => {
     ],
     ['unknown', { message: 'something odd happened' }, 'unknown'],
   ];
+
+  /** Local servers and peers' scenarios (issue 14): each phrase as the server or SDK says it. */
+  const localAndPeerCases: Array<[string, ProviderErrorInput, FailureReason]> = [
+    [
+      'llama.cpp: request exceeds the available context size',
+      {
+        status: 400,
+        message: '400 request (2530 tokens) exceeds the available context size (2048 tokens), try increasing it',
+        code: 'exceed_context_size_error',
+      },
+      'context_overflow',
+    ],
+    [
+      'llama.cpp: its error type alone',
+      { status: 400, message: '400 the request exceeds the available context size', code: 'exceed_context_size_error' },
+      'context_overflow',
+    ],
+    [
+      "vLLM: this model's maximum context length",
+      {
+        status: 400,
+        message:
+          "400 This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+        code: 'BadRequestError',
+      },
+      'context_overflow',
+    ],
+    [
+      'vLLM: longer than the maximum model length',
+      {
+        status: 400,
+        message:
+          '400 The decoder prompt (length 5000) is longer than the maximum model length of 4096. Make sure that `max_model_len` is no smaller than the number of text tokens.',
+      },
+      'context_overflow',
+    ],
+    [
+      'vLLM: exceeds maximum model length',
+      { status: 400, message: '400 Input prompt (5000 tokens) exceeds maximum model length (4096)' },
+      'context_overflow',
+    ],
+    [
+      'GLM: prompt exceeds max length',
+      { status: 400, message: '400 Prompt exceeds max length', code: '1261' },
+      'context_overflow',
+    ],
+    [
+      'DNS failure (undici cause)',
+      { message: 'Connection error. fetch failed getaddrinfo ENOTFOUND api.example.test ENOTFOUND', transport: true },
+      'network',
+    ],
+    [
+      'DNS lookup that may pass',
+      { message: 'Connection error. fetch failed getaddrinfo EAI_AGAIN api.example.test EAI_AGAIN', transport: true },
+      'network',
+    ],
+    [
+      'connection reset by the peer',
+      { message: 'Connection error. fetch failed read ECONNRESET ECONNRESET', transport: true },
+      'network',
+    ],
+    [
+      'proxy idle disconnect of a reasoning stream on a big session',
+      {
+        message: 'Connection error. terminated other side closed UND_ERR_SOCKET',
+        transport: true,
+        approxTokens: 150_000,
+        contextLength: 200_000,
+        messageCount: 400,
+      },
+      'timeout',
+    ],
+    [
+      'socket hang up on a big session',
+      { message: 'socket hang up', approxTokens: 130_000, messageCount: 250 },
+      'timeout',
+    ],
+    [
+      'a disconnect on a request larger than the known window',
+      { message: 'Connection error. terminated', transport: true, approxTokens: 40_000, contextLength: 32_768 },
+      'context_overflow',
+    ],
+    [
+      '500 that says Unknown parameter',
+      { status: 500, message: '500 Unknown parameter: reasoning_effort' },
+      'format_error',
+    ],
+    [
+      '502 unsupported parameter',
+      { status: 502, message: "502 Unsupported parameter: 'max_tokens' is not supported with this model." },
+      'format_error',
+    ],
+    [
+      '503 unrecognized request argument',
+      { status: 503, message: '503 Unrecognized request argument supplied: parallel_tool_calls' },
+      'format_error',
+    ],
+    [
+      'OpenRouter data policy (404)',
+      {
+        status: 404,
+        message:
+          '404 No endpoints found matching your data policy (Free model publication). Configure: https://openrouter.ai/settings/privacy',
+        code: '404',
+      },
+      'model_not_found',
+    ],
+    [
+      'OpenRouter data policy (403, not an auth problem)',
+      { status: 403, message: 'No endpoints found matching your data policy (Zero data retention)' },
+      'model_not_found',
+    ],
+    [
+      'OpenRouter data policy (503, not an overload)',
+      { status: 503, message: 'No endpoints found matching your data policy (provider)' },
+      'model_not_found',
+    ],
+    [
+      'Responses API invalid_encrypted_content (400)',
+      {
+        status: 400,
+        message:
+          '400 The encrypted content for item rs_68a1 could not be verified. Reason: Encrypted content could not be decrypted or parsed.',
+        code: 'invalid_encrypted_content',
+      },
+      'thinking_signature',
+    ],
+    [
+      'Responses API invalid_encrypted_content in response.failed (no status)',
+      { message: 'The encrypted content could not be verified.', code: 'invalid_encrypted_content' },
+      'thinking_signature',
+    ],
+  ];
+
+  for (const [name, input, expected] of localAndPeerCases) {
+    it(`${name} → ${expected}`, () => {
+      assert.equal(classifyProviderError(input), expected);
+    });
+  }
 
   for (const [name, input, expected] of cases) {
     it(`${name} → ${expected}`, () => {
@@ -119,6 +258,30 @@ describe('classifyProviderError', () => {
       'format_error',
     );
   });
+});
+
+describe('parseContextLimit', () => {
+  const cases: Array<[string, string, number | undefined]> = [
+    ['OpenAI / vLLM', "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens", 4096],
+    ['with thousands separators', 'maximum context length is 128,000 tokens', 128_000],
+    [
+      'llama.cpp: the window, not the request size',
+      'request (2530 tokens) exceeds the available context size (2048 tokens), try increasing it',
+      2048,
+    ],
+    ['llama.cpp n_ctx in a message', 'the request exceeds the available context size, n_ctx: 4096', 4096],
+    [
+      'vLLM maximum model length',
+      'The decoder prompt (length 5000) is longer than the maximum model length of 4096.',
+      4096,
+    ],
+    ['vLLM max_model_len', 'prompt length 5000 exceeds max_model_len=8192', 8192],
+    ['vLLM exceeds maximum model length', 'Input prompt (5000 tokens) exceeds maximum model length (4096)', 4096],
+    ['GLM states no number', 'Prompt exceeds max length', undefined],
+  ];
+  for (const [name, message, expected] of cases) {
+    it(`${name} → ${expected}`, () => assert.equal(parseContextLimit(message), expected));
+  }
 });
 
 describe('parseRetryAfter', () => {

@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import { MalformedResponseError, callChatCompletions } from '../../activities/model/chat-completions.js';
 import { MissingCredentialError } from '../../activities/model/clients.js';
+import { ResponsesFailedError } from '../../activities/model/codex-responses.js';
 import { toModelFailure } from '../../activities/model/failures.js';
 import type { ModelFailureDetails } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';
@@ -108,7 +109,7 @@ describe('toModelFailure', () => {
     assert.equal(toModelFailure(err, { provider: ref, attempt: 1 }).type, 'model_not_found');
   });
 
-  it('treats a refused connection as a retryable timeout without a status', async () => {
+  it('treats a refused connection as a retryable network failure without a status, not a timeout', async () => {
     const gone = await FakeProvider.start();
     const url = gone.url;
     await gone.stop();
@@ -116,9 +117,147 @@ describe('toModelFailure', () => {
     fake.reset();
     assert.ok(err instanceof OpenAI.APIConnectionError);
     const f = toModelFailure(err, { provider: ref, attempt: 1 });
-    assert.equal(f.type, 'timeout');
+    assert.equal(f.type, 'network');
     assert.equal(f.nonRetryable, false);
     assert.equal(details(f).status, undefined);
+    // The errno the SDK hides two causes deep is in the message; "timeout" is not.
+    assert.match(details(f).providerMessage, /ECONNREFUSED/);
+    assert.doesNotMatch(f.message, /timeout/i);
+    // Retried once, then handed to the workflow for the fallback.
+    const retry = { fallbackAvailable: true, poolSize: 1 };
+    assert.equal(toModelFailure(err, { provider: ref, attempt: 1, retry }).nonRetryable, false);
+    assert.equal(toModelFailure(err, { provider: ref, attempt: 2, retry }).nonRetryable, true);
+  });
+
+  it('treats a host whose name does not resolve as a network failure', async () => {
+    const err = await providerError(
+      { text: 'unused' },
+      new OpenAI({ apiKey: 'k', baseURL: 'http://no-such-host.invalid/v1', maxRetries: 0 }),
+    );
+    fake.reset();
+    assert.ok(err instanceof OpenAI.APIConnectionError);
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'network');
+    assert.match(details(f).providerMessage, /ENOTFOUND|EAI_AGAIN/);
+  });
+
+  it("reads llama.cpp's context error: an overflow with the window from n_ctx", () => {
+    // The body llama-server sends with HTTP 400 (its `code` is the status; its `type` says what).
+    const body = {
+      error: {
+        code: 400,
+        message: 'request (2530 tokens) exceeds the available context size (2048 tokens), try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 2530,
+        n_ctx: 2048,
+      },
+    };
+    const err = OpenAI.APIError.generate(400, body, undefined, new Headers());
+    const f = toModelFailure(err, { provider: { ...ref, provider: 'custom' }, attempt: 1 });
+    assert.equal(f.type, 'context_overflow');
+    assert.equal(f.nonRetryable, true);
+    assert.equal(details(f).contextLimit, 2048);
+    // The same body without n_ctx (older servers): the window comes from the message.
+    const { n_ctx: _n, ...older } = body.error;
+    const g = toModelFailure(OpenAI.APIError.generate(400, { error: older }, undefined, new Headers()), {
+      provider: ref,
+      attempt: 1,
+    });
+    assert.equal(g.type, 'context_overflow');
+    assert.equal(details(g).contextLimit, 2048);
+  });
+
+  it("reads vLLM's context error: an overflow with the stated window", async () => {
+    const err = await providerError({
+      status: 400,
+      error: {
+        message:
+          "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+        type: 'BadRequestError',
+      },
+    });
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'context_overflow');
+    assert.equal(details(f).contextLimit, 4096);
+  });
+
+  it("reads vLLM's max_model_len from an error body", () => {
+    const err = OpenAI.APIError.generate(
+      400,
+      { error: { message: 'Input prompt (5000 tokens) exceeds maximum model length', max_model_len: 4096 } },
+      undefined,
+      new Headers(),
+    );
+    const f = toModelFailure(err, { provider: ref, attempt: 1 });
+    assert.equal(f.type, 'context_overflow');
+    assert.equal(details(f).contextLimit, 4096);
+  });
+
+  it('does not retry a 500 that says Unknown parameter', async () => {
+    const err = await providerError({ status: 500, error: { message: 'Unknown parameter: reasoning_effort' } });
+    const f = toModelFailure(err, { provider: ref, attempt: 1, retry: { fallbackAvailable: false, poolSize: 1 } });
+    assert.equal(f.type, 'format_error');
+    assert.equal(f.nonRetryable, true);
+  });
+
+  it("treats OpenRouter's data-policy refusal as model_not_found, at once, with what to change", async () => {
+    const err = await providerError({
+      status: 404,
+      error: {
+        message:
+          'No endpoints found matching your data policy (Free model publication). Configure: https://openrouter.ai/settings/privacy',
+      },
+    });
+    const f = toModelFailure(err, { provider: ref, attempt: 1, retry: { fallbackAvailable: false, poolSize: 1 } });
+    assert.equal(f.type, 'model_not_found');
+    assert.equal(f.nonRetryable, true);
+    assert.match(f.message, /data policy.*privacy settings/);
+  });
+
+  it('treats invalid_encrypted_content from the Responses API like a bad reasoning signature', () => {
+    const f = toModelFailure(
+      new ResponsesFailedError(
+        'The encrypted content for item rs_68a1 could not be verified.',
+        'invalid_encrypted_content',
+      ),
+      { provider: { ...ref, apiMode: 'codex_responses' }, attempt: 1 },
+    );
+    assert.equal(f.type, 'thinking_signature');
+    assert.equal(f.nonRetryable, true);
+    const g = toModelFailure(
+      OpenAI.APIError.generate(
+        400,
+        {
+          error: {
+            message: 'The encrypted content for item rs_68a1 could not be verified.',
+            type: 'invalid_request_error',
+            code: 'invalid_encrypted_content',
+          },
+        },
+        undefined,
+        new Headers(),
+      ),
+      { provider: ref, attempt: 1 },
+    );
+    assert.equal(g.type, 'thinking_signature');
+  });
+
+  it('does not take a connection cut on a big session for a context overflow', () => {
+    // undici's "terminated" after a proxy closed an idle reasoning stream, before any byte arrived.
+    const cut = new OpenAI.APIConnectionError({
+      cause: Object.assign(new TypeError('terminated'), {
+        cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      }),
+    });
+    const f = toModelFailure(cut, {
+      provider: { ...ref, contextLength: 200_000 },
+      attempt: 1,
+      approxTokens: 150_000,
+      messageCount: 400,
+    });
+    assert.equal(f.type, 'timeout');
+    assert.equal(f.nonRetryable, false);
+    assert.equal(details(f).contextLimit, undefined);
   });
 
   it('treats a stream cut mid-response as a retryable server_error (a malformed response)', async () => {

@@ -28,7 +28,7 @@ const slot = (over: Partial<SlotState> = {}): SlotState => ({
   ...over,
 });
 
-const TRANSIENT = ['overloaded', 'timeout', 'server_error', 'unknown'] as const;
+const TRANSIENT = ['overloaded', 'timeout', 'network', 'server_error', 'unknown'] as const;
 const COMPRESSIBLE = ['context_overflow', 'payload_too_large'] as const;
 const FALLBACK_ONLY = ['model_not_found', 'content_policy_blocked', 'format_error'] as const;
 const NEVER_RETRIED: readonly FailureReason[] = [
@@ -69,7 +69,7 @@ describe('retryInActivity', () => {
     }
   });
 
-  for (const reason of ['timeout', 'overloaded'] as const) {
+  for (const reason of ['timeout', 'network', 'overloaded'] as const) {
     it(`${reason}: stops at attempt 2 when a fallback exists, else keeps retrying`, () => {
       for (const poolSize of [1, 3]) {
         assert.equal(retryInActivity(reason, 1, { fallbackAvailable: true, poolSize }), true);
@@ -100,6 +100,7 @@ describe('retryInActivity', () => {
     const listed = new Set<FailureReason>([
       'rate_limit',
       'timeout',
+      'network',
       'overloaded',
       'server_error',
       'unknown',
@@ -182,13 +183,14 @@ describe('decideRecovery', () => {
   }
 
   for (const reason of TRANSIENT) {
-    it(`${reason}: falls back, else fails with a message naming the reason`, () => {
+    it(`${reason}: falls back, else fails with a message that leaves the reason to the turn's error`, () => {
       // a credential pool does not help with a transient failure
       assert.deepEqual(decideRecovery(reason, slot({ fallbacksLeft: 1, poolSize: 3 })), { action: 'fallback' });
       const r = decideRecovery(reason, slot({ poolSize: 3 }));
       assert.equal(r.action, 'fail');
       if (r.action === 'fail') {
-        assert.ok(r.message.includes(reason), r.message);
+        // The turn's error is "<message> (<reason>): <provider error>": the reason is said once.
+        assert.ok(!r.message.includes(reason), r.message);
         assert.ok(r.message.includes(String(ATTEMPTS_PER_SLOT)), r.message);
       }
     });
@@ -247,6 +249,7 @@ describe('decideRecovery', () => {
       overloaded: ['fallback', 'fail'],
       server_error: ['fallback', 'fail'],
       timeout: ['fallback', 'fail'],
+      network: ['fallback', 'fail'],
       unknown: ['fallback', 'fail'],
       context_overflow: ['compress', 'fail'],
       payload_too_large: ['compress', 'fail'],
@@ -303,6 +306,6 @@ describe('cooldownAfter', () => {
 describe('isTransient', () => {
   it('names the reasons worth another round through the chain', () => {
     const transient = FAILURE_REASONS.filter((r) => isTransient(r));
-    assert.deepEqual(transient.sort(), ['overloaded', 'rate_limit', 'server_error', 'timeout', 'unknown']);
+    assert.deepEqual(transient.sort(), ['network', 'overloaded', 'rate_limit', 'server_error', 'timeout', 'unknown']);
   });
 });
