@@ -11,7 +11,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StartOptions } from '../../client/client.js';
 import { runHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
-import { createTestStack } from '../support/stack.js';
+import { createTestStack, eventually } from '../support/stack.js';
 
 const ANTHROPIC_KEY = 'sk-ant-test-0123456789abcdef';
 
@@ -136,11 +136,9 @@ describe('usage ledger: one row per HTTP attempt', () => {
       { text: 'A partial answer that gets cut off', usage: { prompt: 321 }, cutAfterChunks: 4 },
       { text: 'The whole answer.', usage: { prompt: 321, completion: 5 } },
     ]);
-    const r = await stack.herald
-      .conversation('u-cut')
-      .send('hello', {
-        start: { cwd: ws, provider: 'anthropic', model: 'm-claude', baseUrl: stack.fake.anthropicUrl },
-      });
+    const r = await stack.herald.conversation('u-cut').send('hello', {
+      start: { cwd: ws, provider: 'anthropic', model: 'm-claude', baseUrl: stack.fake.anthropicUrl },
+    });
     assert.equal(r.final_response, 'The whole answer.');
     const rows = await ledger('u-cut');
     assert.equal(rows.length, stack.fake.requests.length);
@@ -153,5 +151,27 @@ describe('usage ledger: one row per HTTP attempt', () => {
     );
     const cli = await runHerald(['usage', 'u-cut'], stack.workerEnv());
     assert.match(cli.stdout, /total: 2 HTTP attempts \(1 ok, 1 failed, 0 cancelled\) · 642 input/);
+  });
+
+  it('a stopped call is a cancelled row with the input the provider had reported, counted by herald usage', async () => {
+    stack.fake.script([{ text: 'Thinking very slowly about this', usage: { prompt: 250 }, hangAfterChunks: 4 }]);
+    const conv = stack.herald.conversation('u-stop');
+    const pending = conv.send('take your time', {
+      start: { cwd: ws, provider: 'anthropic', model: 'm-claude', baseUrl: stack.fake.anthropicUrl },
+    });
+    await stack.fake.waitForRequests(1);
+    await eventually(async () => (await stack.events('u-stop')).some((e) => e.kind === 'text.delta'));
+    await conv.stop('user');
+    const r = await pending;
+    assert.equal(r.interrupted, true);
+    assert.equal(r.api_calls, 0, "the turn's api_calls counts no successful call");
+    const rows = await ledger('u-stop');
+    assert.deepEqual(
+      rows.map((x) => [x.outcome, x.input_tokens]),
+      [['cancelled', '250']],
+    );
+    const cli = await runHerald(['usage', 'u-stop'], stack.workerEnv());
+    assert.match(cli.stdout, /\s1\s+anthropic\/m-claude\s+cancelled\s+250\s/);
+    assert.match(cli.stdout, /total: 1 HTTP attempt \(0 ok, 0 failed, 1 cancelled\) · 250 input/);
   });
 });
