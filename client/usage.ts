@@ -5,11 +5,12 @@
  */
 import type { Db } from '../activities/store/db.js';
 import type { LedgerRow, LedgerTotals } from '../activities/store/ledger.js';
-import { conversationLedger, conversationTotals } from '../activities/store/ledger.js';
+import { conversationLedger, conversationOf, conversationTotals } from '../activities/store/ledger.js';
 
 const MODEL_MAX = 36;
 
 export interface UsageReport {
+  /** The conversation asked about; rows of its child agents are labelled with their own id. */
   conversation: string;
   /** The attempts, oldest first; `try` is the attempt's number among all requests for its step. */
   attempts: (LedgerRow & { try: number })[];
@@ -18,7 +19,11 @@ export interface UsageReport {
 
 export async function usageReport(db: Db, id: string): Promise<UsageReport> {
   const rows = await conversationLedger(db, id);
-  return { conversation: id, attempts: numberTries(rows), totals: await conversationTotals(db, id) };
+  return {
+    conversation: await conversationOf(db, id),
+    attempts: numberTries(rows),
+    totals: await conversationTotals(db, id),
+  };
 }
 
 /**
@@ -28,17 +33,18 @@ export async function usageReport(db: Db, id: string): Promise<UsageReport> {
 export function numberTries(rows: readonly LedgerRow[]): (LedgerRow & { try: number })[] {
   const seen = new Map<string, number>();
   return rows.map((r) => {
-    const key = `${r.turnId}\u0000${r.step ?? `seq${r.seq}`}`;
+    const key = `${r.conversationId}\u0000${r.turnId}\u0000${r.step ?? `seq${r.seq}`}`;
     const n = (seen.get(key) ?? 0) + 1;
     seen.set(key, n);
     return { ...r, try: n };
   });
 }
 
-/** `demo:3` → `3` (turn ids are `<conversation>:<turn>`). */
-function turnLabel(turnId: string): string {
-  const i = turnId.lastIndexOf(':');
-  return i >= 0 ? turnId.slice(i + 1) : turnId;
+/** `demo:3` → `3` (turn ids are `<conversation>:<turn>`); a child agent's keeps its id: `demo.d1-3-0:1`. */
+function turnLabel(r: LedgerRow, conversation: string): string {
+  return r.conversationId === conversation && r.turnId.startsWith(`${conversation}:`)
+    ? r.turnId.slice(conversation.length + 1)
+    : r.turnId;
 }
 
 function cut(text: string, max: number): string {
@@ -76,7 +82,7 @@ export function renderUsage(report: UsageReport): string {
   const header = ['TURN', 'STEP', 'ATTEMPT', 'PROVIDER/MODEL', 'OUTCOME', 'INPUT', 'OUTPUT', 'CACHED', 'COST', 'TIME'];
   const right = new Set([0, 1, 2, 5, 6, 7, 8, 9]);
   const cells = attempts.map((r) => [
-    turnLabel(r.turnId),
+    turnLabel(r, report.conversation),
     r.step === null ? '-' : String(r.step),
     String(r.try),
     cut(`${r.provider}/${r.model}`, MODEL_MAX),

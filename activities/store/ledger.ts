@@ -71,6 +71,7 @@ export async function recordModelCall(db: Db, e: LedgerEntry): Promise<void> {
 
 /** One attempt as `herald usage` shows it. */
 export interface LedgerRow {
+  conversationId: string;
   turnId: string;
   /** The turn's step; rows written before migration 009 have none. */
   step: number | null;
@@ -104,12 +105,31 @@ export interface LedgerTotals {
   costUsd: number;
 }
 
-/** The conversation `id` names: itself, or the conversation of the context session `id` (`demo.2`). */
-const CONVERSATION_OF = `coalesce((SELECT conversation_id FROM model_calls WHERE session_id = $1 LIMIT 1), $1)`;
+/**
+ * The conversations whose attempts `id` accounts for: the one `id` names (itself, or the conversation
+ * of the context session `id`, `demo.2`) and its child agents', recursively (SPEC §12: child usage
+ * rolls up into the parent's), found through the sessions' parent links.
+ */
+const CONVERSATION_OF = `coalesce((SELECT conversation_id FROM sessions WHERE id = $1),
+                    (SELECT conversation_id FROM model_calls WHERE session_id = $1 LIMIT 1), $1)`;
+const CONVERSATIONS_OF = `WITH RECURSIVE convs(id) AS (
+    SELECT ${CONVERSATION_OF}
+    UNION
+    SELECT child.conversation_id FROM sessions child
+      JOIN sessions parent ON child.parent_id = parent.id
+      JOIN convs ON parent.conversation_id = convs.id
+  )`;
 
-/** Every attempt of a conversation, oldest first (at most `limit`, the newest ones). */
+/** The conversation id `id` names (a context session `demo.2` names `demo`). */
+export async function conversationOf(db: Db, id: string): Promise<string> {
+  const r = await db.query<{ id: string }>(`SELECT ${CONVERSATION_OF} AS id`, [id]);
+  return r.rows[0]?.id ?? id;
+}
+
+/** Every attempt of a conversation and its child agents, oldest first (at most `limit`, the newest ones). */
 export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_LIMIT): Promise<LedgerRow[]> {
   const r = await db.query<{
+    conversation_id: string;
     turn_id: string;
     step: number | null;
     seq: number;
@@ -126,15 +146,17 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
     duration_ms: number;
     created_at: Date;
   }>(
-    `SELECT * FROM (
-       SELECT turn_id, step, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
+    `${CONVERSATIONS_OF}
+     SELECT * FROM (
+       SELECT conversation_id, turn_id, step, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
               cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, created_at
-         FROM model_calls WHERE conversation_id = ${CONVERSATION_OF}
+         FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)
         ORDER BY created_at DESC, call_key DESC LIMIT $2) newest
       ORDER BY created_at, seq`,
     [id, limit],
   );
   return r.rows.map((x) => ({
+    conversationId: x.conversation_id,
     turnId: x.turn_id,
     step: x.step,
     seq: x.seq,
@@ -153,10 +175,11 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
   }));
 }
 
-/** Sums over every attempt of a conversation. */
+/** Sums over every attempt of a conversation and its child agents. */
 export async function conversationTotals(db: Db, id: string): Promise<LedgerTotals> {
   const r = await db.query<Record<keyof LedgerTotals, string>>(
-    `SELECT count(*)::text AS attempts,
+    `${CONVERSATIONS_OF}
+     SELECT count(*)::text AS attempts,
             count(*) FILTER (WHERE outcome = 'ok')::text AS ok,
             count(*) FILTER (WHERE outcome = 'error')::text AS failed,
             count(*) FILTER (WHERE outcome = 'cancelled')::text AS cancelled,
@@ -165,7 +188,7 @@ export async function conversationTotals(db: Db, id: string): Promise<LedgerTota
             coalesce(sum(cache_read_tokens), 0)::text AS "cacheReadTokens",
             coalesce(sum(cache_write_tokens), 0)::text AS "cacheWriteTokens",
             coalesce(sum(cost_usd), 0)::text AS "costUsd"
-       FROM model_calls WHERE conversation_id = ${CONVERSATION_OF}`,
+       FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)`,
     [id],
   );
   const row = r.rows[0];

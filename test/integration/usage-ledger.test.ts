@@ -174,4 +174,40 @@ describe('usage ledger: one row per HTTP attempt', () => {
     assert.match(cli.stdout, /\s1\s+anthropic\/m-claude\s+cancelled\s+250\s/);
     assert.match(cli.stdout, /total: 1 HTTP attempt \(0 ok, 0 failed, 1 cancelled\) · 250 input/);
   });
+
+  it("a parent's herald usage includes its child agents' attempts, labelled with their own turn", async () => {
+    const isChild = (req: { body: Record<string, unknown> }) =>
+      (req.body.messages as { role: string; content: string | null }[]).some(
+        (m) => m.role === 'user' && m.content?.startsWith('YOUR TASK'),
+      );
+    let parentCalls = 0;
+    stack.fake.respond((req) => {
+      if (isChild(req)) return { text: 'Child report: done.', usage: { prompt: 50, completion: 5 } };
+      parentCalls += 1;
+      return parentCalls === 1
+        ? {
+            toolCalls: [{ name: 'delegate_task', arguments: { goal: 'look around' } }],
+            usage: { prompt: 80, completion: 8 },
+          }
+        : { text: 'All done.', usage: { prompt: 90, completion: 9 } };
+    });
+    const r = await stack.herald.conversation('u-parent').send('delegate it', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'All done.');
+    const cli = await runHerald(['usage', 'u-parent', '--json'], stack.workerEnv());
+    const report = JSON.parse(cli.stdout) as {
+      conversation: string;
+      attempts: { conversationId: string; turnId: string; outcome: string }[];
+      totals: { attempts: number; inputTokens: number };
+    };
+    assert.equal(report.attempts.length, stack.fake.requests.length);
+    assert.equal(report.totals.attempts, 3);
+    assert.equal(report.totals.inputTokens, 80 + 50 + 90);
+    const child = report.attempts.filter((a) => a.conversationId !== 'u-parent');
+    assert.equal(child.length, 1);
+    const text = await runHerald(['usage', 'u-parent'], stack.workerEnv());
+    assert.ok(
+      text.stdout.split('\n').some((l) => l.startsWith(`${child[0]!.turnId} `)),
+      text.stdout,
+    );
+  });
 });

@@ -9,6 +9,7 @@ const at = new Date('2026-12-01T19:00:00Z');
 
 function row(over: Partial<LedgerRow>): LedgerRow {
   return {
+    conversationId: 'demo',
     turnId: 'demo:1',
     step: 1,
     seq: 2,
@@ -115,9 +116,22 @@ describe('renderUsage', () => {
     assert.match(out, /\(the newest 1 of 5000 attempts\)/);
   });
 
+  it("labels a child agent's attempts with its own turn id, numbered apart from the parent's", () => {
+    const child = { conversationId: 'demo.d1-3-0', turnId: 'demo.d1-3-0:1' };
+    const attempts = numberTries([row({}), row({ ...child }), row({ ...child, attempt: 2 })]);
+    assert.deepEqual(
+      attempts.map((a) => a.try),
+      [1, 1, 2],
+    );
+    const lines = renderUsage({ conversation: 'demo', attempts, totals: totals({ attempts: 3, ok: 3 }) }).split('\n');
+    assert.match(lines[1]!, /^ +1 +1 +1 /);
+    assert.match(lines[2]!, /^demo\.d1-3-0:1 +1 +1 /);
+    assert.match(lines[3]!, /^demo\.d1-3-0:1 +1 +2 /);
+  });
+
   it('marks rows from before the step was recorded', () => {
     const out = renderUsage({
-      conversation: 'old',
+      conversation: 'demo',
       attempts: numberTries([row({ step: null })]),
       totals: totals({ attempts: 1, ok: 1 }),
     });
