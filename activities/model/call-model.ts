@@ -20,7 +20,7 @@ import { allowlistedRules } from '../store/approvals.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
-import type { LedgerOutcome } from '../store/ledger.js';
+import type { LedgerEntry, LedgerOutcome } from '../store/ledger.js';
 import { attemptKey, recordModelCall } from '../store/ledger.js';
 import { appendToContent, loadTranscript, writeMessage } from '../store/messages.js';
 import { getSession, sessionMarkerNonce } from '../store/sessions.js';
@@ -113,7 +113,10 @@ export function modelActivities(deps: ActivityDeps) {
         if (target) messages[lastUser] = { ...target, content: `${target.content ?? ''}\n\n${extra.join('\n\n')}` };
       }
       const slotKey = `${a.sessionId}:${a.seq}:${a.turnId}`;
-      const kept = takeReply(slotKey);
+      const keptReply = takeReply(slotKey);
+      const kept = keptReply?.response;
+      // The paid attempt's ledger row, while it could not be written (the database was down too).
+      let unrecorded: LedgerEntry | undefined = keptReply?.unrecorded;
       const watch = watchStall(ctx.cancellationSignal, stallSecondsFor(config.file, ref.provider) * 1000);
       // What the provider said this attempt used so far: a failed or cancelled attempt is still paid for.
       let reported: TokenCounts | undefined;
@@ -216,9 +219,15 @@ export function modelActivities(deps: ActivityDeps) {
         });
         const usage = priced(response.tokens, response.model);
         // The call is paid for: its usage is recorded before anything else can fail.
-        if (!kept)
-          await recordModelCall(db, entry('ok', usage, Date.now() - started, response.model)).catch((err: unknown) =>
-            deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded'),
+        // A kept reply made no request: only the row its own attempt could not write is written now.
+        const row = kept ? unrecorded : entry('ok', usage, Date.now() - started, response.model);
+        if (row)
+          await recordModelCall(db, row).then(
+            () => (unrecorded = undefined),
+            (err: unknown) => {
+              unrecorded = row;
+              deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
+            },
           );
         const capped = capToolCalls(uniqueCallIds(response.toolCalls, a.seq));
         const toolCalls = capped.calls;
@@ -261,7 +270,7 @@ export function modelActivities(deps: ActivityDeps) {
       } catch (err) {
         // A moment's outage: the retry saves this reply, without calling the provider again.
         // Anything else would fail the same way on every retry, each one a paid call: it fails now.
-        if (isTransientDbError(err)) keepReply(slotKey, response);
+        if (isTransientDbError(err)) keepReply(slotKey, response, unrecorded);
         throw storageFailure(err, "saving the model's reply");
       } finally {
         stopHeartbeat();
