@@ -46,6 +46,7 @@ import { findSession, runningConversation } from './session-ref.js';
 import { workflowStatuses } from './session-status.js';
 import { renderSessionsTable } from './sessions-table.js';
 import { runWatch } from './watch.js';
+import { renderUsage, usageReport } from './usage.js';
 import {
   checkCommandReport,
   jsonLines,
@@ -586,6 +587,18 @@ export function buildProgram(): Command {
       } finally {
         await db.end();
       }
+    });
+
+  program
+    .command('usage')
+    .description(
+      "every HTTP attempt of a conversation's model calls (retries, fallbacks, failures), with tokens and cost",
+    )
+    .argument('<session>', 'session id')
+    .option('--json', 'print JSON')
+    .action(async (session: string, o: { json?: boolean }) => {
+      const report = await withDb((db) => usageReport(db, session));
+      print(Boolean(o.json), report, renderUsage(report));
     });
 
   program

@@ -253,6 +253,7 @@ export async function callAnthropicMessages(
         tokens.cacheRead = u.cache_read_input_tokens ?? 0;
         tokens.cacheWrite = u.cache_creation_input_tokens ?? 0;
         tokens.output = u.output_tokens ?? 0;
+        ctx.sink.usage?.({ ...tokens });
         break;
       }
       case 'content_block_start': {
@@ -299,6 +300,7 @@ export async function callAnthropicMessages(
         if (event.usage?.cache_read_input_tokens) tokens.cacheRead = event.usage.cache_read_input_tokens;
         if (event.usage?.cache_creation_input_tokens) tokens.cacheWrite = event.usage.cache_creation_input_tokens;
         if (event.usage?.input_tokens) tokens.input = event.usage.input_tokens;
+        ctx.sink.usage?.({ ...tokens });
         break;
       case 'message_stop':
         finished = true;

@@ -4,6 +4,7 @@
  * One model call per activity; the loop lives in the workflow.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { Info as ActivityInfo } from '@temporalio/activity';
 import type { CallModelArgs, CallModelResult } from '../../common/activity-types.js';
 import { DELEGATE_TOOL } from '../../common/delegation.js';
 import { closestName } from '../../common/fuzzy.js';
@@ -19,7 +20,8 @@ import { allowlistedRules } from '../store/approvals.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
-import { recordModelCall } from '../store/ledger.js';
+import type { LedgerEntry, LedgerOutcome } from '../store/ledger.js';
+import { attemptKey, recordModelCall } from '../store/ledger.js';
 import { appendToContent, loadTranscript, writeMessage } from '../store/messages.js';
 import { getSession, sessionMarkerNonce } from '../store/sessions.js';
 import { heraldNote, steerNote } from '../../common/markers.js';
@@ -34,7 +36,7 @@ import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
 import { currentEndpoint } from '../../common/providers.js';
-import type { ModelResponse } from './types.js';
+import type { ModelResponse, TokenCounts } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 
 const PREVIEW_CHARS = 200;
@@ -111,8 +113,17 @@ export function modelActivities(deps: ActivityDeps) {
         if (target) messages[lastUser] = { ...target, content: `${target.content ?? ''}\n\n${extra.join('\n\n')}` };
       }
       const slotKey = `${a.sessionId}:${a.seq}:${a.turnId}`;
-      const kept = takeReply(slotKey);
+      const keptReply = takeReply(slotKey);
+      const kept = keptReply?.response;
+      // The paid attempt's ledger row, while it could not be written (the database was down too).
+      let unrecorded: LedgerEntry | undefined = keptReply?.unrecorded;
       const watch = watchStall(ctx.cancellationSignal, stallSecondsFor(config.file, ref.provider) * 1000);
+      // What the provider said this attempt used so far: a failed or cancelled attempt is still paid for.
+      let reported: TokenCounts | undefined;
+      const priced = (t: TokenCounts, model: string) =>
+        priceUsage(t, pricingFor(config.file, ref.provider, ref.model, model));
+      const entry = (outcome: LedgerOutcome, usage: ReturnType<typeof priceUsage>, durationMs: number, model: string) =>
+        ledgerEntry(a, ctx.info, outcome, usage, durationMs, model);
       const progress = () => {
         watch.progress();
         ctx.heartbeat({ phase: 'model', attempt, lastProgressAt: watch.lastProgressAt() });
@@ -147,6 +158,7 @@ export function modelActivities(deps: ActivityDeps) {
                   pub.emit('tool.generating', { name, iteration: a.iteration });
                 },
                 alive: progress,
+                usage: (t) => (reported = t),
               },
             },
             {
@@ -162,7 +174,7 @@ export function modelActivities(deps: ActivityDeps) {
         if (ctx.cancellationSignal.aborted) {
           await recordModelCall(
             db,
-            ledgerEntry(a, attempt, 'cancelled', priceUsage(NO_TOKENS, undefined), durationMs, ref.model),
+            entry('cancelled', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
           ).catch(() => {});
           pub.emit('thinking', { state: 'stopped', cancelled: true, durationMs });
           await pub.flush();
@@ -184,7 +196,7 @@ export function modelActivities(deps: ActivityDeps) {
               },
             });
         await recordModelCall(db, {
-          ...ledgerEntry(a, attempt, 'error', priceUsage(NO_TOKENS, undefined), durationMs, ref.model),
+          ...entry('error', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
           errorType: failure.type ?? 'unknown',
         }).catch(() => {});
         pub.emit('status', {
@@ -205,11 +217,17 @@ export function modelActivities(deps: ActivityDeps) {
           toolCalls: response.toolCalls.map((c) => c.function.name),
           finishReason: response.finishReason,
         });
-        const usage = priceUsage(response.tokens, pricingFor(config.file, ref.provider, ref.model, response.model));
+        const usage = priced(response.tokens, response.model);
         // The call is paid for: its usage is recorded before anything else can fail.
-        if (!kept)
-          await recordModelCall(db, ledgerEntry(a, attempt, 'ok', usage, Date.now() - started, response.model)).catch(
-            (err: unknown) => deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded'),
+        // A kept reply made no request: only the row its own attempt could not write is written now.
+        const row = kept ? unrecorded : entry('ok', usage, Date.now() - started, response.model);
+        if (row)
+          await recordModelCall(db, row).then(
+            () => (unrecorded = undefined),
+            (err: unknown) => {
+              unrecorded = row;
+              deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
+            },
           );
         const capped = capToolCalls(uniqueCallIds(response.toolCalls, a.seq));
         const toolCalls = capped.calls;
@@ -252,7 +270,7 @@ export function modelActivities(deps: ActivityDeps) {
       } catch (err) {
         // A moment's outage: the retry saves this reply, without calling the provider again.
         // Anything else would fail the same way on every retry, each one a paid call: it fails now.
-        if (isTransientDbError(err)) keepReply(slotKey, response);
+        if (isTransientDbError(err)) keepReply(slotKey, response, unrecorded);
         throw storageFailure(err, "saving the model's reply");
       } finally {
         stopHeartbeat();
@@ -268,21 +286,27 @@ export function hasUnterminatedScratchpad(text: string): boolean {
   return open >= 0 && text.indexOf('</REASONING_SCRATCHPAD>', open) < 0;
 }
 
+/** The ledger row of this HTTP attempt, keyed by the activity attempt that made it (activities/store/ledger.ts). */
 function ledgerEntry(
   a: CallModelArgs,
-  attempt: number,
-  outcome: 'ok' | 'error' | 'cancelled',
+  info: Pick<ActivityInfo, 'activityId' | 'attempt' | 'workflowExecution'>,
+  outcome: LedgerOutcome,
   usage: ReturnType<typeof priceUsage>,
   durationMs: number,
   model: string,
 ) {
+  // (Always set for an activity a workflow scheduled; a test's bare activity falls back to its turn.)
+  const runId = info.workflowExecution?.runId ?? `turn-${a.turnId}`;
   return {
-    callKey: `${a.sessionId}:${a.seq}:${a.turnId}:${attempt}`,
+    callKey: attemptKey(runId, info.activityId, info.attempt),
     sessionId: a.sessionId,
     conversationId: a.conversationId,
     turnId: a.turnId,
     seq: a.seq,
-    attempt,
+    step: a.iteration,
+    attempt: info.attempt,
+    workflowRunId: runId,
+    activityId: info.activityId,
     provider: a.provider.provider,
     model,
     apiMode: a.provider.apiMode,

@@ -103,7 +103,10 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
   for await (const chunk of readStream(stream, ctx.signal)) {
     ctx.sink.alive();
     if (chunk.model) model = chunk.model;
-    if (chunk.usage) tokens = tokensFrom(chunk.usage);
+    if (chunk.usage) {
+      tokens = tokensFrom(chunk.usage);
+      ctx.sink.usage?.(tokens);
+    }
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     const delta = choice.delta as

@@ -48,6 +48,11 @@ export interface StreamSink {
   toolGenerating(name: string): void;
   /** Any bytes arrived: the call is alive. */
   alive(): void;
+  /**
+   * The provider reported usage (so far): kept by the caller so an attempt that then fails or is
+   * cancelled is still accounted with what the provider said it used.
+   */
+  usage?(tokens: TokenCounts): void;
 }
 
 export interface CallContext {

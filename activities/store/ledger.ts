@@ -1,6 +1,14 @@
-/** The usage ledger: one row per model call attempt, keyed so a retried write is a no-op. */
+/**
+ * The usage ledger: one row per HTTP attempt of a model call, failed and cancelled ones included.
+ *
+ * A row is keyed by the activity attempt that made the request (workflow run id, activity id,
+ * Temporal attempt): a retry is another attempt, a whole-call retry or a fallback at the same step
+ * is another activity, so none of them collide; a re-delivered attempt writes the same key, a no-op.
+ */
 import type { Usage } from '../../common/messages.js';
 import type { Db } from './db.js';
+
+export type LedgerOutcome = 'ok' | 'error' | 'cancelled';
 
 export interface LedgerEntry {
   callKey: string;
@@ -8,21 +16,32 @@ export interface LedgerEntry {
   conversationId: string;
   turnId: string;
   seq: number;
+  /** The turn's step (model call number) the attempt was for. */
+  step: number;
+  /** Temporal's attempt number of this activity (1 for the first HTTP request of each activity). */
   attempt: number;
+  workflowRunId: string;
+  activityId: string;
   provider: string;
   model: string;
   apiMode: string;
-  outcome: 'ok' | 'error' | 'cancelled';
+  outcome: LedgerOutcome;
   errorType?: string | undefined;
   usage: Usage;
   durationMs: number;
 }
 
+/** The activity attempt's identity: unique per HTTP attempt, stable across re-deliveries of it. */
+export function attemptKey(workflowRunId: string, activityId: string, attempt: number): string {
+  return `run:${workflowRunId}:${activityId}:${attempt}`;
+}
+
 export async function recordModelCall(db: Db, e: LedgerEntry): Promise<void> {
   await db.query(
     `INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode, outcome, error_type,
-                              input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+                              input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms,
+                              step, workflow_run_id, activity_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
      ON CONFLICT (call_key) DO NOTHING`,
     [
       e.callKey,
@@ -43,6 +62,146 @@ export async function recordModelCall(db: Db, e: LedgerEntry): Promise<void> {
       e.usage.reasoning_tokens,
       e.usage.cost_usd,
       Math.round(e.durationMs),
+      e.step,
+      e.workflowRunId,
+      e.activityId,
     ],
   );
+}
+
+/** One attempt as `herald usage` shows it. */
+export interface LedgerRow {
+  conversationId: string;
+  turnId: string;
+  /** The turn's step; rows written before migration 009 have none. */
+  step: number | null;
+  seq: number;
+  provider: string;
+  model: string;
+  attempt: number;
+  outcome: LedgerOutcome;
+  errorType: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  durationMs: number;
+  createdAt: Date;
+}
+
+/** The most rows `herald usage` reads (the newest); the totals always cover every row. */
+export const LEDGER_ROW_LIMIT = 2000;
+
+export interface LedgerTotals {
+  attempts: number;
+  ok: number;
+  failed: number;
+  cancelled: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+}
+
+/**
+ * The conversations whose attempts `id` accounts for: the one `id` names (itself, or the conversation
+ * of the context session `id`, `demo.2`) and its child agents', recursively (SPEC §12: child usage
+ * rolls up into the parent's), found through the sessions' parent links.
+ */
+const CONVERSATION_OF = `coalesce((SELECT conversation_id FROM sessions WHERE id = $1),
+                    (SELECT conversation_id FROM model_calls WHERE session_id = $1 LIMIT 1), $1)`;
+const CONVERSATIONS_OF = `WITH RECURSIVE convs(id) AS (
+    SELECT ${CONVERSATION_OF}
+    UNION
+    SELECT child.conversation_id FROM sessions child
+      JOIN sessions parent ON child.parent_id = parent.id
+      JOIN convs ON parent.conversation_id = convs.id
+  )`;
+
+/** The conversation id `id` names (a context session `demo.2` names `demo`). */
+export async function conversationOf(db: Db, id: string): Promise<string> {
+  const r = await db.query<{ id: string }>(`SELECT ${CONVERSATION_OF} AS id`, [id]);
+  return r.rows[0]?.id ?? id;
+}
+
+/** Every attempt of a conversation and its child agents, oldest first (at most `limit`, the newest ones). */
+export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_LIMIT): Promise<LedgerRow[]> {
+  const r = await db.query<{
+    conversation_id: string;
+    turn_id: string;
+    step: number | null;
+    seq: number;
+    provider: string;
+    model: string;
+    attempt: number;
+    outcome: LedgerOutcome;
+    error_type: string | null;
+    input_tokens: string;
+    output_tokens: string;
+    cache_read_tokens: string;
+    cache_write_tokens: string;
+    cost_usd: string;
+    duration_ms: number;
+    created_at: Date;
+  }>(
+    `${CONVERSATIONS_OF}
+     SELECT * FROM (
+       SELECT conversation_id, turn_id, step, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
+              cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, created_at
+         FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)
+        ORDER BY created_at DESC, call_key DESC LIMIT $2) newest
+      ORDER BY created_at, seq`,
+    [id, limit],
+  );
+  return r.rows.map((x) => ({
+    conversationId: x.conversation_id,
+    turnId: x.turn_id,
+    step: x.step,
+    seq: x.seq,
+    provider: x.provider,
+    model: x.model,
+    attempt: x.attempt,
+    outcome: x.outcome,
+    errorType: x.error_type,
+    inputTokens: Number(x.input_tokens),
+    outputTokens: Number(x.output_tokens),
+    cacheReadTokens: Number(x.cache_read_tokens),
+    cacheWriteTokens: Number(x.cache_write_tokens),
+    costUsd: Number(x.cost_usd),
+    durationMs: x.duration_ms,
+    createdAt: x.created_at,
+  }));
+}
+
+/** Sums over every attempt of a conversation and its child agents. */
+export async function conversationTotals(db: Db, id: string): Promise<LedgerTotals> {
+  const r = await db.query<Record<keyof LedgerTotals, string>>(
+    `${CONVERSATIONS_OF}
+     SELECT count(*)::text AS attempts,
+            count(*) FILTER (WHERE outcome = 'ok')::text AS ok,
+            count(*) FILTER (WHERE outcome = 'error')::text AS failed,
+            count(*) FILTER (WHERE outcome = 'cancelled')::text AS cancelled,
+            coalesce(sum(input_tokens), 0)::text AS "inputTokens",
+            coalesce(sum(output_tokens), 0)::text AS "outputTokens",
+            coalesce(sum(cache_read_tokens), 0)::text AS "cacheReadTokens",
+            coalesce(sum(cache_write_tokens), 0)::text AS "cacheWriteTokens",
+            coalesce(sum(cost_usd), 0)::text AS "costUsd"
+       FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)`,
+    [id],
+  );
+  const row = r.rows[0];
+  const n = (k: keyof LedgerTotals) => Number(row?.[k] ?? 0);
+  return {
+    attempts: n('attempts'),
+    ok: n('ok'),
+    failed: n('failed'),
+    cancelled: n('cancelled'),
+    inputTokens: n('inputTokens'),
+    outputTokens: n('outputTokens'),
+    cacheReadTokens: n('cacheReadTokens'),
+    cacheWriteTokens: n('cacheWriteTokens'),
+    costUsd: n('costUsd'),
+  };
 }
