@@ -22,7 +22,7 @@ import {
   wrapSummary,
 } from '../common/compression.js';
 import type { CompressionSettings } from '../common/context-window.js';
-import { MIN_TAIL_MESSAGES, tailMessages, tailTokens } from '../common/context-window.js';
+import { tailMessages, tailTokens } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';
 import type { TodoItem } from '../common/todos.js';
 import { todosAfterCompression } from '../common/todos.js';
@@ -67,12 +67,10 @@ export const defaultEngine: ContextEngine = {
       input.reason === 'overflow' || input.reason === 'manual'
         ? Math.min(tailTokens(window, settings), Math.floor(transcript.reduce((n, m) => n + m.tokens, 0) / 4))
         : tailTokens(window, settings);
-    const mustShrink = input.reason === 'overflow' || input.reason === 'manual';
     const plan = planCompression(transcript, {
       protectFirst: input.firstCompression ? settings.protectFirst : 0,
       tailTokens: tailBudget,
-      // Under an overflow the tail's message floor gives way to its token budget (3 at least).
-      tailMessages: mustShrink ? MIN_TAIL_MESSAGES : tailMessages(settings),
+      tailMessages: tailMessages(settings),
     });
     if (plan.middle.length === 0 && !plan.previousSummary) {
       // Nothing to summarise (a question and a few big tool results): cut the big results instead.
