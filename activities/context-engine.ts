@@ -14,6 +14,7 @@ import {
   fallbackSummary,
   planCompression,
   pruneToolResults,
+  truncateToolResults,
   redactSecrets,
   summaryInput,
   summaryPrompt,
@@ -71,7 +72,11 @@ export const defaultEngine: ContextEngine = {
       tailTokens: tailBudget,
       tailMessages: tailMessages(settings),
     });
-    if (plan.middle.length === 0 && !plan.previousSummary) return undefined;
+    if (plan.middle.length === 0 && !plan.previousSummary) {
+      // Nothing to summarise (a question and a few big tool results): cut the big results instead.
+      const cut = truncateToolResults(transcript, tailBudget);
+      return cut ? { messages: strip(cut), fallbackSummary: false } : undefined;
+    }
 
     // 1. Old tool results become one line each (no model call): that is what the summariser reads.
     const pruned = pruneToolResults(plan.middle);

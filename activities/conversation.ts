@@ -29,6 +29,7 @@ import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { memorySnapshot } from './store/memory.js';
 import { clearClients, keyVariable } from './model/clients.js';
+import { withDiscoveredWindow } from './model/window-discovery.js';
 import { deleteFrom, loadTranscript, nextSeq, removeFromToolResults, writeMessage } from './store/messages.js';
 import { estimateRequestTokens } from './tokens.js';
 import {
@@ -94,11 +95,13 @@ export function conversationActivities(deps: ActivityDeps) {
   return {
     /** Resolve provider, workspace and tools against this worker's configuration; create the session row. */
     async prepareConversation(a: PrepareConversationArgs): Promise<PrepareConversationResult> {
-      const provider = resolveRef(a.provider);
+      // A local server's model without a configured window: the server says what it runs with.
+      const discovered = (ref: ProviderRef) => withDiscoveredWindow(ref, { env: deps.env });
+      const provider = await discovered(resolveRef(a.provider));
       const chain = a.fallbackProviders ?? config.file.fallbackProviders;
-      const fallbacks = chain.map((f, i) => resolveRef(f, `fallbackProviders.${i}.`));
+      const fallbacks = await Promise.all(chain.map((f, i) => discovered(resolveRef(f, `fallbackProviders.${i}.`))));
       const aux = config.file.auxiliary;
-      const auxiliary = aux ? resolveRef(aux, 'auxiliary.') : provider;
+      const auxiliary = aux ? await discovered(resolveRef(aux, 'auxiliary.')) : provider;
       const cwd = resolveCwd(a.cwd);
       const network = narrowNetwork(config.file.sandbox.network, a.sandbox?.network);
       if (!network.ok) throw invalid(`invalid conversation input: ${network.error}`, 'sandbox.network');

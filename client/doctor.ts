@@ -11,7 +11,7 @@ import { Connection } from '@temporalio/client';
 import pg from 'pg';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import type { ProviderRef } from '../common/providers.js';
-import { resolveProvider } from '../common/providers.js';
+import { keyOptional, resolveProvider } from '../common/providers.js';
 import { describeNetwork } from '../common/sandbox-policy.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import { redactUrl } from '../activities/store/db.js';
@@ -167,10 +167,10 @@ async function providerChecks(config: HeraldConfig, env: NodeJS.ProcessEnv, offl
     const key = (ref.credentialPool ?? [ref.apiKeyEnv]).filter((n) => env[n]);
     const keyNote = key.length
       ? `key in ${key.join(', ')}`
-      : ref.provider === 'custom'
+      : keyOptional(ref.provider)
         ? 'no key (fine for a local server)'
         : `no key in ${ref.apiKeyEnv}`;
-    if (!key.length && ref.provider !== 'custom') {
+    if (!key.length && !keyOptional(ref.provider)) {
       out.push({
         name,
         status: 'fail',

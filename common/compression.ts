@@ -123,6 +123,52 @@ export function pruneToolResults(messages: readonly PlannedMessage[]): ChatMessa
   return out.reverse();
 }
 
+/** What an old tool result keeps when a transcript with nothing to summarise must still shrink. */
+export const TRUNCATED_RESULT_CHARS = 2_000;
+
+/**
+ * Cut large tool results to their start and end, for a transcript too short to summarise (a
+ * question and a few big tool results: the tail holds everything). Results before the newest tool
+ * group keep `TRUNCATED_RESULT_CHARS`; the newest group's are cut only when together they pass
+ * `latestBudgetTokens`, each to an equal share of it (never below `TRUNCATED_RESULT_CHARS`).
+ * Undefined when nothing was cut.
+ */
+export function truncateToolResults(
+  messages: readonly PlannedMessage[],
+  latestBudgetTokens: number,
+): PlannedMessage[] | undefined {
+  let lastGroup = messages.length;
+  while (lastGroup > 0 && messages[lastGroup - 1]!.role === 'tool') lastGroup -= 1;
+  if (lastGroup === messages.length) {
+    // The transcript does not end in tool results: its newest group is the last one anywhere.
+    const lastTool = messages.findLastIndex((m) => m.role === 'tool');
+    lastGroup = lastTool < 0 ? messages.length : groupStart(messages, lastTool) + 1;
+  }
+  const latest = messages.slice(lastGroup).filter((m) => m.role === 'tool');
+  const latestTokens = latest.reduce((n, m) => n + m.tokens, 0);
+  const latestChars =
+    latestTokens > latestBudgetTokens && latest.length
+      ? Math.max(TRUNCATED_RESULT_CHARS, Math.floor((latestBudgetTokens * 4) / latest.length))
+      : Infinity;
+  let changed = false;
+  const out = messages.map((m, i) => {
+    const limit = i >= lastGroup ? latestChars : TRUNCATED_RESULT_CHARS;
+    if (m.role !== 'tool' || !m.content || m.content.length <= limit) return m;
+    changed = true;
+    const content = cutMiddle(m.content, limit);
+    return { ...m, content, tokens: Math.ceil((m.tokens * content.length) / m.content.length) };
+  });
+  return changed ? out : undefined;
+}
+
+/** The start and end of a text, with a note of what was cut between them. */
+function cutMiddle(text: string, limit: number): string {
+  const head = Math.floor(limit * 0.75);
+  const tail = limit - head;
+  const cut = text.length - head - tail;
+  return `${text.slice(0, head)}\n[… ${cut} characters of this tool result cut by Herald to fit the context window …]\n${text.slice(text.length - tail)}`;
+}
+
 function stripPlanning(m: PlannedMessage): ChatMessage {
   const { seq: _seq, tokens: _tokens, ...rest } = m;
   return rest;

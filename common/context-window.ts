@@ -57,8 +57,11 @@ export function tailTokens(contextLength: number, s: CompressionSettings): numbe
   return Math.floor(thresholdTokens(contextLength, s) * s.targetRatio);
 }
 
+/** The fewest messages a compression's verbatim tail keeps. */
+export const MIN_TAIL_MESSAGES = 3;
+
 export function tailMessages(s: CompressionSettings): number {
-  return Math.max(3, Math.min(s.protectLast, 8));
+  return Math.max(MIN_TAIL_MESSAGES, Math.min(s.protectLast, 8));
 }
 
 /** A compression that saved less than this share counts as ineffective (anti-thrash). */

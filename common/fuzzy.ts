@@ -25,6 +25,33 @@ export function normaliseToolName(name: string): string {
     .replace(/_?tool$/, '');
 }
 
+/**
+ * The real tool a model's mangled name stands for, when there is exactly one: markup a template
+ * leaked into the name (`terminal" parameter="command"`, `<function=terminal>`, `functions.terminal`,
+ * `read_file</tool_call>`) is cut off, then case, separators and a trailing "tool" are ignored. Only
+ * an exact match after that repairs a call; a merely similar name (`terminl`) stays unknown and gets
+ * a "did you mean" hint instead, so a call never runs a tool the model did not name.
+ */
+export function repairToolName(name: string, candidates: readonly string[]): string | undefined {
+  if (candidates.includes(name)) return name;
+  const byNormalised = new Map(candidates.map((c) => [normaliseToolName(c), c]));
+  for (const guess of [withoutLeakedMarkup(name), name]) {
+    const hit = guess ? byNormalised.get(normaliseToolName(guess)) : undefined;
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** The leading identifier of a name, after an opening tag or a `functions.` prefix. */
+function withoutLeakedMarkup(name: string): string | undefined {
+  const s = name
+    .trim()
+    .replace(/^(?:<\/?[A-Za-z_]+(?:=|>))+/, '')
+    .replace(/^["'`]+/, '')
+    .replace(/^(?:functions?|tools?)[.:]/i, '');
+  return /^[A-Za-z0-9_-]+/.exec(s)?.[0];
+}
+
 /** The closest candidate to `name`, if it is close enough (similarity ≥ 0.7). */
 export function closestName(name: string, candidates: readonly string[]): string | undefined {
   const target = normaliseToolName(name);

@@ -3,8 +3,31 @@
  * Pure: the worker supplies defaults from its environment, the workflow carries the result.
  */
 
-export const PROVIDER_NAMES = ['openai', 'openrouter', 'anthropic', 'openai-codex', 'custom'] as const;
+export const PROVIDER_NAMES = [
+  'openai',
+  'openrouter',
+  'anthropic',
+  'openai-codex',
+  'custom',
+  'ollama',
+  'vllm',
+  'llamacpp',
+  'lmstudio',
+] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** Local model servers with a preset: OpenAI-compatible chat completions on their default port, no key needed. */
+export const LOCAL_PROVIDERS = ['ollama', 'vllm', 'llamacpp', 'lmstudio'] as const;
+export type LocalProviderName = (typeof LOCAL_PROVIDERS)[number];
+
+export function isLocalProvider(provider: string): provider is LocalProviderName {
+  return (LOCAL_PROVIDERS as readonly string[]).includes(provider);
+}
+
+/** Providers whose calls go out without a key when none is set (local servers usually run without auth). */
+export function keyOptional(provider: ProviderName): boolean {
+  return provider === 'custom' || isLocalProvider(provider);
+}
 
 export const API_MODES = ['chat_completions', 'codex_responses', 'anthropic_messages'] as const;
 export type ApiMode = (typeof API_MODES)[number];
@@ -55,7 +78,20 @@ const DEFAULT_BASE_URLS: Record<ProviderName, string | undefined> = {
   anthropic: 'https://api.anthropic.com',
   'openai-codex': 'https://api.openai.com/v1',
   custom: undefined,
+  ollama: 'http://127.0.0.1:11434/v1',
+  vllm: 'http://127.0.0.1:8000/v1',
+  llamacpp: 'http://127.0.0.1:8080/v1',
+  lmstudio: 'http://127.0.0.1:1234/v1',
 };
+
+/**
+ * Endpoints a request may name without the worker declaring them: the hosted providers' standard
+ * URLs. The local presets' loopback URLs are left out (fail closed): a request must not be able
+ * to send a worker's key variable to whatever listens on a local port the worker never named.
+ */
+const STANDARD_REMOTE_URLS = (Object.entries(DEFAULT_BASE_URLS) as Array<[ProviderName, string | undefined]>)
+  .filter(([name, url]) => url !== undefined && !isLocalProvider(name))
+  .map(([, url]) => url!);
 
 const DEFAULT_KEY_ENVS: Record<ProviderName, string> = {
   openai: 'OPENAI_API_KEY',
@@ -63,6 +99,11 @@ const DEFAULT_KEY_ENVS: Record<ProviderName, string> = {
   anthropic: 'ANTHROPIC_API_KEY',
   'openai-codex': 'OPENAI_API_KEY',
   custom: 'OPENAI_API_KEY',
+  // Optional: used when set (a server started with --api-key), else the call goes out keyless.
+  ollama: 'OLLAMA_API_KEY',
+  vllm: 'VLLM_API_KEY',
+  llamacpp: 'LLAMA_API_KEY',
+  lmstudio: 'LMSTUDIO_API_KEY',
 };
 
 /** Environment defaults the worker resolves against (only URLs and names, never keys). */
@@ -107,13 +148,37 @@ export function resolveApiMode(
   if (explicit) return explicit;
   if (provider === 'anthropic') return 'anthropic_messages';
   if (provider === 'openai-codex') return 'codex_responses';
+  if (provider && isLocalProvider(provider)) return 'chat_completions';
   if (baseUrl && looksLikeAnthropic(baseUrl)) return 'anthropic_messages';
   return 'chat_completions';
 }
 
+/**
+ * Anthropic's own host (compared as a host, so `api.anthropic.com.attacker.test` or
+ * `evil.test/api.anthropic.com` does not match), or an Anthropic-compatible path ending in
+ * `/anthropic` (MiniMax, DeepSeek, Kimi, DashScope).
+ */
 function looksLikeAnthropic(baseUrl: string): boolean {
-  const trimmed = baseUrl.replace(/\/+$/, '').toLowerCase();
-  return trimmed.includes('api.anthropic.com') || trimmed.endsWith('/anthropic');
+  const host = hostOf(baseUrl);
+  if (host === 'api.anthropic.com') return true;
+  return baseUrlPath(baseUrl).endsWith('/anthropic');
+}
+
+/** The lower-case host name of a URL, or undefined when it does not parse. */
+export function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+function baseUrlPath(url: string): string {
+  try {
+    return new URL(url).pathname.replace(/\/+$/, '').toLowerCase();
+  } catch {
+    return '';
+  }
 }
 
 export class ProviderResolutionError extends Error {
@@ -211,7 +276,7 @@ export function normalizeBaseUrl(url: string): string {
 function checkDeclared(req: ProviderRequest, declared: NonNullable<ProviderDefaults['declared']>): void {
   if (req.baseUrl !== undefined) {
     const allowed = new Set(
-      [...Object.values(DEFAULT_BASE_URLS), ...declared.baseUrls].filter((u): u is string => !!u).map(normalizeBaseUrl),
+      [...STANDARD_REMOTE_URLS, ...declared.baseUrls].filter((u): u is string => !!u).map(normalizeBaseUrl),
     );
     if (!allowed.has(normalizeBaseUrl(req.baseUrl)))
       throw new ProviderResolutionError(

@@ -93,6 +93,11 @@ const DEFAULT_MODELS: Record<ProviderName, string | undefined> = {
   anthropic: 'claude-sonnet-4-5',
   'openai-codex': 'gpt-5-codex',
   custom: undefined,
+  // A local server serves whatever it loaded: the user names the model.
+  ollama: undefined,
+  vllm: undefined,
+  llamacpp: undefined,
+  lmstudio: undefined,
 };
 
 /** Which provider a user most likely means when HERALD_PROVIDER is not set. */

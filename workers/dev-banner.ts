@@ -5,7 +5,7 @@
  * (common/providers.ts), so the banner cannot disagree with the first model call.
  */
 import type { ProviderDefaults, ProviderRef } from '../common/providers.js';
-import { resolveProvider } from '../common/providers.js';
+import { keyOptional, resolveProvider } from '../common/providers.js';
 
 export interface ProviderSummary {
   ref?: ProviderRef;
@@ -48,7 +48,7 @@ function keyLine(s: ProviderSummary): string {
   const names = s.keys.map((k) => k.name).join(', ');
   if (set === s.keys.length) return s.keys.length > 1 ? `${names} (pool, all set)` : `${names} is set`;
   if (set > 0) return `${names} (pool, ${set} of ${s.keys.length} set)`;
-  if (ref.provider === 'custom') return `${names} is not set (fine for a local server without auth)`;
+  if (keyOptional(ref.provider)) return `${names} is not set (fine for a local server without auth)`;
   return `⚠ ${names} is NOT SET: model calls will fail until it is (export it, then restart herald dev)`;
 }
 

@@ -8,6 +8,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicThinkingBlock, ChatMessage, ToolCall } from '../../common/messages.js';
 import { canonicalArguments } from '../../common/role-order.js';
 import { MalformedResponseError, readStream } from './stream-errors.js';
+import { ANTHROPIC_REPLAY, replayedThinking, thinkingReplayFor, type ThinkingReplay } from './thinking-replay.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';
 
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -36,9 +37,8 @@ function parseInput(args: string): Record<string, unknown> {
   }
 }
 
-function thinkingBlocks(m: ChatMessage): BlockParam[] {
-  if (m.reasoning_details?.format !== 'anthropic') return [];
-  return m.reasoning_details.blocks.map((b): BlockParam =>
+function thinkingBlocks(m: ChatMessage, replay: ThinkingReplay): BlockParam[] {
+  return replayedThinking(m, replay).map((b): BlockParam =>
     b.type === 'thinking'
       ? { type: 'thinking', thinking: b.thinking, signature: b.signature }
       : { type: 'redacted_thinking', data: b.data },
@@ -64,8 +64,13 @@ function toolIdMapper(): (id: string) => string {
   };
 }
 
-function assistantBlocks(m: ChatMessage, withThinking: boolean, idFor: (id: string) => string): BlockParam[] {
-  const blocks: BlockParam[] = withThinking ? thinkingBlocks(m) : [];
+function assistantBlocks(
+  m: ChatMessage,
+  withThinking: boolean,
+  idFor: (id: string) => string,
+  replay: ThinkingReplay,
+): BlockParam[] {
+  const blocks: BlockParam[] = withThinking ? thinkingBlocks(m, replay) : [];
   if (m.content?.trim()) blocks.push({ type: 'text', text: m.content });
   for (const call of m.tool_calls ?? []) {
     // Canonical key order keeps the bytes stable across calls, so the prompt cache hits.
@@ -84,11 +89,13 @@ function assistantBlocks(m: ChatMessage, withThinking: boolean, idFor: (id: stri
 /**
  * Convert Herald's OpenAI-shaped transcript (system first) to Anthropic's request parts.
  * Thinking blocks are replayed only for assistant messages after the last user message: the
- * API needs them to continue a tool loop and ignores them from earlier turns.
+ * API needs them to continue a tool loop and ignores them from earlier turns. Endpoints with
+ * other rules (DeepSeek: every turn; MiniMax: signed only) pass their `replay` (thinking-replay.ts).
  */
 export function toAnthropicMessages(
   messages: readonly ChatMessage[],
   cacheTtl?: '5m' | '1h',
+  replay: ThinkingReplay = ANTHROPIC_REPLAY,
 ): { system: Anthropic.Messages.TextBlockParam[]; messages: MessageParam[] } {
   const systemText = messages
     .filter((m) => m.role === 'system')
@@ -122,7 +129,8 @@ export function toAnthropicMessages(
   rest.forEach((m, i) => {
     // Anthropic rejects text blocks that are empty or only whitespace.
     if (m.role === 'user') push('user', [{ type: 'text', text: m.content?.trim() ? m.content : EMPTY_USER }]);
-    else if (m.role === 'assistant') push('assistant', assistantBlocks(m, i > lastUser, idFor));
+    else if (m.role === 'assistant')
+      push('assistant', assistantBlocks(m, replay.everyTurn || i > lastUser, idFor, replay));
     else if (m.role === 'tool') {
       push('user', [
         {
@@ -220,7 +228,7 @@ export async function callAnthropicMessages(
   req: ModelRequest,
   ctx: CallContext,
 ): Promise<ModelResponse> {
-  const { system, messages } = toAnthropicMessages(req.messages, req.cacheTtl);
+  const { system, messages } = toAnthropicMessages(req.messages, req.cacheTtl, thinkingReplayFor(client.baseURL));
   const params: Anthropic.Messages.MessageCreateParamsStreaming = {
     model: req.model,
     max_tokens: req.maxOutputTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,

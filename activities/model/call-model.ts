@@ -7,7 +7,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { Info as ActivityInfo } from '@temporalio/activity';
 import type { CallModelArgs, CallModelResult } from '../../common/activity-types.js';
 import { DELEGATE_TOOL } from '../../common/delegation.js';
-import { closestName } from '../../common/fuzzy.js';
+import { closestName, repairToolName } from '../../common/fuzzy.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { pricingFor, priceUsage } from '../../common/pricing.js';
 import { repairMessageOrder } from '../../common/role-order.js';
@@ -229,7 +229,7 @@ export function modelActivities(deps: ActivityDeps) {
               deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
             },
           );
-        const capped = capToolCalls(uniqueCallIds(response.toolCalls, a.seq));
+        const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), a.tools));
         const toolCalls = capped.calls;
         const terminal = toolCalls.some((c) => c.function.name === 'terminal');
         const allowlist = terminal ? await allowlistedRules(db) : new Set<string>();
@@ -349,6 +349,17 @@ function withoutReasoningDetails(m: ChatMessage): ChatMessage {
 function stripSeq(m: ChatMessage & { seq?: number }): ChatMessage {
   const { seq: _seq, ...rest } = m;
   return rest;
+}
+
+/**
+ * Names with leaked template markup (`terminal" parameter="command"`) become the tool they name,
+ * in the stored transcript too, so the call runs and its result pairs with a real tool.
+ */
+export function repairedToolNames(calls: ToolCall[], enabled: readonly string[]): ToolCall[] {
+  return calls.map((c) => {
+    const name = repairToolName(c.function.name, enabled);
+    return name && name !== c.function.name ? { ...c, function: { ...c.function, name } } : c;
+  });
 }
 
 /** Providers sometimes omit or repeat call ids; the transcript needs unique ones. */

@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { ProviderRef } from '../../common/providers.js';
+import { keyOptional, type ProviderRef } from '../../common/providers.js';
 
 /**
  * No key is set for a call, so nothing was sent: the message says which variable is empty and
@@ -31,7 +31,7 @@ export class MissingCredentialError extends Error {
 const openaiClients = new Map<string, OpenAI>();
 const anthropicClients = new Map<string, Anthropic>();
 
-/** Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) usually need no key at all. */
+/** Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LM Studio) usually need no key at all. */
 const KEYLESS_PLACEHOLDER = 'no-key';
 
 /** The environment variable holding the key in use: the pool entry at `credentialIndex`, else `apiKeyEnv`. */
@@ -44,7 +44,7 @@ export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv, credenti
   const name = keyVariable(ref, credentialIndex);
   const key = env[name];
   if (key) return key;
-  if (ref.provider === 'custom') return KEYLESS_PLACEHOLDER;
+  if (keyOptional(ref.provider)) return KEYLESS_PLACEHOLDER;
   throw new MissingCredentialError(name, ref.provider, Boolean(ref.credentialPool?.length));
 }
 

@@ -53,6 +53,11 @@ export class FakeProvider {
   private readonly waiters: Array<() => void> = [];
   /** What the model list (`GET …/models`) offers. */
   models: string[] = ['fake-model'];
+  /**
+   * Local servers' own endpoints, by path from the server root: `/props` (llama.cpp), `/api/show`
+   * (Ollama) and `/api/v0/models` (LM Studio) answer with this JSON; a path not set is a 404.
+   */
+  readonly localServer = new Map<string, unknown>();
 
   private constructor(
     private readonly server: Server,
@@ -95,6 +100,7 @@ export class FakeProvider {
     this.requests.length = 0;
     this.errors.length = 0;
     this.responder = undefined;
+    this.localServer.clear();
     return this;
   }
 
@@ -163,6 +169,8 @@ export class FakeProvider {
       if (!res.writableFinished && rec.abortedAt === undefined) rec.abortedAt = Date.now();
     });
 
+    const localAnswer = this.localServer.get(new URL(rec.path, 'http://fake').pathname);
+    if (localAnswer !== undefined) return this.send(res, 200, localAnswer);
     // The model list (`herald doctor` asks for it): one shape both SDKs read.
     if (req.method === 'GET' && new URL(rec.path, 'http://fake').pathname.endsWith('/models')) {
       return this.send(res, 200, modelList(this.models));

@@ -14,6 +14,7 @@ import {
   sanitizeToolId,
   toAnthropicMessages,
 } from '../../activities/model/anthropic-messages.js';
+import { ANTHROPIC_REPLAY, thinkingReplayFor } from '../../activities/model/thinking-replay.js';
 import { MalformedResponseError } from '../../activities/model/chat-completions.js';
 import { toModelFailure } from '../../activities/model/failures.js';
 import type { ModelRequest, StreamSink } from '../../activities/model/types.js';
@@ -824,3 +825,62 @@ describe('callAnthropicMessages', () => {
 });
 
 /** A server that answers every request with these SSE frames and then ends the response cleanly. */
+
+describe('thinking replay by endpoint (issue 14, from Hermes’ tests)', () => {
+  const signed = { type: 'thinking' as const, thinking: 'checked the file', signature: 'sig-1' };
+  const unsigned = { type: 'thinking' as const, thinking: 'plain thought', signature: '' };
+  const transcript: ChatMessage[] = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: 'first question' },
+    {
+      role: 'assistant',
+      content: 'first answer',
+      reasoning: 'earlier thinking',
+      reasoning_details: { format: 'anthropic', blocks: [signed] },
+    },
+    { role: 'user', content: 'second question' },
+    { role: 'assistant', content: 'from another provider', reasoning: 'thought as text only' },
+    { role: 'user', content: 'third question' },
+    {
+      role: 'assistant',
+      content: 'latest',
+      reasoning_details: { format: 'anthropic', blocks: [unsigned, signed] },
+    },
+  ];
+  const thinkingOf = (replay: ReturnType<typeof thinkingReplayFor>) =>
+    toAnthropicMessages(transcript, undefined, replay)
+      .messages.filter((m) => m.role === 'assistant')
+      .map((m) =>
+        (m.content as Array<{ type: string; thinking?: string; signature?: string }>)
+          .filter((b) => b.type === 'thinking')
+          .map((b) => `${b.thinking}${b.signature ? ' (signed)' : ''}`),
+      );
+
+  it('the endpoint is known by its host', () => {
+    assert.equal(thinkingReplayFor('https://api.deepseek.com/anthropic').everyTurn, true);
+    assert.equal(thinkingReplayFor('https://api.minimax.io/anthropic').dropUnsigned, true);
+    assert.equal(thinkingReplayFor('https://api.minimaxi.com/anthropic').dropUnsigned, true);
+    assert.deepEqual(thinkingReplayFor('https://api.anthropic.com'), ANTHROPIC_REPLAY);
+    assert.deepEqual(thinkingReplayFor('https://api.deepseek.com.attacker.test/anthropic'), ANTHROPIC_REPLAY);
+  });
+
+  it('DeepSeek gets every assistant’s thinking back, text-only reasoning as an unsigned block', () => {
+    assert.deepEqual(thinkingOf(thinkingReplayFor('https://api.deepseek.com/anthropic')), [
+      ['checked the file (signed)'],
+      ['thought as text only'],
+      ['plain thought', 'checked the file (signed)'],
+    ]);
+  });
+
+  it('MiniMax never gets an unsigned thinking block', () => {
+    assert.deepEqual(thinkingOf(thinkingReplayFor('https://api.minimax.io/anthropic')), [
+      [],
+      [],
+      ['checked the file (signed)'],
+    ]);
+  });
+
+  it('Anthropic keeps its rule: the current tool loop’s thinking only', () => {
+    assert.deepEqual(thinkingOf(ANTHROPIC_REPLAY), [[], [], ['plain thought', 'checked the file (signed)']]);
+  });
+});

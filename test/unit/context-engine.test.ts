@@ -64,3 +64,66 @@ describe('defaultEngine', () => {
     assert.equal(out, undefined);
   });
 });
+
+describe('a short transcript of big tool results still compresses (issue 14, from Hermes’ tests)', () => {
+  // 7 messages: a question and three reads of large files. The tail's 8-message floor used to hold
+  // all of it, nothing was left to summarise, and the turn ended context_too_large.
+  const big = (name: string) => `${name} line\n`.repeat(4_000);
+  const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: '{}' } });
+  const transcript = [
+    { seq: 0, role: 'user' as const, content: 'compare the three logs', tokens: 10 },
+    { seq: 1, role: 'assistant' as const, content: '', tool_calls: [call('a')], tokens: 20 },
+    { seq: 2, role: 'tool' as const, tool_call_id: 'a', name: 'read_file', content: big('alpha'), tokens: 10_000 },
+    { seq: 3, role: 'assistant' as const, content: '', tool_calls: [call('b')], tokens: 20 },
+    { seq: 4, role: 'tool' as const, tool_call_id: 'b', name: 'read_file', content: big('beta'), tokens: 10_000 },
+    { seq: 5, role: 'assistant' as const, content: '', tool_calls: [call('c')], tokens: 20 },
+    { seq: 6, role: 'tool' as const, tool_call_id: 'c', name: 'read_file', content: big('gamma'), tokens: 10_000 },
+  ];
+
+  for (const reason of ['overflow', 'preflight'] as const) {
+    it(`${reason}: the old results are cut to their ends, the newest to what fits, every pair kept`, async () => {
+      const out = await defaultEngine.compress({
+        transcript,
+        window: 16_000,
+        reason,
+        firstCompression: true,
+        todos: [],
+        settings: DEFAULT_COMPRESSION,
+        summarise: () => Promise.reject(new Error('not needed')),
+        log: { warn: () => {} },
+      });
+      assert.ok(out, 'something to compress');
+      assert.equal(out.messages.length, 7);
+      const before = transcript.reduce((n, m) => n + (m.content?.length ?? 0), 0);
+      const after = out.messages.reduce((n, m) => n + (m.content?.length ?? 0), 0);
+      assert.ok(after < before / 4, `${after} of ${before} chars`);
+      const results = out.messages.filter((m) => m.role === 'tool');
+      assert.deepEqual(
+        results.map((m) => m.tool_call_id),
+        ['a', 'b', 'c'],
+      );
+      for (const r of results) {
+        assert.match(r.content!, /characters of this tool result cut by Herald to fit the context window/);
+        assert.ok(
+          r.content!.startsWith(transcript.find((t) => t.tool_call_id === r.tool_call_id)!.content.slice(0, 50)),
+        );
+      }
+      assert.equal(out.messages[0]!.content, 'compare the three logs');
+    });
+  }
+
+  it('small tool results are left alone: nothing to do', async () => {
+    const small = transcript.map((m) => (m.role === 'tool' ? { ...m, content: 'ok', tokens: 1 } : m));
+    const out = await defaultEngine.compress({
+      transcript: small,
+      window: 16_000,
+      reason: 'overflow',
+      firstCompression: true,
+      todos: [],
+      settings: DEFAULT_COMPRESSION,
+      summarise: () => Promise.reject(new Error('not needed')),
+      log: { warn: () => {} },
+    });
+    assert.equal(out, undefined);
+  });
+});

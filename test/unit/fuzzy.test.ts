@@ -1,7 +1,8 @@
 /** "Did you mean" matching for tool names a model got slightly wrong. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closestKey, closestName, levenshtein, normaliseToolName } from '../../common/fuzzy.js';
+import { closestKey, closestName, levenshtein, normaliseToolName, repairToolName } from '../../common/fuzzy.js';
+import { repairedToolNames } from '../../activities/model/call-model.js';
 
 const TOOLS = ['read_file', 'terminal'];
 
@@ -51,5 +52,38 @@ describe('closestKey', () => {
   it('suggests nothing when nothing is close', () => {
     assert.equal(closestKey('zzz', ['baseDelaySeconds', 'maxDelaySeconds']), undefined);
     assert.equal(closestKey('x', []), undefined);
+  });
+});
+
+describe('repairToolName (issue 14, from Hermes’ tests)', () => {
+  const tools = ['terminal', 'read_file', 'write_file', 'web_search'];
+
+  it('cuts markup a chat template leaked into the name', () => {
+    assert.equal(repairToolName('terminal" parameter="command"', tools), 'terminal');
+    assert.equal(repairToolName('<function=terminal>', tools), 'terminal');
+    assert.equal(repairToolName('read_file</tool_call>', tools), 'read_file');
+    assert.equal(repairToolName('<tool_call>read_file', tools), 'read_file');
+    assert.equal(repairToolName('functions.web_search', tools), 'web_search');
+    assert.equal(repairToolName('"write_file"', tools), 'write_file');
+    assert.equal(repairToolName(' ReadFile ', tools), 'read_file');
+  });
+
+  it('never guesses: a near miss or another tool’s prefix stays unknown', () => {
+    assert.equal(repairToolName('terminl', tools), undefined);
+    assert.equal(repairToolName('read', tools), undefined);
+    assert.equal(repairToolName('browser_navigate" x="y"', tools), undefined);
+    assert.equal(repairToolName('', tools), undefined);
+    assert.equal(repairToolName('terminal', tools), 'terminal');
+  });
+
+  it('a repaired call is stored and run under the real name', () => {
+    const calls = [
+      { id: 'a', type: 'function' as const, function: { name: 'terminal" parameter="command"', arguments: '{}' } },
+      { id: 'b', type: 'function' as const, function: { name: 'terminl', arguments: '{}' } },
+    ];
+    assert.deepEqual(
+      repairedToolNames(calls, tools).map((c) => c.function.name),
+      ['terminal', 'terminl'],
+    );
   });
 });

@@ -5,9 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProviderDefaults } from '../../common/providers.js';
+import { MissingCredentialError, resolveApiKey } from '../../activities/model/clients.js';
 import {
   ProviderResolutionError,
   currentEndpoint,
+  isLocalProvider,
+  keyOptional,
   providerLabel,
   resolveApiMode,
   resolveProvider,
@@ -149,5 +152,77 @@ describe('currentEndpoint', () => {
     assert.equal(currentEndpoint(then, defaults('http://new:2/v1')).baseUrl, 'http://new:2/v1');
     const pinned = resolveProvider({ baseUrl: 'http://old:1/v1' }, defaults('http://old:1/v1'));
     assert.equal(currentEndpoint(pinned, defaults('http://new:2/v1')).baseUrl, 'http://old:1/v1');
+  });
+});
+
+describe('the Anthropic base URL heuristic matches a host, not a substring (issue 14)', () => {
+  it('a look-alike host or a path naming api.anthropic.com does not pick the Anthropic protocol', () => {
+    assert.equal(resolveApiMode('custom', 'https://api.anthropic.com.attacker.test/v1'), 'chat_completions');
+    assert.equal(resolveApiMode(undefined, 'https://attacker.test/api.anthropic.com'), 'chat_completions');
+    assert.equal(resolveApiMode(undefined, 'https://notapi.anthropic.com.evil/v1'), 'chat_completions');
+  });
+
+  it('the real host still does, with or without a path', () => {
+    assert.equal(resolveApiMode(undefined, 'https://api.anthropic.com'), 'anthropic_messages');
+    assert.equal(resolveApiMode(undefined, 'https://api.anthropic.com./v1/'), 'anthropic_messages');
+  });
+});
+
+describe('local server presets (issue 14)', () => {
+  const defaults: ProviderDefaults = { provider: 'openai', model: 'gpt-4.1' };
+
+  it('each preset gets its default loopback URL, chat completions and an optional key', () => {
+    const cases = [
+      ['ollama', 'http://127.0.0.1:11434/v1'],
+      ['vllm', 'http://127.0.0.1:8000/v1'],
+      ['llamacpp', 'http://127.0.0.1:8080/v1'],
+      ['lmstudio', 'http://127.0.0.1:1234/v1'],
+    ] as const;
+    for (const [provider, url] of cases) {
+      const ref = resolveProvider({ provider, model: 'qwen2.5-coder' }, defaults);
+      assert.equal(ref.baseUrl, url, provider);
+      assert.equal(ref.apiMode, 'chat_completions', provider);
+      assert.ok(isLocalProvider(provider) && keyOptional(provider), provider);
+    }
+    assert.equal(keyOptional('openai'), false);
+  });
+
+  it('a preset stays chat completions even behind a path ending in /anthropic', () => {
+    assert.equal(resolveApiMode('ollama', 'http://127.0.0.1:11434/anthropic'), 'chat_completions');
+  });
+
+  it('the config file moves a preset to another port', () => {
+    const ref = resolveProvider(
+      { provider: 'vllm', model: 'm' },
+      { ...defaults, providers: { vllm: { baseUrl: 'http://gpu-box:9000/v1' } } },
+    );
+    assert.equal(ref.baseUrl, 'http://gpu-box:9000/v1');
+  });
+
+  it('a request may not name a preset URL the worker never declared (fails closed)', () => {
+    assert.throws(
+      () =>
+        resolveProvider(
+          { provider: 'custom', model: 'm', baseUrl: 'http://127.0.0.1:11434/v1', apiKeyEnv: 'OPENAI_API_KEY' },
+          { ...defaults, declared: { baseUrls: [], keyEnvs: [] } },
+        ),
+      ProviderResolutionError,
+    );
+    // Naming the preset itself is fine: its endpoint is the worker's default, not the caller's.
+    const ref = resolveProvider(
+      { provider: 'ollama', model: 'm' },
+      { ...defaults, declared: { baseUrls: [], keyEnvs: [] } },
+    );
+    assert.equal(ref.baseUrl, 'http://127.0.0.1:11434/v1');
+  });
+
+  it('a missing key is no error for a preset: the call goes out keyless', () => {
+    const ref = resolveProvider({ provider: 'llamacpp', model: 'm' }, defaults);
+    assert.equal(resolveApiKey(ref, {}), 'no-key');
+    assert.equal(resolveApiKey(ref, { LLAMA_API_KEY: 'k' }), 'k');
+    assert.throws(
+      () => resolveApiKey(resolveProvider({ provider: 'openai', model: 'm' }, defaults), {}),
+      MissingCredentialError,
+    );
   });
 });

@@ -1,0 +1,69 @@
+/**
+ * Local servers as first-class providers (issue 14): a `llamacpp` preset learns its model's window
+ * from the server's `/props` before the first call, so a 2K window compresses where the default
+ * 128K would not; the same conversation through `custom` (no discovery) does not compress.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
+import type { TestStack } from '../support/stack.js';
+import { FAKE_MODEL, createTestStack } from '../support/stack.js';
+
+const isSummaryCall = (r: RecordedRequest) =>
+  ((r.body.messages as Array<{ content: string | null }> | undefined)?.[0]?.content ?? '').startsWith(
+    'You compress the earlier part',
+  );
+
+describe('local servers', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await createTestStack({
+      env: { HERALD_PROVIDER: 'llamacpp' },
+      configYaml: (fake) => `providers:\n  llamacpp:\n    baseUrl: ${fake.url}\n`,
+    });
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  const talk = async (id: string, start: Record<string, unknown>) => {
+    const conv = stack.herald.conversation(id);
+    // Each turn adds ~250 tokens: the prompt passes half of a 2K window early, nowhere near 128K; the
+    // verbatim head (3) and tail (8) leave something to summarise from the seventh turn.
+    for (let turn = 1; turn <= 8; turn++)
+      await conv.send(`turn ${turn}: ${'please keep this note in mind. '.repeat(30)}`, turn === 1 ? { start } : {});
+  };
+
+  it('a llama.cpp model learns its 2K window from /props and compresses; custom keeps 128K and does not', async () => {
+    stack.fake.reset();
+    stack.fake.localServer.set('/props', {
+      default_generation_settings: { id: 0, n_ctx: 2048, params: { n_predict: -1 } },
+      total_slots: 1,
+      model_path: '/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+    });
+    stack.fake.respond((req): ScriptedReply =>
+      isSummaryCall(req) ? { text: 'Goal: keep the notes.' } : { text: 'ok' },
+    );
+
+    await talk('c-llamacpp', { toolsets: [] });
+    const probes = stack.fake.requests.filter((r) => r.path === '/props');
+    assert.equal(probes.length, 1, 'the server is asked once');
+    assert.ok(
+      probes[0]!.n < stack.fake.requests.find((r) => r.path.endsWith('/chat/completions'))!.n,
+      'before the first model call',
+    );
+    assert.ok(stack.fake.requests.some(isSummaryCall), 'a compression summarised the earlier turns');
+    const sessions = await stack.db.query('SELECT id FROM sessions WHERE conversation_id = $1', ['c-llamacpp']);
+    assert.ok(sessions.rows.length >= 2, 'the compression continued in a new session');
+
+    stack.fake.reset();
+    stack.fake.respond((req): ScriptedReply =>
+      isSummaryCall(req) ? { text: 'Goal: keep the notes.' } : { text: 'ok' },
+    );
+    await talk('c-custom', { toolsets: [], provider: 'custom', model: FAKE_MODEL });
+    assert.equal(stack.fake.requests.filter((r) => r.path === '/props').length, 0, 'custom is not probed');
+    assert.ok(!stack.fake.requests.some(isSummaryCall), 'no compression under the default window');
+    const one = await stack.db.query('SELECT id FROM sessions WHERE conversation_id = $1', ['c-custom']);
+    assert.equal(one.rows.length, 1);
+  });
+});
