@@ -112,11 +112,34 @@ describe('conversation', () => {
   });
 
   it('answers an unknown tool name with the list of tools and a suggestion', async () => {
-    stack.fake.script([{ toolCalls: [{ name: 'readFile', arguments: { path: 'x' } }] }, { text: 'ok' }]);
+    stack.fake.script([{ toolCalls: [{ name: 'read_fil', arguments: { path: 'x' } }] }, { text: 'ok' }]);
     const r = await stack.herald.conversation('unknown-tool').send('go', { start: {} });
     assert.equal(r.final_response, 'ok');
     const transcript = await stack.transcript('unknown-tool');
-    assert.match(transcript[2]!.content!, /Tool 'readFile' does not exist\. Did you mean 'read_file'\?/);
+    assert.match(transcript[2]!.content!, /Tool 'read_fil' does not exist\. Did you mean 'read_file'\?/);
+    stack.fake.assertDone();
+  });
+
+  it('repairs a tool name that differs only in spelling style or leaked markup, as Hermes does', async () => {
+    stack.fake.script([
+      {
+        toolCalls: [
+          { name: 'readFile', arguments: { path: 'x' } },
+          { name: 'read_file" parameter="path"', arguments: { path: 'y' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const r = await stack.herald.conversation('repaired-tool').send('go', { start: {} });
+    assert.equal(r.final_response, 'ok');
+    const transcript = await stack.transcript('repaired-tool');
+    assert.deepEqual(
+      transcript[1]!.tool_calls!.map((c) => c.function.name),
+      ['read_file', 'read_file'],
+      'the stored calls carry the real tool name',
+    );
+    assert.match(transcript[2]!.content!, /x/);
+    assert.doesNotMatch(transcript[2]!.content!, /does not exist/);
     stack.fake.assertDone();
   });
 });
