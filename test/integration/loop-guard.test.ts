@@ -57,6 +57,11 @@ describe('tool-loop guardrails', () => {
     assert.ok(isValidOrder(await stack.transcript('lg-repeat')));
     const state = await conv.state();
     assert.deepEqual(state.loop_guard, { nudges: 3, refusals: 3, halts: 1 });
+    // The Web UI's current details show the counts.
+    const meta = await stack.temporal.workflow
+      .getHandle(conv.workflowId)
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    assert.match(meta.currentDetails, /\*\*Loop guard:\*\* 3 repeated call\(s\) nudged, 3 refused, 1 turn\(s\) halted/);
     const guardEvents = (await stack.events('lg-repeat')).filter(
       (e) => e.kind === 'status' && e.payload.kind === 'loop_guard',
     );
