@@ -174,6 +174,7 @@ export function conversationActivities(deps: ActivityDeps) {
         compression: compressionSettingsOf(config.file.compression),
         approvals: { ...config.file.approvals },
         delegation: { ...config.file.delegation },
+        loopGuard: { ...config.file.tools.loopGuard },
         sandbox: {
           network: network.policy,
           active: deps.sandbox.status.active,

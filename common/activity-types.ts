@@ -9,6 +9,7 @@ import type { ProviderRef, ProviderRequest } from './providers.js';
 import type { ToolCallRef } from './tool-batch.js';
 import type { CompressionSettings } from './context-window.js';
 import type { DelegationSettings } from './delegation.js';
+import type { LoopGuardSettings } from './loop-guard.js';
 import type { TodoItem } from './todos.js';
 import type { NetworkPolicy, SandboxInput } from './sandbox-policy.js';
 
@@ -54,6 +55,8 @@ export interface PrepareConversationResult {
   approvals: { mode: 'manual' | 'off' | 'smart'; timeoutSeconds: number; clarifyTimeoutSeconds: number };
   /** Child agent settings (absent from results recorded before delegation existed). */
   delegation?: DelegationSettings;
+  /** Tool-loop guardrails (absent from results recorded before they existed). */
+  loopGuard?: LoopGuardSettings;
   /** The tool sandbox as this worker runs it (absent from results recorded before the sandbox existed). */
   sandbox?: ConversationSandbox;
   /**
@@ -167,6 +170,8 @@ export interface RunToolResult {
   durationMs: number;
   /** The tool had started before (a worker died mid-run) and ran again. */
   reExecuted: boolean;
+  /** A short hash of the result, for the loop guard (absent in results recorded before it). */
+  resultKey?: string;
 }
 
 export interface SyntheticMessage {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
 import { DEFAULT_DELEGATION, DELEGATION_MODES } from './delegation.js';
+import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import { sandboxConfigSchema } from './sandbox-policy.js';
 
@@ -57,6 +58,16 @@ const modelChoiceSchema = z
   })
   .strict();
 
+/** `tools.loopGuard` (also the carried state's copy: a state carried before it gets the defaults). */
+export const loopGuardSchema = z
+  .object({
+    enabled: z.boolean().default(DEFAULT_LOOP_GUARD.enabled),
+    maxRepeats: z.number().int().min(1).max(50).default(DEFAULT_LOOP_GUARD.maxRepeats),
+    noProgressCalls: z.number().int().min(2).max(200).default(DEFAULT_LOOP_GUARD.noProgressCalls),
+  })
+  .strict()
+  .default({ ...DEFAULT_LOOP_GUARD });
+
 export const sessionBudgetSchema = z
   .object({
     maxCostUsd: z.number().positive().optional(),
@@ -106,9 +117,11 @@ export const configFileSchema = z
           })
           .strict()
           .default({ timeoutSeconds: 180, maxOutputChars: 50_000 }),
+        /** Tool-loop guardrails: repeated identical calls get a nudge, then a refusal; no progress ends the turn. */
+        loopGuard: loopGuardSchema,
       })
       .strict()
-      .default({ terminal: { timeoutSeconds: 180, maxOutputChars: 50_000 } }),
+      .default({ terminal: { timeoutSeconds: 180, maxOutputChars: 50_000 }, loopGuard: { ...DEFAULT_LOOP_GUARD } }),
     /** Model name → pricing (USD per million tokens). */
     pricing: z.record(z.string(), pricingSchema).default({}),
     /** Per-provider endpoints, keys, credential pools and per-model limits and prices. */

@@ -341,6 +341,7 @@ export type TurnExitReason =
   | 'interrupted_during_api_call'
   | 'interrupted_during_tools'
   | 'budget_exhausted'
+  | 'guardrail_halt'
   | 'session_budget_exceeded'
   | 'model_error'
   | 'invalid_tool_calls'
@@ -435,6 +436,8 @@ export interface ConversationStateView {
   ignored_messages: { count: number; last_reason: string | null };
   /** Whether tools run in the OS sandbox, and with what network (absent for runs prepared before the sandbox). */
   sandbox: SandboxView | null;
+  /** What the tool-loop guard did over the session: repeated calls nudged, refused, turns halted. */
+  loop_guard: { nudges: number; refusals: number; halts: number };
 }
 
 export interface SandboxView {

@@ -30,6 +30,8 @@ export interface ToolCallRef {
   todo?: { todos?: TodoItem[]; merge: boolean };
   /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
   traits?: ToolTraits;
+  /** A short hash of the name's canonical arguments, for the loop guard (absent before it existed). */
+  argsKey?: string;
   /** The longest the call may legitimately run (seconds), for the activity's timeout. */
   timeoutSeconds: number;
 }

@@ -10,7 +10,7 @@
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
  * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child), web-ui.
+ * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call).
  *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
@@ -65,6 +65,7 @@ const SCENARIOS = [
   'child-deadline',
   'web-ui',
   'reopened',
+  'loop-guard',
 ] as const;
 const chosen = new Set(process.argv.slice(3));
 for (const name of chosen) {
@@ -414,6 +415,7 @@ try {
     'signals',
     'web-ui',
     'reopened',
+    'loop-guard',
   ] as const;
   if (failureScenarios.some(want)) {
     // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
@@ -433,6 +435,7 @@ try {
       if (want('signals')) await recordSignals(stack, ws);
       if (want('web-ui')) await recordWebUi(stack, ws);
       if (want('reopened')) await recordReopened(stack, ws);
+      if (want('loop-guard')) await recordLoopGuard(stack, ws);
     } finally {
       await stack.close();
     }
@@ -620,6 +623,44 @@ async function recordBudgetSummary(stack: TestStack, ws: string): Promise<void> 
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'budget-summary', conv.workflowId);
+}
+
+/**
+ * Tool-loop guardrails: a reply with a duplicate call, then the same read_file again and again
+ * (nudge, answers from the earlier result, refusals, guardrail_halt); a repeated memory add. And
+ * the budget's last call answered with a tool call written as text (budget-last-call).
+ */
+async function recordLoopGuard(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const read = { name: 'read_file', arguments: { path: 'a.txt' } };
+  const conv = stack.herald.conversation('replay-loop-guard');
+  stack.fake.script([{ toolCalls: [read, read] }, ...Array.from({ length: 6 }, () => ({ toolCalls: [read] }))]);
+  const r = await conv.send('read a.txt', { id: 'lg1', start: { cwd: ws } });
+  expect(r.turn_exit_reason === 'guardrail_halt', 'the loop guard ended the turn');
+  stack.fake.assertDone();
+  const add = { name: 'memory', arguments: { action: 'add', store: 'memory', content: 'a.txt holds A.' } };
+  stack.fake.script([{ toolCalls: [add] }, { toolCalls: [add] }, { text: 'saved' }]);
+  const r2 = await conv.send('remember it', { id: 'lg2' });
+  expect(r2.final_response === 'saved', 'the second turn answered');
+  stack.fake.assertDone();
+  await stack.db.query('DELETE FROM memory_entries');
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'loop-guard', conv.workflowId);
+
+  stack.fake.reset();
+  const last = stack.herald.conversation('replay-budget-last-call');
+  stack.fake.script([
+    { toolCalls: [read] },
+    { text: '<tool_call>\n{"name": "read_file", "arguments": {"path": "b.txt"}}\n</tool_call>' },
+  ]);
+  const r3 = await last.send('read', { id: 'blc1', start: { cwd: ws, maxIterations: 1 } });
+  expect(
+    r3.final_response?.startsWith('The model tried to call read_file') === true,
+    'the text tool call became a note',
+  );
+  stack.fake.assertDone();
+  await endConversation(stack, last.workflowId);
+  await save(stack.temporal, 'budget-last-call', last.workflowId);
 }
 
 /**

@@ -161,6 +161,11 @@ export function describe(
     );
   }
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
+  const guard = state.loopGuardStats;
+  if (guard && guard.nudges + guard.refusals + guard.halts > 0)
+    lines.push(
+      `**Loop guard:** ${guard.nudges} repeated call(s) nudged, ${guard.refusals} refused, ${guard.halts} turn(s) halted`,
+    );
   const last = state.lastResult;
   if (!current && last?.final_response) lines.push(`**Last reply:** ${preview(last.final_response, 300)}`);
   if (!current && state.lastError) lines.push(`**Last error:** ${preview(state.lastError, 300)}`);

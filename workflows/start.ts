@@ -208,6 +208,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     }
     if (r.compression) state.compression = r.compression;
     if (r.delegation) state.delegation = r.delegation;
+    if (r.loopGuard) state.loopGuard = r.loopGuard;
     if (r.sandbox) state.sandbox = r.sandbox;
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;

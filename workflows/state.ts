@@ -13,7 +13,7 @@ import type {
   TurnResult,
 } from '../common/contract.js';
 import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
-import { configFileSchema } from '../common/config-schema.js';
+import { configFileSchema, loopGuardSchema } from '../common/config-schema.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
@@ -21,6 +21,7 @@ import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
 import type { ConversationSandbox } from '../common/activity-types.js';
 import { describeNetwork, networkPolicySchema } from '../common/sandbox-policy.js';
 import type { TodoItem } from '../common/todos.js';
+import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js';
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ProviderRef } from '../common/providers.js';
@@ -107,6 +108,10 @@ export interface ConversationState {
   heldReports?: QueuedMessage[];
   /** Signals this conversation ignored (malformed, over a bound, too late), across runs. */
   ignoredSignals?: { count: number; lastReason: string | null };
+  /** Tool-loop guardrail settings (absent: prepared before they existed; the defaults apply). */
+  loopGuard?: LoopGuardSettings;
+  /** What the loop guard did over the session (nudges, refusals, halted turns). */
+  loopGuardStats?: LoopGuardStats;
 }
 
 export interface ApprovalRequest {
@@ -248,6 +253,10 @@ export const carriedStateSchema = z.object({
   ignoredSignals: z
     .object({ count: z.number().int().min(0), lastReason: z.string().max(500).nullable() })
     .default({ count: 0, lastReason: null }),
+  loopGuard: loopGuardSchema,
+  loopGuardStats: z
+    .object({ nudges: z.number().int().min(0), refusals: z.number().int().min(0), halts: z.number().int().min(0) })
+    .default({ nudges: 0, refusals: 0, halts: 0 }),
 });
 
 export const RECENT_RESULTS_KEPT = 20;
@@ -335,6 +344,7 @@ export function stateView(
     background_sessions: backgroundSessions,
     parent_session_id: s.subagent?.parentSessionId ?? null,
     run_turns: runTurns,
+    loop_guard: s.loopGuardStats ?? { nudges: 0, refusals: 0, halts: 0 },
     ignored_messages: { count: ignored.count, last_reason: ignored.lastReason },
     sandbox: s.sandbox
       ? { active: s.sandbox.active, network: describeNetwork(s.sandbox.network), warning: s.sandbox.warning ?? null }

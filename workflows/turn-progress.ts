@@ -6,6 +6,7 @@ import { emptyUsage } from '../common/messages.js';
 import type { ResponseCounters } from '../common/model-response.js';
 import { freshCounters } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
+import type { LoopGuard } from '../common/loop-guard.js';
 
 export type Phase = 'starting' | 'api' | 'tools' | 'finishing';
 
@@ -41,6 +42,8 @@ export class TurnProgress {
   parts: string[] = [];
   /** Raised output caps so far (truncation). */
   capRaises = 0;
+  /** The tool-loop guard of this turn (absent: turns of runs recorded before it, or turned off). */
+  loopGuard: LoopGuard | undefined;
   /** The message this turn answers (for the Web UI's current details). */
   messageText: string | undefined;
 

@@ -6,7 +6,16 @@
  */
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { SyntheticMessage } from '../common/activity-types.js';
-import { BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
+import { BUDGET_FINAL_NOTE, BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
+import {
+  DEFAULT_LOOP_GUARD,
+  LoopGuard,
+  duplicateText,
+  duplicatesInReply,
+  emptyLoopGuardStats,
+  haltNote,
+} from '../common/loop-guard.js';
+import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
 import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
@@ -33,6 +42,12 @@ const MAX_RESULT_TEXT = 200_000;
 const MAX_PARALLEL_TOOLS = 8;
 const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
 const BATCH_DEADLINE_SECONDS = 420;
+/** Repeated identical tool calls are nudged, refused, and a turn without progress ends (issue 14). */
+const PATCH_LOOP_GUARD = 'tool-loop-guard';
+/** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
+const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
+/** The most characters of a loop-guard status event's message. */
+const MAX_GUARD_EVENT_CHARS = 500;
 
 /** Run `each` over `items` with at most `lanes` in flight; the first failure is rethrown after all settle. */
 async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
@@ -118,6 +133,12 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   s.nextSeq = userSeq + 1;
   if (recorded?.searchAttributeNames) s.searchAttributeNames = recorded.searchAttributeNames;
 
+  const guardSettings = s.loopGuard ?? DEFAULT_LOOP_GUARD;
+  if (guardSettings.enabled && patched(PATCH_LOOP_GUARD)) {
+    s.loopGuardStats ??= emptyLoopGuardStats();
+    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats);
+  }
+
   const scope = new CancellationScope();
   progress.scope = scope;
   if (progress.stopRequested) scope.cancel();
@@ -161,9 +182,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     const seq = s.nextSeq;
     const tailBefore = p.tailRole;
     const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
+    const nudges = p.loopGuard?.takeNudges();
     const r = await callModelSlot(s, p, {
       steer,
-      note: [budgetWarning(p.iteration, s.maxIterations), note].filter(Boolean).join('\n\n') || undefined,
+      note: [budgetWarning(p.iteration, s.maxIterations), nudges, note].filter(Boolean).join('\n\n') || undefined,
       maxOutputTokens: p.capRaises ? raisedOutputCap(s.provider.maxOutputTokens, p.capRaises) : undefined,
     });
     note = undefined;
@@ -186,6 +208,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
         return;
       case 'tools':
         await runTools(host, p, r.toolCalls, seq);
+        if (p.loopGuard?.shouldHalt()) {
+          await guardrailHalt(host, p, outcome);
+          return;
+        }
         await postToolCompression(host, p);
         continue;
       case 'recall':
@@ -243,6 +269,11 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   p.currentTools = calls.map((c) => c.summary);
   setStatus(host, p, 'running_tools', 'tools');
   let resultChars = 0;
+  const guard = p.loopGuard;
+  const guardedCall = (c: ToolCallRef) => ({ name: c.name, argsKey: c.argsKey, readOnly: c.traits?.readOnly ?? false });
+  // Calls of this reply identical to an earlier one in it run once (the loop guard's first rule).
+  const duplicates = guard ? duplicatesInReply(calls.map(guardedCall)) : new Map<number, number>();
+  const guardNotes: string[] = [];
 
   const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number) =>
     store.recordToolResult({
@@ -257,6 +288,24 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       ...(durationMs !== undefined ? { durationMs } : {}),
     });
   const runOne = async (o: OpenCall) => {
+    const dupOf = duplicates.get(open.indexOf(o));
+    if (guard && dupOf !== undefined) {
+      await answer(o, duplicateText(o.call.name, calls[dupOf]!.id), false);
+      guardNotes.push(`${o.call.name}: duplicate call in one reply ran once`);
+      o.done = true;
+      return;
+    }
+    const guarded = guard && !o.call.argsError && !o.call.todo && !o.call.clarify && !o.call.delegate;
+    if (guard && !guarded) guard.other();
+    if (guard && guarded) {
+      const d = guard.decide(guardedCall(o.call));
+      if (d.action === 'answer') {
+        await answer(o, d.text, d.refused);
+        guardNotes.push(`${o.call.name}: repeated call ${d.refused ? 'refused' : 'answered from its earlier result'}`);
+        o.done = true;
+        return;
+      }
+    }
     if (o.call.todo && !o.call.argsError) {
       s.todos = applyTodos(s.todos, o.call.todo.todos, o.call.todo.merge);
       await answer(o, formatTodos(s.todos), false);
@@ -300,6 +349,11 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       ...(s.sandbox ? { network: s.sandbox.network } : {}),
     });
     resultChars += r.chars ?? 0;
+    if (guard && guarded) {
+      const before = guard.stats.nudges;
+      guard.ran(guardedCall(o.call), o.seq, r.resultKey);
+      if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
+    }
     o.done = true;
   };
 
@@ -328,6 +382,15 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     });
     for (const o of late) o.done = true;
   }
+  if (guardNotes.length) {
+    await store.publishStatus({
+      conversationId: s.conversationId,
+      turnId: p.turnId,
+      kind: 'loop_guard',
+      message: [...new Set(guardNotes)].join('; ').slice(0, MAX_GUARD_EVENT_CHARS),
+      details: { ...guard!.stats },
+    });
+  }
   p.openCalls = [];
   p.currentTools = [];
   p.lastStepWasTools = true;
@@ -343,16 +406,45 @@ async function postToolCompression(host: TurnHost, p: TurnProgress): Promise<voi
   await compressNow(s, p.turnId, 'post_tool');
 }
 
+/** No progress (the last calls all repeats): a closing assistant note, exit `guardrail_halt`. */
+async function guardrailHalt(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
+  const s = host.state;
+  const text = haltNote(p.loopGuard!.settings.noProgressCalls);
+  p.loopGuard!.stats.halts += 1;
+  await store.recordMessages({
+    sessionId: s.sessionId,
+    turnId: p.turnId,
+    messages: [{ seq: s.nextSeq, role: 'assistant', content: text, overwrite: true }],
+  });
+  s.nextSeq += 1;
+  p.tailRole = 'assistant';
+  await store.publishStatus({
+    conversationId: s.conversationId,
+    turnId: p.turnId,
+    kind: 'loop_guard',
+    message: 'turn ended: no progress (repeated tool calls)',
+    details: { ...p.loopGuard!.stats },
+  });
+  outcome.finalText = text;
+  outcome.exit = 'guardrail_halt';
+}
+
 /** Budget spent: one last tool-less call asks the model to summarise (SPEC §8). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
+  const lastCall = patched(PATCH_BUDGET_LAST_CALL);
   const r = await callModelSlot(host.state, p, {
-    note: BUDGET_SUMMARY_NOTE,
+    note: lastCall ? BUDGET_FINAL_NOTE : BUDGET_SUMMARY_NOTE,
     toolChoiceNone: true,
     steer: p.lastStepWasTools ? host.takeSteer() : undefined,
   });
   if (r.toolCalls.length) openCalls(host.state, p, r.toolCalls);
   outcome.finalText = r.text;
+  if (lastCall) {
+    // A small model writes the call it wanted as text (or calls anyway): that is not an answer.
+    const attempted = recogniseTextToolCall(r.text)?.name ?? (r.text.trim() ? undefined : r.toolCalls[0]?.name);
+    if (attempted) outcome.finalText = textToolCallNote(attempted);
+  }
   if (r.reasoning) outcome.lastReasoning = r.reasoning;
   outcome.exit = 'budget_exhausted';
 }

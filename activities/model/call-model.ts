@@ -12,6 +12,8 @@ import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { pricingFor, priceUsage } from '../../common/pricing.js';
 import { repairMessageOrder } from '../../common/role-order.js';
 import { oneLine } from '../../common/text.js';
+import { canonicalJson } from '../../common/loop-guard.js';
+import { shortHash } from '../tools/short-hash.js';
 import { checkCommand } from '../command-safety/approval-check.js';
 import { loadCommandSafety } from '../command-safety/classify.js';
 import type { ToolCallRef } from '../../common/tool-batch.js';
@@ -412,6 +414,8 @@ export function describeCall(
     summary: oneLine(tool.summarize?.(parsed.args) ?? name, 120),
     timeoutSeconds: tool.timeoutSeconds?.(parsed.args) ?? DEFAULT_TOOL_TIMEOUT_SECONDS,
     traits: tool.traits,
+    // The loop guard compares calls by this key: the same arguments in any key order are the same call.
+    argsKey: shortHash(canonicalJson(parsed.args)),
   };
   const paths = tool.paths?.(parsed.args);
   if (paths?.length) ref.paths = paths;

@@ -66,7 +66,9 @@ export const memoryTool = defineTool({
     const limit = MEMORY_LIMITS[a.store];
     if (a.action === 'add') {
       // At least once: a re-run of the same add (or the model repeating itself) must not duplicate it.
-      if (entries.some((e) => e.content === a.content))
+      // Compared as the system prompt would show it: case and spacing do not make a new fact.
+      const same = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+      if (entries.some((e) => same(e.content) === same(a.content!)))
         return { content: `Already in ${a.store}: "${oneLine(a.content!, 80)}"\n${describeStore(a.store, entries)}` };
       if (memoryChars(entries) + a.content!.length > limit) {
         return {

@@ -22,6 +22,7 @@ import { MAX_DIFF_CHARS, MAX_TAIL_CHARS } from './tool-display.js';
 import { redactor } from '../../runtime/secrets.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 import { ToolHeartbeat } from './heartbeat-details.js';
+import { shortHash } from './short-hash.js';
 
 export const RE_EXECUTED_NOTE =
   '[re-executed after worker restart: an earlier run of this call may have had effects too]';
@@ -164,7 +165,9 @@ export function toolActivities(deps: ActivityDeps) {
           ...displayPayload(output.display),
         });
         await pub.flush();
-        return { isError, preview, durationMs, reExecuted, chars: content.length };
+        // The loop guard compares results by this key (the result as the tool gave it, before Herald's notes).
+        const resultKey = shortHash(`${isError ? 'error' : 'ok'}\u0000${limited.content}`);
+        return { isError, preview, durationMs, reExecuted, chars: content.length, resultKey };
       } finally {
         stopHeartbeat();
       }

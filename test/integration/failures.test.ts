@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StartOptions } from '../../client/client.js';
-import { BUDGET_SUMMARY_NOTE } from '../../common/budget.js';
+import { BUDGET_FINAL_NOTE } from '../../common/budget.js';
 import { CONTINUE_PROMPT, EMPTY_AFTER_TOOLS_NUDGE } from '../../common/model-response.js';
 import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
@@ -343,7 +343,7 @@ describe('failures and recovery', () => {
     assert.equal(r.completed, false);
     const last = stack.fake.requests[2]!;
     assert.equal(last.body.tool_choice, 'none');
-    assert.ok(messagesOf(last).at(-1)!.content!.includes(BUDGET_SUMMARY_NOTE));
+    assert.ok(messagesOf(last).at(-1)!.content!.includes(BUDGET_FINAL_NOTE));
     // Budget notes ride on requests only.
     assert.ok((await stack.transcript('f-budget')).every((m) => !m.content?.includes('BUDGET')));
   });

@@ -1,0 +1,183 @@
+/**
+ * Tool-loop guardrails (issue 14): small models call the same tool with the same arguments again
+ * and again. Pure decisions over small keys (a hash of the tool name and canonical arguments, a
+ * hash of the result); the workflow keeps one LoopGuard per turn and acts on its answers.
+ *
+ * A call is a *repeat* when the same key ran earlier in the turn and its result did not change.
+ * The first repeat runs (a read-only result may have changed) and the next request carries a
+ * nudge; later repeats of a read-only tool are answered with a reference to the earlier result
+ * without running; past `maxRepeats` any repeat is refused. When the last `noProgressCalls`
+ * calls were all repeats the turn ends (`guardrail_halt`).
+ */
+
+export interface LoopGuardSettings {
+  enabled: boolean;
+  /** Repeats of one call (same arguments, same result) before it is refused. */
+  maxRepeats: number;
+  /** The turn ends when this many calls in a row were all repeats. */
+  noProgressCalls: number;
+}
+
+export const DEFAULT_LOOP_GUARD: LoopGuardSettings = { enabled: true, maxRepeats: 3, noProgressCalls: 6 };
+
+/** Counters over the session, shown by `state`. */
+export interface LoopGuardStats {
+  nudges: number;
+  refusals: number;
+  halts: number;
+}
+
+export const emptyLoopGuardStats = (): LoopGuardStats => ({ nudges: 0, refusals: 0, halts: 0 });
+
+/** What the workflow knows of one call: its name, whether it only reads, and its arguments' key. */
+export interface GuardedCall {
+  name: string;
+  argsKey?: string | undefined;
+  readOnly: boolean;
+}
+
+export type GuardDecision =
+  | { action: 'run'; repeat: number }
+  /** Answer with `text` instead of running (a reference to the earlier result, or a refusal). */
+  | { action: 'answer'; text: string; refused: boolean };
+
+interface Seen {
+  resultKey?: string;
+  /** Repeats so far with the result unchanged. */
+  repeats: number;
+  /** Position of the latest result that actually ran. */
+  seq: number;
+}
+
+/** The most keys one turn remembers (bounded by construction; the oldest is forgotten). */
+const MAX_KEYS = 200;
+
+export class LoopGuard {
+  private readonly seen = new Map<string, Seen>();
+  /** One flag per call of this turn, newest last: was it a repeat? (only the window is kept) */
+  private readonly recent: boolean[] = [];
+  private pendingNudges: string[] = [];
+
+  /** `stats` is counted into as the guard acts (the session's counters, or a fresh set). */
+  constructor(
+    readonly settings: LoopGuardSettings,
+    readonly stats: LoopGuardStats = emptyLoopGuardStats(),
+  ) {}
+
+  private key(call: GuardedCall): string | undefined {
+    return call.argsKey === undefined ? undefined : `${call.name}\u0000${call.argsKey}`;
+  }
+
+  /** Before a call runs: run it, or answer it without running. */
+  decide(call: GuardedCall): GuardDecision {
+    const key = this.key(call);
+    const seen = key === undefined ? undefined : this.seen.get(key);
+    if (!this.settings.enabled || !seen || seen.resultKey === undefined) return { action: 'run', repeat: 0 };
+    const repeat = seen.repeats + 1;
+    if (repeat > this.settings.maxRepeats) {
+      seen.repeats = repeat;
+      this.mark(true);
+      this.stats.refusals += 1;
+      return { action: 'answer', refused: true, text: refusalText(call.name, repeat + 1) };
+    }
+    if (repeat >= 2 && call.readOnly) {
+      seen.repeats = repeat;
+      this.mark(true);
+      this.stats.nudges += 1;
+      return { action: 'answer', refused: false, text: referenceText(call.name, seen.seq) };
+    }
+    return { action: 'run', repeat };
+  }
+
+  /** After a call ran: its result's key decides whether it was a repeat. */
+  ran(call: GuardedCall, seq: number, resultKey: string | undefined): void {
+    const key = this.key(call);
+    if (key === undefined || resultKey === undefined || !this.settings.enabled) {
+      this.mark(false);
+      return;
+    }
+    const seen = this.seen.get(key);
+    if (seen && seen.resultKey === resultKey) {
+      seen.repeats += 1;
+      seen.seq = seq;
+      this.mark(true);
+      this.stats.nudges += 1;
+      this.pendingNudges.push(nudgeText(call.name, seen.repeats + 1));
+      return;
+    }
+    this.seen.delete(key);
+    if (this.seen.size >= MAX_KEYS) this.seen.delete(this.seen.keys().next().value!);
+    this.seen.set(key, { resultKey, repeats: 0, seq });
+    this.mark(false);
+  }
+
+  /** A call that was neither run nor guarded (todo, clarify, errors): it breaks a run of repeats. */
+  other(): void {
+    this.mark(false);
+  }
+
+  /** The nudges for the next model request (each once). */
+  takeNudges(): string | undefined {
+    const text = [...new Set(this.pendingNudges)].join('\n');
+    this.pendingNudges = [];
+    return text || undefined;
+  }
+
+  /** The last `noProgressCalls` calls were all repeats: the turn should end. */
+  shouldHalt(): boolean {
+    const k = this.settings.noProgressCalls;
+    return this.settings.enabled && k > 0 && this.recent.length >= k && this.recent.slice(-k).every(Boolean);
+  }
+
+  private mark(repeat: boolean): void {
+    this.recent.push(repeat);
+    const keep = Math.max(1, this.settings.noProgressCalls);
+    if (this.recent.length > keep) this.recent.splice(0, this.recent.length - keep);
+  }
+}
+
+/** Calls of one reply with the same name and arguments: index → index of the first such call. */
+export function duplicatesInReply(calls: readonly GuardedCall[]): Map<number, number> {
+  const first = new Map<string, number>();
+  const dupes = new Map<number, number>();
+  calls.forEach((c, i) => {
+    if (c.argsKey === undefined) return;
+    const key = `${c.name}\u0000${c.argsKey}`;
+    const at = first.get(key);
+    if (at === undefined) first.set(key, i);
+    else dupes.set(i, at);
+  });
+  return dupes;
+}
+
+export const duplicateText = (name: string, firstId: string) =>
+  `[Duplicate call: ${name} with the same arguments appears earlier in this reply (call ${firstId}); it ran once — use that result.]`;
+
+export const nudgeText = (name: string, times: number) =>
+  `[LOOP: you called ${name} ${times} times with the same arguments and got the same result. ` +
+  'Use the result you already have; do not call it again. Answer the user, or try something different.]';
+
+const referenceText = (name: string, seq: number) =>
+  `[Not run again: ${name} with these arguments already returned this result unchanged (message #${seq} above). ` +
+  'Use that result instead of calling it again; answer the user, or try something different.]';
+
+const refusalText = (name: string, times: number) =>
+  `[Refused: ${name} was called ${times} times with the same arguments and the same result. ` +
+  'It will not run again in this turn. Give your answer with what you have, or take a different approach.]';
+
+/** The closing note of a turn the no-progress detector ended. */
+export const haltNote = (calls: number) =>
+  `I stopped this turn: my last ${calls} tool calls repeated earlier calls with the same results, so I was not making progress. ` +
+  'Ask again (perhaps more specifically) to continue.';
+
+/** JSON with object keys sorted at every level: the same arguments always give the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,166 @@
+/**
+ * Tool-loop guardrails and the budget's last call (issue 14), against the fake provider: a small
+ * model that repeats itself is nudged, refused and stopped within a bounded number of calls;
+ * identical calls of one reply run once; a repeated memory write saves one entry; a tool call
+ * written as text after the budget ran out is not shipped as the answer.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { BUDGET_FINAL_NOTE } from '../../common/budget.js';
+import { isValidOrder } from '../../common/role-order.js';
+import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
+import type { TestStack } from '../support/stack.js';
+import { createTestStack } from '../support/stack.js';
+
+type WireMessage = { role: string; content: string | null; tool_calls?: unknown[] };
+const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
+const readSettings: ScriptedReply = { toolCalls: [{ name: 'read_file', arguments: { path: 'settings.ini' } }] };
+
+describe('tool-loop guardrails', () => {
+  let stack: TestStack;
+  let ws: string;
+
+  before(async () => {
+    stack = await createTestStack();
+    ws = join(stack.home, 'ws');
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(ws, 'settings.ini'), '[server]\nport = 8080\n');
+  });
+  after(async () => {
+    await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
+  });
+
+  it('a model repeating read_file is nudged, answered from the earlier result, refused, then the turn ends guardrail_halt', async () => {
+    stack.fake.script(Array.from({ length: 10 }, () => readSettings));
+    const conv = stack.herald.conversation('lg-repeat');
+    const r = await conv.send('read settings.ini and tell me the port', { start: { cwd: ws } });
+    assert.equal(r.turn_exit_reason, 'guardrail_halt');
+    assert.equal(r.completed, false);
+    assert.match(r.final_response!, /not making progress/);
+    // Bounded: the halt comes after 7 model calls, not the 10 the model would have made.
+    assert.equal(stack.fake.requests.length, 7);
+    assert.ok(r.api_calls <= 8);
+    // The second call ran and the next request carried the nudge.
+    assert.match(messagesOf(stack.fake.requests[2]!).at(-1)!.content!, /LOOP: you called read_file 2 times/);
+    const tools = (await stack.transcript('lg-repeat')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    assert.equal(tools.length, 7);
+    assert.match(tools[0]!, /port = 8080/);
+    assert.match(tools[1]!, /port = 8080/);
+    assert.match(tools[2]!, /^\[Not run again: read_file/);
+    assert.match(tools[3]!, /^\[Not run again: read_file/);
+    assert.match(tools[4]!, /^\[Refused: read_file was called 5 times/);
+    assert.ok(isValidOrder(await stack.transcript('lg-repeat')));
+    const state = await conv.state();
+    assert.deepEqual(state.loop_guard, { nudges: 3, refusals: 3, halts: 1 });
+    // The Web UI's current details show the counts.
+    const meta = await stack.temporal.workflow
+      .getHandle(conv.workflowId)
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    assert.match(meta.currentDetails, /\*\*Loop guard:\*\* 3 repeated call\(s\) nudged, 3 refused, 1 turn\(s\) halted/);
+    const guardEvents = (await stack.events('lg-repeat')).filter(
+      (e) => e.kind === 'status' && e.payload.kind === 'loop_guard',
+    );
+    assert.ok(guardEvents.some((e) => /refused/.test(e.payload.message as string)));
+    assert.ok(guardEvents.some((e) => /no progress/.test(e.payload.message as string)));
+    // The conversation goes on: the next turn starts with a fresh guard.
+    stack.fake.reset();
+    stack.fake.script([readSettings, { text: 'The port is 8080.' }]);
+    const next = await conv.send('try once more');
+    assert.equal(next.final_response, 'The port is 8080.');
+    assert.match(messagesOf(stack.fake.requests.at(-1)!).at(-1)!.content!, /port = 8080/);
+  });
+
+  it('identical calls in one reply run once', async () => {
+    stack.fake.script([
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'settings.ini' } },
+          { name: 'read_file', arguments: { path: 'settings.ini' } },
+          { name: 'read_file', arguments: { path: 'settings.ini' } },
+        ],
+      },
+      { text: 'port 8080' },
+    ]);
+    const r = await stack.herald.conversation('lg-dupes').send('read it', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'port 8080');
+    const tools = (await stack.transcript('lg-dupes')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    assert.equal(tools.length, 3);
+    assert.match(tools[0]!, /port = 8080/);
+    assert.match(tools[1]!, /^\[Duplicate call: read_file/);
+    assert.match(tools[2]!, /^\[Duplicate call: read_file/);
+    const started = (await stack.events('lg-dupes')).filter((e) => e.kind === 'tool.started');
+    assert.equal(started.length, 1);
+  });
+
+  it('a repeated memory add writes one entry', async () => {
+    const add = (content: string): ScriptedReply => ({
+      toolCalls: [{ name: 'memory', arguments: { action: 'add', store: 'memory', content } }],
+    });
+    stack.fake.script([
+      add('settings.ini holds the server port.'),
+      add('settings.ini holds the server port.'),
+      add('settings.ini  holds the server PORT.'),
+      { text: 'saved' },
+    ]);
+    await stack.herald.conversation('lg-memory').send('remember where the port is', { start: { cwd: ws } });
+    const rows = await stack.db.query<{ content: string }>('SELECT content FROM memory_entries');
+    assert.deepEqual(
+      rows.rows.map((x) => x.content),
+      ['settings.ini holds the server port.'],
+    );
+    await stack.db.query('DELETE FROM memory_entries');
+  });
+
+  it('turned off in the config, repeats run as before', async () => {
+    const off = await createTestStack({ configYaml: 'tools: { loopGuard: { enabled: false } }\n' });
+    try {
+      const dir = join(off.home, 'ws');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'settings.ini'), 'port = 1\n');
+      off.fake.script([readSettings, readSettings, readSettings, readSettings, { text: 'done' }]);
+      const r = await off.herald.conversation('lg-off').send('read', { start: { cwd: dir } });
+      assert.equal(r.final_response, 'done');
+      const tools = (await off.transcript('lg-off')).filter((m) => m.role === 'tool');
+      assert.ok(tools.every((m) => /port = 1/.test(m.content ?? '')));
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe("the budget's last call", () => {
+  let stack: TestStack;
+  let ws: string;
+
+  before(async () => {
+    stack = await createTestStack();
+    ws = join(stack.home, 'ws');
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(ws, 'a.txt'), 'alpha\n');
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it('says tools are gone, and a tool call written as text becomes a one-line note', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+      { text: '```json\n{"name": "read_file", "arguments": {"path": "b.txt"}}\n```' },
+    ]);
+    const r = await stack.herald.conversation('lg-budget').send('read', { start: { cwd: ws, maxIterations: 1 } });
+    assert.equal(r.turn_exit_reason, 'budget_exhausted');
+    assert.equal(
+      r.final_response,
+      'The model tried to call read_file after its budget ran out; no tool ran. Ask again to continue.',
+    );
+    const last = stack.fake.requests[1]!;
+    assert.equal(last.body.tool_choice, 'none');
+    assert.ok(messagesOf(last).at(-1)!.content!.includes(BUDGET_FINAL_NOTE));
+    assert.match(BUDGET_FINAL_NOTE, /Tools are no longer available/);
+  });
+});
