@@ -5,6 +5,7 @@
  */
 import pc from 'picocolors';
 import type { Db } from '../activities/store/db.js';
+import { turnTotals } from '../activities/store/ledger.js';
 import type { TurnResult } from '../common/contract.js';
 
 export interface TurnLedger {
@@ -17,22 +18,13 @@ export interface TurnLedger {
 
 /** What the ledger holds for one turn (every attempt of every model call). */
 export async function turnLedger(db: Db, conversationId: string, turnId: string): Promise<TurnLedger> {
-  const r = await db.query<{ calls: number; cancelled: number; failed: number; tokens: string; cost: string }>(
-    `SELECT count(*)::int AS calls,
-            count(*) FILTER (WHERE outcome = 'cancelled')::int AS cancelled,
-            count(*) FILTER (WHERE outcome = 'error')::int AS failed,
-            coalesce(sum(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens), 0)::text AS tokens,
-            coalesce(sum(cost_usd), 0)::text AS cost
-       FROM model_calls WHERE conversation_id = $1 AND turn_id = $2`,
-    [conversationId, turnId],
-  );
-  const row = r.rows[0];
+  const t = await turnTotals(db, conversationId, turnId);
   return {
-    calls: row?.calls ?? 0,
-    cancelled: row?.cancelled ?? 0,
-    failed: row?.failed ?? 0,
-    tokens: Number(row?.tokens ?? 0),
-    costUsd: Number(row?.cost ?? 0),
+    calls: t.attempts,
+    cancelled: t.cancelled,
+    failed: t.failed,
+    tokens: t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens,
+    costUsd: t.costUsd,
   };
 }
 

@@ -175,10 +175,10 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
   }));
 }
 
-/** Sums over every attempt of a conversation and its child agents. */
-export async function conversationTotals(db: Db, id: string): Promise<LedgerTotals> {
+/** Sums over the attempts a WHERE clause picks (after an optional WITH prelude it may use). */
+async function totalsWhere(db: Db, prelude: string, where: string, params: unknown[]): Promise<LedgerTotals> {
   const r = await db.query<Record<keyof LedgerTotals, string>>(
-    `${CONVERSATIONS_OF}
+    `${prelude}
      SELECT count(*)::text AS attempts,
             count(*) FILTER (WHERE outcome = 'ok')::text AS ok,
             count(*) FILTER (WHERE outcome = 'error')::text AS failed,
@@ -188,8 +188,8 @@ export async function conversationTotals(db: Db, id: string): Promise<LedgerTota
             coalesce(sum(cache_read_tokens), 0)::text AS "cacheReadTokens",
             coalesce(sum(cache_write_tokens), 0)::text AS "cacheWriteTokens",
             coalesce(sum(cost_usd), 0)::text AS "costUsd"
-       FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)`,
-    [id],
+       FROM model_calls WHERE ${where}`,
+    params,
   );
   const row = r.rows[0];
   const n = (k: keyof LedgerTotals) => Number(row?.[k] ?? 0);
@@ -204,4 +204,14 @@ export async function conversationTotals(db: Db, id: string): Promise<LedgerTota
     cacheWriteTokens: n('cacheWriteTokens'),
     costUsd: n('costUsd'),
   };
+}
+
+/** Sums over every attempt of a conversation and its child agents. */
+export function conversationTotals(db: Db, id: string): Promise<LedgerTotals> {
+  return totalsWhere(db, CONVERSATIONS_OF, 'conversation_id IN (SELECT id FROM convs)', [id]);
+}
+
+/** Sums over every attempt of one turn (the REPL's footer for a stopped turn). */
+export function turnTotals(db: Db, conversationId: string, turnId: string): Promise<LedgerTotals> {
+  return totalsWhere(db, '', 'conversation_id = $1 AND turn_id = $2', [conversationId, turnId]);
 }
