@@ -37,9 +37,10 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
-import { currentEndpoint } from '../../common/providers.js';
+import { currentEndpoint, defaultOutputCap } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
+import { requestSchemas } from '../tools/schema-economy.js';
 
 const PREVIEW_CHARS = 200;
 
@@ -139,8 +140,9 @@ export function modelActivities(deps: ActivityDeps) {
             {
               model: ref.model,
               messages,
-              tools: deps.tools.schemas(a.tools),
-              maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
+              tools: requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas),
+              maxOutputTokens:
+                a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens ?? defaultOutputCap(ref),
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
             },
