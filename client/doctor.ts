@@ -32,10 +32,10 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../activities/store/migrations/', 
 const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 
 async function temporalChecks(config: HeraldConfig): Promise<Check[]> {
-  const { address, namespace } = clientSettings(config);
+  const { address, namespace, security } = clientSettings(config);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 3000 });
+    connection = await Connection.connect({ ...security, address, connectTimeout: 3000 });
   } catch (err) {
     return [
       {
