@@ -45,10 +45,12 @@ function manifests(): Manifest[] {
 }
 const deployment = () => manifests().find((m) => m.doc.kind === 'Deployment')!.doc as any;
 
+const envconfigSource = () =>
+  readFileSync(join(PROJECT_ROOT, 'node_modules/@temporalio/envconfig/lib/envconfig-toml.js'), 'utf8');
+
 /** The variable names the SDK's environment configuration reads (its own source is the truth). */
 function envconfigNames(): Set<string> {
-  const src = readFileSync(join(PROJECT_ROOT, 'node_modules/@temporalio/envconfig/lib/envconfig-toml.js'), 'utf8');
-  return new Set([...src.matchAll(/\['(TEMPORAL_[A-Z_]+)'\]/g)].map((m) => m[1]!));
+  return new Set([...envconfigSource().matchAll(/\['(TEMPORAL_[A-Z_]+)'\]/g)].map((m) => m[1]!));
 }
 
 /** `docker compose` (v2) or `docker-compose` (v1, Debian's package), whichever works here. */
@@ -239,5 +241,26 @@ describe('deploy files: Kubernetes example', () => {
     assert.ok(spec.terminationGracePeriodSeconds >= Number(grace) + 30);
     assert.equal(spec.securityContext.runAsUser, 10001, 'the Dockerfile user');
     assert.match(read('Dockerfile'), /--uid 10001/);
+  });
+});
+
+describe('deploy files: README "Running on Temporal Cloud"', () => {
+  const readme = read('README.md');
+  const section = readme.slice(readme.indexOf('## Running on Temporal Cloud'), readme.indexOf('## Development'));
+
+  it('the tcld command creates every Herald search attribute', () => {
+    const listed = [...section.matchAll(/--sa (\w+)=Keyword/g)].map((m) => m[1]!);
+    assert.deepEqual(listed.sort(), [...SEARCH_ATTRIBUTE_NAMES].sort());
+  });
+
+  it('every TEMPORAL_ variable it names is one the SDK reads', () => {
+    const temporal = envconfigNames();
+    const named = [...section.matchAll(/`(TEMPORAL_[A-Z_]+?)(_DATA|_<NAME>)?`/g)].map((m) => m[1]!);
+    assert.ok(named.length >= 8);
+    for (const name of named) {
+      const known =
+        temporal.has(name) || (name === 'TEMPORAL_GRPC_META' && /TEMPORAL_GRPC_META_/.test(envconfigSource()));
+      assert.ok(known, `${name} is not read by @temporalio/envconfig`);
+    }
   });
 });
