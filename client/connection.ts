@@ -12,6 +12,7 @@ import { pidExists } from '../runtime/process-identity.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
 import { payloadCodecs } from '../runtime/data-converter.js';
 import type { TemporalSecurity } from '../runtime/temporal-connection.js';
+import { missingCredentialsHint } from '../runtime/temporal-connection.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
 export type AddressOrigin =
@@ -85,7 +86,9 @@ export async function connectTemporal(
   try {
     connection = await Connection.connect({ ...settings.security, address: settings.address, connectTimeout: 5000 });
   } catch (err) {
-    throw new Error(cannotReachMessage(settings.address, settings.origin, (err as Error).message));
+    const hint = missingCredentialsHint(settings.address, settings.security ?? {});
+    const message = cannotReachMessage(settings.address, settings.origin, (err as Error).message);
+    throw new Error(hint ? `${message}. ${hint}` : message);
   }
   return new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: payloadCodecs() } });
 }

@@ -51,6 +51,16 @@ export function loadTemporalProfile(env: NodeJS.ProcessEnv): TemporalProfile {
   };
 }
 
+/**
+ * What to set when a Temporal Cloud address is dialled without credentials (Cloud accepts none
+ * without TLS, and the failure otherwise reads as a plain timeout); undefined when that is not it.
+ */
+export function missingCredentialsHint(address: string, s: TemporalSecurity): string | undefined {
+  const cloud = /\.tmprl\.cloud(:\d+)?$|\.api\.temporal\.io(:\d+)?$/.test(address);
+  if (!cloud || s.apiKey || (s.tls !== undefined && s.tls !== false)) return undefined;
+  return 'Temporal Cloud needs credentials: set TEMPORAL_API_KEY, or TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH';
+}
+
 /** A one-line description for logs and banners: never the key or certificate themselves. */
 export function describeSecurity(s: TemporalSecurity): string {
   const tls =

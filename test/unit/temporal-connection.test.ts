@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { clientSettings, connectTemporal } from '../../client/connection.js';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
-import { describeSecurity, loadTemporalProfile } from '../../runtime/temporal-connection.js';
+import { describeSecurity, loadTemporalProfile, missingCredentialsHint } from '../../runtime/temporal-connection.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'herald-temporal-conn-'));
 
@@ -121,6 +121,16 @@ describe('Temporal connection profile', () => {
     const settings = clientSettings(loadConfig({ HERALD_HOME: dir, TEMPORAL_API_KEY: 'k' }));
     assert.equal(settings.origin?.kind, 'default');
     assert.deepEqual(settings.security, {});
+  });
+
+  it('a Temporal Cloud address without credentials says which variables to set', () => {
+    assert.match(missingCredentialsHint('herald.a1b2c.tmprl.cloud:7233', {}) ?? '', /TEMPORAL_API_KEY/);
+    assert.match(
+      missingCredentialsHint('us-east-1.aws.api.temporal.io:7233', { tls: false }) ?? '',
+      /TEMPORAL_TLS_CLIENT_CERT_PATH/,
+    );
+    assert.equal(missingCredentialsHint('herald.a1b2c.tmprl.cloud:7233', { apiKey: 'k', tls: true }), undefined);
+    assert.equal(missingCredentialsHint('temporal.internal:7233', {}), undefined);
   });
 
   it('a client connection to TEMPORAL_ADDRESS with an API key speaks TLS', async () => {
