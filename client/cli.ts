@@ -158,6 +158,8 @@ export function buildProgram(): Command {
         temporalAddress: cfg.temporalAddress ?? rt?.temporalAddress,
         databaseUrl: cfg.databaseUrl ?? rt?.databaseUrl,
         namespace: cfg.temporalAddress ? cfg.namespace : (rt?.namespace ?? cfg.namespace),
+        // `herald dev`'s server takes no credentials; the environment's are for TEMPORAL_ADDRESS.
+        temporalSecurity: cfg.temporalAddress ? cfg.temporalSecurity : {},
       };
       const running = await startWorker({
         config: resolved,

@@ -23,6 +23,8 @@ import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { installRedactor, workerSecrets } from '../runtime/secrets.js';
 import { workerDataConverter } from '../runtime/data-converter.js';
+import type { TemporalSecurity } from '../runtime/temporal-connection.js';
+import { describeSecurity } from '../runtime/temporal-connection.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -75,8 +77,13 @@ function installRuntime(log: Logger): void {
 }
 
 /** Make sure Herald's search attributes exist; upserting unknown ones would fail workflow tasks. */
-async function ensureSearchAttributes(address: string, namespace: string, log: Logger): Promise<boolean> {
-  const connection = await Connection.connect({ address });
+async function ensureSearchAttributes(
+  address: string,
+  security: TemporalSecurity,
+  namespace: string,
+  log: Logger,
+): Promise<boolean> {
+  const connection = await Connection.connect({ ...security, address });
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const have = new Set(Object.keys(existing.customAttributes ?? {}));
@@ -109,7 +116,12 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   if (!config.databaseUrl)
     throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
   // Before anything can log or write: every credential this worker holds is redacted from then on.
-  installRedactor(workerSecrets(env, config.file));
+  // A Temporal API key read from a profile file is not in the environment: name it too.
+  const temporalKey = config.temporalSecurity.apiKey;
+  installRedactor([
+    ...workerSecrets(env, config.file),
+    ...(temporalKey ? [{ name: 'TEMPORAL_API_KEY', value: temporalKey }] : []),
+  ]);
   installRuntime(log);
 
   const db = createDb(config.databaseUrl, 10, { redact: true });
@@ -127,8 +139,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       'no default model configured (HERALD_MODEL): conversations must name a model',
     );
   }
-  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const security = config.temporalSecurity;
+  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, security, config.namespace, log);
+  const connection = await NativeConnection.connect({ ...security, address: config.temporalAddress });
   // Plugins and a custom context engine are named relative to the config file.
   const configDir = config.configPath ? dirname(config.configPath) : config.home;
   const engine = await loadEngine(config.file.compression.engine, configDir);
@@ -191,6 +204,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     {
       taskQueue: config.taskQueue,
       temporal: config.temporalAddress,
+      temporalAuth: describeSecurity(security),
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
     },
