@@ -19,8 +19,8 @@ export function skillsListTool(settings: SkillSettings) {
     toolset: 'skills',
     untrusted: 'workspace',
     description:
-      'List the skills available here (instructions for particular kinds of task): name, description and where each ' +
-      'was found, and skills that were refused and why. Load one with skill_view.',
+      'List the skills available here. Gives each skill (instructions for a particular kind of task) with its name, ' +
+      'description and where it was found, and the skills that were refused and why; load one with skill_view.',
     parameters: z.object({}).strict(),
     traits: { readOnly: true, pathScoped: false, serial: false },
     summarize: () => 'skills_list',
@@ -53,7 +53,7 @@ export function skillViewTool(settings: SkillSettings) {
     toolset: 'skills',
     untrusted: 'workspace',
     description:
-      "Load a skill: its SKILL.md instructions and the list of its files, or, with path, one of its files (relative to the skill's folder).",
+      "Load a skill. Returns its SKILL.md instructions and the list of its files, or, with path, one of its files (relative to the skill's folder).",
     parameters: z
       .object({
         name: z.string().min(1).max(64).describe('The skill, as named in the skills index or by skills_list'),
