@@ -206,9 +206,11 @@ async function loadSkill(
     return problem('the folder is a symbolic link out of the workspace; not read');
   const read = await readSkillFile(dir);
   if (!read.ok) return problem(read.error);
-  const findings = scanForInjection(read.text);
-  if (findings.length) return problem(`blocked: ${findings[0]!.description}`, true);
   const parsed = parseSkillFile(read.text);
+  // Blocked whatever else is wrong with it, under the name it gives itself when it gives one.
+  const findings = scanForInjection(read.text);
+  if (findings.length)
+    return problem(`blocked: ${findings[0]!.description}`, true, (parsed.ok && parsed.name) || folderName);
   if (!parsed.ok) return problem(parsed.error);
   const name = parsed.name ?? folderName;
   const nameProblem = parsed.name ? undefined : skillNameProblem(folderName);
