@@ -34,7 +34,7 @@ import {
   removeMemory,
 } from '../activities/store/memory.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { StartOptions } from './client.js';
@@ -455,7 +455,9 @@ export function buildProgram(): Command {
     .description('list the skills a conversation in a workspace gets, and show one (SKILL.md folders)');
   const skillsWhere = (o: { cwd?: string }) => {
     const cfg = config();
-    return { settings: skillSettings(cfg), cwd: resolve(o.cwd ?? process.cwd()) };
+    const cwd = resolve(o.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new Error(`no such folder: ${cwd}`);
+    return { settings: skillSettings(cfg), cwd };
   };
   skills
     .command('list', { isDefault: true })

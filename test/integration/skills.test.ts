@@ -197,5 +197,8 @@ describe('skills', () => {
     const none = await runHerald(['skills', 'list', '--cwd', empty], { ...env, HERALD_HOME: empty });
     assert.equal(none.code, 0, none.stderr);
     assert.match(none.stdout, /no skills found; looked in:\n {2}.*\/skills\n/);
+    const nowhere = await runHerald(['skills', 'list', '--cwd', join(empty, 'nope')], env);
+    assert.equal(nowhere.code, 1);
+    assert.match(nowhere.stderr, /no such folder: .*nope/);
   });
 });
