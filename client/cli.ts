@@ -19,6 +19,9 @@ import { createDb } from '../activities/store/db.js';
 import { listConversations } from '../activities/store/sessions.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
+import { discoverSkills, skillSettings } from '../activities/skills/discover.js';
+import { renderSkillView, viewSkill } from '../activities/skills/view.js';
+import { renderSkillsList } from './skills-command.js';
 import { migrate } from '../activities/store/migrate.js';
 import type { MemoryEntry, MemoryStore } from '../activities/store/memory.js';
 import {
@@ -31,7 +34,7 @@ import {
   removeMemory,
 } from '../activities/store/memory.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { StartOptions } from './client.js';
@@ -430,7 +433,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action((o: { toolsets?: string; json?: boolean }) => {
       const cfg = config();
-      const registry = builtinTools(cfg.file);
+      const registry = builtinTools(cfg.file, skillSettings(cfg));
       const selection = o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : cfg.file.tools.toolsets;
       const rows = registry.status(selection);
       const width = Math.max(...rows.map((r) => r.name.length));
@@ -447,6 +450,39 @@ export function buildProgram(): Command {
           ? `from tools.toolsets in ${cfg.configPath ?? 'the config'}`
           : 'no tools.toolsets in the config';
       print(Boolean(o.json), rows, `toolsets: ${selection?.join(', ') ?? 'all'} (${source})\n${text}`);
+    });
+
+  const skills = program
+    .command('skills')
+    .description('list the skills a conversation in a workspace gets, and show one (SKILL.md folders)');
+  const skillsWhere = (o: { cwd?: string }) => {
+    const cfg = config();
+    const cwd = resolve(o.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new Error(`no such folder: ${cwd}`);
+    return { settings: skillSettings(cfg), cwd };
+  };
+  skills
+    .command('list', { isDefault: true })
+    .description('every skill found for the workspace, and the ones refused (blocked, broken, shadowed) with why')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'print JSON')
+    .action(async (o: { cwd?: string; json?: boolean }) => {
+      const { settings, cwd } = skillsWhere(o);
+      const catalog = await discoverSkills(settings, cwd);
+      print(Boolean(o.json), catalog, renderSkillsList(catalog, settings, cwd));
+    });
+  skills
+    .command('show')
+    .description("print a skill's instructions and its files, or one of its files, as the agent reads them")
+    .argument('<name>', 'the skill')
+    .argument('[path]', "one of its files, relative to the skill's folder")
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'print JSON')
+    .action(async (name: string, path: string | undefined, o: { cwd?: string; json?: boolean }) => {
+      const { settings, cwd } = skillsWhere(o);
+      const view = await viewSkill(settings, cwd, name, path);
+      if (!view.ok) throw new Error(view.error);
+      print(Boolean(o.json), view, renderSkillView(view));
     });
 
   const memory = program

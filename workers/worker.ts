@@ -16,6 +16,7 @@ import type { Db } from '../activities/store/db.js';
 import { createDb, redactUrl } from '../activities/store/db.js';
 import { pruneEvents } from '../activities/store/events.js';
 import { migrate } from '../activities/store/migrate.js';
+import { skillSettings } from '../activities/skills/discover.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
@@ -152,7 +153,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       db,
       config,
       log,
-      tools: builtinTools(config.file),
+      tools: builtinTools(config.file, skillSettings(config)),
       hooks,
       searchAttributes,
       env,
