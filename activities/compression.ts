@@ -12,6 +12,7 @@ import type { ChatMessage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
 import type { ContextEngine } from './context-engine.js';
+import type { CompressionOutcome } from './metrics.js';
 import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
@@ -62,11 +63,16 @@ export function compressionActivities(
       const ctx = Context.current();
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'compress' }), 500);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      const started = Date.now();
+      let outcome: CompressionOutcome | undefined = 'error';
       try {
         const existing = await getSession(db, a.newSessionId).catch((err: unknown) => {
           throw storageFailure(err, 'reading sessions');
         });
-        if (existing) return await describeExisting(a, existing.id);
+        if (existing) {
+          outcome = undefined; // counted by the attempt that wrote it
+          return await describeExisting(a, existing.id);
+        }
         const session = await getSession(db, a.sessionId);
         if (!session) throw new Error(`session ${a.sessionId} does not exist`);
         const transcript = await loadTranscript(db, a.sessionId, a.beforeSeq);
@@ -120,6 +126,7 @@ export function compressionActivities(
         });
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
         if (!engineOut) {
+          outcome = 'skipped';
           return {
             compressed: false,
             sessionId: a.sessionId,
@@ -163,6 +170,7 @@ export function compressionActivities(
           newSessionId: a.newSessionId,
         });
         await pub.flush();
+        outcome = fallback ? 'fallback' : 'compressed';
         return {
           compressed: true,
           sessionId: a.newSessionId,
@@ -174,6 +182,8 @@ export function compressionActivities(
           fallbackSummary: fallback,
         };
       } finally {
+        if (outcome)
+          deps.metrics.compression(ctx.cancellationSignal.aborted ? 'cancelled' : outcome, Date.now() - started);
         stopHeartbeat();
       }
     },

@@ -23,6 +23,10 @@ import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { installRedactor, workerSecrets } from '../runtime/secrets.js';
 import { workerDataConverter } from '../runtime/data-converter.js';
+import { freePort } from '../runtime/ports.js';
+import { createMetrics } from '../activities/metrics.js';
+import type { MetricsServer } from './metrics-server.js';
+import { startMetricsServer } from './metrics-server.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -44,17 +48,29 @@ export interface RunningWorker {
   db: Db;
   /** What the tool sandbox can do on this machine. */
   sandbox: ToolSandbox;
+  /** Where `/metrics` is served (Herald's and the Temporal SDK's), when a metrics port was given. */
+  metricsUrl: string | undefined;
   /** Resolves when the worker has stopped. */
   done: Promise<void>;
   shutdown(): Promise<void>;
 }
 
 let runtimeInstalled = false;
+/** The core's Prometheus endpoint, when this process installed the runtime with one. */
+let coreMetricsUrl: string | undefined;
 
-/** Route the Temporal core's logs into pino (once per process). */
-function installRuntime(log: Logger): void {
-  if (runtimeInstalled) return;
+/**
+ * Route the Temporal core's logs into pino (once per process), and with `metrics`, bind the core's
+ * Prometheus endpoint on a loopback port of its own (served through the worker's metrics port).
+ */
+async function installRuntime(log: Logger, metrics: boolean): Promise<string | undefined> {
+  if (runtimeInstalled) {
+    if (metrics && !coreMetricsUrl)
+      log.warn("the Temporal runtime was installed without metrics: only Herald's own metrics are served");
+    return coreMetricsUrl;
+  }
   runtimeInstalled = true;
+  const corePort = metrics ? await freePort() : undefined;
   const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
     TRACE: 'trace',
     DEBUG: 'debug',
@@ -67,11 +83,17 @@ function installRuntime(log: Logger): void {
       logger: new DefaultLogger('WARN', (entry) => log[levels[entry.level]]({ ...entry.meta }, entry.message)),
       // The Rust core's own lines (gRPC retries, poll errors) through the same logger: redacted,
       // and in the same format as Herald's (readable in `herald dev`, JSON elsewhere).
-      telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+      telemetryOptions: {
+        logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+        ...(corePort ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${corePort}` } } } : {}),
+      },
     });
+    if (corePort) coreMetricsUrl = `http://127.0.0.1:${corePort}/metrics`;
   } catch {
     // Already installed by the embedding program (tests): keep theirs.
+    if (metrics) log.warn("the Temporal runtime was installed elsewhere: only Herald's own metrics are served");
   }
+  return coreMetricsUrl;
 }
 
 /** Make sure Herald's search attributes exist; upserting unknown ones would fail workflow tasks. */
@@ -110,7 +132,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
   // Before anything can log or write: every credential this worker holds is redacted from then on.
   installRedactor(workerSecrets(env, config.file));
-  installRuntime(log);
+  const coreUrl = await installRuntime(log, config.metrics !== undefined);
 
   const db = createDb(config.databaseUrl, 10, { redact: true });
   try {
@@ -134,6 +156,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const engine = await loadEngine(config.file.compression.engine, configDir);
   const hooks = new HookRunner(await loadPlugins(config.file.hooks.plugins, configDir), log);
   const sandbox = ToolSandbox.create({ config: config.file.sandbox, env, hidden: [config.home], log });
+  // Recorded always (it costs a few counters); served only with a metrics port.
+  const metrics = createMetrics({ db, processMetrics: config.metrics !== undefined });
+  sandbox.onDenial = (kind) => metrics.sandboxDenial(kind);
   const activities = createActivities(
     {
       db,
@@ -144,6 +169,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       searchAttributes,
       env,
       sandbox,
+      metrics,
     },
     engine,
   );
@@ -182,8 +208,22 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const pruneTimer = setInterval(() => void prune(), 3_600_000);
   pruneTimer.unref();
 
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics) {
+    try {
+      metricsServer = await startMetricsServer({ ...config.metrics, registry: metrics.registry, coreUrl, log });
+    } catch (err) {
+      await Promise.all([connection.close(), db.end()]).catch(() => {});
+      throw new ConfigError(
+        `cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(err as Error).message}`,
+        'HERALD_METRICS_PORT',
+      );
+    }
+  }
+
   const done = worker.run().finally(async () => {
     clearInterval(pruneTimer);
+    await metricsServer?.close().catch(() => {});
     await connection.close().catch(() => {});
     await db.end().catch(() => {});
   });
@@ -193,6 +233,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       temporal: config.temporalAddress,
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
+      ...(metricsServer ? { metrics: metricsServer.url } : {}),
     },
     'worker started',
   );
@@ -200,6 +241,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     worker,
     db,
     sandbox,
+    metricsUrl: metricsServer?.url,
     done,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -39,6 +39,7 @@ import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
 import { currentEndpoint } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
+import type { ModelOutcome } from '../metrics.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 
 const PREVIEW_CHARS = 200;
@@ -126,6 +127,30 @@ export function modelActivities(deps: ActivityDeps) {
         priceUsage(t, pricingFor(config.file, ref.provider, ref.model, model));
       const entry = (outcome: LedgerOutcome, usage: ReturnType<typeof priceUsage>, durationMs: number, model: string) =>
         ledgerEntry(a, ctx.info, outcome, usage, durationMs, model);
+      // Metrics: time to first token is measured from the request; labels are bounded in activities/metrics.ts.
+      const requestAt = Date.now();
+      let firstOutputAt: number | undefined;
+      const firstOutput = () => (firstOutputAt ??= Date.now());
+      const measured = (
+        outcome: ModelOutcome,
+        durationMs: number,
+        model: string,
+        t?: TokenCounts,
+        cost?: number,
+        reason?: string,
+      ) =>
+        deps.metrics.modelAttempt({
+          provider: ref.provider,
+          model,
+          outcome,
+          reason,
+          attempt,
+          durationMs,
+          firstTokenMs: firstOutputAt === undefined ? undefined : firstOutputAt - requestAt,
+          tokens: t,
+          costUsd: cost,
+        });
+      const endFlight = deps.metrics.modelStarted();
       const progress = () => {
         watch.progress();
         ctx.heartbeat({ phase: 'model', attempt, lastProgressAt: watch.lastProgressAt() });
@@ -148,14 +173,17 @@ export function modelActivities(deps: ActivityDeps) {
               signal: watch.signal,
               sink: {
                 text: (d) => {
+                  firstOutput();
                   progress();
                   pub.textDelta(d);
                 },
                 reasoning: (d) => {
+                  firstOutput();
                   progress();
                   pub.reasoningDelta(d);
                 },
                 toolGenerating: (name) => {
+                  firstOutput();
                   progress();
                   pub.emit('tool.generating', { name, iteration: a.iteration });
                 },
@@ -173,7 +201,9 @@ export function modelActivities(deps: ActivityDeps) {
         const durationMs = Date.now() - started;
         stopHeartbeat();
         watch.stop();
+        endFlight();
         if (ctx.cancellationSignal.aborted) {
+          measured('cancelled', durationMs, ref.model, reported, priced(reported ?? NO_TOKENS, ref.model).cost_usd);
           await recordModelCall(
             db,
             entry('cancelled', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
@@ -197,8 +227,10 @@ export function modelActivities(deps: ActivityDeps) {
                 maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
               },
             });
+        const paid = priced(reported ?? NO_TOKENS, ref.model);
+        measured('error', durationMs, ref.model, reported, paid.cost_usd, failure.type ?? 'unknown');
         await recordModelCall(db, {
-          ...entry('error', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
+          ...entry('error', paid, durationMs, ref.model),
           errorType: failure.type ?? 'unknown',
         }).catch(() => {});
         pub.emit('status', {
@@ -220,6 +252,8 @@ export function modelActivities(deps: ActivityDeps) {
           finishReason: response.finishReason,
         });
         const usage = priced(response.tokens, response.model);
+        // A kept reply made no request this attempt: its provider call was counted when it was made.
+        if (!kept) measured('ok', Date.now() - started, response.model, response.tokens, usage.cost_usd);
         // The call is paid for: its usage is recorded before anything else can fail.
         // A kept reply made no request: only the row its own attempt could not write is written now.
         const row = kept ? unrecorded : entry('ok', usage, Date.now() - started, response.model);
@@ -275,6 +309,7 @@ export function modelActivities(deps: ActivityDeps) {
         if (isTransientDbError(err)) keepReply(slotKey, response, unrecorded);
         throw storageFailure(err, "saving the model's reply");
       } finally {
+        endFlight();
         stopHeartbeat();
         watch.stop();
       }
