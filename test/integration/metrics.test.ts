@@ -5,14 +5,17 @@
  * Temporal SDK's own worker metrics from the same target.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { freePort } from '../../runtime/ports.js';
 import type { PrometheusServer } from '../support/prometheus.js';
 import { startPrometheus } from '../support/prometheus.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
+
+const DASHBOARD = join(PROJECT_ROOT, 'deploy', 'grafana', 'herald-dashboard.json');
 
 describe('metrics', () => {
   let stack: TestStack;
@@ -22,7 +25,8 @@ describe('metrics', () => {
     metricsPort = await freePort();
     stack = await createTestStack({
       env: { HERALD_METRICS_PORT: String(metricsPort) },
-      configYaml: 'retry: { baseDelaySeconds: 0.1, maxDelaySeconds: 0.2 }\n',
+      configYaml:
+        'retry: { baseDelaySeconds: 0.1, maxDelaySeconds: 0.2 }\npricing:\n  fake-model: { input: 1000, output: 2000 }\n',
     });
     prometheus = await startPrometheus([`127.0.0.1:${metricsPort}`]);
   });
@@ -58,6 +62,8 @@ describe('metrics', () => {
     assert.equal(await value('sum(herald_model_errors_total{reason="rate_limit"})'), 1);
     assert.equal(await value('sum(herald_model_tokens_total{kind="input"})'), 270);
     assert.equal(await value('sum(herald_model_tokens_total{kind="output"})'), 17);
+    // Priced at 1,000 and 2,000 USD per million tokens: (270 × 1000 + 17 × 2000) / 1e6.
+    assert.ok(Math.abs((await value('sum(herald_model_cost_usd_total)'))! - 0.304) < 1e-6);
     assert.equal(await value('herald_tool_calls_total{tool="read_file",outcome="ok"}'), 1);
     assert.equal(await value('sum(herald_tool_call_duration_seconds_count{tool="read_file"})'), 1);
     assert.equal(await value('sum(herald_model_call_duration_seconds_count)'), 3);
@@ -75,5 +81,24 @@ describe('metrics', () => {
       `Temporal SDK metrics seen: ${names.join(', ')}`,
     );
     assert.ok(names.some((n) => n?.startsWith('temporal_workflow_task')));
+
+    // The Grafana dashboard: every query parses in this Prometheus, and every series it names is served.
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+      panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+    };
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ title: p.title, expr: t.expr })));
+    assert.ok(exprs.length >= 20);
+    for (const { title, expr } of exprs) {
+      const promql = expr
+        .replaceAll('$__rate_interval', '1m')
+        .replaceAll('$__range', '1h')
+        .replaceAll('$job', '.*')
+        .replaceAll('$instance', '.*');
+      await prometheus.query(promql).catch((err: Error) => assert.fail(`panel ${title}: ${err.message}`));
+      for (const [name] of expr.matchAll(/\b(?:herald|temporal)_[a-z_]+/g)) {
+        const family = name.replace(/_(bucket|count|sum)$/, '');
+        assert.match(page, new RegExp(`^# HELP ${family} `, 'm'), `panel ${title} uses ${name}`);
+      }
+    }
   });
 });
