@@ -13,6 +13,7 @@ import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
 import type { ContextEngine } from './context-engine.js';
 import type { CompressionOutcome } from './metrics.js';
+import { startCompressionSpan } from './tracing.js';
 import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
@@ -65,6 +66,8 @@ export function compressionActivities(
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
       const started = Date.now();
       let outcome: CompressionOutcome | undefined = 'error';
+      const endSpan = startCompressionSpan(a.reason);
+      let tokens: { tokensBefore?: number; tokensAfter?: number } = {};
       try {
         const existing = await getSession(db, a.newSessionId).catch((err: unknown) => {
           throw storageFailure(err, 'reading sessions');
@@ -171,6 +174,7 @@ export function compressionActivities(
         });
         await pub.flush();
         outcome = fallback ? 'fallback' : 'compressed';
+        tokens = { tokensBefore, tokensAfter };
         return {
           compressed: true,
           sessionId: a.newSessionId,
@@ -182,8 +186,9 @@ export function compressionActivities(
           fallbackSummary: fallback,
         };
       } finally {
-        if (outcome)
-          deps.metrics.compression(ctx.cancellationSignal.aborted ? 'cancelled' : outcome, Date.now() - started);
+        const final = outcome && ctx.cancellationSignal.aborted ? 'cancelled' : outcome;
+        if (final) deps.metrics.compression(final, Date.now() - started);
+        endSpan({ outcome: final ?? 'existing', ...tokens });
         stopHeartbeat();
       }
     },

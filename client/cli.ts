@@ -4,6 +4,7 @@
  * 4 the turn was interrupted.
  */
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { tracingWanted } from '../runtime/tracing-config.js';
 import pc from 'picocolors';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionIdFromWorkflowId, workflowIdFor } from '../common/constants.js';
@@ -657,6 +658,10 @@ export function describeError(err: unknown): string {
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // Traces (off unless OTEL_* asks): the SDK is loaded only then, and flushed before exit.
+  const tracing = tracingWanted(process.env)
+    ? (await import('../runtime/tracing.js')).startTracing({ serviceName: 'herald' })
+    : undefined;
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -666,5 +671,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     process.stderr.write(`${pc.red('herald:')} ${describeError(err)}\n`);
     process.exitCode = EXIT.error;
+  } finally {
+    await tracing?.shutdown();
   }
 }

@@ -11,6 +11,8 @@ import { homePaths } from '../runtime/paths.js';
 import { pidExists } from '../runtime/process-identity.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
 import { payloadCodecs } from '../runtime/data-converter.js';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import { tracingWanted } from '../runtime/tracing-config.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
 export type AddressOrigin =
@@ -23,6 +25,12 @@ export interface ClientSettings {
   databaseUrl: string | undefined;
   uiUrl: string | undefined;
   origin?: AddressOrigin;
+  /**
+   * Propagate the caller's trace into the workflow (the OpenTelemetry client interceptor); by
+   * default when the `OTEL_*` environment turns tracing on. Spans need a registered tracer
+   * provider: the CLI starts one (runtime/tracing.ts), a program using the library its own.
+   */
+  tracing?: boolean;
 }
 
 export function readRuntimeInfo(home: string): RuntimeInfo | undefined {
@@ -75,7 +83,7 @@ export function cannotReachMessage(
 }
 
 export async function connectTemporal(
-  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin'>,
+  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'tracing'>,
 ): Promise<Client> {
   let connection: Connection;
   try {
@@ -83,5 +91,11 @@ export async function connectTemporal(
   } catch (err) {
     throw new Error(cannotReachMessage(settings.address, settings.origin, (err as Error).message));
   }
-  return new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: payloadCodecs() } });
+  const tracing = settings.tracing ?? tracingWanted(process.env);
+  return new Client({
+    connection,
+    namespace: settings.namespace,
+    dataConverter: { payloadCodecs: payloadCodecs() },
+    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
 }

@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { LogLevel } from '@temporalio/worker';
+import type { LogLevel, WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import type { Tracing } from '../runtime/tracing.js';
+import { startTracing } from '../runtime/tracing.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { dirname } from 'node:path';
 import { loadEngine } from '../activities/context-engine.js';
@@ -29,6 +36,8 @@ import type { MetricsServer } from './metrics-server.js';
 import { startMetricsServer } from './metrics-server.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The workflow-side tracing interceptors, bundled only into a tracing worker's workflows. */
+export const TRACING_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/tracing.ts', import.meta.url));
 
 export interface WorkerOptions {
   config: HeraldConfig;
@@ -41,6 +50,8 @@ export interface WorkerOptions {
    * the queue conversations name in `toolTaskQueue`.
    */
   activitiesOnly?: boolean;
+  /** Tracing to use (tests: an in-memory exporter); by default the `OTEL_*` environment decides. */
+  tracing?: Tracing;
 }
 
 export interface RunningWorker {
@@ -94,6 +105,27 @@ async function installRuntime(log: Logger, metrics: boolean): Promise<string | u
     if (metrics) log.warn("the Temporal runtime was installed elsewhere: only Herald's own metrics are served");
   }
   return coreMetricsUrl;
+}
+
+/**
+ * Traces: the activity interceptors from `@temporalio/interceptors-opentelemetry` (a span per
+ * activity, parented by the header the workflow sent), Herald's workflow interceptors
+ * (workflows/tracing.ts: one trace per turn), and the sink that hands workflow spans to the
+ * process's span processor.
+ */
+function tracingOptions(tracing: Tracing): Pick<WorkerCreateOptions, 'interceptors' | 'sinks'> {
+  return {
+    interceptors: {
+      workflowModules: [TRACING_INTERCEPTORS_PATH],
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+  };
 }
 
 /** Make sure Herald's search attributes exist; upserting unknown ones would fail workflow tasks. */
@@ -173,7 +205,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     },
     engine,
   );
-  const bundlePath = o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE;
+  const tracing = o.tracing ?? startTracing({ env });
+  // A pre-built bundle has no tracing interceptors in it: a tracing worker bundles its own.
+  const bundlePath = tracing ? undefined : (o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE);
   const worker = await Worker.create({
     connection,
     namespace: config.namespace,
@@ -184,6 +218,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         ? { workflowBundle: { codePath: bundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    ...(tracing ? tracingOptions(tracing) : {}),
     dataConverter: workerDataConverter(),
     // Versioned: each run stays on its build (PINNED) and moves at continue-as-new (workflows/run.ts).
     ...(config.deployment

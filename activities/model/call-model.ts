@@ -40,6 +40,7 @@ import { staleEndpointHint } from './stale-endpoint.js';
 import { currentEndpoint } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import type { ModelOutcome } from '../metrics.js';
+import { startModelSpan } from '../tracing.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 
 const PREVIEW_CHARS = 200;
@@ -129,6 +130,14 @@ export function modelActivities(deps: ActivityDeps) {
         ledgerEntry(a, ctx.info, outcome, usage, durationMs, model);
       // Metrics: time to first token is measured from the request; labels are bounded in activities/metrics.ts.
       const requestAt = Date.now();
+      const maxOutputTokens = a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens;
+      const endSpan = startModelSpan({
+        provider: ref.provider,
+        apiMode: ref.apiMode,
+        model: ref.model,
+        attempt,
+        maxOutputTokens,
+      });
       let firstOutputAt: number | undefined;
       const firstOutput = () => (firstOutputAt ??= Date.now());
       const measured = (
@@ -138,7 +147,10 @@ export function modelActivities(deps: ActivityDeps) {
         t?: TokenCounts,
         cost?: number,
         reason?: string,
-      ) =>
+        finishReason?: string,
+      ) => {
+        const firstTokenMs = firstOutputAt === undefined ? undefined : firstOutputAt - requestAt;
+        endSpan({ outcome, model, tokens: t, finishReason, reason, costUsd: cost, firstTokenMs });
         deps.metrics.modelAttempt({
           provider: ref.provider,
           model,
@@ -146,10 +158,11 @@ export function modelActivities(deps: ActivityDeps) {
           reason,
           attempt,
           durationMs,
-          firstTokenMs: firstOutputAt === undefined ? undefined : firstOutputAt - requestAt,
+          firstTokenMs,
           tokens: t,
           costUsd: cost,
         });
+      };
       const endFlight = deps.metrics.modelStarted();
       const progress = () => {
         watch.progress();
@@ -165,7 +178,7 @@ export function modelActivities(deps: ActivityDeps) {
               model: ref.model,
               messages,
               tools: deps.tools.schemas(a.tools),
-              maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
+              maxOutputTokens,
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
             },
@@ -253,7 +266,16 @@ export function modelActivities(deps: ActivityDeps) {
         });
         const usage = priced(response.tokens, response.model);
         // A kept reply made no request this attempt: its provider call was counted when it was made.
-        if (!kept) measured('ok', Date.now() - started, response.model, response.tokens, usage.cost_usd);
+        if (!kept)
+          measured(
+            'ok',
+            Date.now() - started,
+            response.model,
+            response.tokens,
+            usage.cost_usd,
+            undefined,
+            response.finishReason,
+          );
         // The call is paid for: its usage is recorded before anything else can fail.
         // A kept reply made no request: only the row its own attempt could not write is written now.
         const row = kept ? unrecorded : entry('ok', usage, Date.now() - started, response.model);
@@ -309,6 +331,8 @@ export function modelActivities(deps: ActivityDeps) {
         if (isTransientDbError(err)) keepReply(slotKey, response, unrecorded);
         throw storageFailure(err, "saving the model's reply");
       } finally {
+        // (A kept reply's span was never a request: it ends here without usage.)
+        endSpan({ outcome: 'ok' });
         endFlight();
         stopHeartbeat();
         watch.stop();

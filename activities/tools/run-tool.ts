@@ -23,6 +23,7 @@ import { redactor } from '../../runtime/secrets.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 import { ToolHeartbeat } from './heartbeat-details.js';
 import { shortHash } from './short-hash.js';
+import { startToolSpan } from '../tracing.js';
 
 export const RE_EXECUTED_NOTE =
   '[re-executed after worker restart: an earlier run of this call may have had effects too]';
@@ -117,6 +118,7 @@ export function toolActivities(deps: ActivityDeps) {
       // A name the model made up is not a label value: unknown tools count as one.
       const metricName = deps.tools.get(a.call.name) ? a.call.name : 'unknown';
       const endFlight = deps.metrics.toolStarted();
+      const endSpan = startToolSpan(metricName, a.call.id);
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
       try {
         let output: ToolOutput & { fromTool?: boolean };
@@ -125,6 +127,7 @@ export function toolActivities(deps: ActivityDeps) {
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
             deps.metrics.toolCall(metricName, 'cancelled', Date.now() - started);
+            endSpan({ outcome: 'cancelled', durationMs: Date.now() - started });
             pub.emit('tool.completed', {
               id: a.call.id,
               name: a.call.name,
@@ -163,7 +166,9 @@ export function toolActivities(deps: ActivityDeps) {
         const isError = output.isError ?? false;
         await markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs);
         // Refused: the call never ran (bad arguments, unknown tool, a hook or the sandbox policy said no).
-        deps.metrics.toolCall(metricName, !isError ? 'ok' : output.fromTool ? 'error' : 'refused', durationMs);
+        const outcome = !isError ? 'ok' : output.fromTool ? 'error' : 'refused';
+        deps.metrics.toolCall(metricName, outcome, durationMs);
+        endSpan({ outcome, durationMs, exitCode: output.display?.exitCode ?? undefined });
         const preview = oneLine(content, 200);
         pub.emit('tool.completed', {
           id: a.call.id,
@@ -178,6 +183,7 @@ export function toolActivities(deps: ActivityDeps) {
         const resultKey = shortHash(`${isError ? 'error' : 'ok'}\u0000${limited.content}`);
         return { isError, preview, durationMs, reExecuted, chars: content.length, resultKey };
       } finally {
+        endSpan({ outcome: 'error', durationMs: Date.now() - started });
         endFlight();
         stopHeartbeat();
       }
