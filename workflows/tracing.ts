@@ -292,7 +292,8 @@ class Outbound implements WorkflowOutboundCallsInterceptor {
   }
 }
 
-export const interceptors = (): WorkflowInterceptors => ({
-  inbound: [new Inbound()],
-  outbound: [new Outbound()],
-});
+export const interceptors = (): WorkflowInterceptors => {
+  // Registers the propagator before the first header is read (the run's own start headers).
+  getTracer();
+  return { inbound: [new Inbound()], outbound: [new Outbound()] };
+};

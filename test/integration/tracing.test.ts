@@ -132,6 +132,47 @@ describe('tracing', () => {
     one(childrenOf(second, 'StartActivity:callModel'), 'the second turn’s model call');
   });
 
+  it('traces an approval wait, a command and a child agent inside the turn that started them', async () => {
+    const ws = join(stack.home, 'trace-human');
+    mkdirSync(join(ws, 'build1'), { recursive: true });
+    writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build1 && echo removed' } }] },
+      { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Say what alpha.txt holds' } }] },
+      { text: 'Report: alpha says hello.' },
+      { text: 'Removed build1; the child read alpha.' },
+    ]);
+    const conv = client.conversation('tr-2');
+    const pending = conv.send('clean up, then ask a helper', { start: { cwd: ws } });
+    const requestId = await eventually(async () => (await conv.state()).pending_approvals[0]?.request_id);
+    await conv.approve(requestId, 'once');
+    assert.equal((await pending).final_response, 'Removed build1; the child read alpha.');
+
+    const turn = await eventually(() =>
+      spans().find((s) => s.name === 'herald.turn' && s.attributes['herald.conversation_id'] === 'tr-2'),
+    );
+    const traceId = turn.spanContext().traceId;
+    const wait = one(childrenOf(turn, 'herald.approval_wait'), 'the approval wait under the turn');
+    assert.equal(wait.attributes['herald.approval.decision'], 'once');
+    assert.equal(wait.attributes['herald.tool'], 'terminal');
+    const command = one(
+      childrenOf(turn, 'StartActivity:runTool')
+        .flatMap((s) => childrenOf(s, 'RunActivity:runTool'))
+        .flatMap((s) => childrenOf(s, 'execute_tool terminal')),
+      'execute_tool terminal',
+    );
+    assert.equal(command.attributes['herald.tool.exit_code'], 0);
+    // The child agent: its run and its one turn continue the parent turn's trace.
+    const start = one(childrenOf(turn, 'StartChildWorkflow:conversation'), 'the child start under the turn');
+    const childRun = await eventually(() => childrenOf(start, 'RunWorkflow:conversation')[0]);
+    const childTurn = one(childrenOf(childRun, 'herald.turn'), "the child's turn");
+    assert.equal(childTurn.spanContext().traceId, traceId);
+    one(
+      childrenOf(childTurn, 'StartActivity:callModel').flatMap((s) => childrenOf(s, 'RunActivity:callModel')),
+      "the child's model call",
+    );
+  });
+
   it('does not change the workflow: histories replay with and without the tracing interceptors', async () => {
     const traced: ReplayWorkerOptions = {
       workflowsPath: WORKFLOWS_PATH,
