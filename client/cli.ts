@@ -658,11 +658,10 @@ export function describeError(err: unknown): string {
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
-  // Traces (off unless OTEL_* asks): the SDK is loaded only then, and flushed before exit.
-  const tracing = tracingWanted(process.env)
-    ? (await import('../runtime/tracing.js')).startTracing({ serviceName: 'herald' })
-    : undefined;
+  let tracing: { shutdown(): Promise<void> } | undefined;
   try {
+    // Traces (off unless OTEL_* asks): the SDK is loaded only then, and flushed before exit.
+    if (tracingWanted(process.env)) tracing = (await import('../runtime/tracing.js')).startTracing();
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
