@@ -113,10 +113,10 @@ async function installRuntime(log: Logger, metrics: boolean): Promise<string | u
  * (workflows/tracing.ts: one trace per turn), and the sink that hands workflow spans to the
  * process's span processor.
  */
-function tracingOptions(tracing: Tracing): Pick<WorkerCreateOptions, 'interceptors' | 'sinks'> {
+function tracingOptions(tracing: Tracing, workflows: boolean): Pick<WorkerCreateOptions, 'interceptors' | 'sinks'> {
   return {
     interceptors: {
-      workflowModules: [TRACING_INTERCEPTORS_PATH],
+      ...(workflows ? { workflowModules: [TRACING_INTERCEPTORS_PATH] } : {}),
       activity: [
         (ctx) => ({
           inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
@@ -124,7 +124,7 @@ function tracingOptions(tracing: Tracing): Pick<WorkerCreateOptions, 'intercepto
         }),
       ],
     },
-    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+    ...(workflows ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
   };
 }
 
@@ -218,7 +218,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         ? { workflowBundle: { codePath: bundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),
     activities,
-    ...(tracing ? tracingOptions(tracing) : {}),
+    ...(tracing ? tracingOptions(tracing, !o.activitiesOnly) : {}),
     dataConverter: workerDataConverter(),
     // Versioned: each run stays on its build (PINNED) and moves at continue-as-new (workflows/run.ts).
     ...(config.deployment
@@ -269,6 +269,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
       ...(metricsServer ? { metrics: metricsServer.url } : {}),
+      ...(tracing ? { tracing: true } : {}),
     },
     'worker started',
   );
