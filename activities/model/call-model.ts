@@ -37,11 +37,12 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
-import { currentEndpoint } from '../../common/providers.js';
+import { currentEndpoint, defaultOutputCap } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import type { ModelOutcome } from '../metrics.js';
 import { startModelSpan } from '../tracing.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
+import { requestSchemas } from '../tools/schema-economy.js';
 
 const PREVIEW_CHARS = 200;
 
@@ -130,7 +131,8 @@ export function modelActivities(deps: ActivityDeps) {
         ledgerEntry(a, ctx.info, outcome, usage, durationMs, model);
       // Metrics: time to first token is measured from the request; labels are bounded in activities/metrics.ts.
       const requestAt = Date.now();
-      const maxOutputTokens = a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens;
+      const maxOutputTokens =
+        a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens ?? defaultOutputCap(ref);
       const endSpan = startModelSpan({
         provider: ref.provider,
         apiMode: ref.apiMode,
@@ -177,7 +179,7 @@ export function modelActivities(deps: ActivityDeps) {
             {
               model: ref.model,
               messages,
-              tools: deps.tools.schemas(a.tools),
+              tools: requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas),
               maxOutputTokens,
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
