@@ -47,6 +47,9 @@ describe('metrics', () => {
     ]);
     const r = await stack.herald.conversation('m-1').send('read notes.txt', { start: { cwd: ws } });
     assert.equal(r.final_response, 'the notes say metrics are counted');
+    // A manual compression (whatever the engine decides for so short a transcript, it is counted).
+    stack.fake.script([{ text: '## Goal\nread the notes' }]);
+    await stack.herald.conversation('m-1').compress();
 
     // The worker's own text: both registries on one page, Herald's labels bounded (no session ids).
     const page = await (await fetch(stack.worker.metricsUrl)).text();
@@ -70,6 +73,8 @@ describe('metrics', () => {
     assert.ok((await value('sum(herald_model_time_to_first_token_seconds_count)'))! >= 2);
     // Fleet-wide gauges from Postgres: the conversation is open, nothing waits for approval.
     assert.equal(await value('herald_conversations_active'), 1);
+    assert.equal(await value('sum(herald_compressions_total)'), 1);
+    assert.equal(await value('herald_compression_duration_seconds_count'), 1);
     assert.equal(await value('herald_approvals_waiting'), 0);
     assert.ok((await value('herald_process_resident_memory_bytes'))! > 0);
 

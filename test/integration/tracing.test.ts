@@ -130,6 +130,15 @@ describe('tracing', () => {
     assert.notEqual(second.spanContext().traceId, traceId);
     assert.match(parentOf(parentOf(second)!)!.name, /^StartWorkflowUpdate/);
     one(childrenOf(second, 'StartActivity:callModel'), 'the second turn’s model call');
+
+    // A compression is a span under its activity, with its outcome.
+    stack.fake.script([{ text: '## Goal\nread the notes' }]);
+    await conv.compress();
+    const compression = await eventually(() => spans().find((s) => s.name === 'herald.compression'));
+    assert.equal(parentOf(compression)?.name, 'RunActivity:compressContext');
+    assert.equal(compression.attributes['herald.compression.reason'], 'manual');
+    assert.match(String(compression.attributes['herald.outcome']), /^(compressed|fallback|skipped)$/);
+    stack.fake.reset();
   });
 
   it('traces an approval wait, a command and a child agent inside the turn that started them', async () => {
@@ -144,6 +153,7 @@ describe('tracing', () => {
     ]);
     const conv = client.conversation('tr-2');
     const pending = conv.send('clean up, then ask a helper', { start: { cwd: ws } });
+    pending.catch(() => {}); // (awaited below; a failure shows there)
     const requestId = await eventually(async () => (await conv.state()).pending_approvals[0]?.request_id);
     await conv.approve(requestId, 'once');
     assert.equal((await pending).final_response, 'Removed build1; the child read alpha.');
