@@ -40,9 +40,15 @@ describe('metrics', () => {
     const ws = join(stack.home, 'metrics-ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'notes.txt'), 'metrics are counted\n');
+    // With the sandbox on (as in CI), a write to /usr hits its read-only wall: a counted denial.
+    const sandboxed = stack.worker.sandbox.status.active;
+    const wall = sandboxed ? [{ name: 'terminal', arguments: { command: 'touch /usr/herald-metrics-probe' } }] : [];
     stack.fake.script([
       { status: 429, error: { message: 'Rate limit reached for requests' } },
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }], usage: { prompt: 120, completion: 8 } },
+      {
+        toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }, ...wall],
+        usage: { prompt: 120, completion: 8 },
+      },
       { text: 'the notes say metrics are counted', usage: { prompt: 150, completion: 9 } },
     ]);
     const r = await stack.herald.conversation('m-1').send('read notes.txt', { start: { cwd: ws } });
@@ -78,6 +84,7 @@ describe('metrics', () => {
     assert.equal(await value('sum(herald_compressions_total)'), 1);
     assert.equal(await value('herald_compression_duration_seconds_count'), 1);
     assert.equal(await value('herald_approvals_waiting'), 0);
+    if (sandboxed) assert.equal(await value('herald_sandbox_denials_total{kind="read_only"}'), 1);
     assert.ok((await value('herald_process_resident_memory_bytes'))! > 0);
 
     // The Temporal SDK's worker metrics, served through the same target.
