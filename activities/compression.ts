@@ -12,6 +12,8 @@ import type { ChatMessage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
 import type { ContextEngine } from './context-engine.js';
+import type { CompressionOutcome } from './metrics.js';
+import { startCompressionSpan } from './tracing.js';
 import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
@@ -64,11 +66,18 @@ export function compressionActivities(
       const ctx = Context.current();
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'compress' }), 500);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      const started = Date.now();
+      let outcome: CompressionOutcome | undefined = 'error';
+      const endSpan = startCompressionSpan(a.reason);
+      let tokens: { tokensBefore?: number; tokensAfter?: number } = {};
       try {
         const existing = await getSession(db, a.newSessionId).catch((err: unknown) => {
           throw storageFailure(err, 'reading sessions');
         });
-        if (existing) return await describeExisting(a, existing.id);
+        if (existing) {
+          outcome = undefined; // counted by the attempt that wrote it
+          return await describeExisting(a, existing.id);
+        }
         const session = await getSession(db, a.sessionId);
         if (!session) throw new Error(`session ${a.sessionId} does not exist`);
         const transcript = await loadTranscript(db, a.sessionId, a.beforeSeq);
@@ -122,6 +131,7 @@ export function compressionActivities(
         });
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
         if (!engineOut) {
+          outcome = 'skipped';
           return {
             compressed: false,
             sessionId: a.sessionId,
@@ -170,6 +180,8 @@ export function compressionActivities(
           newSessionId: a.newSessionId,
         });
         await pub.flush();
+        outcome = fallback ? 'fallback' : 'compressed';
+        tokens = { tokensBefore, tokensAfter };
         return {
           compressed: true,
           sessionId: a.newSessionId,
@@ -181,6 +193,9 @@ export function compressionActivities(
           fallbackSummary: fallback,
         };
       } finally {
+        const final = outcome && ctx.cancellationSignal.aborted ? 'cancelled' : outcome;
+        if (final) deps.metrics.compression(final, Date.now() - started);
+        endSpan({ outcome: final ?? 'existing', ...tokens });
         stopHeartbeat();
       }
     },

@@ -3,7 +3,8 @@
  * machine-readable results on stdout. Exit codes: 0 ok, 1 error, 2 usage, 3 the turn failed,
  * 4 the turn was interrupted.
  */
-import { Argument, Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { tracingWanted } from '../runtime/tracing-config.js';
 import pc from 'picocolors';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionIdFromWorkflowId, workflowIdFor } from '../common/constants.js';
@@ -133,6 +134,19 @@ function withModelOptions(cmd: Command): Command {
     );
 }
 
+/** `--metrics-port`: a TCP port number, checked before anything starts. */
+function portOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number (1-65535)');
+  return n;
+}
+
+/** The flag wins over HERALD_METRICS_PORT; the listen address stays HERALD_METRICS_HOST's. */
+function withMetricsPort(cfg: HeraldConfig, port: number | undefined): HeraldConfig {
+  if (port === undefined) return cfg;
+  return { ...cfg, metrics: { port, host: cfg.metrics?.host ?? process.env.HERALD_METRICS_HOST ?? '127.0.0.1' } };
+}
+
 export function buildProgram(): Command {
   const program = new Command('herald')
     .description('Durable agent conversations on Temporal')
@@ -145,16 +159,26 @@ export function buildProgram(): Command {
     .description('start the embedded stack (Temporal dev server, Postgres, a worker) in the foreground')
     .option('--no-ui', 'run the Temporal dev server without its Web UI')
     .option('--no-worker', 'do not start a worker in this process')
-    .action(async (o: { ui: boolean; worker: boolean }) => {
-      process.exitCode = await runDev(config(), o);
+    .option(
+      '--metrics-port <port>',
+      "serve the worker's Prometheus metrics on this port (HERALD_METRICS_PORT)",
+      portOption,
+    )
+    .action(async (o: { ui: boolean; worker: boolean; metricsPort?: number }) => {
+      process.exitCode = await runDev(withMetricsPort(config(), o.metricsPort), o);
     });
 
   program
     .command('worker')
     .description('run a worker (TEMPORAL_ADDRESS and DATABASE_URL, or a running `herald dev`)')
     .option('--tools-only', 'serve only tool activities, on HERALD_TASK_QUEUE (a workspace host for `toolTaskQueue`)')
-    .action(async (o: { toolsOnly?: boolean }) => {
-      const cfg = config();
+    .option(
+      '--metrics-port <port>',
+      "serve Prometheus metrics (Herald's and the Temporal SDK's) on this port",
+      portOption,
+    )
+    .action(async (o: { toolsOnly?: boolean; metricsPort?: number }) => {
+      const cfg = withMetricsPort(config(), o.metricsPort);
       const rt = readRuntimeInfo(cfg.home);
       const resolved: HeraldConfig = {
         ...cfg,
@@ -170,6 +194,7 @@ export function buildProgram(): Command {
         activitiesOnly: Boolean(o.toolsOnly),
       });
       process.stderr.write(`worker polling task queue ${resolved.taskQueue} on ${resolved.temporalAddress}\n`);
+      if (running.metricsUrl) process.stderr.write(`metrics at ${running.metricsUrl}\n`);
       await Promise.race([untilSignal(() => running.shutdown()), running.done]);
     });
 
@@ -671,7 +696,10 @@ export function describeError(err: unknown): string {
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  let tracing: { shutdown(): Promise<void> } | undefined;
   try {
+    // Traces (off unless OTEL_* asks): the SDK is loaded only then, and flushed before exit.
+    if (tracingWanted(process.env)) tracing = (await import('../runtime/tracing.js')).startTracing();
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -680,5 +708,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     process.stderr.write(`${pc.red('herald:')} ${describeError(err)}\n`);
     process.exitCode = EXIT.error;
+  } finally {
+    await tracing?.shutdown();
   }
 }

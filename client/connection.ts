@@ -13,6 +13,8 @@ import type { RuntimeInfo } from '../workers/dev-stack.js';
 import { payloadCodecs } from '../runtime/data-converter.js';
 import type { TemporalSecurity } from '../runtime/temporal-connection.js';
 import { missingCredentialsHint } from '../runtime/temporal-connection.js';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import { tracingWanted } from '../runtime/tracing-config.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
 export type AddressOrigin =
@@ -27,6 +29,12 @@ export interface ClientSettings {
   origin?: AddressOrigin;
   /** TLS / API key: only for an address from the environment or a Temporal profile, never `herald dev`'s. */
   security?: TemporalSecurity;
+  /**
+   * Propagate the caller's trace into the workflow (the OpenTelemetry client interceptor); by
+   * default when the `OTEL_*` environment turns tracing on. Spans need a registered tracer
+   * provider: the CLI starts one (runtime/tracing.ts), a program using the library its own.
+   */
+  tracing?: boolean;
 }
 
 export function readRuntimeInfo(home: string): RuntimeInfo | undefined {
@@ -80,7 +88,7 @@ export function cannotReachMessage(
 }
 
 export async function connectTemporal(
-  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'security'>,
+  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'security' | 'tracing'>,
 ): Promise<Client> {
   let connection: Connection;
   try {
@@ -90,5 +98,11 @@ export async function connectTemporal(
     const message = cannotReachMessage(settings.address, settings.origin, (err as Error).message);
     throw new Error(hint ? `${message}. ${hint}` : message);
   }
-  return new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: payloadCodecs() } });
+  const tracing = settings.tracing ?? tracingWanted(process.env);
+  return new Client({
+    connection,
+    namespace: settings.namespace,
+    dataConverter: { payloadCodecs: payloadCodecs() },
+    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
 }

@@ -59,6 +59,10 @@ const envSchema = z.object({
    */
   HERALD_BUILD_ID: z.string().min(1).max(255).optional(),
   HERALD_DEPLOYMENT_NAME: z.string().min(1).max(255).default('herald'),
+  /** Serve Prometheus metrics (Herald's and the Temporal SDK's) on this port (`herald worker --metrics-port`). */
+  HERALD_METRICS_PORT: port.optional(),
+  /** The address the metrics port listens on: loopback unless set (0.0.0.0 in a container). */
+  HERALD_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 /** Every environment variable Herald's own configuration reads (the Temporal SDK's are its own). */
@@ -82,6 +86,8 @@ export interface HeraldConfig {
   logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
   /** Worker Versioning: the deployment and this build (absent: unversioned). */
   deployment: { name: string; buildId: string } | undefined;
+  /** Where a worker serves `/metrics` (absent: no metrics endpoint). */
+  metrics: { port: number; host: string } | undefined;
   file: ConfigFile;
   /**
    * Loaded with `fileErrors: 'keep'`: why the config file was refused (then `file` holds the
@@ -177,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     ports: { temporal: e.HERALD_TEMPORAL_PORT, ui: e.HERALD_UI_PORT, postgres: e.HERALD_PG_PORT },
     logLevel: e.HERALD_LOG_LEVEL,
     deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
+    metrics: e.HERALD_METRICS_PORT ? { port: e.HERALD_METRICS_PORT, host: e.HERALD_METRICS_HOST } : undefined,
     file,
     ...(fileError ? { fileError } : {}),
   };

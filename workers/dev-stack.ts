@@ -23,7 +23,7 @@ import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-se
 import type { RunningWorker } from './worker.js';
 import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
-import { providerLines, providerSummary } from './dev-banner.js';
+import { observabilityLines, providerLines, providerSummary } from './dev-banner.js';
 
 export interface DevStackOptions {
   config: HeraldConfig;
@@ -179,6 +179,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     ))
       say(line);
     if (worker) say(sandboxLine(worker.sandbox.status));
+    for (const line of observabilityLines(worker?.metricsUrl, o.env ?? process.env)) say(line);
     return {
       config,
       info,
