@@ -22,6 +22,9 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { installRedactor, workerSecrets } from '../runtime/secrets.js';
+import { McpPool } from '../activities/mcp/pool.js';
+/** What Herald calls itself to MCP servers. */
+const HERALD_VERSION = '0.1.0';
 import { workerDataConverter } from '../runtime/data-converter.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -134,6 +137,15 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const engine = await loadEngine(config.file.compression.engine, configDir);
   const hooks = new HookRunner(await loadPlugins(config.file.hooks.plugins, configDir), log);
   const sandbox = ToolSandbox.create({ config: config.file.sandbox, env, hidden: [config.home], log });
+  // MCP connections live as long as the worker: started on first use, restarted when a server dies.
+  const mcp = new McpPool({
+    sandbox,
+    env,
+    log,
+    workspace: config.workspace ?? process.cwd(),
+    network: config.file.sandbox.network,
+    version: HERALD_VERSION,
+  });
   const activities = createActivities(
     {
       db,
@@ -144,6 +156,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       searchAttributes,
       env,
       sandbox,
+      mcp,
     },
     engine,
   );
@@ -184,6 +197,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
 
   const done = worker.run().finally(async () => {
     clearInterval(pruneTimer);
+    await mcp.closeAll();
     await connection.close().catch(() => {});
     await db.end().catch(() => {});
   });

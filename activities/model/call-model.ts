@@ -40,6 +40,9 @@ import { staleEndpointHint } from './stale-endpoint.js';
 import { currentEndpoint } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
+import type { McpToolRow } from '../store/mcp-tools.js';
+import { describeMcpCall, mcpSchemas, resolveMcpTools } from '../mcp/tools.js';
+import { mcpListChanged } from '../mcp/list-changed.js';
 
 const PREVIEW_CHARS = 200;
 
@@ -94,8 +97,11 @@ export function modelActivities(deps: ActivityDeps) {
       pub.emit('thinking', { state: 'started', model: ref.model, provider: ref.provider, attempt });
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'model', attempt }));
       let messages: ChatMessage[];
+      // The conversation's MCP tools: names and hashes from workflow state, schemas from the store.
+      let mcpTools: Map<string, McpToolRow>;
       try {
         messages = await buildMessages(deps, a);
+        mcpTools = await resolveMcpTools(db, a.mcp?.tools ?? []);
       } catch (err) {
         stopHeartbeat();
         throw storageFailure(err, 'loading the transcript');
@@ -139,7 +145,7 @@ export function modelActivities(deps: ActivityDeps) {
             {
               model: ref.model,
               messages,
-              tools: deps.tools.schemas(a.tools),
+              tools: [...deps.tools.schemas(a.tools), ...mcpSchemas(mcpTools)],
               maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
@@ -231,7 +237,8 @@ export function modelActivities(deps: ActivityDeps) {
               deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
             },
           );
-        const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), a.tools));
+        const enabled = mcpTools.size ? [...a.tools, ...mcpTools.keys()] : a.tools;
+        const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), enabled));
         const toolCalls = capped.calls;
         const terminal = toolCalls.some((c) => c.function.name === 'terminal');
         const allowlist = terminal ? await allowlistedRules(db) : new Set<string>();
@@ -253,7 +260,10 @@ export function modelActivities(deps: ActivityDeps) {
         const text = isFinal ? response.content.slice(0, MAX_RESULT_TEXT) : oneLine(response.content, PREVIEW_CHARS);
         const reasoning = response.reasoning ? oneLine(response.reasoning, 2000) : null;
         const refs = toolCalls.map((c) => {
-          const ref = describeCall(deps.tools, a.tools, c, allowlist);
+          const mcpRow = mcpTools.get(c.function.name);
+          const ref = mcpRow
+            ? describeMcpCall(c, mcpRow, config.file.mcp.servers[mcpRow.server])
+            : describeCall(deps.tools, enabled, c, allowlist);
           return capped.error
             ? { id: ref.id, name: ref.name, summary: ref.summary, timeoutSeconds: 30, argsError: capped.error }
             : ref;
@@ -268,6 +278,7 @@ export function modelActivities(deps: ActivityDeps) {
           usage,
           model: response.model,
           durationMs,
+          ...((await mcpListChanged(deps, a.mcp)) ? { mcpChanged: true } : {}),
         };
       } catch (err) {
         // A moment's outage: the retry saves this reply, without calling the provider again.

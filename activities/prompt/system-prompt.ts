@@ -55,6 +55,8 @@ export interface SystemPromptInput {
   skipContextFiles?: boolean;
   /** The session's marker nonce (common/markers.ts), explained to the model. */
   markerNonce?: string | undefined;
+  /** What MCP servers the conversation has, and which could not start and why (activities/mcp/discovery.ts). */
+  mcpGuidance?: string | undefined;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -62,6 +64,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const soul = readIfExists(join(input.home, 'SOUL.md'));
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
   layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
+  if (input.mcpGuidance) layers.push(input.mcpGuidance);
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
   const context = input.skipContextFiles ? undefined : projectContext(input.cwd);
