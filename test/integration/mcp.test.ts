@@ -1,0 +1,181 @@
+/**
+ * MCP servers (issue 15), against real servers from npm that nobody here wrote —
+ * `@modelcontextprotocol/server-everything` and `@modelcontextprotocol/server-filesystem` — driven
+ * by the fake provider: tools offered under `mcp_<server>_<tool>`, results reaching the next
+ * request, calls labelled in the Web UI, errors, structured content, resources, `/stop`
+ * cancelling a long call, a server that cannot start leaving the conversation working.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { Payload } from '@temporalio/common';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { RecordedRequest } from '../support/fake-provider.js';
+import { EVERYTHING_SERVER, FILESYSTEM_SERVER, SERVER_MODULES } from '../support/mcp-servers.js';
+import type { TestStack } from '../support/stack.js';
+import { createTestStack, eventually } from '../support/stack.js';
+
+type WireMessage = { role: string; content: string | null; tool_calls?: unknown[] };
+type WireTool = { type: string; function: { name: string; description: string; parameters: Record<string, unknown> } };
+const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
+const toolsOf = (r: RecordedRequest) => (r.body.tools as WireTool[] | undefined) ?? [];
+const lastTool = (r: RecordedRequest) =>
+  messagesOf(r)
+    .filter((m) => m.role === 'tool')
+    .at(-1)?.content ?? '';
+const decode = (p: Payload | null | undefined): unknown => (p ? defaultPayloadConverter.fromPayload(p) : undefined);
+
+describe('MCP servers', () => {
+  let stack: TestStack;
+  let ws: string;
+  let files: string;
+
+  before(async () => {
+    const root = join(process.env.TMPDIR ?? '/tmp', `herald-mcp-${process.pid}`);
+    ws = join(root, 'ws');
+    files = join(root, 'files');
+    mkdirSync(ws, { recursive: true });
+    mkdirSync(files, { recursive: true });
+    writeFileSync(join(files, 'notes.txt'), 'the launch code is tangerine\n');
+    stack = await createTestStack({
+      configYaml: [
+        'sandbox:',
+        `  readablePaths: [${SERVER_MODULES.map((p) => JSON.stringify(p)).join(', ')}]`,
+        'mcp:',
+        '  servers:',
+        '    everything:',
+        '      command: node',
+        `      args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio]`,
+        `      cwd: ${JSON.stringify(ws)}`,
+        '      exclude: [get-env]',
+        '    fs:',
+        '      command: node',
+        `      args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(files)}]`,
+        `      cwd: ${JSON.stringify(files)}`,
+        '      include: [read_text_file, list_directory]',
+        '    broken:',
+        '      command: /nonexistent/mcp-server',
+        '      connectTimeoutSeconds: 5',
+        '',
+      ].join('\n'),
+    });
+  });
+  after(async () => {
+    await stack.close();
+  });
+  beforeEach(() => {
+    stack.fake.reset();
+  });
+
+  it('offers the servers’ tools, runs a call, and its result reaches the next request', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'hello from herald' } }] },
+      { text: 'It echoed.' },
+    ]);
+    const conv = stack.herald.conversation('mcp-echo');
+    const r = await conv.send('echo something', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'It echoed.');
+    const offered = toolsOf(stack.fake.requests[0]!).map((t) => t.function.name);
+    assert.ok(offered.includes('mcp_everything_echo'), offered.join(', '));
+    assert.ok(offered.includes('mcp_everything_get-sum'), offered.join(', '));
+    assert.ok(offered.includes('mcp_fs_read_text_file'), offered.join(', '));
+    assert.ok(!offered.includes('mcp_everything_get-env'), 'exclude removes a tool');
+    assert.ok(!offered.includes('mcp_fs_write_file'), 'include keeps only the listed tools');
+    assert.ok(offered.includes('read_file'), 'built-in tools stay');
+    const echo = toolsOf(stack.fake.requests[0]!).find((t) => t.function.name === 'mcp_everything_echo')!;
+    assert.equal(echo.function.parameters.type, 'object');
+    assert.ok((echo.function.parameters.properties as Record<string, unknown>).message);
+    // The result is in the next request, framed as data from outside the conversation.
+    const result = lastTool(stack.fake.requests[1]!);
+    assert.match(result, /Echo: hello from herald/);
+    // The server that cannot start: unavailable with its reason, the conversation unaffected.
+    const state = await conv.state();
+    const broken = state.mcp!.servers.find((s) => s.name === 'broken')!;
+    assert.equal(broken.status, 'failed');
+    assert.ok(broken.reason && broken.reason.length > 0);
+    assert.equal(state.mcp!.servers.find((s) => s.name === 'everything')!.status, 'ready');
+    const system = messagesOf(stack.fake.requests[0]!)[0]!.content!;
+    assert.match(system, /broken: unavailable \(/);
+    // The call is an activity labelled with server and tool.
+    const history = await stack.temporal.workflow.getHandle(conv.workflowId).fetchHistory();
+    const labels = history
+      .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => String(decode(e.userMetadata?.summary)));
+    assert.ok(
+      labels.some((l) => l.startsWith('tool mcp everything/echo')),
+      labels.join('\n'),
+    );
+  });
+
+  it('tool errors, structured content and tools without arguments', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_get-sum', arguments: { a: 'two', b: 3 } }] },
+      { toolCalls: [{ name: 'mcp_everything_get-structured-content', arguments: { location: 'Chicago' } }] },
+      { toolCalls: [{ name: 'mcp_everything_get-tiny-image', arguments: {} }] },
+      { toolCalls: [{ name: 'mcp_everything_get-sum', arguments: { a: 2, b: 3 } }] },
+      { text: 'done' },
+    ]);
+    const conv = stack.herald.conversation('mcp-kinds');
+    const r = await conv.send('try the tools', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'done');
+    const [bad, structured, image, sum] = [1, 2, 3, 4].map((i) => lastTool(stack.fake.requests[i]!));
+    assert.match(bad!, /error|invalid|expected/i);
+    assert.match(structured!, /temperature/);
+    assert.match(image!, /\[image: image\/png, \d+ bytes, not shown\]/);
+    assert.match(sum!, /5/);
+    const stored = (await stack.transcript('mcp-kinds')).filter((m) => m.role === 'tool');
+    assert.equal(stored.length, 4);
+  });
+
+  it('reads resources and a confined filesystem server', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_list_resources', arguments: {} }] },
+      {
+        toolCalls: [
+          {
+            name: 'mcp_everything_read_resource',
+            arguments: { uri: 'demo://resource/static/document/architecture.md' },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'mcp_fs_read_text_file', arguments: { path: join(files, 'notes.txt') } }] },
+      { toolCalls: [{ name: 'mcp_fs_read_text_file', arguments: { path: '/etc/hostname' } }] },
+      { text: 'read' },
+    ]);
+    const conv = stack.herald.conversation('mcp-resources');
+    await conv.send('read things', { start: { cwd: ws } });
+    const [list, read, notes, outside] = [1, 2, 3, 4].map((i) => lastTool(stack.fake.requests[i]!));
+    assert.match(list!, /demo:\/\//);
+    assert.match(read!, /\[resource demo:\/\//);
+    assert.match(notes!, /tangerine/);
+    assert.match(outside!, /denied|outside|not allowed/i);
+  });
+
+  it('/stop cancels a long-running MCP call and the conversation goes on', async () => {
+    stack.fake.script([
+      {
+        toolCalls: [{ name: 'mcp_everything_trigger-long-running-operation', arguments: { duration: 60, steps: 60 } }],
+      },
+    ]);
+    const conv = stack.herald.conversation('mcp-stop');
+    const pending = conv.send('run the long operation', { start: { cwd: ws } });
+    await eventually(async () => (await stack.events('mcp-stop')).some((e) => e.kind === 'tool.started'), 30_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    const stoppedAt = Date.now();
+    await conv.stop();
+    const r = await pending;
+    assert.equal(r.interrupted, true);
+    assert.ok(Date.now() - stoppedAt < 10_000, 'the call stopped promptly');
+    const completed = (await stack.events('mcp-stop')).find((e) => e.kind === 'tool.completed');
+    assert.equal(completed?.payload.cancelled, true);
+    stack.fake.reset();
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'still here' } }] },
+      { text: 'ok' },
+    ]);
+    const next = await conv.send('again');
+    assert.equal(next.final_response, 'ok');
+    assert.match(lastTool(stack.fake.requests[1]!), /still here/);
+  });
+});
