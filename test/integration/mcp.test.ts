@@ -49,6 +49,7 @@ describe('MCP servers', () => {
         `      args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio]`,
         `      cwd: ${JSON.stringify(ws)}`,
         '      exclude: [get-env]',
+        '      approval: { get-annotated-message: always }',
         '    fs:',
         '      command: node',
         `      args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(files)}]`,
@@ -66,6 +67,31 @@ describe('MCP servers', () => {
   });
   beforeEach(() => {
     stack.fake.reset();
+  });
+
+  it('/reload-mcp lists the tools again; a list-changed notification is followed before the next turn', async () => {
+    stack.fake.script([{ text: 'one' }, { text: 'two' }]);
+    const conv = stack.herald.conversation('mcp-reload');
+    await conv.send('hello', { start: { cwd: ws } });
+    // server-everything registers its client-dependent tools once initialised and announces them
+    // with notifications/tools/list_changed: the conversation discovers again before turn 2. (The
+    // first test of the file: the worker's first connection to the server is this conversation's.)
+    await conv.send('again');
+    const history = await stack.temporal.workflow.getHandle(conv.workflowId).fetchHistory();
+    const activities = history
+      .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    assert.ok(activities.includes('discoverMcpTools'), activities.join(', '));
+    const before = activities.filter((a) => a === 'discoverMcpTools').length;
+    const reloaded = await conv.reloadTools();
+    assert.ok(reloaded.tools.includes('mcp_everything_echo'));
+    assert.equal(reloaded.servers.find((s) => s.name === 'broken')?.status, 'failed');
+    const after = (await stack.temporal.workflow.getHandle(conv.workflowId).fetchHistory()).events!.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'discoverMcpTools',
+    ).length;
+    assert.equal(after, before + 1);
+    // The tools the model is offered come from the snapshot in workflow state.
+    assert.ok(toolsOf(stack.fake.requests[1]!).some((t) => t.function.name === 'mcp_everything_echo'));
   });
 
   it('offers the servers’ tools, runs a call, and its result reaches the next request', async () => {
@@ -177,5 +203,21 @@ describe('MCP servers', () => {
     const next = await conv.send('again');
     assert.equal(next.final_response, 'ok');
     assert.match(lastTool(stack.fake.requests[1]!), /still here/);
+  });
+
+  it('a tool the config marks for approval waits for a person', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_get-annotated-message', arguments: { messageType: 'success' } }] },
+      { text: 'approved and ran' },
+    ]);
+    const conv = stack.herald.conversation('mcp-approval');
+    const pending = conv.send('show an annotated message', { start: { cwd: ws } });
+    const request = await eventually(async () => (await conv.state()).pending_approvals[0], 30_000);
+    assert.equal(request.tool, 'mcp_everything_get-annotated-message');
+    assert.match(request.reason, /needs approval/);
+    await conv.approve(request.request_id, 'once');
+    const r = await pending;
+    assert.equal(r.final_response, 'approved and ran');
+    assert.match(lastTool(stack.fake.requests[1]!), /success|operation/i);
   });
 });
