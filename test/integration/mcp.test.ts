@@ -6,6 +6,7 @@
  * cancelling a long call, a server that cannot start leaving the conversation working.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -24,6 +25,7 @@ const lastTool = (r: RecordedRequest) =>
   messagesOf(r)
     .filter((m) => m.role === 'tool')
     .at(-1)?.content ?? '';
+const TAG = `herald-mcp-test-${process.pid}`;
 const decode = (p: Payload | null | undefined): unknown => (p ? defaultPayloadConverter.fromPayload(p) : undefined);
 
 describe('MCP servers', () => {
@@ -46,7 +48,8 @@ describe('MCP servers', () => {
         '  servers:',
         '    everything:',
         '      command: node',
-        `      args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio]`,
+        // The last argument (ignored by the server) tells this file's server processes apart.
+        `      args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio, ${TAG}]`,
         `      cwd: ${JSON.stringify(ws)}`,
         '      exclude: [get-env]',
         '      approval: { get-annotated-message: always }',
@@ -219,5 +222,30 @@ describe('MCP servers', () => {
     const r = await pending;
     assert.equal(r.final_response, 'approved and ran');
     assert.match(lastTool(stack.fake.requests[1]!), /success|operation/i);
+  });
+
+  it('a stdio server that dies is started again for the next call', async () => {
+    const servers = () =>
+      execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(TAG) && !l.includes('bwrap'))
+        .map((l) => Number(l.trim().split(/\s+/)[0]));
+    const before = servers();
+    assert.ok(before.length > 0, 'the server runs');
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    await eventually(() => servers().every((p) => !before.includes(p)));
+    await new Promise((r) => setTimeout(r, 300));
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'back again' } }] },
+      { text: 'ok' },
+    ]);
+    const conv = stack.herald.conversation('mcp-restart');
+    const r = await conv.send('echo after the crash', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'ok');
+    assert.match(lastTool(stack.fake.requests[1]!), /Echo: back again/);
+    assert.ok(
+      servers().some((p) => !before.includes(p)),
+      'a new server process',
+    );
   });
 });
