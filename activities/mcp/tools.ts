@@ -20,6 +20,7 @@ import { loadMcpTools } from '../store/mcp-tools.js';
 import type { ToolSchema } from '../model/types.js';
 import type { ToolDefinition } from '../tools/registry.js';
 import { shortHash } from '../tools/short-hash.js';
+import { commandAllowKey } from '../command-safety/approval-check.js';
 import type { McpPool } from './pool.js';
 import { runResourceTool } from './resources.js';
 import { formatToolResult } from './result.js';
@@ -47,7 +48,13 @@ export function mcpSchemas(tools: ReadonlyMap<string, McpToolRow>): ToolSchema[]
 }
 
 /** The workflow's record of one MCP call: no arguments, a label naming server and tool. */
-export function describeMcpCall(call: ToolCall, row: McpToolRow, server: McpServerConfig | undefined): ToolCallRef {
+export function describeMcpCall(
+  call: ToolCall,
+  row: McpToolRow,
+  server: McpServerConfig | undefined,
+  /** "always" approvals (rules and command keys) from the store. */
+  allowlist: ReadonlySet<string> = new Set(),
+): ToolCallRef {
   const name = call.function.name;
   const label = `mcp ${row.server}/${row.kind === 'tool' ? row.tool : row.kind}`;
   const traits = row.readOnly ? READ_ONLY : SERIAL;
@@ -87,9 +94,10 @@ export function describeMcpCall(call: ToolCall, row: McpToolRow, server: McpServ
   };
   if (server && row.kind === 'tool' && needsApproval(server, row.tool)) {
     const key = shortHash(`${name}\u0000${canonicalJson(args)}`);
+    const rule = `mcp:${row.server}:${row.tool}`;
     ref.approval = {
-      level: 'dangerous',
-      rules: [`mcp:${row.server}:${row.tool}`],
+      level: allowlist.has(rule) || allowlist.has(commandAllowKey(key)) ? 'allowed' : 'dangerous',
+      rules: [rule],
       groups: ['mcp'],
       description: `MCP tool ${row.tool} of server ${row.server} needs approval (mcp.servers.${row.server}.approval)`,
       command: oneLine(`${name} ${JSON.stringify(args)}`, 500),

@@ -241,7 +241,9 @@ export function modelActivities(deps: ActivityDeps) {
         const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), enabled));
         const toolCalls = capped.calls;
         const terminal = toolCalls.some((c) => c.function.name === 'terminal');
-        const allowlist = terminal ? await allowlistedRules(db) : new Set<string>();
+        // "always" approvals cover terminal commands and MCP tools that need approval.
+        const mcpCall = toolCalls.some((c) => mcpTools.has(c.function.name));
+        const allowlist = terminal || mcpCall ? await allowlistedRules(db) : new Set<string>();
         if (terminal) await loadCommandSafety();
         await writeMessage(db, a.sessionId, {
           seq: a.seq,
@@ -262,7 +264,7 @@ export function modelActivities(deps: ActivityDeps) {
         const refs = toolCalls.map((c) => {
           const mcpRow = mcpTools.get(c.function.name);
           const ref = mcpRow
-            ? describeMcpCall(c, mcpRow, config.file.mcp.servers[mcpRow.server])
+            ? describeMcpCall(c, mcpRow, config.file.mcp.servers[mcpRow.server], allowlist)
             : describeCall(deps.tools, enabled, c, allowlist);
           return capped.error
             ? { id: ref.id, name: ref.name, summary: ref.summary, timeoutSeconds: 30, argsError: capped.error }

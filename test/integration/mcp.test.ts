@@ -41,6 +41,7 @@ describe('MCP servers', () => {
     mkdirSync(files, { recursive: true });
     writeFileSync(join(files, 'notes.txt'), 'the launch code is tangerine\n');
     stack = await createTestStack({
+      env: { ANTHROPIC_API_KEY: 'sk-ant-test-mcp', OPENAI_API_KEY: 'sk-test-mcp' },
       configYaml: [
         'sandbox:',
         `  readablePaths: [${SERVER_MODULES.map((p) => JSON.stringify(p)).join(', ')}]`,
@@ -247,5 +248,32 @@ describe('MCP servers', () => {
       servers().some((p) => !before.includes(p)),
       'a new server process',
     );
+  });
+
+  it('passes the input schemas through in every API mode', async () => {
+    const modes = [
+      { provider: 'anthropic' as const, model: 'm-claude', baseUrl: stack.fake.anthropicUrl, path: '/v1/messages' },
+      { provider: 'openai-codex' as const, model: 'm-codex', baseUrl: stack.fake.url, path: '/responses' },
+    ];
+    for (const m of modes) {
+      stack.fake.reset();
+      stack.fake.script(
+        [{ toolCalls: [{ name: 'mcp_everything_get-sum', arguments: { a: 1, b: 2 } }] }, { text: 'three' }],
+        m.model,
+      );
+      const conv = stack.herald.conversation(`mcp-mode-${m.provider}`);
+      const r = await conv.send('add', {
+        start: { provider: m.provider, model: m.model, baseUrl: m.baseUrl, cwd: ws },
+      });
+      assert.equal(r.final_response, 'three');
+      const first = stack.fake.requests[0]!;
+      assert.ok(first.path.endsWith(m.path), first.path);
+      const tools = first.body.tools as Array<Record<string, unknown>>;
+      const sum = tools.find((t) => t.name === 'mcp_everything_get-sum')!;
+      const schema = (m.provider === 'anthropic' ? sum.input_schema : sum.parameters) as Record<string, unknown>;
+      assert.equal(schema.type, 'object');
+      assert.deepEqual(Object.keys(schema.properties as object).sort(), ['a', 'b']);
+      assert.match(JSON.stringify(stack.fake.requests[1]!.body), /3/);
+    }
   });
 });

@@ -144,6 +144,14 @@ describe('MCP schemas and results', () => {
     assert.equal(planToolBatch([ro, w]).mode, 'sequential');
     assert.equal(w.approval?.level, 'dangerous');
     assert.deepEqual(w.approval?.rules, ['mcp:everything:rm']);
+    // An "always" approval of the tool (its rule) lets it run without asking.
+    const always = describeMcpCall(
+      call('mcp_everything_rm', '{"path":"x"}'),
+      row(false, 'rm'),
+      cfg,
+      new Set(['mcp:everything:rm']),
+    );
+    assert.equal(always.approval?.level, 'allowed');
     const bad = describeMcpCall(call('mcp_everything_echo', '{oops'), row(true), cfg);
     assert.equal(bad.invalidJson, true);
     assert.ok(bad.argsError);
