@@ -13,6 +13,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { RecordedRequest } from '../support/fake-provider.js';
+import { runHerald } from '../support/processes.js';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, SERVER_MODULES } from '../support/mcp-servers.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
@@ -275,5 +276,29 @@ describe('MCP servers', () => {
       assert.deepEqual(Object.keys(schema.properties as object).sort(), ['a', 'b']);
       assert.match(JSON.stringify(stack.fake.requests[1]!.body), /3/);
     }
+  });
+
+  it('herald mcp list|test and herald tools show the servers, their status and tools', async () => {
+    const env = stack.workerEnv();
+    const list = await runHerald(['mcp', 'list', '--json'], env);
+    assert.equal(list.code, 0, list.stderr);
+    const probes = JSON.parse(list.stdout) as Array<{
+      name: string;
+      status: string;
+      reason?: string;
+      tools: Array<{ name: string }>;
+    }>;
+    const byName = new Map(probes.map((p) => [p.name, p]));
+    assert.equal(byName.get('everything')?.status, 'ready');
+    assert.ok(byName.get('everything')!.tools.some((t) => t.name === 'mcp_everything_echo'));
+    assert.equal(byName.get('fs')?.tools.length, 2);
+    assert.equal(byName.get('broken')?.status, 'failed');
+    const test = await runHerald(['mcp', 'test', 'broken'], env);
+    assert.equal(test.code, 1);
+    assert.match(test.stdout, /broken \(stdio\): failed — .*nonexistent/);
+    const tools = await runHerald(['tools'], env);
+    assert.equal(tools.code, 0, tools.stderr);
+    assert.match(tools.stdout, /MCP servers:/);
+    assert.match(tools.stdout, /mcp_fs_read_text_file/);
   });
 });
