@@ -14,6 +14,9 @@ import { describeMcpCall } from '../../activities/mcp/tools.js';
 import type { McpToolRow } from '../../activities/store/mcp-tools.js';
 import { planToolBatch } from '../../common/tool-batch.js';
 import { loadConfig } from '../../runtime/config.js';
+import { createLogger } from '../../runtime/logger.js';
+import { McpPool } from '../../activities/mcp/pool.js';
+import type { PrepareRequest, ToolSandbox } from '../../activities/sandbox/sandbox.js';
 import { configuredKeyNames } from '../../runtime/secrets.js';
 
 describe('MCP tool names', () => {
@@ -184,5 +187,53 @@ describe('the README’s MCP example', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the MCP connection pool', () => {
+  it('starts a stdio server through the sandbox with the server’s network, and reports why it could not', async () => {
+    const requests: PrepareRequest[] = [];
+    const sandbox = {
+      prepare: (req: PrepareRequest) => {
+        requests.push(req);
+        return Promise.resolve({
+          ok: false as const,
+          error: 'Refused: sandbox.mode is required and bubblewrap is missing.',
+        });
+      },
+    } as unknown as ToolSandbox;
+    const pool = new McpPool({
+      sandbox,
+      env: {},
+      log: createLogger('error'),
+      workspace: '/srv/ws',
+      network: 'none',
+      version: 'test',
+    });
+    const cfg = mcpServerSchema.parse({ command: 'my server', args: ["it's"], network: { allow: ['api.github.com'] } });
+    await assert.rejects(pool.get('gh', cfg), /bubblewrap is missing/);
+    assert.equal(requests.length, 1);
+    assert.deepEqual(requests[0]!.network, { allow: ['api.github.com'] });
+    assert.equal(requests[0]!.workspace, '/srv/ws');
+    assert.equal(requests[0]!.command, `'my server' 'it'\\''s'`);
+    // A failed start is not retried at once: one broken server cannot slow every call down.
+    await assert.rejects(pool.get('gh', cfg), /bubblewrap is missing/);
+    assert.equal(requests.length, 1);
+    // Without its own network, a server gets the worker's.
+    await assert.rejects(pool.get('other', mcpServerSchema.parse({ command: 'x' })));
+    assert.equal(requests[1]!.network, 'none');
+  });
+
+  it('names a missing secret variable instead of starting the server', async () => {
+    const pool = new McpPool({
+      sandbox: {} as ToolSandbox,
+      env: {},
+      log: createLogger('error'),
+      workspace: '/',
+      network: 'none',
+      version: 'test',
+    });
+    const cfg = mcpServerSchema.parse({ url: 'http://127.0.0.1:1/mcp', headers: { A: { fromEnv: 'DOCS_TOKEN' } } });
+    await assert.rejects(pool.get('docs', cfg), /DOCS_TOKEN is not set/);
   });
 });
