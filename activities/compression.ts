@@ -24,6 +24,7 @@ import { memorySnapshot } from './store/memory.js';
 import { loadTranscript, nextSeq } from './store/messages.js';
 import { getSession, sessionMarkerNonce } from './store/sessions.js';
 import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
+import { requestSchemas } from './tools/schema-economy.js';
 
 const MAX_SUMMARY_INPUT_CHARS = 400_000;
 
@@ -71,7 +72,7 @@ export function compressionActivities(
         if (!session) throw new Error(`session ${a.sessionId} does not exist`);
         const transcript = await loadTranscript(db, a.sessionId, a.beforeSeq);
         const model = a.provider.model;
-        const schemas = deps.tools.schemas(a.tools);
+        const schemas = requestSchemas(deps.tools, a.tools, a.provider, deps.config.file.tools.schemas);
         const window = contextWindowOf(model, a.provider.contextLength);
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
@@ -182,7 +183,11 @@ export function compressionActivities(
   async function describeExisting(a: CompressContextArgs, id: string): Promise<CompressContextResult> {
     const messages = await loadTranscript(db, id);
     const n = await nextSeq(db, id);
-    const tokens = estimateRequestTokens(messages, deps.tools.schemas(a.tools), a.provider.model);
+    const tokens = estimateRequestTokens(
+      messages,
+      requestSchemas(deps.tools, a.tools, a.provider, deps.config.file.tools.schemas),
+      a.provider.model,
+    );
     return {
       compressed: true,
       sessionId: id,

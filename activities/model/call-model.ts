@@ -37,9 +37,10 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
-import { currentEndpoint } from '../../common/providers.js';
+import { currentEndpoint, defaultOutputCap } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
+import { requestSchemas } from '../tools/schema-economy.js';
 import type { McpToolRow } from '../store/mcp-tools.js';
 import { describeMcpCall, mcpSchemas, resolveMcpTools } from '../mcp/tools.js';
 import { mcpListChanged } from '../mcp/list-changed.js';
@@ -145,8 +146,10 @@ export function modelActivities(deps: ActivityDeps) {
             {
               model: ref.model,
               messages,
-              tools: [...deps.tools.schemas(a.tools), ...mcpSchemas(mcpTools)],
-              maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
+              // MCP schemas are passed through as the servers wrote them (adapted at discovery).
+              tools: [...requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas), ...mcpSchemas(mcpTools)],
+              maxOutputTokens:
+                a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens ?? defaultOutputCap(ref),
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
             },

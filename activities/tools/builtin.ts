@@ -26,6 +26,8 @@ export function builtinTools(config: ConfigFile): ToolRegistry {
       .register(clarifyTool)
       .register(delegateTaskTool(config.delegation))
       // `toolsets: [readonly]` gives a look-but-don't-touch agent; `coding` is everything but asking the user.
+      // `minimal` is for small local models: the fewest tools that still read, edit and run (issue 14).
+      .defineToolset('minimal', ['file', 'terminal'])
       .defineToolset('readonly', ['read_file', 'search_files', 'todo', 'session_search'])
       .defineToolset('coding', ['file', 'terminal', 'todo', 'memory', 'session_search'])
       .defineToolset('all', ['file', 'terminal', 'todo', 'memory', 'session_search', 'clarify', 'delegation'])
