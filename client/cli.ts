@@ -20,7 +20,7 @@ import { listConversations } from '../activities/store/sessions.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { probeMcpServers, renderMcpProbes } from './mcp-command.js';
-import { mcpServerSelected } from '../common/mcp-state.js';
+import { describeMcpServers, mcpServerSelected } from '../common/mcp-state.js';
 import { migrate } from '../activities/store/migrate.js';
 import type { MemoryEntry, MemoryStore } from '../activities/store/memory.js';
 import {
@@ -346,6 +346,7 @@ export function buildProgram(): Command {
           ...(s.queued_messages.length ? [`queued: ${s.queued_messages.map((q) => q.preview).join(' | ')}`] : []),
           ...s.pending_approvals.map((a) => pc.yellow(`approval ${a.request_id} (${a.reason}): ${a.command}`)),
           ...(s.clarify ? [pc.cyan(`question ${s.clarify.request_id}: ${s.clarify.question}`)] : []),
+          ...(s.mcp ? [`MCP: ${describeMcpServers(s.mcp.servers).join(' · ') || 'no servers'}`] : []),
           ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');

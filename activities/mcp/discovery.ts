@@ -86,10 +86,12 @@ async function listServer(
   cfg: McpServerConfig,
 ): Promise<{ status: McpServerStatus; rows: McpToolRow[] }> {
   if (!cfg.enabled) return { status: { name, status: 'disabled', tools: 0, reason: 'enabled: false' }, rows: [] };
+  // Starting and listing share one budget: discovery runs inside the session start's activity.
+  const deadline = Date.now() + cfg.connectTimeoutSeconds * 1000;
   try {
     const conn = await pool.get(name, cfg);
     const epoch = `${conn.id}:${conn.version}`;
-    const tools = await pool.listTools(conn, cfg.connectTimeoutSeconds * 1000);
+    const tools = await pool.listTools(conn, Math.max(1000, deadline - Date.now()));
     const rows: McpToolRow[] = [];
     const skipped: string[] = [];
     for (const t of tools) {
