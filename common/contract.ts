@@ -440,7 +440,12 @@ export interface ConversationStateView {
   loop_guard: { nudges: number; refusals: number; halts: number };
   /** MCP servers (status, tool count, why one is unavailable) and the MCP tools offered; absent without MCP servers. */
   mcp?: {
-    servers: Array<{ name: string; status: 'ready' | 'failed' | 'disabled'; tools: number; reason?: string | undefined }>;
+    servers: Array<{
+      name: string;
+      status: 'ready' | 'failed' | 'disabled';
+      tools: number;
+      reason?: string | undefined;
+    }>;
     tools: string[];
   };
 }

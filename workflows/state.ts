@@ -354,7 +354,9 @@ export function stateView(
     sandbox: s.sandbox
       ? { active: s.sandbox.active, network: describeNetwork(s.sandbox.network), warning: s.sandbox.warning ?? null }
       : null,
-    ...(s.mcp ? { mcp: { servers: s.mcp.servers.map(({ epoch: _e, ...v }) => v), tools: s.mcp.tools.map((t) => t.name) } } : {}),
+    ...(s.mcp
+      ? { mcp: { servers: s.mcp.servers.map(({ epoch: _e, ...v }) => v), tools: s.mcp.tools.map((t) => t.name) } }
+      : {}),
   };
 }
 

@@ -64,7 +64,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const soul = readIfExists(join(input.home, 'SOUL.md'));
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
   layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
-  if (input.mcpGuidance) layers.push(input.mcpGuidance);
+  // A server's failure reason is its own text (stderr): screened like any text from outside.
+  if (input.mcpGuidance) layers.push(screened('MCP server list', input.mcpGuidance));
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
   const context = input.skipContextFiles ? undefined : projectContext(input.cwd);

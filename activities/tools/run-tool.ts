@@ -110,9 +110,7 @@ export function toolActivities(deps: ActivityDeps) {
     const builtin = deps.tools.get(a.call.name);
     if (builtin || !a.call.mcp || !deps.mcp) return builtin;
     const row = (await loadMcpTools(db, [a.call.mcp])).get(a.call.mcp);
-    return row
-      ? (mcpToolDefinition(a.call.name, row, deps.config.file.mcp, deps.mcp))
-      : undefined;
+    return row ? mcpToolDefinition(a.call.name, row, deps.config.file.mcp, deps.mcp) : undefined;
   }
 
   return {
