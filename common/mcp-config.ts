@@ -47,6 +47,8 @@ export const mcpServerSchema = z
     network: networkPolicySchema.optional(),
     /** Offer `list_resources` / `read_resource` tools when the server has resources. */
     resources: z.boolean().default(true),
+    /** Offer `list_prompts` / `get_prompt` tools when the server has prompts. */
+    prompts: z.boolean().default(true),
   })
   .strict()
   .refine((s) => (s.command === undefined) !== (s.url === undefined), {

@@ -16,7 +16,7 @@ import { saveMcpTools } from '../store/mcp-tools.js';
 import { exposedNames } from './names.js';
 import type { McpPool } from './pool.js';
 import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from './schema.js';
-import { RESOURCE_TOOLS } from './resources.js';
+import { PROMPT_TOOLS, RESOURCE_TOOLS } from './resources.js';
 
 export interface DiscoveryOptions {
   db: Db;
@@ -111,18 +111,21 @@ async function listServer(
       };
       rows.push({ ...base, hash: rowHash(conn.configHash, base) });
     }
-    if (cfg.resources && conn.hasResources)
-      for (const r of RESOURCE_TOOLS) {
-        const base = {
-          server: name,
-          tool: r.kind,
-          kind: r.kind,
-          description: r.description(name),
-          inputSchema: r.schema,
-          readOnly: true,
-        };
-        rows.push({ ...base, hash: rowHash(conn.configHash, base) });
-      }
+    const extra = [
+      ...(cfg.resources && conn.hasResources ? RESOURCE_TOOLS : []),
+      ...(cfg.prompts && conn.hasPrompts ? PROMPT_TOOLS : []),
+    ];
+    for (const r of extra) {
+      const base = {
+        server: name,
+        tool: r.kind,
+        kind: r.kind,
+        description: r.description(name),
+        inputSchema: r.schema,
+        readOnly: true,
+      };
+      rows.push({ ...base, hash: rowHash(conn.configHash, base) });
+    }
     return {
       status: {
         name,

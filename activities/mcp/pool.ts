@@ -33,6 +33,7 @@ export interface McpConnection {
   /** Moves on when the server says its tool list changed. */
   version: number;
   hasResources: boolean;
+  hasPrompts: boolean;
 }
 
 export interface McpPoolOptions {
@@ -110,6 +111,7 @@ export class McpPool {
       client,
       version: 0,
       hasResources: false,
+      hasPrompts: false,
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       conn.version += 1;
@@ -133,6 +135,7 @@ export class McpPool {
       throw new Error(`${(err as Error).message}${tail ? ` — server said: ${tail}` : ''}`);
     }
     conn.hasResources = client.getServerCapabilities()?.resources !== undefined;
+    conn.hasPrompts = client.getServerCapabilities()?.prompts !== undefined;
     this.open.add(conn);
     return conn;
   }

@@ -1,7 +1,7 @@
 /** MCP tool schemas by hash (migration 010): written by discovery, read by the model and tool activities. */
 import type { Db } from './db.js';
 
-export type McpToolKind = 'tool' | 'list_resources' | 'read_resource';
+export type McpToolKind = 'tool' | 'list_resources' | 'read_resource' | 'list_prompts' | 'get_prompt';
 
 export interface McpToolRow {
   hash: string;

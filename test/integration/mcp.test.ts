@@ -159,7 +159,7 @@ describe('MCP servers', () => {
     assert.equal(stored.length, 4);
   });
 
-  it('reads resources and a confined filesystem server', async () => {
+  it('reads resources and prompts, and a confined filesystem server', async () => {
     stack.fake.script([
       { toolCalls: [{ name: 'mcp_everything_list_resources', arguments: {} }] },
       {
@@ -172,11 +172,17 @@ describe('MCP servers', () => {
       },
       { toolCalls: [{ name: 'mcp_fs_read_text_file', arguments: { path: join(files, 'notes.txt') } }] },
       { toolCalls: [{ name: 'mcp_fs_read_text_file', arguments: { path: '/etc/hostname' } }] },
+      { toolCalls: [{ name: 'mcp_everything_list_prompts', arguments: {} }] },
+      { toolCalls: [{ name: 'mcp_everything_get_prompt', arguments: { name: 'simple-prompt' } }] },
       { text: 'read' },
     ]);
     const conv = stack.herald.conversation('mcp-resources');
     await conv.send('read things', { start: { cwd: ws } });
-    const [list, read, notes, outside] = [1, 2, 3, 4].map((i) => lastTool(stack.fake.requests[i]!));
+    const [list, read, notes, outside, prompts, prompt] = [1, 2, 3, 4, 5, 6].map((i) =>
+      lastTool(stack.fake.requests[i]!),
+    );
+    assert.match(prompts!, /simple-prompt\(\)/);
+    assert.match(prompt!, /\[user\]\n/);
     assert.match(list!, /demo:\/\//);
     assert.match(read!, /\[resource demo:\/\//);
     assert.match(notes!, /tangerine/);
