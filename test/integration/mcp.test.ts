@@ -33,6 +33,7 @@ describe('MCP servers', () => {
   let stack: TestStack;
   let ws: string;
   let files: string;
+  let outside: string;
 
   before(async () => {
     const root = join(process.env.TMPDIR ?? '/tmp', `herald-mcp-${process.pid}`);
@@ -40,6 +41,8 @@ describe('MCP servers', () => {
     files = join(root, 'files');
     mkdirSync(ws, { recursive: true });
     mkdirSync(files, { recursive: true });
+    outside = join(root, 'outside');
+    mkdirSync(outside, { recursive: true });
     writeFileSync(join(files, 'notes.txt'), 'the launch code is tangerine\n');
     stack = await createTestStack({
       env: { ANTHROPIC_API_KEY: 'sk-ant-test-mcp', OPENAI_API_KEY: 'sk-test-mcp' },
@@ -60,6 +63,12 @@ describe('MCP servers', () => {
         `      args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(files)}]`,
         `      cwd: ${JSON.stringify(files)}`,
         '      include: [read_text_file, list_directory]',
+        // A stdio server runs in the tool sandbox: a folder outside its cwd is not there for it.
+        '    jailed:',
+        '      command: node',
+        `      args: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(outside)}]`,
+        `      cwd: ${JSON.stringify(files)}`,
+        '      include: [list_directory]',
         '    broken:',
         '      command: /nonexistent/mcp-server',
         '      connectTimeoutSeconds: 5',
@@ -126,6 +135,12 @@ describe('MCP servers', () => {
     assert.equal(broken.status, 'failed');
     assert.ok(broken.reason && broken.reason.length > 0);
     assert.equal(state.mcp!.servers.find((s) => s.name === 'everything')!.status, 'ready');
+    const jailed = state.mcp!.servers.find((s) => s.name === 'jailed')!;
+    if (process.env.HERALD_TEST_SANDBOX === 'off') assert.equal(jailed.status, 'ready');
+    else {
+      assert.equal(jailed.status, 'failed');
+      assert.match(jailed.reason!, /None of the specified directories are accessible/);
+    }
     const system = messagesOf(stack.fake.requests[0]!)[0]!.content!;
     assert.match(system, /broken: unavailable \(/);
     // The call is an activity labelled with server and tool.
