@@ -19,6 +19,7 @@ import { EventPublisher } from './events/publisher.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
 import { storageFailure } from './model/call-model.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
+import { skillSettings, skillsForPrompt } from './skills/discover.js';
 import { withTransaction } from './store/db.js';
 import { memorySnapshot } from './store/memory.js';
 import { loadTranscript, nextSeq } from './store/messages.js';
@@ -137,9 +138,13 @@ export function compressionActivities(
         const body = engineOut.messages;
         // Keep every tool call paired with its result, and the order legal.
         const compacted = repairMessageOrder(body);
+        const cwd = session.cwd ?? process.cwd();
+        const skills = await skillsForPrompt(skillSettings(config), cwd, a.tools, (f, m) =>
+          deps.log.warn({ ...f, sessionId: a.newSessionId }, m),
+        );
         const systemPrompt = buildSystemPrompt({
           home: config.home,
-          cwd: session.cwd ?? process.cwd(),
+          cwd,
           platform: session.source === 'cli' ? 'cli' : 'api',
           systemMessage: config.file.agent.systemMessage,
           model: a.provider.model,
@@ -148,6 +153,7 @@ export function compressionActivities(
           memory: await memorySnapshot(db),
           // The compressed session goes on with the same marker (the new row copies it).
           markerNonce: await sessionMarkerNonce(db, a.sessionId),
+          skills,
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);

@@ -21,6 +21,9 @@ import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { probeMcpServers, renderMcpProbes } from './mcp-command.js';
 import { describeMcpServers, mcpServerSelected } from '../common/mcp-state.js';
+import { discoverSkills, skillSettings } from '../activities/skills/discover.js';
+import { renderSkillView, viewSkill } from '../activities/skills/view.js';
+import { renderSkillsList } from './skills-command.js';
 import { migrate } from '../activities/store/migrate.js';
 import type { MemoryEntry, MemoryStore } from '../activities/store/memory.js';
 import {
@@ -33,7 +36,7 @@ import {
   removeMemory,
 } from '../activities/store/memory.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { StartOptions } from './client.js';
@@ -160,6 +163,8 @@ export function buildProgram(): Command {
         temporalAddress: cfg.temporalAddress ?? rt?.temporalAddress,
         databaseUrl: cfg.databaseUrl ?? rt?.databaseUrl,
         namespace: cfg.temporalAddress ? cfg.namespace : (rt?.namespace ?? cfg.namespace),
+        // `herald dev`'s server takes no credentials; the environment's are for TEMPORAL_ADDRESS.
+        temporalSecurity: cfg.temporalAddress ? cfg.temporalSecurity : {},
       };
       const running = await startWorker({
         config: resolved,
@@ -432,7 +437,7 @@ export function buildProgram(): Command {
     .option('--no-mcp', 'leave out MCP servers (listing them starts them)')
     .action(async (o: { toolsets?: string; json?: boolean; mcp: boolean }) => {
       const cfg = config();
-      const registry = builtinTools(cfg.file);
+      const registry = builtinTools(cfg.file, skillSettings(cfg));
       const selection = o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : cfg.file.tools.toolsets;
       const rows = registry.status(selection);
       const width = Math.max(...rows.map((r) => r.name.length));
@@ -486,6 +491,39 @@ export function buildProgram(): Command {
       const probes = await probeMcpServers(cfg, server);
       print(Boolean(o.json), probes[0], renderMcpProbes(probes, true));
       if (probes[0]?.status !== 'ready') process.exitCode = 1;
+    });
+
+  const skills = program
+    .command('skills')
+    .description('list the skills a conversation in a workspace gets, and show one (SKILL.md folders)');
+  const skillsWhere = (o: { cwd?: string }) => {
+    const cfg = config();
+    const cwd = resolve(o.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new Error(`no such folder: ${cwd}`);
+    return { settings: skillSettings(cfg), cwd };
+  };
+  skills
+    .command('list', { isDefault: true })
+    .description('every skill found for the workspace, and the ones refused (blocked, broken, shadowed) with why')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'print JSON')
+    .action(async (o: { cwd?: string; json?: boolean }) => {
+      const { settings, cwd } = skillsWhere(o);
+      const catalog = await discoverSkills(settings, cwd);
+      print(Boolean(o.json), catalog, renderSkillsList(catalog, settings, cwd));
+    });
+  skills
+    .command('show')
+    .description("print a skill's instructions and its files, or one of its files, as the agent reads them")
+    .argument('<name>', 'the skill')
+    .argument('[path]', "one of its files, relative to the skill's folder")
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'print JSON')
+    .action(async (name: string, path: string | undefined, o: { cwd?: string; json?: boolean }) => {
+      const { settings, cwd } = skillsWhere(o);
+      const view = await viewSkill(settings, cwd, name, path);
+      if (!view.ok) throw new Error(view.error);
+      print(Boolean(o.json), view, renderSkillView(view));
     });
 
   const memory = program

@@ -11,6 +11,8 @@ import { homePaths } from '../runtime/paths.js';
 import { pidExists } from '../runtime/process-identity.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
 import { payloadCodecs } from '../runtime/data-converter.js';
+import type { TemporalSecurity } from '../runtime/temporal-connection.js';
+import { missingCredentialsHint } from '../runtime/temporal-connection.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
 export type AddressOrigin =
@@ -23,6 +25,8 @@ export interface ClientSettings {
   databaseUrl: string | undefined;
   uiUrl: string | undefined;
   origin?: AddressOrigin;
+  /** TLS / API key: only for an address from the environment or a Temporal profile, never `herald dev`'s. */
+  security?: TemporalSecurity;
 }
 
 export function readRuntimeInfo(home: string): RuntimeInfo | undefined {
@@ -49,6 +53,7 @@ export function clientSettings(config: HeraldConfig): ClientSettings {
     databaseUrl: config.databaseUrl ?? rt?.databaseUrl,
     uiUrl: rt?.uiUrl,
     origin,
+    security: config.temporalAddress ? config.temporalSecurity : {},
   };
 }
 
@@ -75,13 +80,15 @@ export function cannotReachMessage(
 }
 
 export async function connectTemporal(
-  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin'>,
+  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'security'>,
 ): Promise<Client> {
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
+    connection = await Connection.connect({ ...settings.security, address: settings.address, connectTimeout: 5000 });
   } catch (err) {
-    throw new Error(cannotReachMessage(settings.address, settings.origin, (err as Error).message));
+    const hint = missingCredentialsHint(settings.address, settings.security ?? {});
+    const message = cannotReachMessage(settings.address, settings.origin, (err as Error).message);
+    throw new Error(hint ? `${message}. ${hint}` : message);
   }
   return new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: payloadCodecs() } });
 }

@@ -176,6 +176,14 @@ export const configFileSchema = z
       .object({ plugins: z.array(z.string().min(1)).default([]) })
       .strict()
       .default({ plugins: [] }),
+    /** Skills (SKILL.md folders): more folders to look in, after `<HERALD_HOME>/skills` (README "Skills"). */
+    skills: z
+      .object({
+        /** Folders that hold skill folders; relative to the config file, `~/` for the user's home. */
+        paths: z.array(z.string().min(1)).max(32).default([]),
+      })
+      .strict()
+      .default({ paths: [] }),
     /** Dangerous-command approvals and clarify questions (SPEC §7.5). */
     approvals: z
       .object({

@@ -15,6 +15,8 @@ import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
 import { configuredKeyNames } from './secrets.js';
 import { describeSchemaIssue, describeYamlError } from './config-errors.js';
+import type { TemporalSecurity } from './temporal-connection.js';
+import { loadTemporalProfile } from './temporal-connection.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -31,7 +33,8 @@ const optionalUrl = z.string().url().optional();
 
 const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Default `default`, or the Temporal profile's namespace (runtime/temporal-connection.ts). */
+  TEMPORAL_NAMESPACE: z.string().min(1).optional(),
   DATABASE_URL: z.string().min(1).optional(),
   HERALD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   HERALD_HOME: z.string().min(1).optional(),
@@ -58,9 +61,17 @@ const envSchema = z.object({
   HERALD_DEPLOYMENT_NAME: z.string().min(1).max(255).default('herald'),
 });
 
+/** Every environment variable Herald's own configuration reads (the Temporal SDK's are its own). */
+export const HERALD_ENV_NAMES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface HeraldConfig {
   temporalAddress: string | undefined;
   namespace: string;
+  /**
+   * TLS, API key and gRPC headers for `temporalAddress` when it came from the environment or a
+   * Temporal profile (Temporal Cloud); empty for `herald dev`'s own server.
+   */
+  temporalSecurity: TemporalSecurity;
   databaseUrl: string | undefined;
   taskQueue: string;
   home: string;
@@ -117,6 +128,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     throw new ConfigError(`config error: ${key}: ${issue.message}`, key);
   }
   const e = parsed.data;
+  let temporal: ReturnType<typeof loadTemporalProfile>;
+  try {
+    temporal = loadTemporalProfile(env);
+  } catch (err) {
+    const key = env.TEMPORAL_CONFIG_FILE ? 'TEMPORAL_CONFIG_FILE' : 'TEMPORAL_PROFILE';
+    throw new ConfigError(`config error: ${key}: ${(err as Error).message.split('\n')[0]}`, key);
+  }
   const home = resolve(e.HERALD_HOME ?? join(homedir(), '.herald'));
   const configPath = e.HERALD_CONFIG ? resolve(e.HERALD_CONFIG) : join(home, 'config.yaml');
   let file: ConfigFile;
@@ -147,8 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   providerDefaults.declared = declaredEndpoints(file, [openaiBaseUrl, anthropicBaseUrl]);
 
   return {
-    temporalAddress: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
+    temporalAddress: e.TEMPORAL_ADDRESS ?? temporal.address,
+    namespace: e.TEMPORAL_NAMESPACE ?? temporal.namespace ?? 'default',
+    temporalSecurity: temporal.security,
     databaseUrl: e.DATABASE_URL,
     taskQueue: e.HERALD_TASK_QUEUE,
     home,

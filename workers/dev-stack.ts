@@ -145,7 +145,13 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
       embeddedData = embedded.dataDir;
     }
 
-    const config: HeraldConfig = { ...o.config, temporalAddress, databaseUrl };
+    // The embedded server takes no credentials: TEMPORAL_API_KEY / TEMPORAL_TLS* are for TEMPORAL_ADDRESS.
+    const config: HeraldConfig = {
+      ...o.config,
+      temporalAddress,
+      databaseUrl,
+      ...(embeddedTemporal ? { temporalSecurity: {} } : {}),
+    };
     let worker: RunningWorker | undefined;
     if (o.worker !== false) {
       worker = await startWorker({ config, log: o.log, ...(o.env ? { env: o.env } : {}) });

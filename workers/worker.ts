@@ -16,6 +16,7 @@ import type { Db } from '../activities/store/db.js';
 import { createDb, redactUrl } from '../activities/store/db.js';
 import { pruneEvents } from '../activities/store/events.js';
 import { migrate } from '../activities/store/migrate.js';
+import { skillSettings } from '../activities/skills/discover.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
@@ -26,6 +27,8 @@ import { McpPool } from '../activities/mcp/pool.js';
 /** What Herald calls itself to MCP servers. */
 const HERALD_VERSION = '0.1.0';
 import { workerDataConverter } from '../runtime/data-converter.js';
+import type { TemporalSecurity } from '../runtime/temporal-connection.js';
+import { describeSecurity } from '../runtime/temporal-connection.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -78,8 +81,13 @@ function installRuntime(log: Logger): void {
 }
 
 /** Make sure Herald's search attributes exist; upserting unknown ones would fail workflow tasks. */
-async function ensureSearchAttributes(address: string, namespace: string, log: Logger): Promise<boolean> {
-  const connection = await Connection.connect({ address });
+async function ensureSearchAttributes(
+  address: string,
+  security: TemporalSecurity,
+  namespace: string,
+  log: Logger,
+): Promise<boolean> {
+  const connection = await Connection.connect({ ...security, address });
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const have = new Set(Object.keys(existing.customAttributes ?? {}));
@@ -112,7 +120,12 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   if (!config.databaseUrl)
     throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
   // Before anything can log or write: every credential this worker holds is redacted from then on.
-  installRedactor(workerSecrets(env, config.file));
+  // A Temporal API key read from a profile file is not in the environment: name it too.
+  const temporalKey = config.temporalSecurity.apiKey;
+  installRedactor([
+    ...workerSecrets(env, config.file),
+    ...(temporalKey ? [{ name: 'TEMPORAL_API_KEY', value: temporalKey }] : []),
+  ]);
   installRuntime(log);
 
   const db = createDb(config.databaseUrl, 10, { redact: true });
@@ -130,8 +143,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       'no default model configured (HERALD_MODEL): conversations must name a model',
     );
   }
-  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const security = config.temporalSecurity;
+  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, security, config.namespace, log);
+  const connection = await NativeConnection.connect({ ...security, address: config.temporalAddress });
   // Plugins and a custom context engine are named relative to the config file.
   const configDir = config.configPath ? dirname(config.configPath) : config.home;
   const engine = await loadEngine(config.file.compression.engine, configDir);
@@ -151,7 +165,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       db,
       config,
       log,
-      tools: builtinTools(config.file),
+      tools: builtinTools(config.file, skillSettings(config)),
       hooks,
       searchAttributes,
       env,
@@ -205,6 +219,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     {
       taskQueue: config.taskQueue,
       temporal: config.temporalAddress,
+      temporalAuth: describeSecurity(security),
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
     },

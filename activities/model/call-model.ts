@@ -37,7 +37,7 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
-import { currentEndpoint, defaultOutputCap } from '../../common/providers.js';
+import { currentEndpoint, defaultOutputCap, isLocalProvider } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 import { requestSchemas } from '../tools/schema-economy.js';
@@ -71,9 +71,16 @@ export function storageFailure(err: unknown, doing: string): ApplicationFailure 
 }
 
 /** How long a provider's stream may send nothing: its own setting, the model section's, or the default. */
+/**
+ * A local server on a CPU sends nothing while it evaluates the prompt (llama.cpp took minutes for
+ * a 2K-token prompt on a busy 2-core machine), so its silence is allowed to last longer.
+ */
+const LOCAL_STREAM_STALL_SECONDS = 600;
+
 function stallSecondsFor(file: ActivityDeps['config']['file'], provider: string): number {
   const own = (file.providers as Record<string, { streamStallSeconds?: number } | undefined>)[provider];
-  return own?.streamStallSeconds ?? file.model.streamStallSeconds ?? DEFAULT_STREAM_STALL_SECONDS;
+  const fallback = isLocalProvider(provider) ? LOCAL_STREAM_STALL_SECONDS : DEFAULT_STREAM_STALL_SECONDS;
+  return own?.streamStallSeconds ?? file.model.streamStallSeconds ?? fallback;
 }
 
 export function modelActivities(deps: ActivityDeps) {
