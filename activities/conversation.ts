@@ -24,6 +24,8 @@ import { ProviderResolutionError, resolveProvider } from '../common/providers.js
 import { narrowNetwork } from '../common/sandbox-policy.js';
 import { oneLine } from '../common/text.js';
 import { titleText } from '../common/delegation.js';
+import { discoverFor, mcpToolsetNames } from './mcp/activities.js';
+import { mcpGuidance } from './mcp/discovery.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
@@ -108,7 +110,7 @@ export function conversationActivities(deps: ActivityDeps) {
       if (!network.ok) throw invalid(`invalid conversation input: ${network.error}`, 'sandbox.network');
       const toolsets = a.toolsets ?? config.file.tools.toolsets;
       if (toolsets) {
-        const known = new Set(deps.tools.knownToolsets());
+        const known = new Set([...deps.tools.knownToolsets(), ...mcpToolsetNames(deps)]);
         const unknown = toolsets.filter((t) => !known.has(t));
         if (unknown.length)
           throw invalid(
@@ -116,6 +118,8 @@ export function conversationActivities(deps: ActivityDeps) {
             'toolsets',
           );
       }
+      // MCP servers the toolsets select: connected and listed now, so the prompt can say what is missing.
+      const mcp = (await discoverFor(deps, toolsets))?.snapshot;
       const existing = await getSession(db, a.sessionId);
       // Resuming: go on in the lineage's latest session (after compressions), reopened.
       const resume = existing ? await latestInLineage(db, a.conversationId, a.sessionId) : undefined;
@@ -139,6 +143,7 @@ export function conversationActivities(deps: ActivityDeps) {
           memory: child ? undefined : await memorySnapshot(db),
           skipContextFiles: child,
           markerNonce,
+          ...(mcp ? { mcpGuidance: mcpGuidance(mcp) } : {}),
           skills,
         });
         await ensureSession(db, {
@@ -167,6 +172,7 @@ export function conversationActivities(deps: ActivityDeps) {
         auxiliary,
         cwd: existing?.cwd ?? cwd,
         tools: deps.tools.enabled(toolsets),
+        ...(mcp ? { mcp } : {}),
         searchAttributes: deps.searchAttributes,
         searchAttributeNames: registeredAttributes(),
         nextSeq: await nextSeq(db, resume?.sessionId ?? a.sessionId),

@@ -6,6 +6,7 @@ import type { HookRunner } from './hooks.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { ToolSandbox } from './sandbox/sandbox.js';
 import type { HeraldMetrics } from './metrics.js';
+import type { McpPool } from './mcp/pool.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   sandbox: ToolSandbox;
   /** Herald's Prometheus metrics (activities/metrics.ts); recorded always, served with a metrics port. */
   metrics: HeraldMetrics;
+  /** This worker's MCP connections (absent: no MCP servers are offered). */
+  mcp?: McpPool;
 }
 
 /** Beat every `intervalMs` until stopped; the SDK throttles what actually reaches the server. */

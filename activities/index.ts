@@ -11,6 +11,7 @@ import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
 import { modelSwitchActivities } from './model-switch.js';
+import { mcpActivities } from './mcp/activities.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
 import { refusalAsFailure } from './store/failures.js';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
     ...compressionActivities(deps, compressionSettingsOf(deps.config.file.compression), engine),
     ...approvalActivities(deps),
     ...modelSwitchActivities(deps),
+    ...mcpActivities(deps),
   });
 }
 

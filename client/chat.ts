@@ -7,6 +7,8 @@
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import pc from 'picocolors';
+import { describeMcpServers } from '../common/mcp-state.js';
+import type { ReloadToolsResult } from '../workflows/definitions.js';
 import type { ApprovalDecision, ApprovalScope, TurnResult } from '../common/contract.js';
 import { Redactor } from '../common/redaction.js';
 import { lastEventSeq } from '../activities/store/events.js';
@@ -44,6 +46,7 @@ export const HELP_LINES: ReadonlyArray<[string, string]> = [
   ['/usage', 'tokens and cost of this session'],
   ['/status', 'session, model, context use and cost'],
   ['/model <name> [--provider p]', 'switch this conversation to another model in place (same session)'],
+  ['/reload-mcp', "list the MCP servers' tools again (servers, status, tools)"],
   ['/new', 'start a new session'],
   ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
   ['/quit', 'leave (also /exit, Ctrl-D, or Ctrl-C twice); the session keeps running'],
@@ -357,6 +360,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       case '/model':
         err(pc.dim(await switchModel(conv, arg, started, options.start)));
         break;
+      case '/reload-mcp':
+        if (!started) err('nothing to reload yet: send a message first');
+        else err(await reloadMcp(conv));
+        break;
       case '/status':
         if (!started) err(pc.dim(`session ${conv.sessionId} (nothing sent yet)`));
         else await printStatus();
@@ -522,4 +529,15 @@ function echoWhileBusy(text: string, policy: string): void {
         ? 'steers the running turn'
         : 'interrupts the running turn and runs next';
   process.stderr.write(`${PROMPT}${text.replace(/\n/g, '\n  ')}  ${pc.dim(`(${what})`)}\n`);
+}
+
+/** `/reload-mcp`: what the servers offer now, one line each (the reason when one is unavailable). */
+async function reloadMcp(conv: { reloadTools(): Promise<ReloadToolsResult> }): Promise<string> {
+  try {
+    const r = await conv.reloadTools();
+    const lines = describeMcpServers(r.servers);
+    return `${r.tools.length} MCP tool(s)${lines.length ? `\n  ${lines.join('\n  ')}` : ''}`;
+  } catch (e) {
+    return pc.red(`reload failed: ${(e as Error).message}`);
+  }
 }

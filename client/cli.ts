@@ -20,6 +20,8 @@ import { createDb } from '../activities/store/db.js';
 import { listConversations } from '../activities/store/sessions.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
+import { probeMcpServers, renderMcpProbes } from './mcp-command.js';
+import { describeMcpServers, mcpServerSelected } from '../common/mcp-state.js';
 import { discoverSkills, skillSettings } from '../activities/skills/discover.js';
 import { renderSkillView, viewSkill } from '../activities/skills/view.js';
 import { renderSkillsList } from './skills-command.js';
@@ -374,6 +376,7 @@ export function buildProgram(): Command {
           ...(s.queued_messages.length ? [`queued: ${s.queued_messages.map((q) => q.preview).join(' | ')}`] : []),
           ...s.pending_approvals.map((a) => pc.yellow(`approval ${a.request_id} (${a.reason}): ${a.command}`)),
           ...(s.clarify ? [pc.cyan(`question ${s.clarify.request_id}: ${s.clarify.question}`)] : []),
+          ...(s.mcp ? [`MCP: ${describeMcpServers(s.mcp.servers).join(' · ') || 'no servers'}`] : []),
           ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');
@@ -456,7 +459,8 @@ export function buildProgram(): Command {
     .description('list the tools a worker with this configuration offers, and why one is not available')
     .option('--toolsets <list>', "comma-separated toolsets to check (default: the config's tools.toolsets, else all)")
     .option('--json', 'print JSON')
-    .action((o: { toolsets?: string; json?: boolean }) => {
+    .option('--no-mcp', 'leave out MCP servers (listing them starts them)')
+    .action(async (o: { toolsets?: string; json?: boolean; mcp: boolean }) => {
       const cfg = config();
       const registry = builtinTools(cfg.file, skillSettings(cfg));
       const selection = o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : cfg.file.tools.toolsets;
@@ -474,7 +478,44 @@ export function buildProgram(): Command {
         : selection
           ? `from tools.toolsets in ${cfg.configPath ?? 'the config'}`
           : 'no tools.toolsets in the config';
-      print(Boolean(o.json), rows, `toolsets: ${selection?.join(', ') ?? 'all'} (${source})\n${text}`);
+      const servers = o.mcp
+        ? Object.keys(cfg.file.mcp.servers).filter((n) =>
+            mcpServerSelected(selection, n, cfg.file.mcp.servers[n]!.toolsets),
+          )
+        : [];
+      const probes = servers.length ? (await probeMcpServers(cfg)).filter((p) => servers.includes(p.name)) : [];
+      const mcpText = probes.length ? `\n\nMCP servers:\n${renderMcpProbes(probes, true)}` : '';
+      print(
+        Boolean(o.json),
+        probes.length ? { tools: rows, mcp: probes } : rows,
+        `toolsets: ${selection?.join(', ') ?? 'all'} (${source})\n${text}${mcpText}`,
+      );
+    });
+
+  const mcp = program.command('mcp').description('MCP servers of this configuration: status and tools');
+  mcp
+    .command('list', { isDefault: true })
+    .description('connect to every configured MCP server and show its status and tools')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const probes = await probeMcpServers(config());
+      print(Boolean(o.json), probes, renderMcpProbes(probes, true));
+    });
+  mcp
+    .command('test')
+    .description('start one MCP server, list its tools, and say why when it does not work')
+    .argument('<server>', 'the name under mcp.servers')
+    .option('--json', 'print JSON')
+    .action(async (server: string, o: { json?: boolean }) => {
+      const cfg = config();
+      if (!cfg.file.mcp.servers[server])
+        throw new ConfigError(
+          `no MCP server "${server}" in the config (configured: ${Object.keys(cfg.file.mcp.servers).join(', ') || 'none'})`,
+          'mcp.servers',
+        );
+      const probes = await probeMcpServers(cfg, server);
+      print(Boolean(o.json), probes[0], renderMcpProbes(probes, true));
+      if (probes[0]?.status !== 'ready') process.exitCode = 1;
     });
 
   const skills = program

@@ -25,6 +25,7 @@ import type {
 } from '../common/contract.js';
 import type { conversation } from '../workflows/conversation.js';
 import type { CompressResult } from '../workflows/definitions.js';
+import type { ReloadToolsResult } from '../workflows/definitions.js';
 import {
   answerClarifyUpdate,
   approveUpdate,
@@ -32,6 +33,7 @@ import {
   endSignal,
   sendMessageUpdate,
   setModelUpdate,
+  reloadToolsUpdate,
   stateQuery,
   steerSignal,
   stopSignal,
@@ -251,6 +253,11 @@ export class Conversation {
   /** Compress the context now (`/compress [focus]`); runs between turns. */
   async compress(focus?: string): Promise<CompressResult> {
     return await rejections(this.handle.executeUpdate(compressUpdate, { args: [focus ? { focus } : {}] }));
+  }
+
+  /** List the MCP servers' tools again (`/reload-mcp`): the servers' statuses and the MCP tools now offered. */
+  async reloadTools(): Promise<ReloadToolsResult> {
+    return await rejections(this.handle.executeUpdate(reloadToolsUpdate));
   }
 
   async state(): Promise<ConversationStateView> {

@@ -12,6 +12,7 @@ import type { DelegationSettings } from './delegation.js';
 import type { LoopGuardSettings } from './loop-guard.js';
 import type { TodoItem } from './todos.js';
 import type { NetworkPolicy, SandboxInput } from './sandbox-policy.js';
+import type { McpSnapshot } from './mcp-state.js';
 
 export interface PrepareConversationArgs {
   conversationId: string;
@@ -59,6 +60,8 @@ export interface PrepareConversationResult {
   loopGuard?: LoopGuardSettings;
   /** The tool sandbox as this worker runs it (absent from results recorded before the sandbox existed). */
   sandbox?: ConversationSandbox;
+  /** MCP tools and server statuses found at session start (absent: no MCP servers configured). */
+  mcp?: McpSnapshot;
   /**
    * A resumed conversation that had compressed: the latest session of its lineage (where it goes
    * on, reopened) and how many compressions made it; `nextSeq` is that session's.
@@ -130,6 +133,8 @@ export interface CallModelArgs {
   maxOutputTokens?: number;
   /** Ask for a final answer: no tools offered. */
   toolChoiceNone?: boolean;
+  /** The conversation's MCP tools (names, schema hashes) and servers (for list-changed checks). */
+  mcp?: McpSnapshot;
 }
 
 export interface CallModelResult {
@@ -144,6 +149,14 @@ export interface CallModelResult {
   usage: Usage;
   model: string;
   durationMs: number;
+  /** A server of the conversation said its tool list changed: discover again before the next turn. */
+  mcpChanged?: boolean;
+}
+
+export interface DiscoverMcpArgs {
+  conversationId: string;
+  sessionId: string;
+  toolsets?: string[];
 }
 
 export interface RunToolArgs {

@@ -9,6 +9,7 @@ import { DEFAULT_DELEGATION, DELEGATION_MODES } from './delegation.js';
 import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import { sandboxConfigSchema } from './sandbox-policy.js';
+import { mcpConfigSchema } from './mcp-config.js';
 
 const pricingSchema = z
   .object({
@@ -216,6 +217,7 @@ export const configFileSchema = z
       .default({ env: [] }),
     /** The OS sandbox every tool process runs in (SPEC §7.8). */
     sandbox: sandboxConfigSchema.prefault({}),
+    mcp: mcpConfigSchema,
     events: z
       .object({ retentionDays: z.number().min(0.01).default(7) })
       .strict()

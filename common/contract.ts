@@ -438,6 +438,16 @@ export interface ConversationStateView {
   sandbox: SandboxView | null;
   /** What the tool-loop guard did over the session: repeated calls nudged, refused, turns halted. */
   loop_guard: { nudges: number; refusals: number; halts: number };
+  /** MCP servers (status, tool count, why one is unavailable) and the MCP tools offered; absent without MCP servers. */
+  mcp?: {
+    servers: Array<{
+      name: string;
+      status: 'ready' | 'failed' | 'disabled';
+      tools: number;
+      reason?: string | undefined;
+    }>;
+    tools: string[];
+  };
 }
 
 export interface SandboxView {

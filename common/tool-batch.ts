@@ -34,6 +34,8 @@ export interface ToolCallRef {
   argsKey?: string;
   /** The longest the call may legitimately run (seconds), for the activity's timeout. */
   timeoutSeconds: number;
+  /** An MCP tool: the hash of its stored schema row (server and tool), for the tool activity. */
+  mcp?: string;
 }
 
 /** What the dangerous-command check found (computed in the activity, acted on by the workflow). */

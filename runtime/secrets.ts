@@ -7,6 +7,7 @@
 import type { ConfigFile } from '../common/config-schema.js';
 import type { SecretValue } from '../common/redaction.js';
 import { Redactor } from '../common/redaction.js';
+import { mcpSecretEnvNames } from '../common/mcp-config.js';
 
 /** The providers' standard key variables. */
 const STANDARD_KEYS = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENROUTER_API_KEY'];
@@ -29,6 +30,8 @@ export function configuredKeyNames(file: ConfigFile): string[] {
     if (c.apiKeyEnv) names.add(c.apiKeyEnv);
   for (const c of file.auxiliary?.fallbackProviders ?? []) if (c.apiKeyEnv) names.add(c.apiKeyEnv);
   if (file.delegation.model?.apiKeyEnv) names.add(file.delegation.model.apiKeyEnv);
+  // MCP servers' env and headers by reference: their values are credentials too.
+  for (const n of mcpSecretEnvNames(file.mcp)) names.add(n);
   return [...names];
 }
 

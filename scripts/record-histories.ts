@@ -10,7 +10,7 @@
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
  * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause.
+ * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause, mcp.
  *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
@@ -40,6 +40,7 @@ import { ensureTemporalCli } from '../runtime/temporal-cli.js';
 import type { RecordedRequest } from '../test/support/fake-provider.js';
 import type { TestStack } from '../test/support/stack.js';
 import { createTestStack, eventually } from '../test/support/stack.js';
+import { EVERYTHING_SERVER } from '../test/support/mcp-servers.js';
 import { startEmbeddedPostgres } from '../workers/embedded-postgres.js';
 import { startTemporalDevServer } from '../workers/temporal-dev-server.js';
 
@@ -67,6 +68,7 @@ const SCENARIOS = [
   'reopened',
   'loop-guard',
   'loop-guard-pause',
+  'mcp',
 ] as const;
 const chosen = new Set(process.argv.slice(3));
 for (const name of chosen) {
@@ -445,6 +447,7 @@ try {
   }
   if (want('credential-pool')) await recordCredentialPool();
   if (want('child-deadline')) await recordChildDeadline();
+  if (want('mcp')) await recordMcp();
 } catch (err) {
   console.error(err);
   exitCode = 1;
@@ -948,4 +951,48 @@ async function recordReopened(stack: TestStack, ws: string): Promise<void> {
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'reopened', conv.workflowId);
+}
+
+/**
+ * MCP tools (patch mcp-tools): server-everything over stdio, found at session start; a call; its
+ * list-changed notification followed by discovery before turn 2; the `reloadTools` update.
+ */
+async function recordMcp(): Promise<void> {
+  const stack = await createTestStack({
+    configYaml: [
+      'mcp:',
+      '  servers:',
+      '    everything:',
+      '      command: node',
+      `      args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio]`,
+      '',
+    ].join('\n'),
+  });
+  try {
+    const ws = join(stack.home, 'ws');
+    mkdirSync(ws, { recursive: true });
+    const conv = stack.herald.conversation('replay-mcp');
+    stack.fake.script([
+      { toolCalls: [{ name: 'mcp_everything_echo', arguments: { message: 'replayed' } }] },
+      { text: 'echoed' },
+      { text: 'turn two' },
+    ]);
+    const r1 = await conv.send('echo', { id: 'mcp1', start: { cwd: ws } });
+    expect(r1.final_response === 'echoed', `turn 1 answered: ${JSON.stringify(r1)}`);
+    const r2 = await conv.send('again', { id: 'mcp2' });
+    expect(r2.final_response === 'turn two', 'turn 2 answered');
+    const reloaded = await conv.reloadTools();
+    expect(reloaded.tools.includes('mcp_everything_echo'), 'reloadTools listed the tools');
+    const history = await stack.temporal.workflow.getHandle(conv.workflowId).fetchHistory();
+    expect(
+      history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'discoverMcpTools')
+        .length === 2,
+      'discovered after the list-changed notification and on reloadTools',
+    );
+    stack.fake.assertDone();
+    await endConversation(stack, conv.workflowId);
+    await save(stack.temporal, 'mcp', conv.workflowId);
+  } finally {
+    await stack.close();
+  }
 }

@@ -30,6 +30,9 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { installRedactor, workerSecrets } from '../runtime/secrets.js';
+import { McpPool } from '../activities/mcp/pool.js';
+/** What Herald calls itself to MCP servers. */
+const HERALD_VERSION = '0.1.0';
 import { workerDataConverter } from '../runtime/data-converter.js';
 import type { TemporalSecurity } from '../runtime/temporal-connection.js';
 import { describeSecurity } from '../runtime/temporal-connection.js';
@@ -205,6 +208,15 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   // Recorded always (it costs a few counters); served only with a metrics port.
   const metrics = createMetrics({ db, processMetrics: config.metrics !== undefined });
   sandbox.onDenial = (kind) => metrics.sandboxDenial(kind);
+  // MCP connections live as long as the worker: started on first use, restarted when a server dies.
+  const mcp = new McpPool({
+    sandbox,
+    env,
+    log,
+    workspace: config.workspace ?? process.cwd(),
+    network: config.file.sandbox.network,
+    version: HERALD_VERSION,
+  });
   const activities = createActivities(
     {
       db,
@@ -216,6 +228,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       env,
       sandbox,
       metrics,
+      mcp,
     },
     engine,
   );
@@ -273,6 +286,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const done = worker.run().finally(async () => {
     clearInterval(pruneTimer);
     await metricsServer?.close().catch(() => {});
+    await mcp.closeAll();
     await connection.close().catch(() => {});
     await db.end().catch(() => {});
   });

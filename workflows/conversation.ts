@@ -39,6 +39,7 @@ import { carryInput, conversationIdOf, initialState, parseCarried, parseInput, p
 import type { ConversationState, QueuedMessage } from './state.js';
 import { preview, rememberResult } from './state.js';
 import { TurnProgress, runTurn } from './turn.js';
+import { refreshIfStale } from './mcp.js';
 
 const DEFAULT_IDLE_TIMEOUT = '30 days';
 const DEFAULT_CAN_AFTER_TURNS = 200;
@@ -164,6 +165,8 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   }
   let result: TurnResult;
   try {
+    // A server said its tool list changed: this turn gets the new list (workflows/mcp.ts).
+    await refreshIfStale(state);
     result = await runTurn(host, msg, current);
   } catch (err) {
     // A store activity out of retries fails this turn, not the conversation.

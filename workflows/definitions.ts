@@ -12,6 +12,12 @@ import type {
   SetModelResult,
   TurnResult,
 } from '../common/contract.js';
+import type { McpServerStatus } from '../common/mcp-state.js';
+
+export interface ReloadToolsResult {
+  servers: McpServerStatus[];
+  tools: string[];
+}
 
 export const userMessageSignal = defineSignal<[unknown]>('userMessage');
 export const stopSignal = defineSignal<[unknown?]>('stop');
@@ -28,6 +34,8 @@ export const answerClarifyUpdate = defineUpdate<{ requestId: string }, [AnswerCl
 export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress');
 /** Switch the conversation's model in place (workflows/set-model.ts). */
 export const setModelUpdate = defineUpdate<SetModelResult, [SetModelInput]>('setModel');
+/** List the MCP servers' tools again (workflows/mcp.ts; the REPL's `/reload-mcp`). */
+export const reloadToolsUpdate = defineUpdate<ReloadToolsResult, []>('reloadTools');
 
 export interface CompressResult {
   compressed: boolean;

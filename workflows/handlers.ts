@@ -31,6 +31,7 @@ import {
 import { isUndecodable } from './payload-converter.js';
 import type { Run } from './run.js';
 import { registerSetModel } from './set-model.js';
+import { registerReloadTools } from './mcp.js';
 import { findResult, stateView } from './state.js';
 
 /** Why a payload failed: undecodable, or the schema's first complaint. */
@@ -182,6 +183,7 @@ export function registerHandlers(run: Run): void {
   );
 
   registerSetModel(run);
+  registerReloadTools(run);
 
   // Manual compression (`/compress [focus]`) runs between turns, never inside one.
   setHandler(

@@ -104,7 +104,9 @@ export async function callModelSlot(
         ...(opts.note ? { ephemeralNote: opts.note } : {}),
         ...(steer ? { steer } : {}),
         ...(opts.toolChoiceNone ? { toolChoiceNone: true } : {}),
+        ...(s.mcp ? { mcp: s.mcp } : {}),
       });
+      if (r.mcpChanged && s.mcp) s.mcp.stale = true;
       s.nextSeq = seq + 1;
       p.tailRole = 'assistant';
       p.apiCalls += 1;

@@ -14,6 +14,7 @@ import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
+import { adoptMcp } from './mcp.js';
 
 /** A reopened session goes on from its stored totals and turn number (see prepare). */
 export const PATCH_RESUME_TOTALS = 'resume-keeps-totals';
@@ -210,6 +211,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     if (r.delegation) state.delegation = r.delegation;
     if (r.loopGuard) state.loopGuard = r.loopGuard;
     if (r.sandbox) state.sandbox = r.sandbox;
+    adoptMcp(state, r.mcp);
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {

@@ -20,6 +20,8 @@ import type { CompressionSettings } from '../common/context-window.js';
 import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
 import type { ConversationSandbox } from '../common/activity-types.js';
 import { describeNetwork, networkPolicySchema } from '../common/sandbox-policy.js';
+import type { McpSnapshot } from '../common/mcp-state.js';
+import { mcpSnapshotSchema } from '../common/mcp-state.js';
 import type { TodoItem } from '../common/todos.js';
 import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js';
 import { TODO_STATUSES } from '../common/todos.js';
@@ -104,6 +106,8 @@ export interface ConversationState {
   subagent?: SubagentInfo;
   /** The tool sandbox as prepared (absent in runs prepared before the sandbox existed). */
   sandbox?: ConversationSandbox;
+  /** MCP tools (names, schema hashes) and server statuses (workflows/mcp.ts); absent without MCP servers. */
+  mcp?: McpSnapshot;
   /** Reports of background children the user stopped: they wait for the user's next message. */
   heldReports?: QueuedMessage[];
   /** Signals this conversation ignored (malformed, over a bound, too late), across runs. */
@@ -249,6 +253,7 @@ export const carriedStateSchema = z.object({
   sandbox: z
     .object({ network: networkPolicySchema, active: z.boolean(), warning: z.string().max(2000).optional() })
     .optional(),
+  mcp: mcpSnapshotSchema.optional(),
   heldReports: z.array(queuedMessageSchema).max(64).default([]),
   ignoredSignals: z
     .object({ count: z.number().int().min(0), lastReason: z.string().max(500).nullable() })
@@ -349,6 +354,9 @@ export function stateView(
     sandbox: s.sandbox
       ? { active: s.sandbox.active, network: describeNetwork(s.sandbox.network), warning: s.sandbox.warning ?? null }
       : null,
+    ...(s.mcp
+      ? { mcp: { servers: s.mcp.servers.map(({ epoch: _e, ...v }) => v), tools: s.mcp.tools.map((t) => t.name) } }
+      : {}),
   };
 }
 

@@ -43,6 +43,9 @@ import type { ModelOutcome } from '../metrics.js';
 import { startModelSpan } from '../tracing.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 import { requestSchemas } from '../tools/schema-economy.js';
+import type { McpToolRow } from '../store/mcp-tools.js';
+import { describeMcpCall, mcpSchemas, resolveMcpTools } from '../mcp/tools.js';
+import { mcpListChanged } from '../mcp/list-changed.js';
 
 const PREVIEW_CHARS = 200;
 
@@ -104,8 +107,11 @@ export function modelActivities(deps: ActivityDeps) {
       pub.emit('thinking', { state: 'started', model: ref.model, provider: ref.provider, attempt });
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'model', attempt }));
       let messages: ChatMessage[];
+      // The conversation's MCP tools: names and hashes from workflow state, schemas from the store.
+      let mcpTools: Map<string, McpToolRow>;
       try {
         messages = await buildMessages(deps, a);
+        mcpTools = await resolveMcpTools(db, a.mcp?.tools ?? []);
       } catch (err) {
         stopHeartbeat();
         throw storageFailure(err, 'loading the transcript');
@@ -186,7 +192,8 @@ export function modelActivities(deps: ActivityDeps) {
             {
               model: ref.model,
               messages,
-              tools: requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas),
+              // MCP schemas are passed through as the servers wrote them (adapted at discovery).
+              tools: [...requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas), ...mcpSchemas(mcpTools)],
               maxOutputTokens,
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
@@ -296,10 +303,13 @@ export function modelActivities(deps: ActivityDeps) {
               deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
             },
           );
-        const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), a.tools));
+        const enabled = mcpTools.size ? [...a.tools, ...mcpTools.keys()] : a.tools;
+        const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), enabled));
         const toolCalls = capped.calls;
         const terminal = toolCalls.some((c) => c.function.name === 'terminal');
-        const allowlist = terminal ? await allowlistedRules(db) : new Set<string>();
+        // "always" approvals cover terminal commands and MCP tools that need approval.
+        const mcpCall = toolCalls.some((c) => mcpTools.has(c.function.name));
+        const allowlist = terminal || mcpCall ? await allowlistedRules(db) : new Set<string>();
         if (terminal) await loadCommandSafety();
         await writeMessage(db, a.sessionId, {
           seq: a.seq,
@@ -318,7 +328,10 @@ export function modelActivities(deps: ActivityDeps) {
         const text = isFinal ? response.content.slice(0, MAX_RESULT_TEXT) : oneLine(response.content, PREVIEW_CHARS);
         const reasoning = response.reasoning ? oneLine(response.reasoning, 2000) : null;
         const refs = toolCalls.map((c) => {
-          const ref = describeCall(deps.tools, a.tools, c, allowlist);
+          const mcpRow = mcpTools.get(c.function.name);
+          const ref = mcpRow
+            ? describeMcpCall(c, mcpRow, config.file.mcp.servers[mcpRow.server], allowlist)
+            : describeCall(deps.tools, enabled, c, allowlist);
           return capped.error
             ? { id: ref.id, name: ref.name, summary: ref.summary, timeoutSeconds: 30, argsError: capped.error }
             : ref;
@@ -333,6 +346,7 @@ export function modelActivities(deps: ActivityDeps) {
           usage,
           model: response.model,
           durationMs,
+          ...((await mcpListChanged(deps, a.mcp)) ? { mcpChanged: true } : {}),
         };
       } catch (err) {
         // A moment's outage: the retry saves this reply, without calling the provider again.

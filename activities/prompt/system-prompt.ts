@@ -59,6 +59,8 @@ export interface SystemPromptInput {
   skipContextFiles?: boolean;
   /** The session's marker nonce (common/markers.ts), explained to the model. */
   markerNonce?: string | undefined;
+  /** What MCP servers the conversation has, and which could not start and why (activities/mcp/discovery.ts). */
+  mcpGuidance?: string | undefined;
   /** The skills index (found and screened at session start; only when the skill tools are on). */
   skills?: readonly SkillSummary[] | undefined;
 }
@@ -68,6 +70,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const soul = readIfExists(join(input.home, 'SOUL.md'));
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
   layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
+  // A server's failure reason is its own text (stderr): screened like any text from outside.
+  if (input.mcpGuidance) layers.push(screened('MCP server list', input.mcpGuidance));
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
   const skills = skillsIndexLayer(input.skills ?? []);
   if (skills) layers.push(skills);

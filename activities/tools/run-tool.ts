@@ -16,7 +16,9 @@ import { EventPublisher } from '../events/publisher.js';
 import { getMessage, writeMessage } from '../store/messages.js';
 import { sessionMarkerNonce } from '../store/sessions.js';
 import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
-import type { ToolOutput } from './registry.js';
+import type { ToolDefinition, ToolOutput } from './registry.js';
+import { loadMcpTools } from '../store/mcp-tools.js';
+import { mcpToolDefinition } from '../mcp/tools.js';
 import type { ToolDisplay } from './tool-display.js';
 import { MAX_DIFF_CHARS, MAX_TAIL_CHARS } from './tool-display.js';
 import { redactor } from '../../runtime/secrets.js';
@@ -53,9 +55,9 @@ export function toolActivities(deps: ActivityDeps) {
     a: RunToolArgs,
     ctx: Context,
     beat: ToolHeartbeat,
+    tool: ToolDefinition<unknown> | undefined,
   ): Promise<ToolOutput & { fromTool?: boolean }> {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
-    const tool = deps.tools.get(a.call.name);
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
     if (tool.agentLevel)
       return { content: `${a.call.name} is handled by the conversation, not the tool runtime.`, isError: true };
@@ -107,6 +109,14 @@ export function toolActivities(deps: ActivityDeps) {
     return { content, isError, fromTool: true, ...(output.display ? { display: output.display } : {}) };
   }
 
+  /** A built-in tool by name, or an MCP tool by the hash its call descriptor carries. */
+  async function toolFor(a: RunToolArgs): Promise<ToolDefinition<unknown> | undefined> {
+    const builtin = deps.tools.get(a.call.name);
+    if (builtin || !a.call.mcp || !deps.mcp) return builtin;
+    const row = (await loadMcpTools(db, [a.call.mcp])).get(a.call.mcp);
+    return row ? mcpToolDefinition(a.call.name, row, deps.config.file.mcp, deps.mcp) : undefined;
+  }
+
   return {
     async runTool(a: RunToolArgs): Promise<RunToolResult> {
       const ctx = Context.current();
@@ -122,8 +132,9 @@ export function toolActivities(deps: ActivityDeps) {
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
       try {
         let output: ToolOutput & { fromTool?: boolean };
+        const def = await toolFor(a);
         try {
-          output = await execute(a, ctx, beat);
+          output = await execute(a, ctx, beat, def);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
             deps.metrics.toolCall(metricName, 'cancelled', Date.now() - started);
@@ -140,7 +151,6 @@ export function toolActivities(deps: ActivityDeps) {
           }
           throw err;
         }
-        const def = deps.tools.get(a.call.name);
         const toolLimit = def?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
         const limited = await limitResult(output.content, Math.min(toolLimit, a.inlineLimit ?? toolLimit), {
           cwd: a.cwd,

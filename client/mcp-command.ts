@@ -1,0 +1,89 @@
+/**
+ * `herald mcp list` and `herald mcp test <server>`: connect to the configured MCP servers the way
+ * a worker would (stdio servers in the tool sandbox), and show each one's status and tools under
+ * the names the model sees. `herald tools` shows the same servers below the built-in tools.
+ */
+import pc from 'picocolors';
+import type { McpServerConfig } from '../common/mcp-config.js';
+import { toolSelected } from '../common/mcp-config.js';
+import { oneLine } from '../common/text.js';
+import { exposedNames } from '../activities/mcp/names.js';
+import { McpPool } from '../activities/mcp/pool.js';
+import { ToolSandbox } from '../activities/sandbox/sandbox.js';
+import type { HeraldConfig } from '../runtime/config.js';
+import { createLogger } from '../runtime/logger.js';
+
+export interface McpProbe {
+  name: string;
+  transport: 'stdio' | 'http';
+  status: 'ready' | 'failed' | 'disabled';
+  reason?: string;
+  durationMs: number;
+  tools: Array<{ name: string; tool: string; readOnly: boolean; description: string }>;
+  resources: boolean;
+}
+
+export async function probeMcpServers(cfg: HeraldConfig, only?: string): Promise<McpProbe[]> {
+  const servers = Object.entries(cfg.file.mcp.servers).filter(([name]) => only === undefined || name === only);
+  if (servers.length === 0) return [];
+  const log = createLogger('error');
+  const sandbox = ToolSandbox.create({ config: cfg.file.sandbox, env: process.env, hidden: [cfg.home], log });
+  const pool = new McpPool({
+    sandbox,
+    env: process.env,
+    log,
+    workspace: cfg.workspace ?? process.cwd(),
+    network: cfg.file.sandbox.network,
+    version: '0.1.0',
+  });
+  try {
+    return await Promise.all(servers.map(([name, server]) => probe(pool, name, server)));
+  } finally {
+    await pool.closeAll();
+  }
+}
+
+async function probe(pool: McpPool, name: string, server: McpServerConfig): Promise<McpProbe> {
+  const started = Date.now();
+  const base = { name, transport: server.url ? ('http' as const) : ('stdio' as const), tools: [], resources: false };
+  if (!server.enabled) return { ...base, status: 'disabled', reason: 'enabled: false', durationMs: 0 };
+  try {
+    const conn = await pool.get(name, server);
+    const listed = (await pool.listTools(conn, server.connectTimeoutSeconds * 1000)).filter((t) =>
+      toolSelected(server, t.name),
+    );
+    const names = exposedNames(listed.map((t) => ({ server: name, tool: t.name })));
+    return {
+      ...base,
+      status: 'ready',
+      durationMs: Date.now() - started,
+      resources: conn.hasResources && server.resources,
+      tools: listed.map((t, i) => ({
+        name: names[i]!,
+        tool: t.name,
+        readOnly: t.annotations?.readOnlyHint === true,
+        description: oneLine(t.description ?? '', 100),
+      })),
+    };
+  } catch (err) {
+    return { ...base, status: 'failed', reason: (err as Error).message, durationMs: Date.now() - started };
+  }
+}
+
+export function renderMcpProbes(probes: readonly McpProbe[], withTools: boolean): string {
+  if (probes.length === 0) return 'no MCP servers configured (mcp.servers in the config file)';
+  return probes
+    .map((p) => {
+      const head =
+        p.status === 'ready'
+          ? `${pc.green('✓')} ${p.name} (${p.transport}): ready, ${p.tools.length} tool(s)${p.resources ? ' + resources' : ''} in ${p.durationMs} ms`
+          : `${pc.red('✗')} ${p.name} (${p.transport}): ${p.status}${p.reason ? ` — ${pc.yellow(p.reason)}` : ''}`;
+      if (!withTools || p.tools.length === 0) return head;
+      const width = Math.max(...p.tools.map((t) => t.name.length));
+      const lines = p.tools.map(
+        (t) => `    ${t.name.padEnd(width)}  ${pc.dim(t.readOnly ? 'read-only' : 'serial   ')} ${t.description}`,
+      );
+      return [head, ...lines].join('\n');
+    })
+    .join('\n');
+}
