@@ -10,7 +10,8 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { homePaths } from '../runtime/paths.js';
 import { pidExists } from '../runtime/process-identity.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
-import { payloadCodecs } from '../runtime/data-converter.js';
+import type { CodecKeyring } from '../runtime/codec-keys.js';
+import { clientDataConverter } from '../runtime/data-converter.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
 export type AddressOrigin =
@@ -23,6 +24,8 @@ export interface ClientSettings {
   databaseUrl: string | undefined;
   uiUrl: string | undefined;
   origin?: AddressOrigin;
+  /** The payload codec's keys (must match the workers'); absent: payloads are written in plaintext. */
+  codec?: CodecKeyring | undefined;
 }
 
 export function readRuntimeInfo(home: string): RuntimeInfo | undefined {
@@ -49,6 +52,7 @@ export function clientSettings(config: HeraldConfig): ClientSettings {
     databaseUrl: config.databaseUrl ?? rt?.databaseUrl,
     uiUrl: rt?.uiUrl,
     origin,
+    codec: config.codec,
   };
 }
 
@@ -75,7 +79,7 @@ export function cannotReachMessage(
 }
 
 export async function connectTemporal(
-  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin'>,
+  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'codec'>,
 ): Promise<Client> {
   let connection: Connection;
   try {
@@ -83,5 +87,5 @@ export async function connectTemporal(
   } catch (err) {
     throw new Error(cannotReachMessage(settings.address, settings.origin, (err as Error).message));
   }
-  return new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: payloadCodecs() } });
+  return new Client({ connection, namespace: settings.namespace, dataConverter: clientDataConverter(settings.codec) });
 }

@@ -109,7 +109,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   if (!config.databaseUrl)
     throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
   // Before anything can log or write: every credential this worker holds is redacted from then on.
-  installRedactor(workerSecrets(env, config.file));
+  installRedactor([
+    ...workerSecrets(env, config.file),
+    ...(config.codec?.keys ?? []).map((k) => ({ name: 'HERALD_CODEC_KEY', value: k.key.export().toString('base64') })),
+  ]);
   installRuntime(log);
 
   const db = createDb(config.databaseUrl, 10, { redact: true });
@@ -158,7 +161,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         ? { workflowBundle: { codePath: bundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),
     activities,
-    dataConverter: workerDataConverter(),
+    dataConverter: workerDataConverter(config.codec, log),
     // Versioned: each run stays on its build (PINNED) and moves at continue-as-new (workflows/run.ts).
     ...(config.deployment
       ? {
@@ -193,6 +196,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       temporal: config.temporalAddress,
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
+      payloads: config.codec
+        ? `encrypted (key ${config.codec.keys[0]!.id}, ${config.codec.keys.length} held)`
+        : 'plaintext',
     },
     'worker started',
   );
