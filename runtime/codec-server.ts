@@ -216,8 +216,10 @@ export function parsePayloads(body: Buffer): Payload[] {
   } catch {
     throw new Error('body is not JSON');
   }
-  const list = (raw as { payloads?: unknown } | null)?.payloads;
-  if (!Array.isArray(list)) throw new Error('body has no "payloads" array');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('body is not a JSON object');
+  // Protobuf JSON leaves an empty list out: `{}` is no payloads (the temporal CLI sends it for a query).
+  const list = (raw as { payloads?: unknown }).payloads ?? [];
+  if (!Array.isArray(list)) throw new Error('"payloads" is not an array');
   if (list.length > MAX_PAYLOADS) throw new Error(`over ${MAX_PAYLOADS} payloads`);
   return list.map((p: unknown, i) => {
     if (typeof p !== 'object' || p === null) throw new Error(`payloads[${i}] is not an object`);

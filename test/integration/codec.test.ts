@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import puppeteer from 'puppeteer-core';
 import { HeraldClient } from '../../client/client.js';
 import type { CodecKeyring } from '../../runtime/codec-keys.js';
@@ -81,6 +81,10 @@ describe('encrypted payloads', () => {
     await stack?.close();
     await codecServer?.close();
     await server?.stop();
+  });
+
+  beforeEach(() => {
+    stack.fake.reset();
   });
 
   /** Once: the worker holding only the old key stops, one holding both (new first) takes over. */
@@ -229,5 +233,45 @@ describe('encrypted payloads', () => {
       await good.close();
       await wrong.close();
     }
+  });
+
+  it('a `temporal` CLI user with --codec-endpoint sends encrypted messages and reads the results', async () => {
+    const t = tag();
+    // The codec server encrypts with the new key: the workers must hold it.
+    await rotateWorkers();
+    const client = await HeraldClient.connect({ ...stack.herald.settings, codec: ring(`${NEW},${OLD}`) });
+    try {
+      await converse(client, `cli-${t}`, t);
+    } finally {
+      await client.close();
+    }
+    const wf = stack.herald.conversation(`cli-${t}`).workflowId;
+    stack.fake.script([{ text: `MODEL-REPLY-CLI-${t}` }]);
+    const r = await temporal(server.address, [
+      'workflow',
+      'update',
+      'execute',
+      '-w',
+      wf,
+      '--name',
+      'sendMessage',
+      '--input',
+      JSON.stringify({ text: `CLI-TEXT-${t}`, id: `m-${t}` }),
+      '--codec-endpoint',
+      codecServer.url,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`MODEL-REPLY-CLI-${t}`), 'the result comes back decoded');
+    const q = await temporal(server.address, [
+      ...['workflow', 'query', '-w', wf, '--name', 'state', '-o', 'json'],
+      ...['--codec-endpoint', codecServer.url],
+    ]);
+    assert.equal(q.code, 0, q.stderr);
+    assert.equal((JSON.parse(q.stdout) as { queryResult: Array<{ turn: number }> }).queryResult[0]!.turn, 2);
+    const raw = haystack(await show(wf));
+    assert.ok(
+      !raw.includes(`CLI-TEXT-${t}`) && !raw.includes(`MODEL-REPLY-CLI-${t}`),
+      'what the CLI sent is encrypted',
+    );
   });
 });

@@ -103,7 +103,12 @@ describe('codec server', () => {
     assert.equal((await post(guarded.url, '/decode', big, { Authorization: `Bearer ${TOKEN}` })).status, 413);
     assert.equal((await post(open.url, '/decode', 'not json')).status, 400);
     assert.equal((await post(open.url, '/decode', { payloads: [{ data: '***' }] })).status, 400);
-    assert.equal((await post(open.url, '/decode', { nope: 1 })).status, 400);
+    assert.equal((await post(open.url, '/decode', { payloads: 'x' })).status, 400);
+    assert.equal((await post(open.url, '/decode', [1])).status, 400);
+    // Protobuf JSON omits an empty list: `{}` is an empty batch.
+    const empty = await post(open.url, '/decode', {});
+    assert.equal(empty.status, 200);
+    assert.deepEqual(await empty.json(), { payloads: [] });
     assert.equal((await fetch(`${open.url}/decode`)).status, 405);
     assert.equal((await post(open.url, '/other', { payloads: [] })).status, 404);
   });
