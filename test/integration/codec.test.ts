@@ -18,7 +18,9 @@ import type { CodecKeyring } from '../../runtime/codec-keys.js';
 import { parseCodecKeys } from '../../runtime/codec-keys.js';
 import type { RunningCodecServer } from '../../runtime/codec-server.js';
 import { startCodecServer } from '../../runtime/codec-server.js';
-import { clientCodec } from '../../runtime/data-converter.js';
+import { clientCodec, workerCodec, workerDataConverter } from '../../runtime/data-converter.js';
+import { Worker } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../../workers/worker.js';
 import { freePort } from '../../runtime/ports.js';
 import { ensureTemporalCli } from '../../runtime/temporal-cli.js';
 import type { DevServer } from '../../workers/temporal-dev-server.js';
@@ -35,6 +37,14 @@ const ring = (spec: string): CodecKeyring => ({
   source: 'HERALD_CODEC_KEY',
 });
 const tag = () => randomBytes(4).toString('hex');
+
+/** A replayer with these keys, on the run's workflow bundle when there is one. */
+function replayOptions(keys: CodecKeyring) {
+  const bundle = process.env.HERALD_WORKFLOW_BUNDLE;
+  return bundle
+    ? { workflowBundle: { codePath: bundle }, dataConverter: { payloadCodecs: [workerCodec(keys)] } }
+    : { workflowsPath: WORKFLOWS_PATH, dataConverter: workerDataConverter(keys) };
+}
 
 /** Everything `show -o json` printed, plus every base64 string in it decoded: plaintext cannot hide. */
 function haystack(json: string): string {
@@ -190,6 +200,14 @@ describe('encrypted payloads', () => {
       );
       const history = await rotated.temporal.workflow.getHandle(wf).fetchHistory();
       assert.ok(history.events!.length > 10);
+      // The replayer, explicitly: the history (turn 1 under the old key, turn 2 under the new)
+      // replays with the rotated keys, and not without the old one.
+      await Worker.runReplayHistory(replayOptions(ring(`${NEW},${OLD}`)), history, wf);
+      // Without it the start input is undecodable, so the replay diverges: a nondeterminism
+      // failure (retried), with the key named in the worker's log — not a conversation decided on garbage.
+      await assert.rejects(Worker.runReplayHistory(replayOptions(ring(NEW)), history, wf), {
+        name: 'DeterminismViolationError',
+      });
       assert.equal((await rotated.conversation(`rot-${t}`).state()).turn, 2);
       const decoded = haystack(await show(wf, ['--codec-endpoint', codecServer.url]));
       assert.ok(decoded.includes(`USER-TEXT-${t}`) && decoded.includes(`USER-TEXT-${t2}`));
