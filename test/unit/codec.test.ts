@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { runCodecKey } from '../../client/codec-command.js';
+import { MAX_MESSAGE_PAYLOAD_BYTES } from '../../common/contract.js';
 import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptError } from '../../runtime/codec.js';
 import { CodecKeyError, parseCodecKeys } from '../../runtime/codec-keys.js';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
@@ -41,6 +42,16 @@ describe('payload codec', () => {
     const [opened] = await codec.decode([sealed!]);
     assert.deepEqual(defaultPayloadConverter.fromPayload(opened!), { text: SECRET, n: 1 });
     assert.equal(text(opened!.metadata!.encoding), 'json/plain');
+  });
+
+  it("adds a small fixed overhead, well inside the margin under Temporal's 2 MB payload limit", async () => {
+    const codec = new AesGcmCodec(keys(`${'k'.repeat(64)}:${k1.split(':')[1]}`));
+    const big = defaultPayloadConverter.toPayload('x'.repeat(MAX_MESSAGE_PAYLOAD_BYTES - 10));
+    const [sealed] = await codec.encode([big]);
+    const size = (p: Payload) =>
+      (p.data?.length ?? 0) +
+      Object.entries(p.metadata ?? {}).reduce((n, [k, v]) => n + k.length + (v?.length ?? 0), 0);
+    assert.ok(size(sealed!) - size(big) < 256, `overhead ${size(sealed!) - size(big)} bytes`);
   });
 
   it('uses a fresh IV for every payload (the same value never gives the same bytes)', async () => {
