@@ -8,11 +8,16 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import { DefaultFailureConverter } from '@temporalio/common';
 import type { CodecKeyring } from './codec-keys.js';
 import type { PayloadDecryptError } from './codec.js';
 import { AesGcmCodec } from './codec.js';
 
 export const PAYLOAD_CONVERTER_PATH = fileURLToPath(new URL('../workflows/payload-converter.ts', import.meta.url));
+/** With keys: failure messages and stack traces are encoded (and so encrypted) too. */
+export const ENCODED_FAILURE_CONVERTER_PATH = fileURLToPath(
+  new URL('../workflows/failure-converter.ts', import.meta.url),
+);
 
 export interface CodecLog {
   error(obj: object, msg: string): void;
@@ -43,10 +48,21 @@ export function payloadCodecs(keyring?: CodecKeyring, log?: CodecLog): PayloadCo
 
 /** For Worker.create, the replayer and bundleWorkflowCode. */
 export function workerDataConverter(keyring?: CodecKeyring, log?: CodecLog): DataConverter {
-  return { payloadConverterPath: PAYLOAD_CONVERTER_PATH, payloadCodecs: payloadCodecs(keyring, log) };
+  return {
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+    // Activity failures always; the workflow's own when the worker bundles at start (a prebuilt
+    // HERALD_WORKFLOW_BUNDLE keeps the converter it was built with).
+    ...(keyring?.keys.length ? { failureConverterPath: ENCODED_FAILURE_CONVERTER_PATH } : {}),
+    payloadCodecs: payloadCodecs(keyring, log),
+  };
 }
 
 /** For a Temporal Client (the CLI, HeraldClient, `herald dev`'s own calls). */
 export function clientDataConverter(keyring?: CodecKeyring): DataConverter {
-  return { payloadCodecs: [clientCodec(keyring)] };
+  return {
+    payloadCodecs: [clientCodec(keyring)],
+    ...(keyring?.keys.length
+      ? { failureConverter: new DefaultFailureConverter({ encodeCommonAttributes: true }) }
+      : {}),
+  };
 }

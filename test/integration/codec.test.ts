@@ -142,6 +142,21 @@ describe('encrypted payloads', () => {
     assert.equal((await stack.herald.conversation(`enc-${t}`).state()).turn, 1);
   });
 
+  it("a failed model call's message (the provider's error text) is encrypted too", async () => {
+    const t = tag();
+    stack.fake.script(
+      Array.from({ length: 3 }, () => ({ status: 400, error: { message: `PROVIDER-ERROR-${t} about your request` } })),
+    );
+    const r = await stack.herald.conversation(`fail-${t}`).send(`USER-TEXT-${t}`, { start: { cwd: ws } });
+    assert.equal(r.failed, true);
+    assert.match(r.error ?? '', new RegExp(`PROVIDER-ERROR-${t}`), 'the client reads the error');
+    const wf = stack.herald.conversation(`fail-${t}`).workflowId;
+    const shown = await show(wf);
+    assert.ok(shown.includes('ActivityTaskFailed') || shown.includes('ACTIVITY_TASK_FAILED'), 'an activity failed');
+    assert.ok(!haystack(shown).includes(`PROVIDER-ERROR-${t}`), 'the failure message is not in plaintext');
+    assert.ok(haystack(await show(wf, ['--codec-endpoint', codecServer.url])).includes(`PROVIDER-ERROR-${t}`));
+  });
+
   it('the Temporal Web UI decodes the conversation through the codec server (headless Chromium)', async (t) => {
     const chromium = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
     if (!existsSync(chromium)) {
