@@ -59,10 +59,12 @@ export function approvalActivities(deps: ActivityDeps) {
         scopes: ['command', 'rule'],
       });
       await pub.flush();
+      deps.metrics.approvalRequested();
     },
 
     async resolveApproval(a: ApprovalResolutionArgs): Promise<void> {
       await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy, a.scope, a.commandKey);
+      deps.metrics.approvalResolved(a.decision);
       if (a.decision === 'always')
         await allowAlways(
           db,

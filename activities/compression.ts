@@ -12,6 +12,8 @@ import type { ChatMessage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
 import type { ContextEngine } from './context-engine.js';
+import type { CompressionOutcome } from './metrics.js';
+import { startCompressionSpan } from './tracing.js';
 import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
@@ -19,11 +21,13 @@ import { EventPublisher } from './events/publisher.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
 import { storageFailure } from './model/call-model.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
+import { skillSettings, skillsForPrompt } from './skills/discover.js';
 import { withTransaction } from './store/db.js';
 import { memorySnapshot } from './store/memory.js';
 import { loadTranscript, nextSeq } from './store/messages.js';
 import { getSession, sessionMarkerNonce } from './store/sessions.js';
 import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
+import { requestSchemas } from './tools/schema-economy.js';
 
 const MAX_SUMMARY_INPUT_CHARS = 400_000;
 
@@ -62,16 +66,23 @@ export function compressionActivities(
       const ctx = Context.current();
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'compress' }), 500);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      const started = Date.now();
+      let outcome: CompressionOutcome | undefined = 'error';
+      const endSpan = startCompressionSpan(a.reason);
+      let tokens: { tokensBefore?: number; tokensAfter?: number } = {};
       try {
         const existing = await getSession(db, a.newSessionId).catch((err: unknown) => {
           throw storageFailure(err, 'reading sessions');
         });
-        if (existing) return await describeExisting(a, existing.id);
+        if (existing) {
+          outcome = undefined; // counted by the attempt that wrote it
+          return await describeExisting(a, existing.id);
+        }
         const session = await getSession(db, a.sessionId);
         if (!session) throw new Error(`session ${a.sessionId} does not exist`);
         const transcript = await loadTranscript(db, a.sessionId, a.beforeSeq);
         const model = a.provider.model;
-        const schemas = deps.tools.schemas(a.tools);
+        const schemas = requestSchemas(deps.tools, a.tools, a.provider, deps.config.file.tools.schemas);
         const window = contextWindowOf(model, a.provider.contextLength);
         const system: ChatMessage = { role: 'system', content: session.system_prompt ?? '' };
         const planned: PlannedMessage[] = transcript.map((m) => ({ ...m, tokens: estimateMessageTokens(m, model) }));
@@ -120,6 +131,7 @@ export function compressionActivities(
         });
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
         if (!engineOut) {
+          outcome = 'skipped';
           return {
             compressed: false,
             sessionId: a.sessionId,
@@ -136,9 +148,13 @@ export function compressionActivities(
         const body = engineOut.messages;
         // Keep every tool call paired with its result, and the order legal.
         const compacted = repairMessageOrder(body);
+        const cwd = session.cwd ?? process.cwd();
+        const skills = await skillsForPrompt(skillSettings(config), cwd, a.tools, (f, m) =>
+          deps.log.warn({ ...f, sessionId: a.newSessionId }, m),
+        );
         const systemPrompt = buildSystemPrompt({
           home: config.home,
-          cwd: session.cwd ?? process.cwd(),
+          cwd,
           platform: session.source === 'cli' ? 'cli' : 'api',
           systemMessage: config.file.agent.systemMessage,
           model: a.provider.model,
@@ -147,6 +163,7 @@ export function compressionActivities(
           memory: await memorySnapshot(db),
           // The compressed session goes on with the same marker (the new row copies it).
           markerNonce: await sessionMarkerNonce(db, a.sessionId),
+          skills,
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);
@@ -163,6 +180,8 @@ export function compressionActivities(
           newSessionId: a.newSessionId,
         });
         await pub.flush();
+        outcome = fallback ? 'fallback' : 'compressed';
+        tokens = { tokensBefore, tokensAfter };
         return {
           compressed: true,
           sessionId: a.newSessionId,
@@ -174,6 +193,9 @@ export function compressionActivities(
           fallbackSummary: fallback,
         };
       } finally {
+        const final = outcome && ctx.cancellationSignal.aborted ? 'cancelled' : outcome;
+        if (final) deps.metrics.compression(final, Date.now() - started);
+        endSpan({ outcome: final ?? 'existing', ...tokens });
         stopHeartbeat();
       }
     },
@@ -182,7 +204,11 @@ export function compressionActivities(
   async function describeExisting(a: CompressContextArgs, id: string): Promise<CompressContextResult> {
     const messages = await loadTranscript(db, id);
     const n = await nextSeq(db, id);
-    const tokens = estimateRequestTokens(messages, deps.tools.schemas(a.tools), a.provider.model);
+    const tokens = estimateRequestTokens(
+      messages,
+      requestSchemas(deps.tools, a.tools, a.provider, deps.config.file.tools.schemas),
+      a.provider.model,
+    );
     return {
       compressed: true,
       sessionId: id,

@@ -27,6 +27,7 @@ import { titleText } from '../common/delegation.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
+import { skillSettings, skillsForPrompt } from './skills/discover.js';
 import { memorySnapshot } from './store/memory.js';
 import { clearClients, keyVariable } from './model/clients.js';
 import { withDiscoveredWindow } from './model/window-discovery.js';
@@ -127,6 +128,10 @@ export function conversationActivities(deps: ActivityDeps) {
       if (!existing) {
         const child = a.parentSessionId !== undefined;
         const markerNonce = newMarkerNonce();
+        // Found once, here: the index is part of the prompt's stored bytes for the whole session.
+        const skills = await skillsForPrompt(skillSettings(config), cwd, deps.tools.enabled(toolsets), (f, m) =>
+          deps.log.warn({ ...f, sessionId: a.sessionId }, m),
+        );
         const systemPrompt = buildSystemPrompt({
           home: config.home,
           cwd,
@@ -139,6 +144,7 @@ export function conversationActivities(deps: ActivityDeps) {
           memory: child ? undefined : await memorySnapshot(db),
           skipContextFiles: child,
           markerNonce,
+          skills,
         });
         await ensureSession(db, {
           id: a.sessionId,

@@ -5,6 +5,7 @@ import type { Db } from './store/db.js';
 import type { HookRunner } from './hooks.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { ToolSandbox } from './sandbox/sandbox.js';
+import type { HeraldMetrics } from './metrics.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   env: NodeJS.ProcessEnv;
   /** Where every process a tool starts runs (SPEC §7.8). */
   sandbox: ToolSandbox;
+  /** Herald's Prometheus metrics (activities/metrics.ts); recorded always, served with a metrics port. */
+  metrics: HeraldMetrics;
 }
 
 /** Beat every `intervalMs` until stopped; the SDK throttles what actually reaches the server. */

@@ -3,7 +3,8 @@
  * machine-readable results on stdout. Exit codes: 0 ok, 1 error, 2 usage, 3 the turn failed,
  * 4 the turn was interrupted.
  */
-import { Argument, Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { tracingWanted } from '../runtime/tracing-config.js';
 import pc from 'picocolors';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionIdFromWorkflowId, workflowIdFor } from '../common/constants.js';
@@ -19,6 +20,9 @@ import { createDb } from '../activities/store/db.js';
 import { listConversations } from '../activities/store/sessions.js';
 import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
+import { discoverSkills, skillSettings } from '../activities/skills/discover.js';
+import { renderSkillView, viewSkill } from '../activities/skills/view.js';
+import { renderSkillsList } from './skills-command.js';
 import { migrate } from '../activities/store/migrate.js';
 import type { MemoryEntry, MemoryStore } from '../activities/store/memory.js';
 import {
@@ -31,7 +35,7 @@ import {
   removeMemory,
 } from '../activities/store/memory.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { StartOptions } from './client.js';
@@ -131,6 +135,19 @@ function withModelOptions(cmd: Command): Command {
     );
 }
 
+/** `--metrics-port`: a TCP port number, checked before anything starts. */
+function portOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number (1-65535)');
+  return n;
+}
+
+/** The flag wins over HERALD_METRICS_PORT; the listen address stays HERALD_METRICS_HOST's. */
+function withMetricsPort(cfg: HeraldConfig, port: number | undefined): HeraldConfig {
+  if (port === undefined) return cfg;
+  return { ...cfg, metrics: { port, host: cfg.metrics?.host ?? process.env.HERALD_METRICS_HOST ?? '127.0.0.1' } };
+}
+
 export function buildProgram(): Command {
   const program = new Command('herald')
     .description('Durable agent conversations on Temporal')
@@ -143,22 +160,34 @@ export function buildProgram(): Command {
     .description('start the embedded stack (Temporal dev server, Postgres, a worker) in the foreground')
     .option('--no-ui', 'run the Temporal dev server without its Web UI')
     .option('--no-worker', 'do not start a worker in this process')
-    .action(async (o: { ui: boolean; worker: boolean }) => {
-      process.exitCode = await runDev(config(), o);
+    .option(
+      '--metrics-port <port>',
+      "serve the worker's Prometheus metrics on this port (HERALD_METRICS_PORT)",
+      portOption,
+    )
+    .action(async (o: { ui: boolean; worker: boolean; metricsPort?: number }) => {
+      process.exitCode = await runDev(withMetricsPort(config(), o.metricsPort), o);
     });
 
   program
     .command('worker')
     .description('run a worker (TEMPORAL_ADDRESS and DATABASE_URL, or a running `herald dev`)')
     .option('--tools-only', 'serve only tool activities, on HERALD_TASK_QUEUE (a workspace host for `toolTaskQueue`)')
-    .action(async (o: { toolsOnly?: boolean }) => {
-      const cfg = config();
+    .option(
+      '--metrics-port <port>',
+      "serve Prometheus metrics (Herald's and the Temporal SDK's) on this port",
+      portOption,
+    )
+    .action(async (o: { toolsOnly?: boolean; metricsPort?: number }) => {
+      const cfg = withMetricsPort(config(), o.metricsPort);
       const rt = readRuntimeInfo(cfg.home);
       const resolved: HeraldConfig = {
         ...cfg,
         temporalAddress: cfg.temporalAddress ?? rt?.temporalAddress,
         databaseUrl: cfg.databaseUrl ?? rt?.databaseUrl,
         namespace: cfg.temporalAddress ? cfg.namespace : (rt?.namespace ?? cfg.namespace),
+        // `herald dev`'s server takes no credentials; the environment's are for TEMPORAL_ADDRESS.
+        temporalSecurity: cfg.temporalAddress ? cfg.temporalSecurity : {},
       };
       const running = await startWorker({
         config: resolved,
@@ -166,6 +195,7 @@ export function buildProgram(): Command {
         activitiesOnly: Boolean(o.toolsOnly),
       });
       process.stderr.write(`worker polling task queue ${resolved.taskQueue} on ${resolved.temporalAddress}\n`);
+      if (running.metricsUrl) process.stderr.write(`metrics at ${running.metricsUrl}\n`);
       await Promise.race([untilSignal(() => running.shutdown()), running.done]);
     });
 
@@ -429,7 +459,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action((o: { toolsets?: string; json?: boolean }) => {
       const cfg = config();
-      const registry = builtinTools(cfg.file);
+      const registry = builtinTools(cfg.file, skillSettings(cfg));
       const selection = o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : cfg.file.tools.toolsets;
       const rows = registry.status(selection);
       const width = Math.max(...rows.map((r) => r.name.length));
@@ -446,6 +476,39 @@ export function buildProgram(): Command {
           ? `from tools.toolsets in ${cfg.configPath ?? 'the config'}`
           : 'no tools.toolsets in the config';
       print(Boolean(o.json), rows, `toolsets: ${selection?.join(', ') ?? 'all'} (${source})\n${text}`);
+    });
+
+  const skills = program
+    .command('skills')
+    .description('list the skills a conversation in a workspace gets, and show one (SKILL.md folders)');
+  const skillsWhere = (o: { cwd?: string }) => {
+    const cfg = config();
+    const cwd = resolve(o.cwd ?? process.cwd());
+    if (!existsSync(cwd)) throw new Error(`no such folder: ${cwd}`);
+    return { settings: skillSettings(cfg), cwd };
+  };
+  skills
+    .command('list', { isDefault: true })
+    .description('every skill found for the workspace, and the ones refused (blocked, broken, shadowed) with why')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'print JSON')
+    .action(async (o: { cwd?: string; json?: boolean }) => {
+      const { settings, cwd } = skillsWhere(o);
+      const catalog = await discoverSkills(settings, cwd);
+      print(Boolean(o.json), catalog, renderSkillsList(catalog, settings, cwd));
+    });
+  skills
+    .command('show')
+    .description("print a skill's instructions and its files, or one of its files, as the agent reads them")
+    .argument('<name>', 'the skill')
+    .argument('[path]', "one of its files, relative to the skill's folder")
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'print JSON')
+    .action(async (name: string, path: string | undefined, o: { cwd?: string; json?: boolean }) => {
+      const { settings, cwd } = skillsWhere(o);
+      const view = await viewSkill(settings, cwd, name, path);
+      if (!view.ok) throw new Error(view.error);
+      print(Boolean(o.json), view, renderSkillView(view));
     });
 
   const memory = program
@@ -654,7 +717,10 @@ export function describeError(err: unknown): string {
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  let tracing: { shutdown(): Promise<void> } | undefined;
   try {
+    // Traces (off unless OTEL_* asks): the SDK is loaded only then, and flushed before exit.
+    if (tracingWanted(process.env)) tracing = (await import('../runtime/tracing.js')).startTracing();
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -663,5 +729,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     process.stderr.write(`${pc.red('herald:')} ${describeError(err)}\n`);
     process.exitCode = EXIT.error;
+  } finally {
+    await tracing?.shutdown();
   }
 }

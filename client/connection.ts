@@ -12,6 +12,10 @@ import { pidExists } from '../runtime/process-identity.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
 import type { CodecKeyring } from '../runtime/codec-keys.js';
 import { clientDataConverter } from '../runtime/data-converter.js';
+import type { TemporalSecurity } from '../runtime/temporal-connection.js';
+import { missingCredentialsHint } from '../runtime/temporal-connection.js';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+import { tracingWanted } from '../runtime/tracing-config.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
 export type AddressOrigin =
@@ -26,6 +30,14 @@ export interface ClientSettings {
   origin?: AddressOrigin;
   /** The payload codec's keys (must match the workers'); absent: payloads are written in plaintext. */
   codec?: CodecKeyring | undefined;
+  /** TLS / API key: only for an address from the environment or a Temporal profile, never `herald dev`'s. */
+  security?: TemporalSecurity;
+  /**
+   * Propagate the caller's trace into the workflow (the OpenTelemetry client interceptor); by
+   * default when the `OTEL_*` environment turns tracing on. Spans need a registered tracer
+   * provider: the CLI starts one (runtime/tracing.ts), a program using the library its own.
+   */
+  tracing?: boolean;
 }
 
 export function readRuntimeInfo(home: string): RuntimeInfo | undefined {
@@ -53,6 +65,7 @@ export function clientSettings(config: HeraldConfig): ClientSettings {
     uiUrl: rt?.uiUrl,
     origin,
     codec: config.codec,
+    security: config.temporalAddress ? config.temporalSecurity : {},
   };
 }
 
@@ -79,13 +92,21 @@ export function cannotReachMessage(
 }
 
 export async function connectTemporal(
-  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'codec'>,
+  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'security' | 'tracing' | 'codec'>,
 ): Promise<Client> {
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
+    connection = await Connection.connect({ ...settings.security, address: settings.address, connectTimeout: 5000 });
   } catch (err) {
-    throw new Error(cannotReachMessage(settings.address, settings.origin, (err as Error).message));
+    const hint = missingCredentialsHint(settings.address, settings.security ?? {});
+    const message = cannotReachMessage(settings.address, settings.origin, (err as Error).message);
+    throw new Error(hint ? `${message}. ${hint}` : message);
   }
-  return new Client({ connection, namespace: settings.namespace, dataConverter: clientDataConverter(settings.codec) });
+  const tracing = settings.tracing ?? tracingWanted(process.env);
+  return new Client({
+    connection,
+    namespace: settings.namespace,
+    dataConverter: clientDataConverter(settings.codec),
+    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
 }

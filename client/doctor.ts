@@ -17,6 +17,7 @@ import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import { redactUrl } from '../activities/store/db.js';
 import { anthropicClient, openaiClient } from '../activities/model/clients.js';
 import type { HeraldConfig } from '../runtime/config.js';
+import { describeSecurity, missingCredentialsHint } from '../runtime/temporal-connection.js';
 import { clientSettings } from './connection.js';
 import { clientCodec } from '../runtime/data-converter.js';
 
@@ -33,23 +34,27 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../activities/store/migrations/', 
 const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 
 async function temporalChecks(config: HeraldConfig): Promise<Check[]> {
-  const { address, namespace } = clientSettings(config);
+  const { address, namespace, security } = clientSettings(config);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 3000 });
+    connection = await Connection.connect({ ...security, address, connectTimeout: 3000 });
   } catch (err) {
     return [
       {
         name: 'temporal',
         status: 'fail',
-        detail: `cannot reach ${address} (${firstLine(err)}): start \`herald dev\`, or set TEMPORAL_ADDRESS to a running server`,
+        detail: `cannot reach ${address} (${firstLine(err)}): ${missingCredentialsHint(address, security ?? {}) ?? 'start `herald dev`, or set TEMPORAL_ADDRESS to a running server'}`,
       },
     ];
   }
   try {
     const info = await connection.workflowService.getSystemInfo({});
     const out: Check[] = [
-      { name: 'temporal', status: 'ok', detail: `${address}, server ${info.serverVersion || 'unknown version'}` },
+      {
+        name: 'temporal',
+        status: 'ok',
+        detail: `${address}${security?.apiKey || security?.tls ? ` (${describeSecurity(security)})` : ''}, server ${info.serverVersion || 'unknown version'}`,
+      },
     ];
     try {
       const sa = await connection.operatorService.listSearchAttributes({ namespace });

@@ -119,9 +119,24 @@ export const configFileSchema = z
           .default({ timeoutSeconds: 180, maxOutputChars: 50_000 }),
         /** Tool-loop guardrails: repeated identical calls get a nudge, then a refusal; no progress ends the turn. */
         loopGuard: loopGuardSchema,
+        /**
+         * Tool schemas in requests: `full`, `compact` (first-sentence descriptions, no validation-only
+         * keywords), or `auto` = compact when full schemas would take more than `compactShare` of the window.
+         */
+        schemas: z
+          .object({
+            mode: z.enum(['auto', 'full', 'compact']).default('auto'),
+            compactShare: z.number().min(0).max(1).default(0.1),
+          })
+          .strict()
+          .default({ mode: 'auto', compactShare: 0.1 }),
       })
       .strict()
-      .default({ terminal: { timeoutSeconds: 180, maxOutputChars: 50_000 }, loopGuard: { ...DEFAULT_LOOP_GUARD } }),
+      .default({
+        terminal: { timeoutSeconds: 180, maxOutputChars: 50_000 },
+        loopGuard: { ...DEFAULT_LOOP_GUARD },
+        schemas: { mode: 'auto', compactShare: 0.1 },
+      }),
     /** Model name → pricing (USD per million tokens). */
     pricing: z.record(z.string(), pricingSchema).default({}),
     /** Per-provider endpoints, keys, credential pools and per-model limits and prices. */
@@ -160,6 +175,14 @@ export const configFileSchema = z
       .object({ plugins: z.array(z.string().min(1)).default([]) })
       .strict()
       .default({ plugins: [] }),
+    /** Skills (SKILL.md folders): more folders to look in, after `<HERALD_HOME>/skills` (README "Skills"). */
+    skills: z
+      .object({
+        /** Folders that hold skill folders; relative to the config file, `~/` for the user's home. */
+        paths: z.array(z.string().min(1)).max(32).default([]),
+      })
+      .strict()
+      .default({ paths: [] }),
     /** Dangerous-command approvals and clarify questions (SPEC §7.5). */
     approvals: z
       .object({

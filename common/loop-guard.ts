@@ -8,6 +8,11 @@
  * nudge; later repeats of a read-only tool are answered with a reference to the earlier result
  * without running; past `maxRepeats` any repeat is refused. When the last `noProgressCalls`
  * calls were all repeats the turn ends (`guardrail_halt`).
+ *
+ * Small models read none of those notes (Qwen2.5-Coder 1.5B on llama.cpp called `read_file` on the
+ * same file until refused, six times in a row). So once the guard has had to answer a call without
+ * running it, the next request goes out without tools (`takePause`): the model can only answer with
+ * what the results already hold, which is what it needed to do.
  */
 
 export interface LoopGuardSettings {
@@ -57,6 +62,7 @@ export class LoopGuard {
   /** One flag per call of this turn, newest last: was it a repeat? (only the window is kept) */
   private readonly recent: boolean[] = [];
   private pendingNudges: string[] = [];
+  private pause = false;
 
   /** `stats` is counted into as the guard acts (the session's counters, or a fresh set). */
   constructor(
@@ -78,12 +84,14 @@ export class LoopGuard {
       seen.repeats = repeat;
       this.mark(true);
       this.stats.refusals += 1;
+      this.pause = true;
       return { action: 'answer', refused: true, text: refusalText(call.name, repeat + 1) };
     }
     if (repeat >= 2 && call.readOnly) {
       seen.repeats = repeat;
       this.mark(true);
       this.stats.nudges += 1;
+      this.pause = true;
       return { action: 'answer', refused: false, text: referenceText(call.name, seen.seq) };
     }
     return { action: 'run', repeat };
@@ -121,6 +129,13 @@ export class LoopGuard {
     const text = [...new Set(this.pendingNudges)].join('\n');
     this.pendingNudges = [];
     return text || undefined;
+  }
+
+  /** Whether the next request should offer no tools (asked once: the flag clears). */
+  takePause(): boolean {
+    const pause = this.pause && this.settings.enabled;
+    this.pause = false;
+    return pause;
   }
 
   /** The last `noProgressCalls` calls were all repeats: the turn should end. */
@@ -164,6 +179,11 @@ const referenceText = (name: string, seq: number) =>
 const refusalText = (name: string, times: number) =>
   `[Refused: ${name} was called ${times} times with the same arguments and the same result. ` +
   'It will not run again in this turn. Give your answer with what you have, or take a different approach.]';
+
+/** The note of a request sent without tools because the model was repeating itself. */
+export const PAUSE_NOTE =
+  '[LOOP: tools are paused for this reply because you repeated the same call. The results above already hold ' +
+  "what those calls return. Answer the user's request now, in plain text, from those results.]";
 
 /** The closing note of a turn the no-progress detector ended. */
 export const haltNote = (calls: number) =>

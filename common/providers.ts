@@ -321,3 +321,24 @@ export function currentEndpoint(ref: ProviderRef, defaults: ProviderDefaults): P
     ...(now.credentialPool ? { credentialPool: now.credentialPool } : {}),
   };
 }
+
+/** The output cap of a local server's call when nothing configured one (issue 14). */
+export const LOCAL_DEFAULT_OUTPUT_CAP = 4096;
+
+/**
+ * A local server given no `max_tokens` generates until its context is full: a small model that
+ * starts repeating itself then streams for many minutes on a CPU. So a call to a local preset, or to
+ * `custom` on a loopback address, is capped at a quarter of its window (at most 4,096 tokens) unless
+ * the model's settings, the config or the workflow (after a truncation) say otherwise.
+ */
+export function defaultOutputCap(ref: Pick<ProviderRef, 'provider' | 'baseUrl' | 'contextLength'>): number | undefined {
+  const local = isLocalProvider(ref.provider) || (ref.provider === 'custom' && isLoopbackUrl(ref.baseUrl));
+  if (!local) return undefined;
+  const quarter = ref.contextLength ? Math.floor(ref.contextLength / 4) : LOCAL_DEFAULT_OUTPUT_CAP;
+  return Math.max(256, Math.min(LOCAL_DEFAULT_OUTPUT_CAP, quarter));
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = (hostOf(url) ?? '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

@@ -17,6 +17,8 @@ import { configuredKeyNames } from './secrets.js';
 import { describeSchemaIssue, describeYamlError } from './config-errors.js';
 import type { CodecKeyring } from './codec-keys.js';
 import { CodecKeyError, loadCodecKeyring } from './codec-keys.js';
+import type { TemporalSecurity } from './temporal-connection.js';
+import { loadTemporalProfile } from './temporal-connection.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -33,7 +35,8 @@ const optionalUrl = z.string().url().optional();
 
 const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Default `default`, or the Temporal profile's namespace (runtime/temporal-connection.ts). */
+  TEMPORAL_NAMESPACE: z.string().min(1).optional(),
   DATABASE_URL: z.string().min(1).optional(),
   HERALD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   HERALD_HOME: z.string().min(1).optional(),
@@ -60,11 +63,23 @@ const envSchema = z.object({
    */
   HERALD_BUILD_ID: z.string().min(1).max(255).optional(),
   HERALD_DEPLOYMENT_NAME: z.string().min(1).max(255).default('herald'),
+  /** Serve Prometheus metrics (Herald's and the Temporal SDK's) on this port (`herald worker --metrics-port`). */
+  HERALD_METRICS_PORT: port.optional(),
+  /** The address the metrics port listens on: loopback unless set (0.0.0.0 in a container). */
+  HERALD_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
+
+/** Every environment variable Herald's own configuration reads (the Temporal SDK's are its own). */
+export const HERALD_ENV_NAMES: readonly string[] = Object.keys(envSchema.shape);
 
 export interface HeraldConfig {
   temporalAddress: string | undefined;
   namespace: string;
+  /**
+   * TLS, API key and gRPC headers for `temporalAddress` when it came from the environment or a
+   * Temporal profile (Temporal Cloud); empty for `herald dev`'s own server.
+   */
+  temporalSecurity: TemporalSecurity;
   databaseUrl: string | undefined;
   taskQueue: string;
   home: string;
@@ -75,6 +90,8 @@ export interface HeraldConfig {
   logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
   /** Worker Versioning: the deployment and this build (absent: unversioned). */
   deployment: { name: string; buildId: string } | undefined;
+  /** Where a worker serves `/metrics` (absent: no metrics endpoint). */
+  metrics: { port: number; host: string } | undefined;
   file: ConfigFile;
   /** The payload codec's keys (HERALD_CODEC_KEY or `codec.keyFile`); absent: payloads are plaintext. */
   codec: CodecKeyring | undefined;
@@ -123,6 +140,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     throw new ConfigError(`config error: ${key}: ${issue.message}`, key);
   }
   const e = parsed.data;
+  let temporal: ReturnType<typeof loadTemporalProfile>;
+  try {
+    temporal = loadTemporalProfile(env);
+  } catch (err) {
+    const key = env.TEMPORAL_CONFIG_FILE ? 'TEMPORAL_CONFIG_FILE' : 'TEMPORAL_PROFILE';
+    throw new ConfigError(`config error: ${key}: ${(err as Error).message.split('\n')[0]}`, key);
+  }
   const home = resolve(e.HERALD_HOME ?? join(homedir(), '.herald'));
   const configPath = e.HERALD_CONFIG ? resolve(e.HERALD_CONFIG) : join(home, 'config.yaml');
   let file: ConfigFile;
@@ -165,8 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   }
 
   return {
-    temporalAddress: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
+    temporalAddress: e.TEMPORAL_ADDRESS ?? temporal.address,
+    namespace: e.TEMPORAL_NAMESPACE ?? temporal.namespace ?? 'default',
+    temporalSecurity: temporal.security,
     databaseUrl: e.DATABASE_URL,
     taskQueue: e.HERALD_TASK_QUEUE,
     home,
@@ -181,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     },
     logLevel: e.HERALD_LOG_LEVEL,
     deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
+    metrics: e.HERALD_METRICS_PORT ? { port: e.HERALD_METRICS_PORT, host: e.HERALD_METRICS_HOST } : undefined,
     file,
     codec,
     ...(fileError ? { fileError } : {}),

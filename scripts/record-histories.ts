@@ -10,7 +10,7 @@
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
  * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call).
+ * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause.
  *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
@@ -66,6 +66,7 @@ const SCENARIOS = [
   'web-ui',
   'reopened',
   'loop-guard',
+  'loop-guard-pause',
 ] as const;
 const chosen = new Set(process.argv.slice(3));
 for (const name of chosen) {
@@ -416,6 +417,7 @@ try {
     'web-ui',
     'reopened',
     'loop-guard',
+    'loop-guard-pause',
   ] as const;
   if (failureScenarios.some(want)) {
     // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
@@ -436,6 +438,7 @@ try {
       if (want('web-ui')) await recordWebUi(stack, ws);
       if (want('reopened')) await recordReopened(stack, ws);
       if (want('loop-guard')) await recordLoopGuard(stack, ws);
+      if (want('loop-guard-pause')) await recordLoopGuardPause(stack, ws);
     } finally {
       await stack.close();
     }
@@ -623,6 +626,20 @@ async function recordBudgetSummary(stack: TestStack, ws: string): Promise<void> 
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'budget-summary', conv.workflowId);
+}
+
+/** The loop guard answers a repeated read itself; the next request goes out without tools. */
+async function recordLoopGuardPause(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] };
+  const conv = stack.herald.conversation('replay-loop-guard-pause');
+  stack.fake.script([read, read, read, { text: 'a.txt holds A.' }]);
+  const r = await conv.send('read a.txt', { id: 'lgp1', start: { cwd: ws } });
+  expect(r.final_response === 'a.txt holds A.', 'the paused request was answered');
+  expect(stack.fake.requests[3]?.body.tool_choice === 'none', 'the fourth request offered no tools');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'loop-guard-pause', conv.workflowId);
 }
 
 /**

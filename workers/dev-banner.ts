@@ -6,6 +6,7 @@
  */
 import type { ProviderDefaults, ProviderRef } from '../common/providers.js';
 import { keyOptional, resolveProvider } from '../common/providers.js';
+import { tracingWanted } from '../runtime/tracing-config.js';
 
 export interface ProviderSummary {
   ref?: ProviderRef;
@@ -62,4 +63,17 @@ export function providerLines(s: ProviderSummary, configPath: string | undefined
     `Key:       ${keyLine(s)}`,
     config,
   ];
+}
+
+/**
+ * `Metrics:` (where the worker serves `/metrics`) and `Traces:` (where spans go), each only when
+ * configured: both are off by default.
+ */
+export function observabilityLines(metricsUrl: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  const lines: string[] = [];
+  if (metricsUrl) lines.push(`Metrics:   ${metricsUrl} (Herald's and the Temporal SDK's)`);
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (tracingWanted(env))
+    lines.push(`Traces:    OTLP to ${endpoint ? displayBaseUrl(endpoint) : 'http://localhost:4318'}`);
+  return lines;
 }

@@ -25,7 +25,7 @@ import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
 import { clientCodec } from '../runtime/data-converter.js';
 import { startCodecServer } from '../runtime/codec-server.js';
-import { providerLines, providerSummary } from './dev-banner.js';
+import { observabilityLines, providerLines, providerSummary } from './dev-banner.js';
 
 export interface DevStackOptions {
   config: HeraldConfig;
@@ -163,7 +163,13 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
       embeddedData = embedded.dataDir;
     }
 
-    const config: HeraldConfig = { ...o.config, temporalAddress, databaseUrl };
+    // The embedded server takes no credentials: TEMPORAL_API_KEY / TEMPORAL_TLS* are for TEMPORAL_ADDRESS.
+    const config: HeraldConfig = {
+      ...o.config,
+      temporalAddress,
+      databaseUrl,
+      ...(embeddedTemporal ? { temporalSecurity: {} } : {}),
+    };
     let worker: RunningWorker | undefined;
     if (o.worker !== false) {
       worker = await startWorker({ config, log: o.log, ...(o.env ? { env: o.env } : {}) });
@@ -195,6 +201,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     ))
       say(line);
     if (worker) say(sandboxLine(worker.sandbox.status));
+    for (const line of observabilityLines(worker?.metricsUrl, o.env ?? process.env)) say(line);
     return {
       config,
       info,

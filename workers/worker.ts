@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { LogLevel } from '@temporalio/worker';
+import type { LogLevel, WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import type { Tracing } from '../runtime/tracing.js';
+import { startTracing } from '../runtime/tracing.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { dirname } from 'node:path';
 import { loadEngine } from '../activities/context-engine.js';
@@ -16,6 +23,7 @@ import type { Db } from '../activities/store/db.js';
 import { createDb, redactUrl } from '../activities/store/db.js';
 import { pruneEvents } from '../activities/store/events.js';
 import { migrate } from '../activities/store/migrate.js';
+import { skillSettings } from '../activities/skills/discover.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
@@ -23,8 +31,16 @@ import { ConfigError } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { installRedactor, workerSecrets } from '../runtime/secrets.js';
 import { workerDataConverter } from '../runtime/data-converter.js';
+import type { TemporalSecurity } from '../runtime/temporal-connection.js';
+import { describeSecurity } from '../runtime/temporal-connection.js';
+import { freePort } from '../runtime/ports.js';
+import { createMetrics } from '../activities/metrics.js';
+import type { MetricsServer } from './metrics-server.js';
+import { startMetricsServer } from './metrics-server.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The workflow-side tracing interceptors, bundled only into a tracing worker's workflows. */
+export const TRACING_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/tracing.ts', import.meta.url));
 
 export interface WorkerOptions {
   config: HeraldConfig;
@@ -37,6 +53,8 @@ export interface WorkerOptions {
    * the queue conversations name in `toolTaskQueue`.
    */
   activitiesOnly?: boolean;
+  /** Tracing to use (tests: an in-memory exporter); by default the `OTEL_*` environment decides. */
+  tracing?: Tracing;
 }
 
 export interface RunningWorker {
@@ -44,17 +62,29 @@ export interface RunningWorker {
   db: Db;
   /** What the tool sandbox can do on this machine. */
   sandbox: ToolSandbox;
+  /** Where `/metrics` is served (Herald's and the Temporal SDK's), when a metrics port was given. */
+  metricsUrl: string | undefined;
   /** Resolves when the worker has stopped. */
   done: Promise<void>;
   shutdown(): Promise<void>;
 }
 
 let runtimeInstalled = false;
+/** The core's Prometheus endpoint, when this process installed the runtime with one. */
+let coreMetricsUrl: string | undefined;
 
-/** Route the Temporal core's logs into pino (once per process). */
-function installRuntime(log: Logger): void {
-  if (runtimeInstalled) return;
+/**
+ * Route the Temporal core's logs into pino (once per process), and with `metrics`, bind the core's
+ * Prometheus endpoint on a loopback port of its own (served through the worker's metrics port).
+ */
+async function installRuntime(log: Logger, metrics: boolean): Promise<string | undefined> {
+  if (runtimeInstalled) {
+    if (metrics && !coreMetricsUrl)
+      log.warn("the Temporal runtime was installed without metrics: only Herald's own metrics are served");
+    return coreMetricsUrl;
+  }
   runtimeInstalled = true;
+  const corePort = metrics ? await freePort() : undefined;
   const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
     TRACE: 'trace',
     DEBUG: 'debug',
@@ -67,16 +97,48 @@ function installRuntime(log: Logger): void {
       logger: new DefaultLogger('WARN', (entry) => log[levels[entry.level]]({ ...entry.meta }, entry.message)),
       // The Rust core's own lines (gRPC retries, poll errors) through the same logger: redacted,
       // and in the same format as Herald's (readable in `herald dev`, JSON elsewhere).
-      telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+      telemetryOptions: {
+        logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+        ...(corePort ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${corePort}` } } } : {}),
+      },
     });
+    if (corePort) coreMetricsUrl = `http://127.0.0.1:${corePort}/metrics`;
   } catch {
     // Already installed by the embedding program (tests): keep theirs.
+    if (metrics) log.warn("the Temporal runtime was installed elsewhere: only Herald's own metrics are served");
   }
+  return coreMetricsUrl;
+}
+
+/**
+ * Traces: the activity interceptors from `@temporalio/interceptors-opentelemetry` (a span per
+ * activity, parented by the header the workflow sent), Herald's workflow interceptors
+ * (workflows/tracing.ts: one trace per turn), and the sink that hands workflow spans to the
+ * process's span processor.
+ */
+function tracingOptions(tracing: Tracing, workflows: boolean): Pick<WorkerCreateOptions, 'interceptors' | 'sinks'> {
+  return {
+    interceptors: {
+      ...(workflows ? { workflowModules: [TRACING_INTERCEPTORS_PATH] } : {}),
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    ...(workflows ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
+  };
 }
 
 /** Make sure Herald's search attributes exist; upserting unknown ones would fail workflow tasks. */
-async function ensureSearchAttributes(address: string, namespace: string, log: Logger): Promise<boolean> {
-  const connection = await Connection.connect({ address });
+async function ensureSearchAttributes(
+  address: string,
+  security: TemporalSecurity,
+  namespace: string,
+  log: Logger,
+): Promise<boolean> {
+  const connection = await Connection.connect({ ...security, address });
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const have = new Set(Object.keys(existing.customAttributes ?? {}));
@@ -109,11 +171,14 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   if (!config.databaseUrl)
     throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
   // Before anything can log or write: every credential this worker holds is redacted from then on.
+  // A Temporal API key read from a profile file is not in the environment: name it too.
+  const temporalKey = config.temporalSecurity.apiKey;
   installRedactor([
     ...workerSecrets(env, config.file),
+    ...(temporalKey ? [{ name: 'TEMPORAL_API_KEY', value: temporalKey }] : []),
     ...(config.codec?.keys ?? []).map((k) => ({ name: 'HERALD_CODEC_KEY', value: k.key.export().toString('base64') })),
   ]);
-  installRuntime(log);
+  const coreUrl = await installRuntime(log, config.metrics !== undefined);
 
   const db = createDb(config.databaseUrl, 10, { redact: true });
   try {
@@ -130,27 +195,34 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       'no default model configured (HERALD_MODEL): conversations must name a model',
     );
   }
-  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, config.namespace, log);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const security = config.temporalSecurity;
+  const searchAttributes = await ensureSearchAttributes(config.temporalAddress, security, config.namespace, log);
+  const connection = await NativeConnection.connect({ ...security, address: config.temporalAddress });
   // Plugins and a custom context engine are named relative to the config file.
   const configDir = config.configPath ? dirname(config.configPath) : config.home;
   const engine = await loadEngine(config.file.compression.engine, configDir);
   const hooks = new HookRunner(await loadPlugins(config.file.hooks.plugins, configDir), log);
   const sandbox = ToolSandbox.create({ config: config.file.sandbox, env, hidden: [config.home], log });
+  // Recorded always (it costs a few counters); served only with a metrics port.
+  const metrics = createMetrics({ db, processMetrics: config.metrics !== undefined });
+  sandbox.onDenial = (kind) => metrics.sandboxDenial(kind);
   const activities = createActivities(
     {
       db,
       config,
       log,
-      tools: builtinTools(config.file),
+      tools: builtinTools(config.file, skillSettings(config)),
       hooks,
       searchAttributes,
       env,
       sandbox,
+      metrics,
     },
     engine,
   );
-  const bundlePath = o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE;
+  const tracing = o.tracing ?? startTracing({ env });
+  // A pre-built bundle has no tracing interceptors in it: a tracing worker bundles its own.
+  const bundlePath = tracing ? undefined : (o.workflowBundlePath ?? env.HERALD_WORKFLOW_BUNDLE);
   const worker = await Worker.create({
     connection,
     namespace: config.namespace,
@@ -161,6 +233,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         ? { workflowBundle: { codePath: bundlePath } }
         : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    ...(tracing ? tracingOptions(tracing, !o.activitiesOnly) : {}),
     dataConverter: workerDataConverter(config.codec, log),
     // Versioned: each run stays on its build (PINNED) and moves at continue-as-new (workflows/run.ts).
     ...(config.deployment
@@ -185,8 +258,22 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const pruneTimer = setInterval(() => void prune(), 3_600_000);
   pruneTimer.unref();
 
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics) {
+    try {
+      metricsServer = await startMetricsServer({ ...config.metrics, registry: metrics.registry, coreUrl, log });
+    } catch (err) {
+      await Promise.all([connection.close(), db.end()]).catch(() => {});
+      throw new ConfigError(
+        `cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(err as Error).message}`,
+        'HERALD_METRICS_PORT',
+      );
+    }
+  }
+
   const done = worker.run().finally(async () => {
     clearInterval(pruneTimer);
+    await metricsServer?.close().catch(() => {});
     await connection.close().catch(() => {});
     await db.end().catch(() => {});
   });
@@ -194,11 +281,14 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     {
       taskQueue: config.taskQueue,
       temporal: config.temporalAddress,
+      temporalAuth: describeSecurity(security),
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
       payloads: config.codec
         ? `encrypted (key ${config.codec.keys[0]!.id}, ${config.codec.keys.length} held)`
         : 'plaintext',
+      ...(metricsServer ? { metrics: metricsServer.url } : {}),
+      ...(tracing ? { tracing: true } : {}),
     },
     'worker started',
   );
@@ -206,6 +296,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     worker,
     db,
     sandbox,
+    metricsUrl: metricsServer?.url,
     done,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();

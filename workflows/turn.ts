@@ -14,6 +14,7 @@ import {
   duplicatesInReply,
   emptyLoopGuardStats,
   haltNote,
+  PAUSE_NOTE,
 } from '../common/loop-guard.js';
 import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
@@ -44,6 +45,8 @@ const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
 const BATCH_DEADLINE_SECONDS = 420;
 /** Repeated identical tool calls are nudged, refused, and a turn without progress ends (issue 14). */
 const PATCH_LOOP_GUARD = 'tool-loop-guard';
+/** A request after the loop guard answered a repeated call goes out without tools. */
+const PATCH_LOOP_PAUSE = 'loop-guard-pause';
 /** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
 const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
 /** The most characters of a loop-guard status event's message. */
@@ -183,10 +186,15 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     const tailBefore = p.tailRole;
     const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
     const nudges = p.loopGuard?.takeNudges();
+    // The guard had to answer a repeated call itself: this request offers no tools (common/loop-guard.ts).
+    const pause = (p.loopGuard?.takePause() ?? false) && patched(PATCH_LOOP_PAUSE);
     const r = await callModelSlot(s, p, {
       steer,
-      note: [budgetWarning(p.iteration, s.maxIterations), nudges, note].filter(Boolean).join('\n\n') || undefined,
+      note:
+        [budgetWarning(p.iteration, s.maxIterations), pause ? PAUSE_NOTE : nudges, note].filter(Boolean).join('\n\n') ||
+        undefined,
       maxOutputTokens: p.capRaises ? raisedOutputCap(s.provider.maxOutputTokens, p.capRaises) : undefined,
+      ...(pause ? { toolChoiceNone: true } : {}),
     });
     note = undefined;
     if (r.reasoning) outcome.lastReasoning = r.reasoning;

@@ -37,9 +37,12 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
-import { currentEndpoint } from '../../common/providers.js';
+import { currentEndpoint, defaultOutputCap, isLocalProvider } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
+import type { ModelOutcome } from '../metrics.js';
+import { startModelSpan } from '../tracing.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
+import { requestSchemas } from '../tools/schema-economy.js';
 
 const PREVIEW_CHARS = 200;
 
@@ -67,9 +70,16 @@ export function storageFailure(err: unknown, doing: string): ApplicationFailure 
 }
 
 /** How long a provider's stream may send nothing: its own setting, the model section's, or the default. */
+/**
+ * A local server on a CPU sends nothing while it evaluates the prompt (llama.cpp took minutes for
+ * a 2K-token prompt on a busy 2-core machine), so its silence is allowed to last longer.
+ */
+const LOCAL_STREAM_STALL_SECONDS = 600;
+
 function stallSecondsFor(file: ActivityDeps['config']['file'], provider: string): number {
   const own = (file.providers as Record<string, { streamStallSeconds?: number } | undefined>)[provider];
-  return own?.streamStallSeconds ?? file.model.streamStallSeconds ?? DEFAULT_STREAM_STALL_SECONDS;
+  const fallback = isLocalProvider(provider) ? LOCAL_STREAM_STALL_SECONDS : DEFAULT_STREAM_STALL_SECONDS;
+  return own?.streamStallSeconds ?? file.model.streamStallSeconds ?? fallback;
 }
 
 export function modelActivities(deps: ActivityDeps) {
@@ -126,6 +136,43 @@ export function modelActivities(deps: ActivityDeps) {
         priceUsage(t, pricingFor(config.file, ref.provider, ref.model, model));
       const entry = (outcome: LedgerOutcome, usage: ReturnType<typeof priceUsage>, durationMs: number, model: string) =>
         ledgerEntry(a, ctx.info, outcome, usage, durationMs, model);
+      // Metrics: time to first token is measured from the request; labels are bounded in activities/metrics.ts.
+      const requestAt = Date.now();
+      const maxOutputTokens =
+        a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens ?? defaultOutputCap(ref);
+      const endSpan = startModelSpan({
+        provider: ref.provider,
+        apiMode: ref.apiMode,
+        model: ref.model,
+        attempt,
+        maxOutputTokens,
+      });
+      let firstOutputAt: number | undefined;
+      const firstOutput = () => (firstOutputAt ??= Date.now());
+      const measured = (
+        outcome: ModelOutcome,
+        durationMs: number,
+        model: string,
+        t?: TokenCounts,
+        cost?: number,
+        reason?: string,
+        finishReason?: string,
+      ) => {
+        const firstTokenMs = firstOutputAt === undefined ? undefined : firstOutputAt - requestAt;
+        endSpan({ outcome, model, tokens: t, finishReason, reason, costUsd: cost, firstTokenMs });
+        deps.metrics.modelAttempt({
+          provider: ref.provider,
+          model,
+          outcome,
+          reason,
+          attempt,
+          durationMs,
+          firstTokenMs,
+          tokens: t,
+          costUsd: cost,
+        });
+      };
+      const endFlight = deps.metrics.modelStarted();
       const progress = () => {
         watch.progress();
         ctx.heartbeat({ phase: 'model', attempt, lastProgressAt: watch.lastProgressAt() });
@@ -139,8 +186,8 @@ export function modelActivities(deps: ActivityDeps) {
             {
               model: ref.model,
               messages,
-              tools: deps.tools.schemas(a.tools),
-              maxOutputTokens: a.maxOutputTokens ?? ref.maxOutputTokens ?? config.file.model.maxOutputTokens,
+              tools: requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas),
+              maxOutputTokens,
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
             },
@@ -148,14 +195,17 @@ export function modelActivities(deps: ActivityDeps) {
               signal: watch.signal,
               sink: {
                 text: (d) => {
+                  firstOutput();
                   progress();
                   pub.textDelta(d);
                 },
                 reasoning: (d) => {
+                  firstOutput();
                   progress();
                   pub.reasoningDelta(d);
                 },
                 toolGenerating: (name) => {
+                  firstOutput();
                   progress();
                   pub.emit('tool.generating', { name, iteration: a.iteration });
                 },
@@ -173,7 +223,9 @@ export function modelActivities(deps: ActivityDeps) {
         const durationMs = Date.now() - started;
         stopHeartbeat();
         watch.stop();
+        endFlight();
         if (ctx.cancellationSignal.aborted) {
+          measured('cancelled', durationMs, ref.model, reported, priced(reported ?? NO_TOKENS, ref.model).cost_usd);
           await recordModelCall(
             db,
             entry('cancelled', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
@@ -197,8 +249,10 @@ export function modelActivities(deps: ActivityDeps) {
                 maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
               },
             });
+        const paid = priced(reported ?? NO_TOKENS, ref.model);
+        measured('error', durationMs, ref.model, reported, paid.cost_usd, failure.type ?? 'unknown');
         await recordModelCall(db, {
-          ...entry('error', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
+          ...entry('error', paid, durationMs, ref.model),
           errorType: failure.type ?? 'unknown',
         }).catch(() => {});
         pub.emit('status', {
@@ -220,6 +274,17 @@ export function modelActivities(deps: ActivityDeps) {
           finishReason: response.finishReason,
         });
         const usage = priced(response.tokens, response.model);
+        // A kept reply made no request this attempt: its provider call was counted when it was made.
+        if (!kept)
+          measured(
+            'ok',
+            Date.now() - started,
+            response.model,
+            response.tokens,
+            usage.cost_usd,
+            undefined,
+            response.finishReason,
+          );
         // The call is paid for: its usage is recorded before anything else can fail.
         // A kept reply made no request: only the row its own attempt could not write is written now.
         const row = kept ? unrecorded : entry('ok', usage, Date.now() - started, response.model);
@@ -275,6 +340,9 @@ export function modelActivities(deps: ActivityDeps) {
         if (isTransientDbError(err)) keepReply(slotKey, response, unrecorded);
         throw storageFailure(err, "saving the model's reply");
       } finally {
+        // (A kept reply's span was never a request: it ends here without usage.)
+        endSpan({ outcome: 'ok' });
+        endFlight();
         stopHeartbeat();
         watch.stop();
       }

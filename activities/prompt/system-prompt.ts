@@ -1,8 +1,9 @@
 /**
  * The system prompt (SPEC §10), built once per session and stored with it so every call sends
  * the same bytes (provider prompt caches depend on it); rebuilt only after compression. Layers,
- * in order: identity (SOUL.md or built-in), tool-use guidance, platform hint, skills index (none
- * yet), the caller's system message, project context, the memory snapshot, and the
+ * in order: identity (SOUL.md or built-in), tool-use guidance, platform hint, skills index
+ * (activities/skills/index-layer.ts; its skills were scanned and blocked ones left out when they
+ * were found), the caller's system message, project context, the memory snapshot, and the
  * date/model/provider line. Context files and memory entries that look like prompt injection are
  * replaced by a `[BLOCKED: …]` note.
  */
@@ -11,6 +12,9 @@ import { dirname, join, relative } from 'node:path';
 import { blockedNote, scanForInjection } from '../../common/injection-scan.js';
 import { truncateMiddle } from '../../common/text.js';
 import { markerGuidance } from '../../common/markers.js';
+import { gitRoot } from './workspace-root.js';
+import type { SkillSummary } from '../skills/index-layer.js';
+import { skillsIndexLayer } from '../skills/index-layer.js';
 
 export const BUILTIN_IDENTITY =
   "You are Herald, a capable software and operations agent. You work in the user's workspace through tools, " +
@@ -55,6 +59,8 @@ export interface SystemPromptInput {
   skipContextFiles?: boolean;
   /** The session's marker nonce (common/markers.ts), explained to the model. */
   markerNonce?: string | undefined;
+  /** The skills index (found and screened at session start; only when the skill tools are on). */
+  skills?: readonly SkillSummary[] | undefined;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -63,6 +69,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
   layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
+  const skills = skillsIndexLayer(input.skills ?? []);
+  if (skills) layers.push(skills);
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
   const context = input.skipContextFiles ? undefined : projectContext(input.cwd);
   if (context) layers.push(context);
@@ -110,14 +118,6 @@ function findContextFile(cwd: string): { path: string; name: string } | undefine
     if (isFile(path)) return { path, name };
   }
   return undefined;
-}
-
-/** The nearest folder at or above `cwd` that holds `.git`, if any. */
-function gitRoot(cwd: string): string | undefined {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.git'))) return dir;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 function memoryLayer(m: MemorySnapshot | undefined): string | undefined {

@@ -5,6 +5,7 @@
  */
 import type { NetworkPolicy } from '../../common/sandbox-policy.js';
 import type { Limits } from './limits.js';
+import type { SandboxDenial } from '../metrics.js';
 
 export interface ExplainContext {
   limits: Limits;
@@ -28,24 +29,33 @@ const MEMORY_CAP = /Cannot allocate memory|MemoryError|std::bad_alloc|out of mem
 const FILE_SIZE = /File size limit exceeded|EFBIG|File too large/i;
 
 export function explainFailure(o: Outcome, c: ExplainContext): string[] {
-  const notes: string[] = [];
+  return explainWalls(o, c).map((w) => w.note);
+}
+
+/** The same notes, each with the kind of wall it names (counted in `herald_sandbox_denials_total`). */
+export function explainWalls(o: Outcome, c: ExplainContext): Array<{ kind: SandboxDenial; note: string }> {
+  const walls: Array<{ kind: SandboxDenial; note: string }> = [];
+  const add = (kind: SandboxDenial, note: string) => walls.push({ kind, note });
   const failed = o.code !== 0 || o.signal !== null;
   if (c.denied.length)
-    notes.push(
+    add(
+      'network',
       `[sandbox: blocked network access to ${c.denied.join(', ')} (not in sandbox.network.allow); ask the user to allow it if it is needed]`,
     );
   else if (failed && c.network === 'none' && NETWORK_ERROR.test(o.output))
-    notes.push(
+    add(
+      'network',
       '[sandbox: tools have no network access here (sandbox.network: none), loopback included; ask the user to allow the hosts you need]',
     );
   if (READ_ONLY.test(o.output))
-    notes.push(
+    add(
+      'read_only',
       '[sandbox: only the workspace is writable (except .git/hooks, .git/config and .herald-results) plus a private /tmp and an empty home]',
     );
   if (o.signal === 'SIGXFSZ' || o.code === 153 || FILE_SIZE.test(o.output))
-    notes.push(`[sandbox: a file reached the size cap of ${c.limits.fileSizeMb} MB]`);
-  if (PROCESS_CAP.test(o.output)) notes.push(`[sandbox: the process cap of ${c.limits.processes} was reached]`);
+    add('file_size', `[sandbox: a file reached the size cap of ${c.limits.fileSizeMb} MB]`);
+  if (PROCESS_CAP.test(o.output)) add('processes', `[sandbox: the process cap of ${c.limits.processes} was reached]`);
   if (c.memoryHit || (failed && MEMORY_CAP.test(o.output)))
-    notes.push(`[sandbox: the memory cap of ${c.limits.memoryMb} MB was reached]`);
-  return notes;
+    add('memory', `[sandbox: the memory cap of ${c.limits.memoryMb} MB was reached]`);
+  return walls;
 }

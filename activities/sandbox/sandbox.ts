@@ -28,7 +28,8 @@ import type { CgroupRoot } from './limits.js';
 import { callCgroup, findCgroupRoot, rlimitScript } from './limits.js';
 import type { AllowlistProxy } from './network-proxy.js';
 import { BRIDGE_SOURCE, SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET, startAllowlistProxy } from './network-proxy.js';
-import { explainFailure } from './explain.js';
+import { explainWalls } from './explain.js';
+import type { SandboxDenial } from '../metrics.js';
 import { seccompProgram } from './seccomp.js';
 import { protectedMounts } from './protected-mounts.js';
 import { settleGit, snapshotGit } from './git-guard.js';
@@ -157,6 +158,9 @@ interface Machine {
 }
 
 export class ToolSandbox {
+  /** Told each wall a command ran into (the worker counts them as metrics). */
+  onDenial: ((kind: SandboxDenial) => void) | undefined;
+
   private constructor(
     readonly status: SandboxStatus,
     private readonly config: SandboxConfig,
@@ -388,14 +392,16 @@ export class ToolSandbox {
           if (finished) return [];
           finished = true;
           if (seccomp !== undefined) closeSync(seccomp);
-          const notes = outcome
-            ? explainFailure(outcome, {
+          const walls = outcome
+            ? explainWalls(outcome, {
                 limits,
                 network,
                 denied: proxy ? [...proxy.denied] : [],
                 memoryHit: cgroup?.memoryHit() ?? false,
               })
             : [];
+          for (const w of walls) this.onDenial?.(w.kind);
+          const notes = walls.map((w) => w.note);
           await proxy?.close();
           cgroup?.killAll();
           cgroup?.dispose();

@@ -9,10 +9,17 @@ import { searchFilesTool } from './search-files.js';
 import { terminalTool } from './terminal.js';
 import { memoryTool } from './memory.js';
 import { sessionSearchTool } from './session-search.js';
+import type { SkillSettings } from '../skills/discover.js';
+import { skillViewTool, skillsListTool } from './skills.js';
 import { todoTool } from './todo.js';
 import { writeFileTool } from './write-file.js';
 
-export function builtinTools(config: ConfigFile): ToolRegistry {
+/**
+ * `skills` (where skills are looked for besides the workspace: the Herald home, `skills.paths`)
+ * comes from the worker's configuration (activities/skills/discover.ts `skillSettings`); without
+ * it only the workspace's skills are found.
+ */
+export function builtinTools(config: ConfigFile, skills: SkillSettings = { paths: [] }): ToolRegistry {
   return (
     new ToolRegistry()
       .register(readFileTool)
@@ -23,11 +30,16 @@ export function builtinTools(config: ConfigFile): ToolRegistry {
       .register(todoTool)
       .register(memoryTool)
       .register(sessionSearchTool)
+      .register(skillsListTool(skills))
+      .register(skillViewTool(skills))
       .register(clarifyTool)
       .register(delegateTaskTool(config.delegation))
       // `toolsets: [readonly]` gives a look-but-don't-touch agent; `coding` is everything but asking the user.
-      .defineToolset('readonly', ['read_file', 'search_files', 'todo', 'session_search'])
-      .defineToolset('coding', ['file', 'terminal', 'todo', 'memory', 'session_search'])
-      .defineToolset('all', ['file', 'terminal', 'todo', 'memory', 'session_search', 'clarify', 'delegation'])
+      // `minimal` is for small local models: the fewest tools that still read, edit and run (issue 14).
+      .defineToolset('minimal', ['file', 'terminal'])
+      // Skills only read, so every composite has them (as Hermes enables them by default).
+      .defineToolset('readonly', ['read_file', 'search_files', 'todo', 'session_search', 'skills'])
+      .defineToolset('coding', ['file', 'terminal', 'todo', 'memory', 'session_search', 'skills'])
+      .defineToolset('all', ['file', 'terminal', 'todo', 'memory', 'session_search', 'skills', 'clarify', 'delegation'])
   );
 }

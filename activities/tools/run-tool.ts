@@ -23,6 +23,7 @@ import { redactor } from '../../runtime/secrets.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 import { ToolHeartbeat } from './heartbeat-details.js';
 import { shortHash } from './short-hash.js';
+import { startToolSpan } from '../tracing.js';
 
 export const RE_EXECUTED_NOTE =
   '[re-executed after worker restart: an earlier run of this call may have had effects too]';
@@ -73,7 +74,10 @@ export function toolActivities(deps: ActivityDeps) {
     };
     // A tools-only worker applies its own policy too: the conversation's network can only be narrower.
     const network = narrowNetwork(deps.config.file.sandbox.network, a.network);
-    if (!network.ok) return { content: `Refused by this worker's sandbox: ${network.error}`, isError: true };
+    if (!network.ok) {
+      deps.metrics.sandboxDenial('policy');
+      return { content: `Refused by this worker's sandbox: ${network.error}`, isError: true };
+    }
     const blocked = await deps.hooks.preToolCall(scope);
     if (blocked) return { content: blocked, isError: true };
     const started = Date.now();
@@ -111,6 +115,10 @@ export function toolActivities(deps: ActivityDeps) {
       const reExecuted = await markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name);
       pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
       const beat = new ToolHeartbeat(a.call.name, a.call.summary, started);
+      // A name the model made up is not a label value: unknown tools count as one.
+      const metricName = deps.tools.get(a.call.name) ? a.call.name : 'unknown';
+      const endFlight = deps.metrics.toolStarted();
+      const endSpan = startToolSpan(metricName, a.call.id);
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
       try {
         let output: ToolOutput & { fromTool?: boolean };
@@ -118,6 +126,8 @@ export function toolActivities(deps: ActivityDeps) {
           output = await execute(a, ctx, beat);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
+            deps.metrics.toolCall(metricName, 'cancelled', Date.now() - started);
+            endSpan({ outcome: 'cancelled', durationMs: Date.now() - started });
             pub.emit('tool.completed', {
               id: a.call.id,
               name: a.call.name,
@@ -155,6 +165,10 @@ export function toolActivities(deps: ActivityDeps) {
         const durationMs = Date.now() - started;
         const isError = output.isError ?? false;
         await markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs);
+        // Refused: the call never ran (bad arguments, unknown tool, a hook or the sandbox policy said no).
+        const outcome = !isError ? 'ok' : output.fromTool ? 'error' : 'refused';
+        deps.metrics.toolCall(metricName, outcome, durationMs);
+        endSpan({ outcome, durationMs, exitCode: output.display?.exitCode ?? undefined });
         const preview = oneLine(content, 200);
         pub.emit('tool.completed', {
           id: a.call.id,
@@ -169,6 +183,8 @@ export function toolActivities(deps: ActivityDeps) {
         const resultKey = shortHash(`${isError ? 'error' : 'ok'}\u0000${limited.content}`);
         return { isError, preview, durationMs, reExecuted, chars: content.length, resultKey };
       } finally {
+        endSpan({ outcome: 'error', durationMs: Date.now() - started });
+        endFlight();
         stopHeartbeat();
       }
     },

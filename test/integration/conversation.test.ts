@@ -68,7 +68,7 @@ describe('conversation', () => {
       ['system', 'user', 'assistant', 'tool', 'assistant', 'tool'],
     );
     assert.match(third.messages[5]!.content, /from-shell/);
-    assert.equal(third.tools.length, 10); // every built-in tool
+    assert.equal(third.tools.length, 12); // every built-in tool
     // The system prompt is byte-identical on every call of the session.
     const prompts = new Set(stack.fake.requests.map((r) => JSON.stringify((r.body.messages as unknown[])[0])));
     assert.equal(prompts.size, 1);

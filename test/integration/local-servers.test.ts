@@ -66,4 +66,24 @@ describe('local servers', () => {
     const one = await stack.db.query('SELECT id FROM sessions WHERE conversation_id = $1', ['c-custom']);
     assert.equal(one.rows.length, 1);
   });
+
+  it('an 8K llama.cpp window gets compact tool schemas and an output cap of a quarter of it', async () => {
+    stack.fake.reset();
+    stack.fake.localServer.set('/props', { default_generation_settings: { id: 0, n_ctx: 8192 }, total_slots: 1 });
+    stack.fake.respond(() => ({ text: 'ok' }));
+    await stack.herald.conversation('c-small').send('hello', { start: { provider: 'llamacpp', model: 'qwen-8k' } });
+    type Body = { tools?: Array<{ function: { name: string; description: string } }>; max_tokens?: number };
+    const small = stack.fake.requests.find((r) => r.path.endsWith('/chat/completions'))!.body as Body;
+    const described = (b: Body, name: string) => b.tools?.find((t) => t.function.name === name)?.function.description;
+    assert.equal(described(small, 'search_files'), 'Search the workspace.', 'the first sentence only');
+    assert.equal(small.max_tokens, 2048);
+
+    stack.fake.reset();
+    stack.fake.respond(() => ({ text: 'ok' }));
+    await stack.herald.conversation('c-big').send('hello', { start: { provider: 'custom', model: FAKE_MODEL } });
+    const big = stack.fake.requests.find((r) => r.path.endsWith('/chat/completions'))!.body as Body;
+    assert.ok(described(big, 'search_files')!.length > 100, 'full schemas under the default 128K window');
+    assert.equal(big.max_tokens, 4096, 'a loopback custom endpoint is capped too');
+    assert.equal(small.tools?.length, big.tools?.length, 'compact mode offers every tool');
+  });
 });

@@ -75,6 +75,24 @@ describe('tool-loop guardrails', () => {
     assert.match(messagesOf(stack.fake.requests.at(-1)!).at(-1)!.content!, /port = 8080/);
   });
 
+  it('once the guard answers a repeat itself, the next request offers no tools and the model answers from what it read', async () => {
+    stack.fake.script([readSettings, readSettings, readSettings, { text: 'The port is 8080.' }]);
+    const r = await stack.herald.conversation('lg-pause').send('read settings.ini and tell me the port', {
+      start: { cwd: ws },
+    });
+    assert.equal(r.final_response, 'The port is 8080.');
+    assert.equal(r.turn_exit_reason, 'text_response');
+    assert.equal(r.api_calls, 4);
+    // Requests 1–3 offer tools as usual; the one after the answered repeat says tools are paused.
+    assert.deepEqual(
+      stack.fake.requests.map((q) => q.body.tool_choice ?? 'auto'),
+      ['auto', 'auto', 'auto', 'none'],
+    );
+    assert.match(messagesOf(stack.fake.requests[3]!).at(-1)!.content!, /tools are paused for this reply/);
+    const tools = (await stack.transcript('lg-pause')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    assert.match(tools[2]!, /^\[Not run again: read_file/);
+  });
+
   it('identical calls in one reply run once', async () => {
     stack.fake.script([
       {

@@ -4,10 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
+import { skillSettings } from '../../activities/skills/discover.js';
 import type { ProviderDefaults } from '../../common/providers.js';
 import { resolveProvider } from '../../common/providers.js';
 
@@ -343,6 +344,24 @@ describe('the README', () => {
         resolveProvider({ provider: 'custom', model: 'm', baseUrl: 'http://localhost:8000/v1' }, withEnv).baseUrl,
         'http://localhost:8000/v1',
       );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('shows a skills section that Herald accepts as written, paths resolved as it says', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /```yaml\n(\s*skills:[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'the README has a config example starting with skills:');
+    const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), block.replace(/^ {3}/gm, ''));
+      const config = loadConfig({ HERALD_HOME: home });
+      assert.deepEqual(config.file.skills.paths, ['./team-skills', '~/src/shared-skills']);
+      assert.deepEqual(skillSettings(config).paths, [
+        join(home, 'team-skills'),
+        join(homedir(), 'src', 'shared-skills'),
+      ]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -25,6 +25,23 @@ describe('loop guard', () => {
     assert.deepEqual(g.stats, { nudges: 3, refusals: 3, halts: 0 });
   });
 
+  it('asks for one tool-less request after it answered a call itself, not after calls that ran', () => {
+    const g = new LoopGuard(DEFAULT_LOOP_GUARD);
+    const pauses: boolean[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const d = g.decide(read);
+      if (d.action === 'run') g.ran(read, i * 2, 'same-result');
+      pauses.push(g.takePause());
+    }
+    assert.deepEqual(pauses, [false, false, true, true]);
+    assert.equal(g.takePause(), false, 'the flag clears once taken');
+    const off = new LoopGuard({ ...DEFAULT_LOOP_GUARD, enabled: false });
+    off.ran(read, 1, 'r');
+    off.decide(read);
+    off.decide(read);
+    assert.equal(off.takePause(), false);
+  });
+
   it('the reference names the result it stands for and refusals say why', () => {
     const g = new LoopGuard(DEFAULT_LOOP_GUARD);
     g.ran(read, 3, 'r');

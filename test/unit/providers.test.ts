@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { ProviderDefaults } from '../../common/providers.js';
 import { MissingCredentialError, resolveApiKey } from '../../activities/model/clients.js';
 import {
+  defaultOutputCap,
   ProviderResolutionError,
   currentEndpoint,
   isLocalProvider,
@@ -224,5 +225,27 @@ describe('local server presets (issue 14)', () => {
       () => resolveApiKey(resolveProvider({ provider: 'openai', model: 'm' }, defaults), {}),
       MissingCredentialError,
     );
+  });
+});
+
+describe('default output cap of local servers', () => {
+  it('caps a local preset or a loopback custom endpoint at a quarter of the window, at most 4,096', () => {
+    assert.equal(
+      defaultOutputCap({ provider: 'llamacpp', baseUrl: 'http://127.0.0.1:8080/v1', contextLength: 16_384 }),
+      4096,
+    );
+    assert.equal(
+      defaultOutputCap({ provider: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', contextLength: 4096 }),
+      1024,
+    );
+    assert.equal(defaultOutputCap({ provider: 'vllm', baseUrl: 'http://gpu-box:8000/v1' }), 4096);
+    assert.equal(defaultOutputCap({ provider: 'custom', baseUrl: 'http://localhost:5000/v1' }), 4096);
+    assert.equal(defaultOutputCap({ provider: 'custom', baseUrl: 'http://[::1]:5000/v1', contextLength: 2048 }), 512);
+  });
+
+  it('leaves hosted providers and remote custom gateways uncapped', () => {
+    assert.equal(defaultOutputCap({ provider: 'openai', baseUrl: 'https://api.openai.com/v1' }), undefined);
+    assert.equal(defaultOutputCap({ provider: 'custom', baseUrl: 'https://gateway.example.com/v1' }), undefined);
+    assert.equal(defaultOutputCap({ provider: 'custom', baseUrl: 'http://127.0.0.1.attacker.test/v1' }), undefined);
   });
 });

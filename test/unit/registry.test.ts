@@ -140,12 +140,17 @@ describe('ToolRegistry', () => {
       'todo',
       'memory',
       'session_search',
+      'skills_list',
+      'skill_view',
       'clarify',
       'delegate_task',
     ]);
     assert.deepEqual(builtins.enabled(['file']), ['read_file', 'write_file', 'patch', 'search_files']);
     assert.ok(builtins.enabled(['all']).includes('delegate_task'));
     assert.ok(!builtins.enabled(['coding']).includes('delegate_task'));
+    // Skills only read: every composite toolset has them, and `skills` names both tools.
+    for (const set of ['readonly', 'coding', 'all']) assert.ok(builtins.enabled([set]).includes('skill_view'), set);
+    assert.deepEqual(builtins.enabled(['skills']), ['skills_list', 'skill_view']);
   });
 });
 

@@ -452,6 +452,18 @@ describe('layer order and determinism', () => {
     );
   });
 
+  it("puts the skills index after the platform hint and before the caller's message; no skills, no layer", () => {
+    const inp = everything();
+    const without = buildSystemPrompt(inp);
+    const prompt = buildSystemPrompt({ ...inp, skills: [{ name: 'release', description: 'Cut a release.' }] });
+    const subagentHint = buildSystemPrompt(input({ platform: 'subagent' })).split('\n\n')[2]!;
+    const at = (m: string) => prompt.indexOf(m);
+    assert.ok(at(subagentHint) < at('# Skills') && at('# Skills') < at('CALLER-LAYER'));
+    assert.match(prompt, /<available_skills>\n- release: Cut a release\.\n<\/available_skills>\n\nCALLER-LAYER/);
+    assert.equal(buildSystemPrompt({ ...inp, skills: [] }), without);
+    assert.ok(!without.includes('# Skills'));
+  });
+
   it('gives byte-identical output for the same inputs', () => {
     const inp = everything();
     const first = buildSystemPrompt(inp);

@@ -1,0 +1,209 @@
+/**
+ * `npm run test:real-model`: Herald against a real local model server nobody here wrote —
+ * llama.cpp's llama-server with Qwen2.5-Coder (the project's `real-llm.sh`) — through the
+ * `llamacpp` preset, default toolsets and default budget. Opt-in and not part of `npm test`: it
+ * needs the server (minutes to build the first time) and a CPU to run a model on.
+ *
+ * The server: REAL_LLM_BASE_URL and REAL_LLM_MODEL when set; else the script REAL_LLM_SCRIPT (default
+ * `../shared/tools/real-llm.sh` beside the checkout) is run to start one, and stopped at the end;
+ * without either, the run is skipped (exit 0).
+ *
+ * Scenarios (each in a fresh conversation and workspace):
+ *  - file task: "read settings.ini and tell me the value of …": passes when the reply names the
+ *    value; counts model calls. Runs REAL_MODEL_RUNS times (default 5); the run fails when fewer
+ *    than 4 of 5 succeed (scaled) or any conversation takes more than 8 model calls.
+ *  - memory: asked to remember one fact, the memory store holds at most one entry for it.
+ *  - after a stop: a turn stopped mid-way, then a new question; the reply must not repeat Herald's
+ *    notes (the interrupt note, the out-of-band marker).
+ * Prints one line per conversation and a summary; exits 1 when a threshold is missed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { TurnResult } from '../common/contract.js';
+import { PROJECT_ROOT } from '../runtime/paths.js';
+import type { TestStack } from '../test/support/stack.js';
+import { createTestStack, stopSharedInfra } from '../test/support/stack.js';
+
+interface Server {
+  baseUrl: string;
+  model: string;
+  stop(): void;
+}
+
+function startServer(): Server | undefined {
+  const { REAL_LLM_BASE_URL: url, REAL_LLM_MODEL: model } = process.env;
+  if (url && model) return { baseUrl: url, model, stop: () => {} };
+  const script = resolve(process.env.REAL_LLM_SCRIPT ?? join(dirname(PROJECT_ROOT), 'shared', 'tools', 'real-llm.sh'));
+  if (!existsSync(script)) return undefined;
+  console.log(`starting the model server with ${script} (the first run builds it: minutes) …`);
+  const out = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(out)?.[1];
+  const baseUrl = field('REAL_LLM_BASE_URL');
+  const name = field('REAL_LLM_MODEL');
+  const pid = Number(field('REAL_LLM_PID'));
+  if (!baseUrl || !name) throw new Error(`the model server script printed no REAL_LLM_BASE_URL: ${out}`);
+  return {
+    baseUrl,
+    model: name,
+    stop: () => {
+      if (pid) process.kill(pid, 'SIGTERM');
+    },
+  };
+}
+
+function workspace(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-real-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const SETTINGS = [
+  '[server]',
+  'host = 0.0.0.0',
+  'port = 8421',
+  'max_connections = 317',
+  '',
+  '[logging]',
+  'level = info',
+  'file = /var/log/app.log',
+  '',
+].join('\n');
+
+interface Row {
+  scenario: string;
+  ok: boolean;
+  calls: number;
+  seconds: number;
+  exit: string;
+  detail: string;
+}
+
+const rows: Row[] = [];
+
+function report(row: Row): void {
+  rows.push(row);
+  const mark = row.ok ? 'ok  ' : 'FAIL';
+  console.log(
+    `${mark} ${row.scenario.padEnd(14)} calls ${String(row.calls).padStart(2)}  ${row.seconds.toFixed(0).padStart(4)} s  ${row.exit.padEnd(20)} ${row.detail}`,
+  );
+}
+
+/** Herald's own notes and markers, which a reply should never repeat. */
+const ECHO = /operation interrupted|out-of-band|\[herald:|\[budget|context summary/i;
+
+const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim().slice(0, 100);
+
+async function send(stack: TestStack, id: string, text: string, cwd: string): Promise<[TurnResult, number]> {
+  const t0 = Date.now();
+  const r = await stack.herald.conversation(id).send(text, { start: { cwd } });
+  return [r, (Date.now() - t0) / 1000];
+}
+
+async function fileTask(stack: TestStack, i: number): Promise<void> {
+  const cwd = workspace({
+    'settings.ini': SETTINGS,
+    'README.md': '# app\n\nA small service. Settings live in settings.ini.\n',
+  });
+  const [r, s] = await send(
+    stack,
+    `real-file-${i}-${Date.now()}`,
+    'Read settings.ini and tell me the value of max_connections.',
+    cwd,
+  );
+  const reply = r.final_response ?? '';
+  const ok = /\b317\b/.test(reply) && !ECHO.test(reply) && r.api_calls <= 8;
+  report({
+    scenario: `file task ${i + 1}`,
+    ok,
+    calls: r.api_calls,
+    seconds: s,
+    exit: r.turn_exit_reason,
+    detail: oneLine(r.final_response),
+  });
+}
+
+async function memoryTask(stack: TestStack): Promise<void> {
+  const cwd = workspace({ 'notes.txt': 'nothing here\n' });
+  const [r, s] = await send(
+    stack,
+    `real-memory-${Date.now()}`,
+    'Please remember for future sessions that I prefer tabs over spaces for indentation.',
+    cwd,
+  );
+  const entries = await stack.db.query<{ content: string }>('SELECT content FROM memory_entries');
+  const about = entries.rows.filter((e) => /tab/i.test(e.content));
+  report({
+    scenario: 'memory',
+    ok: about.length === 1,
+    calls: r.api_calls,
+    seconds: s,
+    exit: r.turn_exit_reason,
+    detail: `${about.length} entr${about.length === 1 ? 'y' : 'ies'}: ${oneLine(about.map((e) => e.content).join(' | '))}`,
+  });
+}
+
+async function afterStop(stack: TestStack): Promise<void> {
+  const cwd = workspace({ 'settings.ini': SETTINGS });
+  const id = `real-stop-${Date.now()}`;
+  const conv = stack.herald.conversation(id);
+  const first = conv.send('Read settings.ini, then explain every setting in it in detail.', { start: { cwd } });
+  await new Promise((r) => setTimeout(r, 4000));
+  await conv.stop('real-model check');
+  await first;
+  const [r, s] = await send(stack, id, 'What is 2 + 3? Answer with the number only.', cwd);
+  const reply = r.final_response ?? '';
+  const echoes = ECHO.test(reply) || /interrupted|stopped/i.test(reply);
+  report({
+    scenario: 'after a stop',
+    ok: !echoes && /\b5\b/.test(reply),
+    calls: r.api_calls,
+    seconds: s,
+    exit: r.turn_exit_reason,
+    detail: oneLine(reply),
+  });
+}
+
+const server = startServer();
+if (!server) {
+  console.log('test:real-model skipped: set REAL_LLM_BASE_URL and REAL_LLM_MODEL, or REAL_LLM_SCRIPT (real-llm.sh)');
+  process.exit(0);
+}
+const runs = Number(process.env.REAL_MODEL_RUNS ?? 5);
+const only = process.env.REAL_MODEL_ONLY?.split(',');
+const wanted = (name: string) => !only || only.includes(name);
+let stack: TestStack | undefined;
+let code = 0;
+try {
+  console.log(`model ${server.model} at ${server.baseUrl}`);
+  stack = await createTestStack({
+    env: {
+      HERALD_PROVIDER: 'llamacpp',
+      HERALD_MODEL: server.model,
+      HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'auto',
+    },
+    configYaml: `providers:\n  llamacpp:\n    baseUrl: ${server.baseUrl}\n`,
+  });
+  if (wanted('file')) for (let i = 0; i < runs; i++) await fileTask(stack, i);
+  if (wanted('memory')) await memoryTask(stack);
+  if (wanted('stop')) await afterStop(stack);
+
+  const files = rows.filter((r) => r.scenario.startsWith('file task'));
+  const passed = files.filter((r) => r.ok).length;
+  const needed = Math.ceil((files.length * 4) / 5);
+  const maxCalls = Math.max(0, ...files.map((r) => r.calls));
+  console.log(
+    `\nfile task: ${passed}/${files.length} succeeded (need ${needed}), most model calls ${maxCalls} (limit 8); ` +
+      `other scenarios: ${rows.filter((r) => !r.scenario.startsWith('file task') && r.ok).length}/${rows.length - files.length} ok`,
+  );
+  if (passed < needed || maxCalls > 8 || rows.some((r) => !r.scenario.startsWith('file task') && !r.ok)) code = 1;
+} catch (err) {
+  console.error(err);
+  code = 1;
+} finally {
+  await stack?.close().catch(() => {});
+  await stopSharedInfra().catch(() => {});
+  server.stop();
+}
+process.exit(code);
