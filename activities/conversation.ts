@@ -17,7 +17,7 @@ import type {
   RefreshCredentialsArgs,
   StatusEventArgs,
 } from '../common/activity-types.js';
-import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
+import { SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { compressionSettingsOf } from '../common/context-window.js';
 import type { ProviderRef, ProviderRequest } from '../common/providers.js';
 import { ProviderResolutionError, resolveProvider } from '../common/providers.js';
@@ -68,8 +68,13 @@ export function conversationActivities(deps: ActivityDeps) {
     return `${heraldNote(nonce, BACKGROUND_REPORTS_PREFIX)}${neutraliseMarkers(reports, nonce)}`;
   }
 
-  /** What the workflow may upsert: every name, once the worker found them all registered. */
-  const registeredAttributes = () => (deps.searchAttributes ? [...SEARCH_ATTRIBUTE_NAMES] : []);
+  /**
+   * What the workflow may upsert: every name, once the worker found them all registered — but no
+   * HeraldTitle (the first message's words) when payloads are encrypted: search attributes are
+   * never encoded, so a title there would be user text in plaintext in history and visibility.
+   */
+  const registeredAttributes = () =>
+    deps.searchAttributes ? SEARCH_ATTRIBUTE_NAMES.filter((n) => !(config.codec && n === SEARCH_ATTRIBUTES.title)) : [];
 
   function resolveRef(req: ProviderRequest, path = ''): ProviderRef {
     try {

@@ -9,7 +9,7 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { loadConfig } from '../runtime/config.js';
 
 /** Commands that run on the config file itself: a broken file is their error. */
-export const NEEDS_CONFIG_FILE: ReadonlySet<string> = new Set(['dev', 'worker', 'tools', 'doctor']);
+export const NEEDS_CONFIG_FILE: ReadonlySet<string> = new Set(['dev', 'worker', 'tools', 'doctor', 'codec-server']);
 
 let strict = true;
 let warned = false;

@@ -47,6 +47,7 @@ import { runDev } from './dev-command.js';
 import { onStopRequest } from '../runtime/stop-signals.js';
 import { clientSettings, readRuntimeInfo } from './connection.js';
 import { runDemo } from './demo.js';
+import { runCodecKey, runCodecServer } from './codec-command.js';
 import { renderChecks, runDoctor } from './doctor.js';
 import { findSession, runningConversation } from './session-ref.js';
 import { workflowStatuses } from './session-status.js';
@@ -703,6 +704,26 @@ export function buildProgram(): Command {
     .action(async (session: string, o: { json?: boolean }) => {
       const report = await withDb((db) => usageReport(db, session));
       print(Boolean(o.json), report, renderUsage(report));
+    });
+
+  program
+    .command('codec-server')
+    .description('serve the payload codec over HTTP for the Temporal Web UI and `temporal --codec-endpoint`')
+    .option('--host <host>', 'address to listen on (beyond loopback only with HERALD_CODEC_TOKEN set)', '127.0.0.1')
+    .option('--port <port>', 'port (default HERALD_CODEC_PORT, 8888)')
+    .option('--ui-origin <origin...>', 'Web UI origins allowed by CORS (default: the dev Web UI on HERALD_UI_PORT)')
+    .option('--max-body-bytes <n>', 'largest request accepted', String(8 * 1024 * 1024))
+    .action(async (o: { host: string; port?: string; uiOrigin?: string[]; maxBodyBytes: string }) => {
+      const server = await runCodecServer(config(), o);
+      await untilSignal(() => server.close());
+    });
+
+  program
+    .command('codec-key')
+    .description('print a new payload codec key entry (id:base64key) for HERALD_CODEC_KEY or a key file')
+    .argument('[id]', 'the key id (default: key-<date>)')
+    .action((id: string | undefined) => {
+      process.stdout.write(`${runCodecKey(id)}\n`);
     });
 
   program

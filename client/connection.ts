@@ -10,7 +10,8 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { homePaths } from '../runtime/paths.js';
 import { pidExists } from '../runtime/process-identity.js';
 import type { RuntimeInfo } from '../workers/dev-stack.js';
-import { payloadCodecs } from '../runtime/data-converter.js';
+import type { CodecKeyring } from '../runtime/codec-keys.js';
+import { clientDataConverter } from '../runtime/data-converter.js';
 import type { TemporalSecurity } from '../runtime/temporal-connection.js';
 import { missingCredentialsHint } from '../runtime/temporal-connection.js';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
@@ -27,6 +28,8 @@ export interface ClientSettings {
   databaseUrl: string | undefined;
   uiUrl: string | undefined;
   origin?: AddressOrigin;
+  /** The payload codec's keys (must match the workers'); absent: payloads are written in plaintext. */
+  codec?: CodecKeyring | undefined;
   /** TLS / API key: only for an address from the environment or a Temporal profile, never `herald dev`'s. */
   security?: TemporalSecurity;
   /**
@@ -61,6 +64,7 @@ export function clientSettings(config: HeraldConfig): ClientSettings {
     databaseUrl: config.databaseUrl ?? rt?.databaseUrl,
     uiUrl: rt?.uiUrl,
     origin,
+    codec: config.codec,
     security: config.temporalAddress ? config.temporalSecurity : {},
   };
 }
@@ -88,7 +92,7 @@ export function cannotReachMessage(
 }
 
 export async function connectTemporal(
-  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'security' | 'tracing'>,
+  settings: Pick<ClientSettings, 'address' | 'namespace' | 'origin' | 'security' | 'tracing' | 'codec'>,
 ): Promise<Client> {
   let connection: Connection;
   try {
@@ -102,7 +106,7 @@ export async function connectTemporal(
   return new Client({
     connection,
     namespace: settings.namespace,
-    dataConverter: { payloadCodecs: payloadCodecs() },
+    dataConverter: clientDataConverter(settings.codec),
     ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
 }

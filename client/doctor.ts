@@ -19,6 +19,7 @@ import { anthropicClient, openaiClient } from '../activities/model/clients.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { describeSecurity, missingCredentialsHint } from '../runtime/temporal-connection.js';
 import { clientSettings } from './connection.js';
+import { clientCodec } from '../runtime/data-converter.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -286,8 +287,37 @@ export async function runDoctor(
     ...(await postgresChecks(config)),
     ...(await providerChecks(config, env, o.offline ?? false)),
     sandboxCheck(config, env),
+    await payloadCheck(config),
     diskCheck(config),
   ];
+}
+
+/** Whether payloads are encrypted, and that the codec round-trips with the configured keys. */
+async function payloadCheck(config: HeraldConfig): Promise<Check> {
+  if (!config.codec)
+    return {
+      name: 'payloads',
+      status: 'skip',
+      detail: 'plaintext in Temporal history (no HERALD_CODEC_KEY or codec.keyFile)',
+    };
+  const codec = clientCodec(config.codec);
+  const probe = {
+    metadata: { encoding: new TextEncoder().encode('json/plain') },
+    data: new TextEncoder().encode('"probe"'),
+  };
+  try {
+    const [sealed] = await codec.encode([probe]);
+    const [opened] = await codec.decode([sealed!]);
+    if (new TextDecoder().decode(opened!.data) !== '"probe"') throw new Error('round trip changed the payload');
+  } catch (err) {
+    return { name: 'payloads', status: 'fail', detail: `the codec does not round-trip: ${firstLine(err)}` };
+  }
+  const ids = config.codec.keys.map((k) => k.id);
+  return {
+    name: 'payloads',
+    status: 'ok',
+    detail: `encrypted with key ${ids[0]} (AES-256-GCM; ${ids.length > 1 ? `also decrypts ${ids.slice(1).join(', ')}; ` : ''}from ${config.codec.source})`,
+  };
 }
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', skip: '-' };

@@ -222,6 +222,14 @@ export const configFileSchema = z
       .object({ retentionDays: z.number().min(0.01).default(7) })
       .strict()
       .default({ retentionDays: 7 }),
+    /**
+     * Payload encryption (README "Encrypting payloads"): a file of `id:base64key` pairs, relative to
+     * this file; HERALD_CODEC_KEY wins over it. The keys themselves never go in this file.
+     */
+    codec: z
+      .object({ keyFile: z.string().min(1).optional() })
+      .strict()
+      .default({}),
   })
   .strict();
 

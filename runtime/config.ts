@@ -15,6 +15,8 @@ import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
 import { configuredKeyNames } from './secrets.js';
 import { describeSchemaIssue, describeYamlError } from './config-errors.js';
+import type { CodecKeyring } from './codec-keys.js';
+import { CodecKeyError, loadCodecKeyring } from './codec-keys.js';
 import type { TemporalSecurity } from './temporal-connection.js';
 import { loadTemporalProfile } from './temporal-connection.js';
 
@@ -46,6 +48,8 @@ const envSchema = z.object({
   ANTHROPIC_BASE_URL: optionalUrl,
   HERALD_TEMPORAL_PORT: port.default(7233),
   HERALD_UI_PORT: port.default(8233),
+  /** `herald codec-server`'s port, and the one `herald dev` serves its Web UI's codec on. */
+  HERALD_CODEC_PORT: port.default(8888),
   HERALD_PG_PORT: port.default(54329),
   HERALD_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Log lines as JSON or as text for people (default: text for `herald dev`, JSON elsewhere). */
@@ -82,13 +86,15 @@ export interface HeraldConfig {
   configPath: string | undefined;
   workspace: string | undefined;
   providerDefaults: ProviderDefaults;
-  ports: { temporal: number; ui: number; postgres: number };
+  ports: { temporal: number; ui: number; postgres: number; codec: number };
   logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
   /** Worker Versioning: the deployment and this build (absent: unversioned). */
   deployment: { name: string; buildId: string } | undefined;
   /** Where a worker serves `/metrics` (absent: no metrics endpoint). */
   metrics: { port: number; host: string } | undefined;
   file: ConfigFile;
+  /** The payload codec's keys (HERALD_CODEC_KEY or `codec.keyFile`); absent: payloads are plaintext. */
+  codec: CodecKeyring | undefined;
   /**
    * Loaded with `fileErrors: 'keep'`: why the config file was refused (then `file` holds the
    * defaults). Whatever needs the file — a worker — must refuse to run with it set.
@@ -149,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     file = loadConfigFile(configPath, e.HERALD_CONFIG !== undefined);
   } catch (err) {
     if (options.fileErrors !== 'keep' || !(err instanceof ConfigError)) throw err;
+    // A client going on without the file's codec keys would write plaintext: fail closed.
+    if (!env.HERALD_CODEC_KEY && mentionsCodec(configPath)) throw err;
     fileError = err;
     file = configFileSchema.parse({});
   }
@@ -170,6 +178,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   if (Object.keys(file.providers).length) providerDefaults.providers = file.providers;
   providerDefaults.declared = declaredEndpoints(file, [openaiBaseUrl, anthropicBaseUrl]);
 
+  // Bad key material stops every command, client ones included: a client that silently lost its
+  // keys would write plaintext into history (fail closed).
+  let codec: CodecKeyring | undefined;
+  try {
+    codec = loadCodecKeyring(env, file.codec.keyFile, configPath);
+  } catch (err) {
+    if (err instanceof CodecKeyError) throw new ConfigError(err.message, err.configKey);
+    throw err;
+  }
+
   return {
     temporalAddress: e.TEMPORAL_ADDRESS ?? temporal.address,
     namespace: e.TEMPORAL_NAMESPACE ?? temporal.namespace ?? 'default',
@@ -180,11 +198,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     configPath: existsSync(configPath) ? configPath : undefined,
     workspace: e.HERALD_WORKSPACE ? resolve(e.HERALD_WORKSPACE) : undefined,
     providerDefaults,
-    ports: { temporal: e.HERALD_TEMPORAL_PORT, ui: e.HERALD_UI_PORT, postgres: e.HERALD_PG_PORT },
+    ports: {
+      temporal: e.HERALD_TEMPORAL_PORT,
+      ui: e.HERALD_UI_PORT,
+      postgres: e.HERALD_PG_PORT,
+      codec: e.HERALD_CODEC_PORT,
+    },
     logLevel: e.HERALD_LOG_LEVEL,
     deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
     metrics: e.HERALD_METRICS_PORT ? { port: e.HERALD_METRICS_PORT, host: e.HERALD_METRICS_HOST } : undefined,
     file,
+    codec,
     ...(fileError ? { fileError } : {}),
   };
 }
@@ -227,6 +251,15 @@ function loadConfigFile(path: string, required: boolean): ConfigFile {
     throw new ConfigError(message, key);
   }
   return parsed.data;
+}
+
+/** Whether a (broken) config file has a top-level `codec` section. */
+function mentionsCodec(path: string): boolean {
+  try {
+    return /^codec\s*:/m.test(readFileSync(path, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** Treat `FOO=` like an unset variable, as shells and compose files often produce it. */

@@ -23,6 +23,8 @@ import { startTemporalDevServer, stopLeftoverDevServer } from './temporal-dev-se
 import type { RunningWorker } from './worker.js';
 import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
+import { clientCodec } from '../runtime/data-converter.js';
+import { startCodecServer } from '../runtime/codec-server.js';
 import { observabilityLines, providerLines, providerSummary } from './dev-banner.js';
 
 export interface DevStackOptions {
@@ -104,6 +106,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     if (!o.config.databaseUrl) await stopLeftoverPostgres(postgresDataDir(paths.home));
     let temporalAddress = o.config.temporalAddress;
     let uiUrl: string | undefined;
+    let codecUrl: string | undefined;
     if (!temporalAddress) {
       const cli = ensureTemporalCli(process.env, say);
       const { temporal, ui } = o.config.ports;
@@ -114,13 +117,28 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
         'set TEMPORAL_ADDRESS to use the server already running there',
       );
       if (o.ui !== false) await assertPortFree(ui, 'Temporal Web UI', 'HERALD_UI_PORT');
+      // Encrypted payloads: the Web UI reads them through a loopback codec server for its origin.
+      const codecArgs: string[] = [];
+      if (o.config.codec && o.ui !== false) {
+        const port = o.config.ports.codec;
+        await assertPortFree(port, 'codec server for the Web UI', 'HERALD_CODEC_PORT');
+        const codecServer = await startCodecServer({
+          codec: clientCodec(o.config.codec),
+          port,
+          origins: [`http://127.0.0.1:${ui}`, `http://localhost:${ui}`],
+          log: o.log,
+        });
+        stops.push(() => codecServer.close());
+        codecUrl = codecServer.url;
+        codecArgs.push('--ui-codec-endpoint', codecServer.url);
+      }
       const server: DevServer = await startTemporalDevServer({
         cliPath: cli,
         port: temporal,
         uiPort: o.ui === false ? undefined : ui,
         dbFile: paths.temporalDb,
         namespace: o.config.namespace,
-        extraArgs: o.temporalArgs ?? [],
+        extraArgs: [...codecArgs, ...(o.temporalArgs ?? [])],
         ownProcessGroup: o.ownProcessGroup === true,
       });
       stops.push(() => server.stop());
@@ -170,6 +188,10 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     stops.push(() => Promise.resolve(rmSync(paths.runtimeFile, { force: true })));
     say(`Temporal:  ${temporalAddress} (namespace ${config.namespace}, task queue ${config.taskQueue})`);
     if (uiUrl) say(`Web UI:    ${uiUrl}`);
+    if (config.codec)
+      say(
+        `Payloads:  encrypted (key ${config.codec.keys[0]!.id}, from ${config.codec.source})${codecUrl ? `; the Web UI decodes them through ${codecUrl}` : ''}`,
+      );
     say(`Database:  ${redactUrl(databaseUrl)}${embeddedData ? ` (embedded, data in ${embeddedData})` : ''}`);
     say(`Home:      ${paths.home}`);
     for (const line of providerLines(

@@ -179,6 +179,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   installRedactor([
     ...workerSecrets(env, config.file),
     ...(temporalKey ? [{ name: 'TEMPORAL_API_KEY', value: temporalKey }] : []),
+    ...(config.codec?.keys ?? []).map((k) => ({ name: 'HERALD_CODEC_KEY', value: k.key.export().toString('base64') })),
   ]);
   const coreUrl = await installRuntime(log, config.metrics !== undefined);
 
@@ -246,7 +247,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     ...(tracing ? tracingOptions(tracing, !o.activitiesOnly) : {}),
-    dataConverter: workerDataConverter(),
+    dataConverter: workerDataConverter(config.codec, log),
     // Versioned: each run stays on its build (PINNED) and moves at continue-as-new (workflows/run.ts).
     ...(config.deployment
       ? {
@@ -297,6 +298,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       temporalAuth: describeSecurity(security),
       database: redactUrl(config.databaseUrl),
       sandbox: sandbox.status,
+      payloads: config.codec
+        ? `encrypted (key ${config.codec.keys[0]!.id}, ${config.codec.keys.length} held)`
+        : 'plaintext',
       ...(metricsServer ? { metrics: metricsServer.url } : {}),
       ...(tracing ? { tracing: true } : {}),
     },

@@ -23,6 +23,12 @@ export interface UndecodablePayload {
   reason: string;
 }
 
+/**
+ * What runtime/codec.ts puts in place of a payload a worker cannot decrypt (same string there);
+ * its data is the reason, which the marker carries instead of "unknown encoding".
+ */
+const UNDECRYPTABLE_ENCODING = 'binary/herald-undecryptable';
+
 export function isUndecodable(v: unknown): v is UndecodablePayload {
   return typeof v === 'object' && v !== null && (v as Record<string, unknown>)[UNDECODABLE] === true;
 }
@@ -40,6 +46,14 @@ export const payloadConverter: PayloadConverter = {
     return defaultPayloadConverter.toPayload(value);
   },
   fromPayload<T>(payload: Payload): T {
+    if (encodingOf(payload) === UNDECRYPTABLE_ENCODING) {
+      const marker: UndecodablePayload = {
+        [UNDECODABLE]: true,
+        encoding: UNDECRYPTABLE_ENCODING,
+        reason: new TextDecoder().decode((payload.data ?? new Uint8Array()).subarray(0, 600)).slice(0, 300),
+      };
+      return marker as T;
+    }
     try {
       return defaultPayloadConverter.fromPayload<T>(payload);
     } catch (err) {

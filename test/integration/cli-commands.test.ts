@@ -4,6 +4,7 @@
  * tools, answer and doctor.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -240,6 +241,7 @@ describe('herald CLI commands', () => {
       /^✗ fail +provider custom \(other-model\) +.*unreachable \(ECONNREFUSED\).*: is the server running\?/m,
     );
     assert.match(out, /^. (ok|warn|fail) +disk +\d+\.\d GB free under /m);
+    assert.match(out, /^- skip +payloads +plaintext in Temporal history/m);
     assert.equal(r.code, 1, 'a failed check fails the command');
     assert.ok(!out.includes(secret) && !r.stderr.includes(secret), 'the key is never printed');
     const models = stack.fake.requests.find((q) => q.path.endsWith('/models'));
@@ -258,6 +260,16 @@ describe('herald CLI commands', () => {
       new RegExp(`^✗ fail +temporal +cannot reach 127\\.0\\.0\\.1:${dead} .*start \`herald dev\``, 'm'),
     );
     assert.match(down.stdout, /^✓ ok +provider custom \(other-model\) .*endpoint not checked \(--offline\)/m);
+    // With a codec key: which key encrypts, which others decrypt.
+    const keyed = await runHerald(['doctor', '--offline'], {
+      ...env,
+      HERALD_HOME: home,
+      HERALD_CODEC_KEY: `k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`,
+    });
+    assert.match(
+      keyed.stdout,
+      /^✓ ok +payloads +encrypted with key k2 \(AES-256-GCM; also decrypts k1; from HERALD_CODEC_KEY\)/m,
+    );
     assert.equal(stack.fake.requests.length, 0, '--offline asks no provider');
   });
 });

@@ -20,6 +20,7 @@ import { migrate } from '../../activities/store/migrate.js';
 import type { HeraldConfig } from '../../runtime/config.js';
 import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
+import { clientDataConverter } from '../../runtime/data-converter.js';
 import { freePort } from '../../runtime/ports.js';
 import { ensureTemporalCli } from '../../runtime/temporal-cli.js';
 import { startEmbeddedPostgres } from '../../workers/embedded-postgres.js';
@@ -134,6 +135,8 @@ export interface TestStackOptions {
   env?: Record<string, string>;
   /** A config file (YAML) for the worker, written to the stack's Herald home. */
   configYaml?: string | ((fake: FakeProvider) => string);
+  /** Use this Temporal server instead of the run's shared one (a test that needs its own flags). */
+  temporalAddress?: string;
 }
 
 export interface TestStack {
@@ -157,7 +160,9 @@ export interface TestStack {
 }
 
 export async function createTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const { temporalAddress, adminDatabaseUrl } = await infra();
+  const servers = await infra();
+  const { adminDatabaseUrl } = servers;
+  const temporalAddress = options.temporalAddress ?? servers.temporalAddress;
   const database = await createDatabase(adminDatabaseUrl);
   const fake = await FakeProvider.start();
   const taskQueue = `herald-test-${randomBytes(4).toString('hex')}`;
@@ -186,13 +191,18 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
   const config = loadConfig({ PATH: process.env.PATH ?? '', ...envVars });
   const db = createDb(database.url, 4);
   await migrate(db);
-  const temporal = new Client({ connection: await Connection.connect({ address: temporalAddress }) });
+  // Both clients carry the stack's codec keys (HERALD_CODEC_KEY in `env`), like every Herald client.
+  const temporal = new Client({
+    connection: await Connection.connect({ address: temporalAddress }),
+    dataConverter: clientDataConverter(config.codec),
+  });
   const herald = await HeraldClient.connect({
     address: temporalAddress,
     namespace: 'default',
     taskQueue,
     databaseUrl: database.url,
     uiUrl: undefined,
+    codec: config.codec,
   });
   const workers: RunningWorker[] = [];
   const start = async (extra: Record<string, string> = {}) => {

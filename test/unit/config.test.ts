@@ -51,7 +51,7 @@ describe('loadConfig', () => {
     assert.equal(c.configPath, undefined);
     assert.equal(c.temporalAddress, undefined);
     assert.equal(c.logLevel, 'info');
-    assert.deepEqual(c.ports, { temporal: 7233, ui: 8233, postgres: 54329 });
+    assert.deepEqual(c.ports, { temporal: 7233, ui: 8233, postgres: 54329, codec: 8888 });
     assert.deepEqual(choices(c.providerDefaults), { provider: 'openai', model: 'gpt-4.1' });
     assert.equal(c.file.agent.maxIterations, 90);
     assert.equal(c.file.agent.busyPolicy, 'interrupt');
