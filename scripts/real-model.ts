@@ -16,6 +16,7 @@
  *  - after a stop: a turn stopped mid-way, then a new question; the reply must not repeat Herald's
  *    notes (the interrupt note, the out-of-band marker).
  * Prints one line per conversation and a summary; exits 1 when a threshold is missed.
+ * REAL_MODEL_ONLY=file,memory,stop picks scenarios; REAL_MODEL_CONFIG adds config YAML.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -183,7 +184,8 @@ try {
       HERALD_MODEL: server.model,
       HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'auto',
     },
-    configYaml: `providers:\n  llamacpp:\n    baseUrl: ${server.baseUrl}\n`,
+    // REAL_MODEL_CONFIG: more config YAML for an experiment (e.g. `tools: { schemas: { mode: full } }`).
+    configYaml: `providers:\n  llamacpp:\n    baseUrl: ${server.baseUrl}\n${process.env.REAL_MODEL_CONFIG ?? ''}\n`,
   });
   if (wanted('file')) for (let i = 0; i < runs; i++) await fileTask(stack, i);
   if (wanted('memory')) await memoryTask(stack);
