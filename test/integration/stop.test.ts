@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { isValidOrder } from '../../common/role-order.js';
 import { sendStopNotice } from '../../activities/events/stop-notices.js';
+import { SIDE_STOP_GRACE_MS } from '../../activities/model/call-model.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
 
@@ -106,6 +107,29 @@ describe('stop', () => {
       "SELECT outcome FROM model_calls WHERE session_id = 'stop-client'",
     );
     assert.deepEqual(ledger.rows, [{ outcome: 'cancelled' }]);
+  });
+
+  it('a stop notice that no stop follows: the aborted call waits out the grace, then retries its request', async () => {
+    stack.fake.script([{ text: 'cut short by a mistaken notice', hangAfterChunks: 2 }, { text: 'Answered anyway.' }]);
+    const conv = stack.herald.conversation('stop-forged');
+    const pending = conv.send('hello', { id: 'forged', start: {} });
+    const req = await stack.fake.waitForRequests(1);
+    await eventually(async () => (await stack.events('stop-forged')).some((e) => e.kind === 'text.delta'));
+    const noticeAt = Date.now();
+    await sendStopNotice(stack.db, { conversationId: 'stop-forged' });
+    await eventually(() => req.abortedAt !== undefined);
+    const result = await pending;
+    const retryAt = stack.fake.requests[1]!.receivedAt;
+    assert.ok(retryAt - noticeAt >= SIDE_STOP_GRACE_MS, `the request was repeated after ${retryAt - noticeAt} ms`);
+    assert.equal(result.final_response, 'Answered anyway.');
+    assert.equal(result.interrupted, false);
+    const ledger = await stack.db.query<{ outcome: string; error_type: string | null }>(
+      "SELECT outcome, error_type FROM model_calls WHERE session_id = 'stop-forged' ORDER BY attempt",
+    );
+    assert.deepEqual(ledger.rows, [
+      { outcome: 'error', error_type: 'network' },
+      { outcome: 'ok', error_type: null },
+    ]);
   });
 
   it('kills a running terminal command and its children, and records a cancelled result', async () => {
