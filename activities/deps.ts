@@ -7,6 +7,7 @@ import type { ToolRegistry } from './tools/registry.js';
 import type { ToolSandbox } from './sandbox/sandbox.js';
 import type { HeraldMetrics } from './metrics.js';
 import type { McpPool } from './mcp/pool.js';
+import type { RunningCalls } from './events/stop-notices.js';
 
 export interface ActivityDeps {
   db: Db;
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   metrics: HeraldMetrics;
   /** This worker's MCP connections (absent: no MCP servers are offered). */
   mcp?: McpPool;
+  /** The running model calls a stop notice can abort (activities/events/stop-notices.ts); none in bare tests. */
+  stops?: RunningCalls;
 }
 
 /** Beat every `intervalMs` until stopped; the SDK throttles what actually reaches the server. */

@@ -306,7 +306,8 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     renderer.mute();
     restorePrompt();
     err(pc.yellow('⏹ stopping the turn…'));
-    void conv.stop('user').catch(fail);
+    // The turn that started last is the running one: a late stop notice cannot reach a newer turn.
+    void conv.stop('user', { turnId: [...active].at(-1) }).catch(fail);
   };
 
   const command = async (line: string): Promise<boolean> => {

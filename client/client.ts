@@ -47,6 +47,7 @@ import { watchEvents } from './events.js';
 import type { StartPhase } from './start-phase.js';
 import { waitForStartPhase } from './start-phase.js';
 import { explainUpdateError } from './workflow-failure.js';
+import { StopNotifier } from './stop-notice.js';
 
 export { ConversationFailedError } from './workflow-failure.js';
 export type { StartPhase } from './start-phase.js';
@@ -60,6 +61,8 @@ export function newSessionId(now = new Date()): string {
 export type StartOptions = Omit<ConversationInput, 'carried'>;
 
 export class HeraldClient {
+  private notifier: StopNotifier | undefined;
+
   private constructor(
     readonly temporal: Client,
     readonly settings: ClientSettings,
@@ -96,7 +99,14 @@ export class HeraldClient {
     return this.conversation(sessionId);
   }
 
+  /** The stop side channel's sender (client/stop-notice.ts); none without a database URL. */
+  stopNotifier(): StopNotifier | undefined {
+    if (!this.settings.databaseUrl) return undefined;
+    return (this.notifier ??= new StopNotifier(this.settings.databaseUrl));
+  }
+
   async close(): Promise<void> {
+    await this.notifier?.close();
     await this.temporal.connection.close();
   }
 }
@@ -203,8 +213,17 @@ export class Conversation {
     await this.handle.signal(userMessageSignal, id ? { text, id } : text);
   }
 
-  async stop(reason?: string): Promise<void> {
+  /**
+   * Interrupt the running turn (signal `stop`). With a database URL, a stop notice follows the
+   * signal so the worker aborts the model request at once (activities/events/stop-notices.ts);
+   * `turnId`, when the caller knows the running turn, keeps a late notice off a newer turn.
+   */
+  async stop(reason?: string, options: { turnId?: string | undefined } = {}): Promise<void> {
+    const notifier = this.herald.stopNotifier();
+    // Connect while the signal travels; the notice goes only once the signal is accepted.
+    notifier?.ready().catch(() => {});
     await this.handle.signal(stopSignal, reason ? { reason } : undefined);
+    await notifier?.send({ conversationId: this.sessionId, turnId: options.turnId });
   }
 
   async steer(text: string): Promise<void> {

@@ -21,6 +21,7 @@ import { createActivities } from '../activities/index.js';
 import { HookRunner, loadPlugins } from '../activities/hooks.js';
 import type { Db } from '../activities/store/db.js';
 import { createDb, redactUrl } from '../activities/store/db.js';
+import { RunningCalls, listenForStops } from '../activities/events/stop-notices.js';
 import { pruneEvents } from '../activities/store/events.js';
 import { migrate } from '../activities/store/migrate.js';
 import { skillSettings } from '../activities/skills/discover.js';
@@ -218,6 +219,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     network: config.file.sandbox.network,
     version: HERALD_VERSION,
   });
+  // The stop side channel: one LISTEN connection, aborting this worker's running model requests.
+  // (Its listener starts once the worker is created.)
+  const stops = new RunningCalls();
   const activities = createActivities(
     {
       db,
@@ -230,6 +234,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       sandbox,
       metrics,
       mcp,
+      stops,
     },
     engine,
   );
@@ -264,6 +269,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     shutdownGraceTime: '5 seconds',
   });
 
+  const stopListener = await listenForStops(config.databaseUrl, stops, log);
+
   const retentionMs = config.file.events.retentionDays * 86_400_000;
   const prune = () =>
     pruneEvents(db, retentionMs).catch((err: unknown) => log.warn({ err: String(err) }, 'event pruning failed'));
@@ -276,7 +283,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     try {
       metricsServer = await startMetricsServer({ ...config.metrics, registry: metrics.registry, coreUrl, log });
     } catch (err) {
-      await Promise.all([connection.close(), db.end()]).catch(() => {});
+      await Promise.all([connection.close(), db.end(), stopListener.close()]).catch(() => {});
       throw new ConfigError(
         `cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(err as Error).message}`,
         'HERALD_METRICS_PORT',
@@ -286,6 +293,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
 
   const done = worker.run().finally(async () => {
     clearInterval(pruneTimer);
+    await stopListener.close();
     await metricsServer?.close().catch(() => {});
     await mcp.closeAll();
     await connection.close().catch(() => {});

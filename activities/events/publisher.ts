@@ -2,6 +2,11 @@
  * Publishes a model call's or tool's events to the side channel. Deltas are batched (a fast
  * stream must not become one row per token) and written in order by a single chain. Publishing is
  * best-effort: the transcript is the truth, so an event write failure is logged, never fatal.
+ * The batching is a throttle with a leading edge: a delta that finds no delta write in the last
+ * 40 ms (the call's first, or the first after a pause) is written at once, so the first token
+ * reaches a client in a few milliseconds; the deltas after it wait for the rest of the interval.
+ * That keeps one delta write per interval at most, as before (event publishing is most of Postgres's
+ * statements), and adds one write per stream burst.
  * Deltas pass a stream redactor first: a secret split across two batches is held back until it is
  * whole, so it is redacted like any other (SPEC §1.6).
  */
@@ -25,6 +30,8 @@ export class EventPublisher {
   private reasoning = '';
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** When deltas were last written (0: never); the throttle's leading edge. */
+  private lastDeltaWriteAt = 0;
   private readonly textStream = new StreamRedactor(redactor());
   private readonly reasoningStream = new StreamRedactor(redactor());
 
@@ -47,13 +54,19 @@ export class EventPublisher {
   textDelta(delta: string): void {
     if (this.reasoning) this.moveDeltas(true);
     this.text += this.textStream.push(delta);
-    this.schedule(this.text.length >= MAX_BUFFERED_CHARS ? 0 : FLUSH_INTERVAL_MS);
+    this.schedule(this.text.length >= MAX_BUFFERED_CHARS ? 0 : this.deltaDelay());
   }
 
   reasoningDelta(delta: string): void {
     if (this.text) this.moveDeltas(true);
     this.reasoning += this.reasoningStream.push(delta);
-    this.schedule(this.reasoning.length >= MAX_BUFFERED_CHARS ? 0 : FLUSH_INTERVAL_MS);
+    this.schedule(this.reasoning.length >= MAX_BUFFERED_CHARS ? 0 : this.deltaDelay());
+  }
+
+  /** How long a new delta waits: none after a quiet interval, else the interval's rest. */
+  private deltaDelay(): number {
+    if (this.timer) return FLUSH_INTERVAL_MS; // a write is already due
+    return Math.max(0, this.lastDeltaWriteAt + FLUSH_INTERVAL_MS - Date.now());
   }
 
   /** Write everything queued so far; resolves when it is in the database (or has failed). */
@@ -65,7 +78,7 @@ export class EventPublisher {
   private async write(final: boolean): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.moveDeltas(final);
+    if (this.moveDeltas(final)) this.lastDeltaWriteAt = Date.now();
     const batch = this.pending;
     this.pending = [];
     if (batch.length) {
@@ -82,7 +95,8 @@ export class EventPublisher {
     await this.chain;
   }
 
-  private moveDeltas(final: boolean): void {
+  /** Queue the buffered deltas as events; says whether there were any. */
+  private moveDeltas(final: boolean): boolean {
     if (final) {
       this.text += this.textStream.flush();
       this.reasoning += this.reasoningStream.flush();
@@ -95,8 +109,10 @@ export class EventPublisher {
         turnId: this.turnId,
         payload: { ...this.deltaTags, text: this.reasoning },
       });
+    const moved = this.text !== '' || this.reasoning !== '';
     this.text = '';
     this.reasoning = '';
+    return moved;
   }
 
   private schedule(delayMs: number): void {

@@ -49,6 +49,15 @@ import { mcpListChanged } from '../mcp/list-changed.js';
 
 const PREVIEW_CHARS = 200;
 
+/**
+ * How long a call aborted by a stop notice waits for Temporal's cancellation. The notice is sent
+ * right after the `stop` signal was accepted, so the cancellation follows within a heartbeat or
+ * two; a notice with none after it (a stop while idle that met a new turn, a forged notice) must
+ * not end the call, so after this long it fails as a retryable `network` failure: the activity's
+ * retry makes the request again.
+ */
+export const SIDE_STOP_GRACE_MS = 10_000;
+
 /** The most text a call result carries; longer final replies are cut here (the transcript has it all). */
 const MAX_RESULT_TEXT = 200_000;
 const NO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
@@ -136,6 +145,9 @@ export function modelActivities(deps: ActivityDeps) {
       // The paid attempt's ledger row, while it could not be written (the database was down too).
       let unrecorded: LedgerEntry | undefined = keptReply?.unrecorded;
       const watch = watchStall(ctx.cancellationSignal, stallSecondsFor(config.file, ref.provider) * 1000);
+      // A stop notice (activities/events/stop-notices.ts) aborts the request before the cancellation arrives.
+      const sideStop = new AbortController();
+      const forgetCall = kept ? () => {} : (deps.stops?.register(a.conversationId, a.turnId, sideStop) ?? (() => {}));
       // What the provider said this attempt used so far: a failed or cancelled attempt is still paid for.
       let reported: TokenCounts | undefined;
       const priced = (t: TokenCounts, model: string) =>
@@ -199,7 +211,7 @@ export function modelActivities(deps: ActivityDeps) {
               toolChoiceNone: a.toolChoiceNone,
             },
             {
-              signal: watch.signal,
+              signal: AbortSignal.any([watch.signal, sideStop.signal]),
               sink: {
                 text: (d) => {
                   firstOutput();
@@ -226,7 +238,15 @@ export function modelActivities(deps: ActivityDeps) {
               credentialIndex: a.credentialIndex,
             },
           ));
+        forgetCall();
       } catch (err) {
+        forgetCall();
+        if (sideStop.signal.aborted && !ctx.cancellationSignal.aborted) {
+          // Never fail before the real cancellation (a failure is retried: a paid call repeated).
+          // Heartbeats go on meanwhile: they are how the cancellation arrives.
+          watch.stop();
+          await cancellationOrTimeout(ctx.cancellationSignal, SIDE_STOP_GRACE_MS);
+        }
         const durationMs = Date.now() - started;
         stopHeartbeat();
         watch.stop();
@@ -242,20 +262,26 @@ export function modelActivities(deps: ActivityDeps) {
           const reason: unknown = ctx.cancellationSignal.reason;
           throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
         }
-        const failure = watch.stalled()
-          ? watch.failure()
-          : toModelFailure(err, {
-              provider: ref,
-              attempt,
-              hint: staleEndpointHint(ref, config.providerDefaults),
-              messageCount: messages.length,
-              retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
-              backoff: {
-                baseMs: config.file.retry.baseDelaySeconds * 1000,
-                capMs: config.file.retry.maxDelaySeconds * 1000,
-                maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
-              },
-            });
+        const failure = sideStop.signal.aborted
+          ? ApplicationFailure.create({
+              type: 'network',
+              message: 'the request was aborted by a stop notice that no cancellation followed; the call is retried',
+              nonRetryable: false,
+            })
+          : watch.stalled()
+            ? watch.failure()
+            : toModelFailure(err, {
+                provider: ref,
+                attempt,
+                hint: staleEndpointHint(ref, config.providerDefaults),
+                messageCount: messages.length,
+                retry: { fallbackAvailable: a.fallbackAvailable ?? false, poolSize: ref.credentialPool?.length ?? 1 },
+                backoff: {
+                  baseMs: config.file.retry.baseDelaySeconds * 1000,
+                  capMs: config.file.retry.maxDelaySeconds * 1000,
+                  maxRetryAfterMs: config.file.retry.maxRetryAfterSeconds * 1000,
+                },
+              });
         const paid = priced(reported ?? NO_TOKENS, ref.model);
         measured('error', durationMs, ref.model, reported, paid.cost_usd, failure.type ?? 'unknown');
         await recordModelCall(db, {
@@ -362,6 +388,20 @@ export function modelActivities(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** Resolves when `signal` aborts or after `ms`, whichever is first. */
+function cancellationOrTimeout(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 }
 
 /** `<REASONING_SCRATCHPAD>` opened and never closed: the model was cut off while thinking aloud. */

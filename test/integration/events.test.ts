@@ -86,6 +86,36 @@ describe('events', () => {
     assert.ok(deltas.length <= 20, `${deltas.length} delta rows for 500 stream chunks`);
   });
 
+  it('publishes the first delta of a stream at once, as its own event, and batches the rest', async () => {
+    // 8 chunks of 5 characters, 10 ms apart: inside one 40 ms batch interval after the first.
+    const text = 'Hello, world, streamed fast to all.....';
+    stack.fake.script([{ text, chunkChars: 5, chunkDelayMs: 10 }]);
+    const conv = stack.herald.conversation('first-token');
+    const seen: StoredEvent[] = [];
+    const watch = await conv.watch((e) => seen.push(e));
+    await conv.send('go', { start: {} });
+    await eventually(() => seen.some((e) => e.kind === 'turn.ended'));
+    await watch.stop();
+    const deltas = seen.filter((e) => e.kind === 'text.delta').map((e) => e.payload.text as string);
+    assert.equal(deltas.join(''), text);
+    // The first chunk was not held for the batch timer (it would have carried the next chunks too).
+    assert.equal(deltas[0], 'Hello');
+    assert.ok(deltas.length < 8, `${deltas.length} delta events for 8 chunks: the rest were not batched`);
+  });
+
+  it('publishes the first delta after a pause at once too', async () => {
+    // Chunks 80 ms apart: each one arrives after a quiet interval, so none waits for the timer.
+    stack.fake.script([{ text: 'aaaabbbbcccc', chunkChars: 4, chunkDelayMs: 80 }]);
+    const seen: StoredEvent[] = [];
+    const conv = stack.herald.conversation('after-pause');
+    const watch = await conv.watch((e) => seen.push(e));
+    await conv.send('go', { start: {} });
+    await eventually(() => seen.some((e) => e.kind === 'turn.ended'));
+    await watch.stop();
+    const deltas = seen.filter((e) => e.kind === 'text.delta').map((e) => e.payload.text as string);
+    assert.deepEqual(deltas, ['aaaa', 'bbbb', 'cccc']);
+  });
+
   it('emits a reset when a model call is retried after partial output, so the final text is not duplicated', async () => {
     stack.fake.script([
       { text: 'Partial answer that gets cut', cutAfterChunks: 3, chunkDelayMs: 20 },
