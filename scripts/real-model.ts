@@ -96,10 +96,25 @@ const ECHO = /operation interrupted|out-of-band|\[herald:|\[budget|context summa
 
 const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim().slice(0, 100);
 
+/** Send and wait; a `clarify` question the model asks on the way is answered as a terse user would. */
 async function send(stack: TestStack, id: string, text: string, cwd: string): Promise<[TurnResult, number]> {
   const t0 = Date.now();
-  const r = await stack.herald.conversation(id).send(text, { start: { cwd } });
-  return [r, (Date.now() - t0) / 1000];
+  const conv = stack.herald.conversation(id);
+  let done = false;
+  const answering = (async () => {
+    while (!done) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const state = await conv.state().catch(() => undefined);
+      if (!done && state?.clarify) await conv.answer('No, that is all.').catch(() => {});
+    }
+  })();
+  try {
+    const r = await conv.send(text, { start: { cwd } });
+    return [r, (Date.now() - t0) / 1000];
+  } finally {
+    done = true;
+    await answering;
+  }
 }
 
 async function fileTask(stack: TestStack, i: number): Promise<void> {
