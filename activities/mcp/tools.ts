@@ -59,29 +59,27 @@ export function describeMcpCall(
   const label = `mcp ${row.server}/${row.kind === 'tool' ? row.tool : row.kind}`;
   const traits = row.readOnly ? READ_ONLY : SERIAL;
   const timeoutSeconds = server?.timeoutSeconds ?? 120;
+  // Arguments the server could never accept go back to the model as a tool error, nothing sent.
+  const invalid = (argsError: string, invalidJson?: boolean) => ({
+    id: call.id,
+    name,
+    summary: `${label} (invalid arguments)`,
+    timeoutSeconds: 30,
+    traits,
+    ...(invalidJson ? { invalidJson: true } : {}),
+    argsError,
+  });
   let args: unknown;
   try {
     args = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
   } catch (err) {
-    return {
-      id: call.id,
-      name,
-      summary: `${label} (invalid arguments)`,
-      timeoutSeconds: 30,
-      traits,
-      invalidJson: true,
-      argsError: `Invalid JSON arguments for ${name}: ${(err as Error).message}. Send a JSON object matching the tool's schema (use {} for no arguments).`,
-    };
+    return invalid(
+      `Invalid JSON arguments for ${name}: ${(err as Error).message}. Send a JSON object matching the tool's schema (use {} for no arguments).`,
+      true,
+    );
   }
   if (!args || typeof args !== 'object' || Array.isArray(args))
-    return {
-      id: call.id,
-      name,
-      summary: `${label} (invalid arguments)`,
-      timeoutSeconds: 30,
-      traits,
-      argsError: `Invalid arguments for ${name}: send a JSON object.`,
-    };
+    return invalid(`Invalid arguments for ${name}: send a JSON object.`);
   const shown = oneLine(JSON.stringify(args), 80);
   const ref: ToolCallRef = {
     id: call.id,
