@@ -48,6 +48,8 @@ export type GuardDecision =
 
 interface Seen {
   resultKey?: string;
+  /** The result was an error: the same call fails the same way again. */
+  error: boolean;
   /** Repeats so far with the result unchanged. */
   repeats: number;
   /** Position of the latest result that actually ran. */
@@ -65,9 +67,15 @@ export class LoopGuard {
   private pause = false;
 
   /** `stats` is counted into as the guard acts (the session's counters, or a fresh set). */
+  /**
+   * `pauses`: after answering a call itself, ask for one tool-less request; and a call that failed
+   * is answered from its earlier result from its first repeat (workflows created before this
+   * behaviour pass false: their histories replay as recorded).
+   */
   constructor(
     readonly settings: LoopGuardSettings,
     readonly stats: LoopGuardStats = emptyLoopGuardStats(),
+    readonly pauses = true,
   ) {}
 
   private key(call: GuardedCall): string | undefined {
@@ -87,7 +95,8 @@ export class LoopGuard {
       this.pause = true;
       return { action: 'answer', refused: true, text: refusalText(call.name, repeat + 1) };
     }
-    if (repeat >= 2 && call.readOnly) {
+    // A read repeats harmlessly once (the file may have changed); a call that failed will fail again.
+    if ((repeat >= 2 && call.readOnly) || (this.pauses && seen.error)) {
       seen.repeats = repeat;
       this.mark(true);
       this.stats.nudges += 1;
@@ -98,7 +107,7 @@ export class LoopGuard {
   }
 
   /** After a call ran: its result's key decides whether it was a repeat. */
-  ran(call: GuardedCall, seq: number, resultKey: string | undefined): void {
+  ran(call: GuardedCall, seq: number, resultKey: string | undefined, isError = false): void {
     const key = this.key(call);
     if (key === undefined || resultKey === undefined || !this.settings.enabled) {
       this.mark(false);
@@ -115,7 +124,7 @@ export class LoopGuard {
     }
     this.seen.delete(key);
     if (this.seen.size >= MAX_KEYS) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(key, { resultKey, repeats: 0, seq });
+    this.seen.set(key, { resultKey, repeats: 0, seq, error: isError });
     this.mark(false);
   }
 
@@ -133,7 +142,7 @@ export class LoopGuard {
 
   /** Whether the next request should offer no tools (asked once: the flag clears). */
   takePause(): boolean {
-    const pause = this.pause && this.settings.enabled;
+    const pause = this.pause && this.settings.enabled && this.pauses;
     this.pause = false;
     return pause;
   }

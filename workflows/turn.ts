@@ -47,7 +47,10 @@ const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
 const BATCH_DEADLINE_SECONDS = 420;
 /** Repeated identical tool calls are nudged, refused, and a turn without progress ends (issue 14). */
 const PATCH_LOOP_GUARD = 'tool-loop-guard';
-/** A request after the loop guard answered a repeated call goes out without tools. */
+/**
+ * A request after the loop guard answered a repeated call goes out without tools, and a repeat of a
+ * call that failed is answered from its earlier result at once (decided when the turn's guard is made).
+ */
 const PATCH_LOOP_PAUSE = 'loop-guard-pause';
 /** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
 const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
@@ -141,7 +144,7 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   const guardSettings = s.loopGuard ?? DEFAULT_LOOP_GUARD;
   if (guardSettings.enabled && patched(PATCH_LOOP_GUARD)) {
     s.loopGuardStats ??= emptyLoopGuardStats();
-    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats);
+    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats, patched(PATCH_LOOP_PAUSE));
   }
 
   const scope = new CancellationScope();
@@ -192,7 +195,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
     const nudges = p.loopGuard?.takeNudges();
     // The guard had to answer a repeated call itself: this request offers no tools (common/loop-guard.ts).
-    const pause = ((p.loopGuard?.takePause() ?? false) || repause) && patched(PATCH_LOOP_PAUSE);
+    const pause = (p.loopGuard?.takePause() ?? false) || repause;
     repause = false;
     const r = await callModelSlot(s, p, {
       steer,
@@ -380,7 +383,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     resultChars += r.chars ?? 0;
     if (guard && guarded) {
       const before = guard.stats.nudges;
-      guard.ran(guardedCall(o.call), o.seq, r.resultKey);
+      guard.ran(guardedCall(o.call), o.seq, r.resultKey, r.isError);
       if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
     }
     o.done = true;

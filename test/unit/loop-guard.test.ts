@@ -42,6 +42,19 @@ describe('loop guard', () => {
     assert.equal(off.takePause(), false);
   });
 
+  it('answers a repeat of a failed call from its earlier result at once, whatever the tool', () => {
+    const patch = { name: 'patch', argsKey: 'k-patch', readOnly: false };
+    const g = new LoopGuard(DEFAULT_LOOP_GUARD);
+    g.ran(patch, 2, 'identical-strings-error', true);
+    const d = g.decide(patch);
+    assert.equal(d.action, 'answer');
+    assert.equal(g.takePause(), true);
+    const old = new LoopGuard(DEFAULT_LOOP_GUARD, undefined, false);
+    old.ran(patch, 2, 'identical-strings-error', true);
+    assert.equal(old.decide(patch).action, 'run', 'guards of older workflows keep the recorded rules');
+    assert.equal(old.takePause(), false);
+  });
+
   it('the reference names the result it stands for and refusals say why', () => {
     const g = new LoopGuard(DEFAULT_LOOP_GUARD);
     g.ran(read, 3, 'r');
