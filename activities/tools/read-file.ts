@@ -8,6 +8,12 @@ import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 const MAX_LINE_CHARS = 2000;
 const DEFAULT_LIMIT = 500;
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/**
+ * A file this small is read to its end whatever `limit` says: paging it costs more calls than it
+ * saves tokens, and small models ask for one line and then guess the rest (Qwen2.5-Coder 1.5B sent
+ * `offset: 1, limit: 1` on most first reads of an 8-line file, then answered with a made-up value).
+ */
+export const SMALL_FILE_BYTES = 4096;
 
 const params = z
   .object({
@@ -22,7 +28,7 @@ export const readFileTool = defineTool({
   untrusted: 'workspace',
   toolset: 'file',
   description:
-    'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files.',
+    'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files (a file of up to 4 KB is read to its end).',
   parameters: params,
   traits: { readOnly: true, pathScoped: true, serial: false },
   paths: (a) => [a.path],
@@ -49,7 +55,12 @@ export const readFileTool = defineTool({
     const lines = buf.toString('utf8').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const offset = args.offset ?? 1;
-    const limit = args.limit ?? DEFAULT_LIMIT;
+    const small = buf.length <= SMALL_FILE_BYTES;
+    const limit = small ? lines.length : (args.limit ?? DEFAULT_LIMIT);
+    const widened =
+      small && args.limit !== undefined && offset - 1 + args.limit < lines.length
+        ? `[read to the end: the file is small (${lines.length} lines)]\n`
+        : '';
     if (offset > lines.length && lines.length > 0) {
       return { content: `${args.path} has ${lines.length} lines; offset ${offset} is past the end`, isError: true };
     }
@@ -66,6 +77,6 @@ export const readFileTool = defineTool({
       end < lines.length
         ? `\n[${workspaceRelative(ctx.cwd, abs)}: lines ${offset}-${end} of ${lines.length}; read on with offset ${end + 1}]`
         : '';
-    return { content: body + more };
+    return { content: widened + body + more };
   },
 });

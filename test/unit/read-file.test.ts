@@ -40,6 +40,11 @@ describe('read_file', () => {
     assert.equal(r.content, '2\tbeta\n3\tgamma');
   });
 
+  it('reads a small file to its end even when asked for one line (small models guess the rest)', async () => {
+    const r = await read({ path: 'notes.txt', offset: 1, limit: 1 });
+    assert.equal(r.content, '[read to the end: the file is small (3 lines)]\n1\talpha\n2\tbeta\n3\tgamma');
+  });
+
   it('pages long files and says how to read on', async () => {
     const first = await read({ path: 'long.txt' });
     assert.equal(first.isError, undefined);
