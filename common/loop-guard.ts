@@ -194,16 +194,6 @@ export const PAUSE_NOTE =
   '[LOOP: tools are paused for this reply because you repeated the same call. The results above already hold ' +
   "what those calls return. Answer the user's request now, in plain text, from those results.]";
 
-/** The note of the one retry after a tool-less reply was still a tool call, written as text. */
-export const PAUSE_RETRY_NOTE = (name: string) =>
-  `[LOOP: your reply was a ${name} call written as text, but tools are paused and nothing ran. ` +
-  'Do not write a tool call. Reply to the user in plain sentences, using the tool results above.]';
-
-/** The closing note when the model answered a tool-less request with a tool call twice. */
-export const pausedHaltNote = (name: string) =>
-  `I stopped this turn: I kept asking for ${name} again instead of answering from the results I already had. ` +
-  'Ask again (perhaps more specifically) to continue.';
-
 /** The closing note of a turn the no-progress detector ended. */
 export const haltNote = (calls: number) =>
   `I stopped this turn: my last ${calls} tool calls repeated earlier calls with the same results, so I was not making progress. ` +

@@ -15,8 +15,6 @@ import {
   emptyLoopGuardStats,
   haltNote,
   PAUSE_NOTE,
-  PAUSE_RETRY_NOTE,
-  pausedHaltNote,
 } from '../common/loop-guard.js';
 import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
@@ -180,9 +178,6 @@ async function preflightCompression(host: TurnHost, p: TurnProgress, tokens: num
 async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   const s = host.state;
   let note: string | undefined;
-  // A tool-less request answered with a tool call written as text is asked once more, still tool-less.
-  let repause = false;
-  let pauseRetried = false;
   for (;;) {
     if (p.iteration >= s.maxIterations) {
       await budgetSummary(host, p, outcome);
@@ -195,8 +190,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
     const nudges = p.loopGuard?.takeNudges();
     // The guard had to answer a repeated call itself: this request offers no tools (common/loop-guard.ts).
-    const pause = (p.loopGuard?.takePause() ?? false) || repause;
-    repause = false;
+    const pause = p.loopGuard?.takePause() ?? false;
     const r = await callModelSlot(s, p, {
       steer,
       note:
@@ -219,25 +213,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
       { lastStepWasTools: p.lastStepWasTools, fallbacksLeft: fallbacksLeft(s, p.chainPos) },
     );
     switch (step.kind) {
-      case 'final': {
-        const attempted = pause ? recogniseTextToolCall(r.text) : undefined;
-        if (attempted) {
-          // Not an answer: the reply is overwritten at the same position, by a retry or by the halt note.
-          s.nextSeq = seq;
-          p.tailRole = tailBefore;
-          if (!pauseRetried) {
-            pauseRetried = true;
-            repause = true;
-            note = PAUSE_RETRY_NOTE(attempted.name);
-            continue;
-          }
-          await guardrailHalt(host, p, outcome, pausedHaltNote(attempted.name));
-          return;
-        }
+      case 'final':
         outcome.finalText = [...p.parts, r.text].join('');
         outcome.exit = 'text_response';
         return;
-      }
       case 'tools':
         await runTools(host, p, r.toolCalls, seq);
         if (p.loopGuard?.shouldHalt()) {
@@ -439,13 +418,9 @@ async function postToolCompression(host: TurnHost, p: TurnProgress): Promise<voi
 }
 
 /** No progress (the last calls all repeats): a closing assistant note, exit `guardrail_halt`. */
-async function guardrailHalt(
-  host: TurnHost,
-  p: TurnProgress,
-  outcome: Outcome,
-  text = haltNote(p.loopGuard!.settings.noProgressCalls),
-): Promise<void> {
+async function guardrailHalt(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   const s = host.state;
+  const text = haltNote(p.loopGuard!.settings.noProgressCalls);
   p.loopGuard!.stats.halts += 1;
   await store.recordMessages({
     sessionId: s.sessionId,
