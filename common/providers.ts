@@ -2,6 +2,7 @@
  * Provider names, API modes and how a model call's API mode is resolved (SPEC §4.2).
  * Pure: the worker supplies defaults from its environment, the workflow carries the result.
  */
+import { isLoopbackHost } from './loopback.js';
 
 export const PROVIDER_NAMES = [
   'openai',
@@ -339,6 +340,5 @@ export function defaultOutputCap(ref: Pick<ProviderRef, 'provider' | 'baseUrl' |
 }
 
 function isLoopbackUrl(url: string): boolean {
-  const host = (hostOf(url) ?? '').replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return isLoopbackHost(hostOf(url) ?? '');
 }

@@ -14,8 +14,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
 import type { Payload } from '@temporalio/common';
+import { isLoopbackHost } from '../common/loopback.js';
 import type { AesGcmCodec } from './codec.js';
 import { PayloadDecryptError, isEncrypted } from './codec.js';
 
@@ -44,11 +44,8 @@ export interface RunningCodecServer {
 
 export class CodecServerError extends Error {}
 
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}
+/** The codec server binds without a token only to loopback (common/loopback.ts). */
+export const isLoopback = isLoopbackHost;
 
 export async function startCodecServer(o: CodecServerOptions): Promise<RunningCodecServer> {
   const host = o.host ?? '127.0.0.1';

@@ -23,6 +23,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TurnResult } from '../common/contract.js';
+import { oneLine } from '../common/text.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
 import type { TestStack } from '../test/support/stack.js';
 import { createTestStack, stopSharedInfra } from '../test/support/stack.js';
@@ -94,8 +95,6 @@ function report(row: Row): void {
 /** Herald's own notes and markers, which a reply should never repeat. */
 const ECHO = /operation interrupted|out-of-band|\[herald:|\[budget|context summary/i;
 
-const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim().slice(0, 100);
-
 /** Send and wait; a `clarify` question the model asks on the way is answered as a terse user would. */
 async function send(stack: TestStack, id: string, text: string, cwd: string): Promise<[TurnResult, number]> {
   const t0 = Date.now();
@@ -136,7 +135,7 @@ async function fileTask(stack: TestStack, i: number): Promise<void> {
     calls: r.api_calls,
     seconds: s,
     exit: r.turn_exit_reason,
-    detail: oneLine(r.final_response),
+    detail: oneLine(r.final_response ?? '', 100),
   });
 }
 
@@ -156,7 +155,7 @@ async function memoryTask(stack: TestStack): Promise<void> {
     calls: r.api_calls,
     seconds: s,
     exit: r.turn_exit_reason,
-    detail: `${about.length} entr${about.length === 1 ? 'y' : 'ies'}: ${oneLine(about.map((e) => e.content).join(' | '))}`,
+    detail: `${about.length} entr${about.length === 1 ? 'y' : 'ies'}: ${oneLine(about.map((e) => e.content).join(' | '), 100)}`,
   });
 }
 
@@ -177,7 +176,7 @@ async function afterStop(stack: TestStack): Promise<void> {
     calls: r.api_calls,
     seconds: s,
     exit: r.turn_exit_reason,
-    detail: oneLine(reply),
+    detail: oneLine(reply, 100),
   });
 }
 
