@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { LedgerTotals } from '../../activities/store/ledger.js';
+import { listConversations } from '../../activities/store/sessions.js';
 import type { StartOptions } from '../../client/client.js';
 import { runHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
@@ -59,18 +60,13 @@ describe('usage ledger: one row per HTTP attempt', () => {
     const usage = await runHerald(['usage', conversation, '--json'], stack.workerEnv());
     const { totals } = JSON.parse(usage.stdout) as { totals: LedgerTotals };
     const state = await stack.herald.conversation(conversation).state();
-    const row = (
-      await stack.db.query<Record<string, string>>(
-        `SELECT api_calls::text, input_tokens::text, output_tokens::text, estimated_cost_usd::text
-           FROM sessions WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1`,
-        [conversation],
-      )
-    ).rows[0]!;
+    // What `herald sessions --json` lists: the sessions row's totals.
+    const row = (await listConversations(stack.db, 100)).find((c) => c.id === conversation)!;
     assert.equal(totals.attempts, apiCalls, 'herald usage');
-    assert.equal(Number(row.api_calls), apiCalls, 'sessions row');
+    assert.equal(row.api_calls, apiCalls, 'sessions row');
     assert.deepEqual(
-      [Number(row.input_tokens), Number(row.output_tokens), Number(row.estimated_cost_usd)],
-      [totals.inputTokens, totals.outputTokens, totals.costUsd],
+      [row.total_tokens, row.cost_usd],
+      [totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens, totals.costUsd],
       'sessions row and herald usage',
     );
     assert.deepEqual(
@@ -280,6 +276,11 @@ describe('usage ledger: one row per HTTP attempt', () => {
     assert.equal(r2.api_calls, 1);
     assert.equal(r2.usage.session.input_tokens, 710 + 400);
     await assertTotalsAgree('u-retried', 4);
+    const sessions = await runHerald(['sessions', '--json'], stack.workerEnv());
+    const listed = (JSON.parse(sessions.stdout) as { id: string; api_calls: number; cost_usd: number }[]).find(
+      (c) => c.id === 'u-retried',
+    );
+    assert.deepEqual([listed?.api_calls, listed?.cost_usd], [4, r2.estimated_cost_usd], 'herald sessions --json');
   });
 
   it('a turn that fails after every retry reports its attempts and the usage they were charged', async () => {
@@ -365,5 +366,32 @@ describe('usage ledger: one row per HTTP attempt', () => {
     );
     assert.equal(r.usage.session.output_tokens, totals.outputTokens);
     assert.equal(r.usage.session.cost_usd, totals.costUsd);
+  });
+
+  it('attempts whose report never reached the turn are added when it closes, from the ledger', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 20' } }], usage: { prompt: 100, completion: 5 } },
+    ]);
+    const conv = stack.herald.conversation('u-late');
+    const pending = conv.send('run it', { start: { cwd: ws, ...claude, baseUrl: stack.fake.anthropicUrl } });
+    await eventually(async () => (await stack.events('u-late')).some((e) => e.kind === 'tool.started'));
+    // An attempt the workflow never heard of (a call that timed out, say): only its ledger row tells.
+    await stack.db.query(
+      `INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode,
+                                outcome, error_type, input_tokens, output_tokens, cost_usd, step)
+       VALUES ('test:late', 'u-late', 'u-late', 'u-late:1', 1, 1, 'anthropic', 'm-claude', 'anthropic_messages',
+               'error', 'timeout', 1000, 0, 0.003, 1)`,
+    );
+    await conv.stop('user');
+    const r = await pending;
+    assert.equal(r.interrupted, true);
+    assert.equal(r.api_calls, 2);
+    assert.equal(r.usage.turn.input_tokens, 1100);
+    assert.equal(r.usage.session.input_tokens, 1100);
+    assert.equal(r.estimated_cost_usd, 0.003375, '$0.000375 for the call, $0.003 for the late attempt');
+    const ended = (await stack.events('u-late')).find((e) => e.kind === 'turn.ended');
+    assert.equal((ended?.payload as { result: { api_calls: number } }).result.api_calls, 2, 'the turn.ended event');
+    assert.equal((await conv.state()).last_result?.api_calls, 2, 'the state');
+    await assertTotalsAgree('u-late', 2);
   });
 });
