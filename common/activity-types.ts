@@ -162,6 +162,8 @@ export interface CallModelResult {
    * absent from results of older workers and when the ledger could not be written or read.
    */
   turnAttempts?: TurnAttempts;
+  /** This call's ledger row could not be written: it is counted alone, and no later report holds it. */
+  unledgered?: boolean;
 }
 
 export interface DiscoverMcpArgs {

@@ -46,9 +46,10 @@ export function countCall(s: ConversationState, p: TurnProgress, r: CallModelRes
   const counted = p.ledger;
   const reported = counted ? asTurnAttempts(r.turnAttempts) : undefined;
   if (counted && reported) return countReport(s, p, counted, reported);
-  // This call alone (its row is in the ledger, or its write failed: either way not counted again).
+  // This call alone. Its row is in the ledger (a later report holds it: counted as seen there),
+  // unless its write failed (no report ever will).
   const one = { attempts: 1, usage: r.usage };
-  if (counted) p.ledger = addAttempts(counted, one);
+  if (counted && !r.unledgered) p.ledger = addAttempts(counted, one);
   add(s, p, one);
 }
 

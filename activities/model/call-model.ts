@@ -388,6 +388,7 @@ export function modelActivities(deps: ActivityDeps) {
           durationMs,
           ...((await mcpListChanged(deps, a.mcp)) ? { mcpChanged: true } : {}),
           ...(turn ? { turnAttempts: turn } : {}),
+          ...(unrecorded ? { unledgered: true } : {}),
         };
       } catch (err) {
         // A moment's outage: the retry saves this reply, without calling the provider again.

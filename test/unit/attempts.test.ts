@@ -15,8 +15,13 @@ import {
   usageOf,
   withLateAttempts,
 } from '../../common/attempts.js';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
+import type { CallModelResult } from '../../common/activity-types.js';
 import type { TurnResult } from '../../common/contract.js';
 import { emptyUsage } from '../../common/messages.js';
+import { countCall, countFailedCall, countLate } from '../../workflows/attempts.js';
+import type { ConversationState } from '../../workflows/state.js';
+import { TurnProgress } from '../../workflows/turn-progress.js';
 
 const report = (attempts: number, input: number, output = 0, cost = 0): TurnAttempts => ({
   attempts,
@@ -124,5 +129,101 @@ describe('capReached', () => {
     assert.equal(capReached(spent, { tokens: 310 }), 'token');
     assert.equal(capReached(spent, { tokens: 311, costUsd: 1 }), undefined);
     assert.equal(capReached(spent, {}), undefined);
+  });
+});
+
+describe('the workflow side (workflows/attempts.ts)', () => {
+  const fresh = () => {
+    const p = new TurnProgress('c:1', 1, 'm1');
+    p.ledger = noAttempts();
+    const s = { sessionUsage: report(0, 1000, 0, 0.01).usage, sessionApiCalls: 5 } as ConversationState;
+    return { s, p };
+  };
+  const failure = (turnAttempts: TurnAttempts | undefined, cancelled = false) =>
+    new ActivityFailure(
+      'failed',
+      'callModel',
+      '3',
+      RetryState.MAXIMUM_ATTEMPTS_REACHED,
+      undefined,
+      cancelled
+        ? new CancelledFailure('CANCELLED', turnAttempts ? [{ turnAttempts }] : [])
+        : ApplicationFailure.create({
+            type: 'server_error',
+            message: 'HTTP 500',
+            details: [{ reason: 'server_error', providerMessage: 'boom' }, ...(turnAttempts ? [{ turnAttempts }] : [])],
+          }),
+    );
+  const ok = (usage: TurnAttempts['usage'], more: Partial<CallModelResult> = {}) =>
+    ({ usage, ...more }) as CallModelResult;
+
+  it('counts failed attempts from their failure, then the success from its report, each once', () => {
+    const { s, p } = fresh();
+    countFailedCall(s, p, failure(report(3, 600, 3, 0.0018)));
+    assert.deepEqual(
+      [p.apiCalls, p.usage.input_tokens, s.sessionApiCalls, s.sessionUsage.input_tokens],
+      [3, 600, 8, 1600],
+    );
+    // A fallback's success: its report holds the 3 failed attempts again, and itself.
+    countCall(s, p, ok(report(1, 120, 7).usage, { turnAttempts: report(4, 720, 10, 0.0018) }));
+    assert.deepEqual([p.apiCalls, p.usage.input_tokens, p.usage.output_tokens], [4, 720, 10]);
+    assert.deepEqual([s.sessionApiCalls, s.sessionUsage.input_tokens, s.sessionUsage.cost_usd], [9, 1720, 0.0118]);
+  });
+
+  it('counts a stopped call from its cancellation', () => {
+    const { s, p } = fresh();
+    countFailedCall(s, p, failure(report(1, 250, 1), true));
+    assert.deepEqual([p.apiCalls, p.usage.input_tokens], [1, 250]);
+  });
+
+  it('a failure without a report counts nothing now; the next report catches it up', () => {
+    const { s, p } = fresh();
+    countFailedCall(s, p, failure(undefined));
+    assert.equal(p.apiCalls, 0);
+    countCall(s, p, ok(report(1, 100).usage, { turnAttempts: report(4, 400) }));
+    assert.deepEqual([p.apiCalls, p.usage.input_tokens], [4, 400]);
+  });
+
+  it('a result without totals counts its call alone, and a later report does not count it again', () => {
+    const { s, p } = fresh();
+    countCall(s, p, ok(report(1, 100).usage));
+    countCall(s, p, ok(report(1, 200).usage, { turnAttempts: report(2, 300) }));
+    assert.deepEqual([p.apiCalls, p.usage.input_tokens], [2, 300]);
+  });
+
+  it('a call whose ledger row could not be written is counted, and not taken for one a report holds', () => {
+    const { s, p } = fresh();
+    countCall(s, p, ok(report(1, 100).usage, { unledgered: true }));
+    // The ledger has the next call's row only.
+    countCall(s, p, ok(report(1, 200).usage, { turnAttempts: report(1, 200) }));
+    assert.deepEqual([p.apiCalls, p.usage.input_tokens], [2, 300]);
+  });
+
+  it('turns that count successful calls only ignore every report', () => {
+    const { s, p } = fresh();
+    p.ledger = null;
+    countFailedCall(s, p, failure(report(3, 600)));
+    countCall(s, p, ok(report(1, 120).usage, { turnAttempts: report(4, 720) }));
+    assert.deepEqual([p.apiCalls, p.usage.input_tokens, s.sessionApiCalls], [1, 120, 6]);
+    const result = { api_calls: 1, usage: { turn: p.usage, session: s.sessionUsage } } as TurnResult;
+    assert.equal(countLate(s, p, result, { lateAttempts: report(1, 10) }), result);
+  });
+
+  it("adds finishTurn's late attempts to the result and the totals, as the stored result has them", () => {
+    const { s, p } = fresh();
+    countCall(s, p, ok(report(1, 100).usage, { turnAttempts: report(1, 100) }));
+    const result = {
+      api_calls: p.apiCalls,
+      usage: { turn: p.usage, session: s.sessionUsage },
+      estimated_cost_usd: s.sessionUsage.cost_usd,
+    } as TurnResult;
+    const late = report(1, 1000, 0, 0.003);
+    const r = countLate(s, p, result, { lateAttempts: late });
+    assert.deepEqual(r, withLateAttempts(result, late));
+    assert.deepEqual([r.api_calls, r.usage.turn.input_tokens, r.usage.session.input_tokens], [2, 1100, 2100]);
+    assert.deepEqual(r.usage.session, s.sessionUsage);
+    assert.equal(s.sessionApiCalls, 7);
+    // An older worker's finishTurn returned nothing.
+    assert.equal(countLate(s, p, result, undefined), result);
   });
 });
