@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type {
   EndConversationArgs,
   FinishTurnArgs,
+  FinishTurnResult,
   PrepareConversationArgs,
   PrepareConversationResult,
   RecordMessagesArgs,
@@ -48,6 +49,8 @@ import {
   setTitleIfMissing,
 } from './store/sessions.js';
 import { findTurnResult, recordTurnResult } from './store/turn-results.js';
+import { turnAttempts } from './store/ledger.js';
+import { asTurnAttempts, attemptsBeyond, withLateAttempts } from '../common/attempts.js';
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
@@ -283,12 +286,21 @@ export function conversationActivities(deps: ActivityDeps) {
       }
     },
 
-    async finishTurn(a: FinishTurnArgs): Promise<void> {
-      await setSessionTotals(db, a.sessionId, a.result.usage.session, a.sessionApiCalls);
-      await recordTurnResult(db, a.conversationId, a.turnId, a.result);
+    /**
+     * The turn's result and the session totals, with any attempts the ledger holds beyond what the
+     * turn counted (a call whose failure carried no totals, e.g. a timeout): the workflow adds the
+     * same (workflows/attempts.ts). The ledger is final for the turn by now, so a retry finds the same.
+     */
+    async finishTurn(a: FinishTurnArgs): Promise<FinishTurnResult> {
+      const counted = asTurnAttempts(a.counted);
+      const late = counted && attemptsBeyond(counted, await turnAttempts(db, a.conversationId, a.turnId));
+      const result = late ? withLateAttempts(a.result, late) : a.result;
+      await setSessionTotals(db, a.sessionId, result.usage.session, a.sessionApiCalls + (late ? late.attempts : 0));
+      await recordTurnResult(db, a.conversationId, a.turnId, result);
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('turn.ended', { result: a.result });
+      pub.emit('turn.ended', { result });
       await pub.flush();
+      return late ? { lateAttempts: late } : {};
     },
 
     async endConversation(a: EndConversationArgs): Promise<void> {

@@ -1,7 +1,8 @@
 /**
- * The line under a turn: model calls, tokens and cost. A stopped turn's result counts only the
- * calls that completed, so its footer is read from the usage ledger (one row per model call,
- * cancelled and failed ones included) and says "stopped".
+ * The line under a turn: model calls, tokens and cost. A stopped turn's footer is read from the
+ * usage ledger (one row per model call, cancelled and failed ones included, so it can say how many
+ * of each) and says "stopped". The ledger also wins over a result that counts fewer calls than it
+ * holds (a result from before every attempt was counted, common/attempts.ts).
  */
 import pc from 'picocolors';
 import type { Db } from '../activities/store/db.js';

@@ -1,7 +1,8 @@
 /**
  * `herald usage <session>`: every HTTP attempt of a conversation's model calls, from the usage
- * ledger, and their totals. A turn's `api_calls` counts the calls that succeeded; this counts every
- * request made (retries, fallbacks, failed and cancelled ones), with what the provider said each used.
+ * ledger, and their totals: every request made (retries, fallbacks, failed and cancelled ones), with
+ * what the provider said each used. The turns' `api_calls` and the session's usage count the same
+ * attempts (common/attempts.ts); this also lists the child agents' (their usage is in the session's).
  */
 import type { Db } from '../activities/store/db.js';
 import type { LedgerRow, LedgerTotals } from '../activities/store/ledger.js';

@@ -3,6 +3,7 @@
  * activities, and therefore what lands in Temporal history. Kept small on purpose: the transcript
  * lives in Postgres and activities load it themselves (DESIGN.md, "references in history").
  */
+import type { SpendLimit, TurnAttempts } from './attempts.js';
 import type { TurnResult } from './contract.js';
 import type { Usage } from './messages.js';
 import type { ProviderRef, ProviderRequest } from './providers.js';
@@ -135,6 +136,11 @@ export interface CallModelArgs {
   toolChoiceNone?: boolean;
   /** The conversation's MCP tools (names, schema hashes) and servers (for list-changed checks). */
   mcp?: McpSnapshot;
+  /**
+   * What is left of the session caps (common/attempts.ts): a retry of this call is not made once
+   * its earlier attempts spent it (absent: no caps, or a turn that counts successful calls only).
+   */
+  spendLimit?: SpendLimit;
 }
 
 export interface CallModelResult {
@@ -151,6 +157,13 @@ export interface CallModelResult {
   durationMs: number;
   /** A server of the conversation said its tool list changed: discover again before the next turn. */
   mcpChanged?: boolean;
+  /**
+   * The turn's ledger totals, this call's attempts and every earlier one's included (common/attempts.ts);
+   * absent from results of older workers and when the ledger could not be written or read.
+   */
+  turnAttempts?: TurnAttempts;
+  /** This call's ledger row could not be written: it is counted alone, and no later report holds it. */
+  unledgered?: boolean;
 }
 
 export interface DiscoverMcpArgs {
@@ -213,6 +226,16 @@ export interface FinishTurnArgs {
   result: TurnResult;
   /** Session totals are written as absolute values, so a retried write is harmless. */
   sessionApiCalls: number;
+  /**
+   * What the turn counted of its ledger (common/attempts.ts): attempts the ledger holds beyond it
+   * are added to the result before it is stored (absent: turns that count successful calls only).
+   */
+  counted?: TurnAttempts;
+}
+
+export interface FinishTurnResult {
+  /** Attempts only the ledger knew of, added to the stored result; the workflow adds the same. */
+  lateAttempts?: TurnAttempts;
 }
 
 export interface EndConversationArgs {

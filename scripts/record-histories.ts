@@ -487,6 +487,7 @@ async function recordFallback(stack: TestStack, ws: string): Promise<void> {
   stack.fake.script([{ text: 'answered by the backup' }], 'backup-model');
   const r1 = await conv.send('hello', { id: 'fb1', start });
   expect(r1.model === 'backup-model' && r1.final_response === 'answered by the backup', 'turn 1 fell back');
+  expect(r1.api_calls === 4, `turn 1 counted its 3 failed attempts and the backup's call: ${r1.api_calls}`);
 
   stack.fake.script([{ status: 402, error: { message: 'Insufficient credits on this account' } }], 'fake-model');
   stack.fake.script([{ text: 'the backup again' }], 'backup-model');
@@ -499,6 +500,7 @@ async function recordFallback(stack: TestStack, ws: string): Promise<void> {
   );
   const r3 = await conv.send('and now?', { id: 'fb3' });
   expect(r3.failed && r3.turn_exit_reason === 'model_error', `turn 3 failed: ${JSON.stringify(r3)}`);
+  expect(r3.api_calls === 6, `turn 3 counted its 6 failed attempts: ${r3.api_calls}`);
   expect(byModel('fake-model') === 4 && byModel('backup-model') === 8, 'turn 3 skipped the cooling primary');
   expect((await statusEvents(stack, 'replay-fallback', 'fallback')).length === 2, 'two fallbacks');
   expect((await statusEvents(stack, 'replay-fallback', 'retry')).length === 1, 'one restart of the chain');
@@ -750,7 +752,9 @@ async function recordSteerStopped(stack: TestStack, ws: string): Promise<void> {
   await conv.steer('use tabs');
   await stack.fake.waitForRequests(2);
   await conv.stop();
-  expect((await p1).interrupted, 'turn 1 stopped');
+  const stopped = await p1;
+  expect(stopped.interrupted, 'turn 1 stopped');
+  expect(stopped.api_calls === 2, `turn 1 counted the stopped call: ${stopped.api_calls}`);
   await eventually(() => stack.fake.requests.length === 3);
   expect(messagesOf(stack.fake.requests[2]!).at(-1)!.content === 'use tabs', 'the steer became a message');
   await eventually(async () => (await conv.state()).status === 'idle');

@@ -4,6 +4,7 @@
  * problems are TurnEnd, caught by the turn and reported in its result.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { SPEND_LIMIT_REACHED } from '../common/attempts.js';
 import type { TurnExitReason } from '../common/contract.js';
 import type { FailureReason } from '../common/error-reasons.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED, isFailureReason } from '../common/error-reasons.js';
@@ -35,6 +36,13 @@ export function failureKindOf(err: unknown): FailureKind | undefined {
   return 'unknown';
 }
 
+/** A model call whose retry was not made: its earlier attempts reached a session cap (common/attempts.ts). */
+export function isSpendLimitReached(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === SPEND_LIMIT_REACHED
+  );
+}
+
 /** The innermost message of an error chain, for one-line error reports. */
 export function rootMessage(err: unknown): string {
   let e: unknown = err;
@@ -47,4 +55,20 @@ export function statedContextLimit(err: unknown): number | undefined {
   if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
   const details = err.cause.details?.[0] as { contextLimit?: unknown } | undefined;
   return typeof details?.contextLimit === 'number' ? details.contextLimit : undefined;
+}
+
+/**
+ * The turn's ledger totals a failed or cancelled model call reported (the detail
+ * activities/model/call-model.ts appends), unchecked; undefined when it carried none.
+ */
+export function reportedAttempts(err: unknown): unknown {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e instanceof Error; depth++, e = e.cause) {
+    const details = (e as { details?: unknown }).details;
+    if (!Array.isArray(details)) continue;
+    for (const d of details)
+      if (typeof d === 'object' && d !== null && 'turnAttempts' in d)
+        return (d as { turnAttempts: unknown }).turnAttempts;
+  }
+  return undefined;
 }

@@ -6,15 +6,17 @@
  */
 import { isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { CallModelResult } from '../common/activity-types.js';
+import type { SpendLimit } from '../common/attempts.js';
+import { roundCost } from '../common/messages.js';
 import type { FailureReason } from '../common/error-reasons.js';
-import { addUsage } from '../common/messages.js';
 import { providerLabel } from '../common/providers.js';
 import type { SlotState } from '../common/recovery.js';
 import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
 import { modelActivities, store } from './activities.js';
+import { countCall, countEveryAttempt, countFailedCall } from './attempts.js';
 import { compressNow } from './context.js';
 import { timerLabel } from './labels.js';
-import { TurnEnd, failureKindOf, rootMessage, statedContextLimit } from './errors.js';
+import { TurnEnd, failureKindOf, isSpendLimitReached, rootMessage, statedContextLimit } from './errors.js';
 import type { ProviderError } from './provider-chain.js';
 import {
   chainFailureMessage,
@@ -69,6 +71,18 @@ function checkSessionBudget(s: ConversationState): void {
   }
 }
 
+/** What is left of the session caps, for the call's own retries to stop at (common/attempts.ts). */
+function spendLimitOf(s: ConversationState): { spendLimit?: SpendLimit } {
+  const { maxCostUsd, maxTokens } = s.budget;
+  if (maxCostUsd === undefined && maxTokens === undefined) return {};
+  return {
+    spendLimit: {
+      ...(maxCostUsd !== undefined ? { costUsd: roundCost(maxCostUsd - s.sessionUsage.cost_usd) } : {}),
+      ...(maxTokens !== undefined ? { tokens: maxTokens - s.sessionUsage.total_tokens } : {}),
+    },
+  };
+}
+
 export async function callModelSlot(
   s: ConversationState,
   p: TurnProgress,
@@ -84,6 +98,7 @@ export async function callModelSlot(
   };
   let storageWaits = 0;
   const steer = opts.steer;
+  countEveryAttempt(p);
   for (;;) {
     checkSessionBudget(s);
     const seq = s.nextSeq;
@@ -105,17 +120,17 @@ export async function callModelSlot(
         ...(steer ? { steer } : {}),
         ...(opts.toolChoiceNone ? { toolChoiceNone: true } : {}),
         ...(s.mcp ? { mcp: s.mcp } : {}),
+        ...(p.ledger ? spendLimitOf(s) : {}),
       });
       if (r.mcpChanged && s.mcp) s.mcp.stale = true;
       s.nextSeq = seq + 1;
       p.tailRole = 'assistant';
-      p.apiCalls += 1;
-      p.usage = addUsage(p.usage, r.usage);
-      s.sessionUsage = addUsage(s.sessionUsage, r.usage);
-      s.sessionApiCalls += 1;
+      countCall(s, p, r);
       s.lastPromptTokens = r.usage.input_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens;
       return r;
     } catch (err) {
+      // Failed and stopped attempts are paid for too: counted before anything else happens.
+      countFailedCall(s, p, err);
       if (isCancellation(err)) {
         // A stopped call may never have stored the steer it carried: it goes back, and becomes
         // the next user message (moved out of the tool result if the call had appended it).
@@ -124,6 +139,10 @@ export async function callModelSlot(
       }
       const kind = failureKindOf(err);
       if (kind === undefined) throw err;
+      // Attempts that failed late may have reached a session cap: no fallback or retry goes past it.
+      if (p.ledger) checkSessionBudget(s);
+      // (The call's own retry found the cap reached: so it is, whatever rounding says here.)
+      if (isSpendLimitReached(err)) throw new TurnEnd('session_budget_exceeded', rootMessage(err));
       // The steer text stays with every later attempt: the attempt that failed may have failed
       // before storing it, and storing it is idempotent (the same text is never appended twice).
       // The database refused the reply for good: no other provider or retry can help.

@@ -1,6 +1,7 @@
 /** Live state of one running turn: counters, open tool calls, and how `/stop` reaches it. */
 import type { CancellationScope } from '@temporalio/workflow';
 import type { ConversationStatus } from '../common/contract.js';
+import type { TurnAttempts } from '../common/attempts.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ResponseCounters } from '../common/model-response.js';
@@ -18,8 +19,14 @@ export interface OpenCall {
 
 export class TurnProgress {
   iteration = 0;
+  /** Model-call attempts of this turn (only the successful ones in turns that do not count every attempt). */
   apiCalls = 0;
   usage: Usage = emptyUsage();
+  /**
+   * What this turn counted of its ledger (workflows/attempts.ts); null: the turn counts successful
+   * calls only (recorded before every attempt was counted); undefined: not decided yet.
+   */
+  ledger: TurnAttempts | null | undefined = undefined;
   status: ConversationStatus = 'thinking';
   phase: Phase = 'starting';
   currentTools: string[] = [];

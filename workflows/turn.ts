@@ -23,6 +23,7 @@ import type { ToolCallRef } from '../common/tool-batch.js';
 import { planToolBatch } from '../common/tool-batch.js';
 import { applyTodos, formatTodos } from '../common/todos.js';
 import { store, toolActivities } from './activities.js';
+import { countLate, countedForFinish } from './attempts.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
 import { withDeadline } from './deadline.js';
 import { TurnEnd, rootMessage } from './errors.js';
@@ -536,14 +537,15 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
   };
   s.lastError = outcome.error ?? null;
-  await store.finishTurn({
+  const closed = await store.finishTurn({
     conversationId: s.conversationId,
     sessionId: s.sessionId,
     turnId: p.turnId,
     result,
     sessionApiCalls: s.sessionApiCalls,
+    ...countedForFinish(p),
   });
-  return result;
+  return countLate(s, p, result, closed);
 }
 
 function setStatus(host: TurnHost, p: TurnProgress, status: ConversationStatus, phase: Phase): void {

@@ -23,7 +23,9 @@ import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
 import type { LedgerEntry, LedgerOutcome } from '../store/ledger.js';
-import { attemptKey, recordModelCall } from '../store/ledger.js';
+import { activityAttempts, attemptKey, recordModelCall, turnAttempts } from '../store/ledger.js';
+import type { TurnAttempts } from '../../common/attempts.js';
+import { SPEND_LIMIT_REACHED, capReached } from '../../common/attempts.js';
 import { appendToContent, loadTranscript, writeMessage } from '../store/messages.js';
 import { getSession, sessionMarkerNonce } from '../store/sessions.js';
 import { heraldNote, steerNote } from '../../common/markers.js';
@@ -101,6 +103,7 @@ export function modelActivities(deps: ActivityDeps) {
     async callModel(a: CallModelArgs): Promise<CallModelResult> {
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
+      if (attempt > 1 && a.spendLimit) await refuseOverSpend(db, a, ctx.info);
       const started = Date.now();
       // The endpoint as this worker's configuration gives it now (unless the caller pinned one).
       const ref = currentEndpoint(a.provider, config.providerDefaults);
@@ -253,14 +256,18 @@ export function modelActivities(deps: ActivityDeps) {
         endFlight();
         if (ctx.cancellationSignal.aborted) {
           measured('cancelled', durationMs, ref.model, reported, priced(reported ?? NO_TOKENS, ref.model).cost_usd);
-          await recordModelCall(
+          const turn = await recordModelCall(
             db,
             entry('cancelled', priced(reported ?? NO_TOKENS, ref.model), durationMs, ref.model),
-          ).catch(() => {});
+          ).catch(() => undefined);
           pub.emit('thinking', { state: 'stopped', cancelled: true, durationMs });
           await pub.flush();
           const reason: unknown = ctx.cancellationSignal.reason;
-          throw reason instanceof CancelledFailure ? reason : new CancelledFailure('CANCELLED');
+          // The cancellation carries the turn's totals to the workflow: a stopped call is counted too.
+          throw new CancelledFailure(
+            reason instanceof CancelledFailure ? reason.message : 'CANCELLED',
+            turn ? [attemptsDetail(turn)] : [],
+          );
         }
         const failure = sideStop.signal.aborted
           ? ApplicationFailure.create({
@@ -284,10 +291,10 @@ export function modelActivities(deps: ActivityDeps) {
               });
         const paid = priced(reported ?? NO_TOKENS, ref.model);
         measured('error', durationMs, ref.model, reported, paid.cost_usd, failure.type ?? 'unknown');
-        await recordModelCall(db, {
+        const turn = await recordModelCall(db, {
           ...entry('error', paid, durationMs, ref.model),
           errorType: failure.type ?? 'unknown',
-        }).catch(() => {});
+        }).catch(() => undefined);
         pub.emit('status', {
           kind: 'model_error',
           reason: failure.type,
@@ -297,8 +304,10 @@ export function modelActivities(deps: ActivityDeps) {
         });
         pub.emit('thinking', { state: 'stopped', failed: true, durationMs });
         await pub.flush();
-        throw failure;
+        throw withAttempts(failure, turn);
       }
+      // The turn's ledger totals once this call's row is in (common/attempts.ts).
+      let turn: TurnAttempts | undefined;
       try {
         await deps.hooks.postLlmCall({
           ...scope,
@@ -323,12 +332,17 @@ export function modelActivities(deps: ActivityDeps) {
         const row = kept ? unrecorded : entry('ok', usage, Date.now() - started, response.model);
         if (row)
           await recordModelCall(db, row).then(
-            () => (unrecorded = undefined),
+            (t) => {
+              unrecorded = undefined;
+              turn = t;
+            },
             (err: unknown) => {
               unrecorded = row;
               deps.log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
             },
           );
+        // (A kept reply's row was written by its own attempt: the totals are read.)
+        else turn = await turnAttempts(db, a.conversationId, a.turnId).catch(() => undefined);
         const enabled = mcpTools.size ? [...a.tools, ...mcpTools.keys()] : a.tools;
         const capped = capToolCalls(repairedToolNames(uniqueCallIds(response.toolCalls, a.seq), enabled));
         const toolCalls = capped.calls;
@@ -373,12 +387,14 @@ export function modelActivities(deps: ActivityDeps) {
           model: response.model,
           durationMs,
           ...((await mcpListChanged(deps, a.mcp)) ? { mcpChanged: true } : {}),
+          ...(turn ? { turnAttempts: turn } : {}),
+          ...(unrecorded ? { unledgered: true } : {}),
         };
       } catch (err) {
         // A moment's outage: the retry saves this reply, without calling the provider again.
         // Anything else would fail the same way on every retry, each one a paid call: it fails now.
         if (isTransientDbError(err)) keepReply(slotKey, response, unrecorded);
-        throw storageFailure(err, "saving the model's reply");
+        throw withAttempts(storageFailure(err, "saving the model's reply"), turn);
       } finally {
         // (A kept reply's span was never a request: it ends here without usage.)
         endSpan({ outcome: 'ok' });
@@ -388,6 +404,25 @@ export function modelActivities(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** A failure's (or cancellation's) detail carrying the turn's ledger totals; the workflow reads it in workflows/errors.ts. */
+function attemptsDetail(turn: TurnAttempts): { turnAttempts: TurnAttempts } {
+  return { turnAttempts: turn };
+}
+
+/** `failure` with the turn's totals appended to its details (the first detail stays the provider's). */
+function withAttempts(failure: ApplicationFailure, turn: TurnAttempts | undefined): ApplicationFailure {
+  if (!turn) return failure;
+  return new ApplicationFailure(
+    failure.message,
+    failure.type,
+    failure.nonRetryable,
+    [...(failure.details ?? []), attemptsDetail(turn)],
+    failure.cause,
+    failure.nextRetryDelay,
+    failure.category,
+  );
 }
 
 /** Resolves when `signal` aborts or after `ms`, whichever is first. */
@@ -410,6 +445,37 @@ export function hasUnterminatedScratchpad(text: string): boolean {
   return open >= 0 && text.indexOf('</REASONING_SCRATCHPAD>', open) < 0;
 }
 
+/** (Always set for an activity a workflow scheduled; a test's bare activity falls back to its turn.) */
+function runIdOf(a: CallModelArgs, info: Pick<ActivityInfo, 'workflowExecution'>): string {
+  return info.workflowExecution?.runId ?? `turn-${a.turnId}`;
+}
+
+/**
+ * A retry whose call's earlier attempts already spent what was left of a session cap is not made:
+ * it fails for good, with the turn's totals, and the workflow ends the turn at the cap
+ * (workflows/model-slot.ts). Without the ledger (the database down) the retry goes ahead.
+ */
+async function refuseOverSpend(
+  db: ActivityDeps['db'],
+  a: CallModelArgs,
+  info: Pick<ActivityInfo, 'activityId' | 'workflowExecution'>,
+): Promise<void> {
+  const spent = await activityAttempts(db, a.conversationId, a.turnId, runIdOf(a, info), info.activityId).catch(
+    () => undefined,
+  );
+  const cap = spent && a.spendLimit ? capReached(spent.usage, a.spendLimit) : undefined;
+  if (!cap) return;
+  const turn = await turnAttempts(db, a.conversationId, a.turnId).catch(() => undefined);
+  throw withAttempts(
+    ApplicationFailure.create({
+      type: SPEND_LIMIT_REACHED,
+      message: `the session ${cap} cap is reached: the earlier attempts of this model call spent what was left, so it is not retried`,
+      nonRetryable: true,
+    }),
+    turn,
+  );
+}
+
 /** The ledger row of this HTTP attempt, keyed by the activity attempt that made it (activities/store/ledger.ts). */
 function ledgerEntry(
   a: CallModelArgs,
@@ -419,8 +485,7 @@ function ledgerEntry(
   durationMs: number,
   model: string,
 ) {
-  // (Always set for an activity a workflow scheduled; a test's bare activity falls back to its turn.)
-  const runId = info.workflowExecution?.runId ?? `turn-${a.turnId}`;
+  const runId = runIdOf(a, info);
   return {
     callKey: attemptKey(runId, info.activityId, info.attempt),
     sessionId: a.sessionId,

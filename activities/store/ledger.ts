@@ -5,6 +5,8 @@
  * Temporal attempt): a retry is another attempt, a whole-call retry or a fallback at the same step
  * is another activity, so none of them collide; a re-delivered attempt writes the same key, a no-op.
  */
+import type { TurnAttempts } from '../../common/attempts.js';
+import { usageOf } from '../../common/attempts.js';
 import type { Usage } from '../../common/messages.js';
 import type { Db } from './db.js';
 
@@ -36,13 +38,52 @@ export function attemptKey(workflowRunId: string, activityId: string, attempt: n
   return `run:${workflowRunId}:${activityId}:${attempt}`;
 }
 
-export async function recordModelCall(db: Db, e: LedgerEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode, outcome, error_type,
-                              input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms,
-                              step, workflow_run_id, activity_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-     ON CONFLICT (call_key) DO NOTHING`,
+const SUMS = `count(*)::text AS attempts,
+            coalesce(sum(input_tokens), 0)::text AS input_tokens,
+            coalesce(sum(output_tokens), 0)::text AS output_tokens,
+            coalesce(sum(cache_read_tokens), 0)::text AS cache_read_tokens,
+            coalesce(sum(cache_write_tokens), 0)::text AS cache_write_tokens,
+            coalesce(sum(reasoning_tokens), 0)::text AS reasoning_tokens,
+            coalesce(sum(cost_usd), 0)::text AS cost_usd`;
+
+type SumsRow = Record<'attempts' | Exclude<keyof Usage, 'total_tokens'>, string>;
+
+function turnAttemptsFrom(row: SumsRow | undefined): TurnAttempts {
+  const n = (k: keyof SumsRow) => Number(row?.[k] ?? 0);
+  return {
+    attempts: n('attempts'),
+    usage: usageOf({
+      input_tokens: n('input_tokens'),
+      output_tokens: n('output_tokens'),
+      cache_read_tokens: n('cache_read_tokens'),
+      cache_write_tokens: n('cache_write_tokens'),
+      reasoning_tokens: n('reasoning_tokens'),
+      cost_usd: n('cost_usd'),
+    }),
+  };
+}
+
+/**
+ * Write one attempt's row and return its turn's totals, this attempt included (common/attempts.ts:
+ * what the workflow counts), in one round trip. The sums read the table as it was before the insert
+ * (a statement does not see its own WITH's writes), so the inserted row is added from RETURNING; a
+ * re-delivered attempt inserts nothing and its earlier row is in the sums already.
+ */
+export async function recordModelCall(db: Db, e: LedgerEntry): Promise<TurnAttempts> {
+  const r = await db.query<SumsRow>(
+    `WITH ins AS (
+       INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode, outcome, error_type,
+                                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms,
+                                step, workflow_run_id, activity_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+       ON CONFLICT (call_key) DO NOTHING
+       RETURNING input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd
+     ), turn_rows AS (
+       SELECT input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd
+         FROM model_calls WHERE conversation_id = $3 AND turn_id = $4
+       UNION ALL SELECT * FROM ins
+     )
+     SELECT ${SUMS} FROM turn_rows`,
     [
       e.callKey,
       e.sessionId,
@@ -67,6 +108,32 @@ export async function recordModelCall(db: Db, e: LedgerEntry): Promise<void> {
       e.activityId,
     ],
   );
+  return turnAttemptsFrom(r.rows[0]);
+}
+
+/** One turn's totals over its attempts (its own conversation's; child agents' turns are their own). */
+export async function turnAttempts(db: Db, conversationId: string, turnId: string): Promise<TurnAttempts> {
+  const r = await db.query<SumsRow>(`SELECT ${SUMS} FROM model_calls WHERE conversation_id = $1 AND turn_id = $2`, [
+    conversationId,
+    turnId,
+  ]);
+  return turnAttemptsFrom(r.rows[0]);
+}
+
+/** The attempts one activity made so far (its earlier Temporal attempts), within its turn. */
+export async function activityAttempts(
+  db: Db,
+  conversationId: string,
+  turnId: string,
+  workflowRunId: string,
+  activityId: string,
+): Promise<TurnAttempts> {
+  const r = await db.query<SumsRow>(
+    `SELECT ${SUMS} FROM model_calls
+      WHERE conversation_id = $1 AND turn_id = $2 AND workflow_run_id = $3 AND activity_id = $4`,
+    [conversationId, turnId, workflowRunId, activityId],
+  );
+  return turnAttemptsFrom(r.rows[0]);
 }
 
 /** One attempt as `herald usage` shows it. */

@@ -224,17 +224,27 @@ export interface ConversationListItem {
   parent_id: string | null;
   /** Messages in the current context. */
   messages: number;
+  /**
+   * The conversation's totals as its last turn wrote them (the current session's row): every
+   * model-call attempt, failed and cancelled ones included, and its child agents' usage.
+   */
+  api_calls: number;
+  total_tokens: number;
+  cost_usd: number;
 }
 
 /** Recent conversations, newest first; a compression lineage is one row. */
 export async function listConversations(db: Db, limit = 20): Promise<ConversationListItem[]> {
   const r = await db.query<ConversationListItem>(
     `SELECT r.id, r.workflow_id, cur.id AS current_session, r.title, r.source, cur.model, r.started_at,
-            cur.ended_at, r.parent_id,
+            cur.ended_at, r.parent_id, cur.api_calls, cur.total_tokens, cur.cost_usd,
             (SELECT count(*)::int - 1 FROM sessions l WHERE l.conversation_id = r.conversation_id) AS compressions,
             (SELECT count(*)::int FROM messages m WHERE m.session_id = cur.id) AS messages
        FROM sessions r
-       CROSS JOIN LATERAL (SELECT s.id, s.model, s.ended_at FROM sessions s
+       CROSS JOIN LATERAL (SELECT s.id, s.model, s.ended_at, s.api_calls,
+                                  (s.input_tokens + s.output_tokens + s.cache_read_tokens + s.cache_write_tokens)::float8 AS total_tokens,
+                                  s.estimated_cost_usd::float8 AS cost_usd
+                             FROM sessions s
                             WHERE s.conversation_id = r.conversation_id
                             ORDER BY s.started_at DESC, s.id DESC LIMIT 1) cur
       WHERE r.id = r.conversation_id

@@ -2,12 +2,15 @@
  * Every HTTP attempt is accounted (issue 14): the usage ledger holds one row per request the
  * provider received, through activity retries, fallbacks and whole-chain retries at the same step,
  * with each outcome and the usage the provider reported (a cut stream included), and `herald usage`
- * prints them through the real CLI.
+ * prints them through the real CLI. The turn's `api_calls` and usage, the session totals (state,
+ * sessions row) and the session caps count the same attempts.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import type { LedgerTotals } from '../../activities/store/ledger.js';
+import { listConversations } from '../../activities/store/sessions.js';
 import type { StartOptions } from '../../client/client.js';
 import { runHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
@@ -33,7 +36,10 @@ describe('usage ledger: one row per HTTP attempt', () => {
   before(async () => {
     stack = await createTestStack({
       env: { ANTHROPIC_API_KEY: ANTHROPIC_KEY },
-      configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n',
+      configYaml:
+        'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' +
+        // Priced so that costs are not zero: USD per million tokens.
+        'pricing:\n  m-claude: { input: 3, output: 15 }\n',
     });
     ws = join(stack.home, 'ws');
     mkdirSync(ws, { recursive: true });
@@ -49,6 +55,27 @@ describe('usage ledger: one row per HTTP attempt', () => {
     stack.fake.reset();
   });
 
+  /** The session totals — sessions row, `state` query — and the ledger (`herald usage --json`) say the same. */
+  const assertTotalsAgree = async (conversation: string, apiCalls: number) => {
+    const usage = await runHerald(['usage', conversation, '--json'], stack.workerEnv());
+    const { totals } = JSON.parse(usage.stdout) as { totals: LedgerTotals };
+    const state = await stack.herald.conversation(conversation).state();
+    // What `herald sessions --json` lists: the sessions row's totals.
+    const row = (await listConversations(stack.db, 100)).find((c) => c.id === conversation)!;
+    assert.equal(totals.attempts, apiCalls, 'herald usage');
+    assert.equal(row.api_calls, apiCalls, 'sessions row');
+    assert.deepEqual(
+      [row.total_tokens, row.cost_usd],
+      [totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens, totals.costUsd],
+      'sessions row and herald usage',
+    );
+    assert.deepEqual(
+      [state.usage.input_tokens, state.usage.output_tokens, state.usage.cost_usd],
+      [totals.inputTokens, totals.outputTokens, totals.costUsd],
+      'state and herald usage',
+    );
+  };
+
   const ledger = async (conversation: string) =>
     (
       await stack.db.query<Row>(
@@ -63,7 +90,9 @@ describe('usage ledger: one row per HTTP attempt', () => {
     stack.fake.script([{ text: 'answered by the backup', usage: { prompt: 120, completion: 7 } }], 'backup-model');
     const r = await stack.herald.conversation('u-fallback').send('hello', { start: withBackup });
     assert.equal(r.final_response, 'answered by the backup');
-    assert.equal(r.api_calls, 1, "the turn's api_calls counts the calls that succeeded");
+    assert.equal(r.api_calls, 4, "the turn's api_calls counts every HTTP attempt, failed ones included");
+    assert.deepEqual([r.usage.turn.input_tokens, r.usage.turn.output_tokens], [120, 7]);
+    await assertTotalsAgree('u-fallback', 4);
 
     const rows = await ledger('u-fallback');
     assert.equal(rows.length, stack.fake.requests.length, 'one ledger row per request the provider received');
@@ -113,6 +142,7 @@ describe('usage ledger: one row per HTTP attempt', () => {
     stack.fake.script([{ status: 503 }, { status: 503 }, { status: 503 }], 'backup-model');
     const r = await stack.herald.conversation('u-chain').send('hello', { start: withBackup });
     assert.equal(r.final_response, 'second round worked');
+    assert.equal(r.api_calls, 7, 'both rounds of the chain');
     const rows = await ledger('u-chain');
     assert.equal(stack.fake.requests.length, 7);
     assert.equal(rows.length, 7, 'one ledger row per request the provider received');
@@ -140,6 +170,8 @@ describe('usage ledger: one row per HTTP attempt', () => {
       start: { cwd: ws, provider: 'anthropic', model: 'm-claude', baseUrl: stack.fake.anthropicUrl },
     });
     assert.equal(r.final_response, 'The whole answer.');
+    assert.equal(r.api_calls, 2);
+    assert.equal(r.usage.turn.input_tokens, 642, "the cut attempt's input too");
     const rows = await ledger('u-cut');
     assert.equal(rows.length, stack.fake.requests.length);
     assert.deepEqual(
@@ -164,7 +196,13 @@ describe('usage ledger: one row per HTTP attempt', () => {
     await conv.stop('user');
     const r = await pending;
     assert.equal(r.interrupted, true);
-    assert.equal(r.api_calls, 0, "the turn's api_calls counts no successful call");
+    assert.equal(r.api_calls, 1, 'the stopped call is counted');
+    assert.equal(r.usage.turn.input_tokens, 250, 'with the input the provider had reported');
+    // Anthropic's message_start also reports 1 output token.
+    assert.equal(r.usage.turn.output_tokens, 1);
+    assert.equal(r.usage.turn.cost_usd, (250 * 3 + 15) / 1e6);
+    assert.equal(r.estimated_cost_usd, r.usage.turn.cost_usd);
+    await assertTotalsAgree('u-stop', 1);
     const rows = await ledger('u-stop');
     assert.deepEqual(
       rows.map((x) => [x.outcome, x.input_tokens]),
@@ -209,5 +247,151 @@ describe('usage ledger: one row per HTTP attempt', () => {
       text.stdout.split('\n').some((l) => l.startsWith(`${child[0]!.turnId} `)),
       text.stdout,
     );
+  });
+
+  const claude: StartOptions = { provider: 'anthropic', model: 'm-claude' };
+
+  it('a call that fails twice after the provider reported usage, then succeeds, counts 3 calls and all their tokens', async () => {
+    stack.fake.script([
+      { text: 'First try, cut off', usage: { prompt: 200 }, cutAfterChunks: 4 },
+      { text: 'Second try, cut off', usage: { prompt: 210 }, cutAfterChunks: 4 },
+      { text: 'Third time lucky.', usage: { prompt: 300, completion: 10 } },
+    ]);
+    const conv = stack.herald.conversation('u-retried');
+    const r = await conv.send('hello', { start: { cwd: ws, ...claude, baseUrl: stack.fake.anthropicUrl } });
+    assert.equal(r.final_response, 'Third time lucky.');
+    assert.equal(stack.fake.requests.length, 3);
+    assert.equal(r.api_calls, 3);
+    assert.equal(r.usage.turn.input_tokens, 200 + 210 + 300);
+    const rows = await ledger('u-retried');
+    const output = rows.reduce((n, x) => n + Number(x.output_tokens), 0);
+    assert.equal(r.usage.turn.output_tokens, output, "the cut attempts' output as reported, and the reply's");
+    assert.equal(r.usage.turn.cost_usd, (710 * 3 + output * 15) / 1e6);
+    assert.deepEqual(r.usage.session, r.usage.turn);
+    await assertTotalsAgree('u-retried', 3);
+
+    // The next turn adds its own call to the session, not the earlier attempts again.
+    stack.fake.script([{ text: 'Again.', usage: { prompt: 400, completion: 4 } }]);
+    const r2 = await conv.send('again');
+    assert.equal(r2.api_calls, 1);
+    assert.equal(r2.usage.session.input_tokens, 710 + 400);
+    await assertTotalsAgree('u-retried', 4);
+    const sessions = await runHerald(['sessions', '--json'], stack.workerEnv());
+    const listed = (JSON.parse(sessions.stdout) as { id: string; api_calls: number; cost_usd: number }[]).find(
+      (c) => c.id === 'u-retried',
+    );
+    assert.deepEqual([listed?.api_calls, listed?.cost_usd], [4, r2.estimated_cost_usd], 'herald sessions --json');
+  });
+
+  it('a turn that fails after every retry reports its attempts and the usage they were charged', async () => {
+    stack.fake.respond(() => ({ text: 'Never finishes', usage: { prompt: 100 }, cutAfterChunks: 4 }));
+    const r = await stack.herald
+      .conversation('u-failed')
+      .send('hello', { start: { cwd: ws, ...claude, baseUrl: stack.fake.anthropicUrl } });
+    assert.equal(r.failed, true, JSON.stringify(r));
+    const n = stack.fake.requests.length;
+    assert.ok(n >= 3, `${n} requests`);
+    assert.equal(r.api_calls, n, 'every attempt of the failed turn');
+    assert.equal(r.usage.turn.input_tokens, 100 * n);
+    assert.equal(r.usage.session.input_tokens, 100 * n);
+    await assertTotalsAgree('u-failed', n);
+  });
+
+  it('the session cost cap counts failed attempts: no fallback and no retry goes past it', async () => {
+    // $3 per million input tokens: each cut attempt costs about $0.0006; the cap is $0.001.
+    stack.fake.script(
+      Array.from({ length: 3 }, () => ({ text: 'Cut off', usage: { prompt: 200 }, cutAfterChunks: 4 })),
+      'm-claude',
+    );
+    stack.fake.script([{ text: 'the backup would answer' }], 'backup-model');
+    const conv = stack.herald.conversation('u-cap');
+    const r = await conv.send('hello', {
+      start: {
+        ...withBackup,
+        ...claude,
+        baseUrl: stack.fake.anthropicUrl,
+        budget: { maxCostUsd: 0.001 },
+      },
+    });
+    assert.equal(r.turn_exit_reason, 'session_budget_exceeded', JSON.stringify(r));
+    // The second attempt crossed the cap: the activity's third attempt did not call, nor did the backup.
+    assert.equal(stack.fake.requests.length, 2);
+    assert.ok(stack.fake.requests.every((q) => q.body.model === 'm-claude'));
+    assert.equal(r.api_calls, 2);
+    // Each cut attempt reported 200 input and 1 output token: $0.000615.
+    assert.equal(r.usage.session.cost_usd, 0.00123);
+    await assertTotalsAgree('u-cap', 2);
+    // The next turn is refused before any request.
+    const r2 = await conv.send('and now?');
+    assert.equal(r2.turn_exit_reason, 'session_budget_exceeded');
+    assert.equal(stack.fake.requests.length, 2);
+  });
+
+  it("a child agent's failed attempts reach its parent's totals once", async () => {
+    const isChild = (req: { body: Record<string, unknown> }) =>
+      (req.body.messages as { role: string; content: unknown }[]).some(
+        (m) => m.role === 'user' && JSON.stringify(m.content).includes('YOUR TASK'),
+      );
+    let parentCalls = 0;
+    let childCalls = 0;
+    stack.fake.respond((req) => {
+      if (isChild(req)) {
+        childCalls += 1;
+        return childCalls === 1
+          ? { text: 'Child starts, cut off', usage: { prompt: 50 }, cutAfterChunks: 4 }
+          : { text: 'Child report: done.', usage: { prompt: 50, completion: 5 } };
+      }
+      parentCalls += 1;
+      return parentCalls === 1
+        ? {
+            toolCalls: [{ name: 'delegate_task', arguments: { goal: 'look around' } }],
+            usage: { prompt: 80, completion: 8 },
+          }
+        : { text: 'All done.', usage: { prompt: 90, completion: 9 } };
+    });
+    const r = await stack.herald
+      .conversation('u-parent2')
+      .send('delegate it', { start: { cwd: ws, ...claude, baseUrl: stack.fake.anthropicUrl } });
+    assert.equal(r.final_response, 'All done.');
+    assert.equal(childCalls, 2);
+    assert.equal(r.api_calls, 2, "the parent's own calls (the child reports its own)");
+    const cli = await runHerald(['usage', 'u-parent2', '--json'], stack.workerEnv());
+    const { totals } = JSON.parse(cli.stdout) as { totals: LedgerTotals };
+    assert.equal(totals.attempts, 4);
+    assert.equal(totals.inputTokens, 80 + 50 + 50 + 90);
+    assert.equal(
+      r.usage.session.input_tokens,
+      totals.inputTokens,
+      'the child counted once, its failed attempt included',
+    );
+    assert.equal(r.usage.session.output_tokens, totals.outputTokens);
+    assert.equal(r.usage.session.cost_usd, totals.costUsd);
+  });
+
+  it('attempts whose report never reached the turn are added when it closes, from the ledger', async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 20' } }], usage: { prompt: 100, completion: 5 } },
+    ]);
+    const conv = stack.herald.conversation('u-late');
+    const pending = conv.send('run it', { start: { cwd: ws, ...claude, baseUrl: stack.fake.anthropicUrl } });
+    await eventually(async () => (await stack.events('u-late')).some((e) => e.kind === 'tool.started'));
+    // An attempt the workflow never heard of (a call that timed out, say): only its ledger row tells.
+    await stack.db.query(
+      `INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode,
+                                outcome, error_type, input_tokens, output_tokens, cost_usd, step)
+       VALUES ('test:late', 'u-late', 'u-late', 'u-late:1', 1, 1, 'anthropic', 'm-claude', 'anthropic_messages',
+               'error', 'timeout', 1000, 0, 0.003, 1)`,
+    );
+    await conv.stop('user');
+    const r = await pending;
+    assert.equal(r.interrupted, true);
+    assert.equal(r.api_calls, 2);
+    assert.equal(r.usage.turn.input_tokens, 1100);
+    assert.equal(r.usage.session.input_tokens, 1100);
+    assert.equal(r.estimated_cost_usd, 0.003375, '$0.000375 for the call, $0.003 for the late attempt');
+    const ended = (await stack.events('u-late')).find((e) => e.kind === 'turn.ended');
+    assert.equal((ended?.payload as { result: { api_calls: number } }).result.api_calls, 2, 'the turn.ended event');
+    assert.equal((await conv.state()).last_result?.api_calls, 2, 'the state');
+    await assertTotalsAgree('u-late', 2);
   });
 });
