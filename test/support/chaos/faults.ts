@@ -65,7 +65,8 @@ export class FaultInjector {
     }
     for (let n = 0; ; n++) {
       const pause = this.plan.meanIntervalMs * (0.5 + random());
-      if (this.t0() + pause >= untilMs) return;
+      // The first round (each kind once) is not cut short by the window: only stop() ends it.
+      if (n >= order.length && this.t0() + pause >= untilMs) return;
       await new Promise<void>((r) => {
         const t = setTimeout(r, pause);
         this.wake = () => {
