@@ -18,9 +18,9 @@ describe('chaos: worker kills, Temporal and Postgres restarts', () => {
       turns: 3,
       workers: 2,
       seed: 7,
-      durationMs: 24_000,
+      durationMs: 16_000,
       settleMs: 120_000,
-      meanFaultIntervalMs: 5_000,
+      meanFaultIntervalMs: 4_000,
       downMs: [1000, 3000],
       log: () => {},
     });

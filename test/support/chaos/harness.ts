@@ -204,7 +204,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       o.log,
     );
     faults.start(o.durationMs);
-    const deadline = chaosStart + o.durationMs + o.settleMs;
+    // The bound on finishing follows the machine: at least --settle, and at least twice what the
+    // fault-free run of the same scripts took here (a loaded machine is slow, not wedged; a wedged
+    // conversation never finishes at all).
+    const settleMs = Math.max(o.settleMs, 2 * baselineMs);
+    const deadline = chaosStart + o.durationMs + settleMs;
     const runs: ConversationRun[] = await Promise.all(
       Array.from({ length: o.conversations }, async (_, c) => {
         const cwd = join(dir, 'chaos', `c${c}`);
@@ -277,7 +281,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     }
     const checkMs = Date.now() - checkStarted;
     const report = formatReport({
-      title: `Chaos run: seed ${o.seed}, ${o.conversations} conversations × ${o.turns} turns, ${o.workers} worker processes, faults ${o.faults.join(', ') || 'none'} every ~${Math.round(o.meanFaultIntervalMs / 1000)} s for ${Math.round(o.durationMs / 1000)} s`,
+      title: `Chaos run: seed ${o.seed}, ${o.conversations} conversations × ${o.turns} turns, ${o.workers} worker processes, faults ${o.faults.join(', ') || 'none'} every ~${Math.round(o.meanFaultIntervalMs / 1000)} s for ${Math.round(o.durationMs / 1000)} s; everything due within ${Math.round((o.durationMs + settleMs) / 1000)} s`,
       faults: faults.records,
       workerEvents: workers.events,
       verdicts,

@@ -6,6 +6,7 @@
  *  - transcript: the stored messages are the fault-free run's, message by message and in order —
  *    nothing duplicated, nothing missing — except that a tool result Herald marked as re-run after
  *    a worker restart may differ (it says so); an unmarked difference is a violation;
+ *  - client: `Conversation.send` never threw at the caller (it resends through an outage itself);
  *  - model: no request the model received was malformed (a duplicated or missing message);
  *  - retries: no failed workflow task in any run's history, and no activity past `maxAttempts`.
  */
@@ -167,10 +168,12 @@ export function judge(i: CheckInput): Verdict {
   const fail = (invariant: string, what: string) => v.violations.push(`${invariant}: ${what}`);
 
   // answered
+  // Whether the workflow finished at all after `end` tells a slow conversation from a wedged one.
+  const after = i.run.closed ? 'the workflow finished later: slow, not wedged' : 'the workflow never finished';
   for (let t = 1; t <= i.turns; t++) {
     const got = i.run.turns.find((x) => x.turn === t);
     if (!got) fail('answered', `turn ${t} was never sent (an earlier turn gave up)`);
-    else if (got.gaveUp) fail('answered', `turn ${t}: ${got.gaveUp}`);
+    else if (got.gaveUp) fail('answered', `turn ${t}: ${got.gaveUp} (${after})`);
   }
   if (!i.run.closed)
     fail('answered', `the workflow did not complete after end: ${i.run.closeErrors.at(-1) ?? 'no answer'}`);
@@ -224,6 +227,10 @@ export function judge(i: CheckInput): Verdict {
     fail('transcript', `message ${k} differs: got ${short(y.text)}, fault-free ${short(x.text)}`);
     break;
   }
+
+  // client: Conversation.send itself rides out a restart (client/transient.ts); an error the caller saw is a failure
+  for (const t of i.run.turns)
+    if (t.errors.length) fail('client', `turn ${t.turn}: send threw ${t.errors.length}× (first: ${t.errors[0]})`);
 
   // model
   for (const what of i.anomalies) fail('model', what);
