@@ -23,6 +23,14 @@ describe('isTransientSendError: which failed sends go again with the same id', (
     assert.ok(isTransientSendError(new WorkflowUpdateRPCTimeoutOrCancelledError('timeout')));
   });
 
+  it('an update the server aborted before a worker took it', () => {
+    // The SDK rethrows a multi-operation failure as the raw gRPC error with the operation's message.
+    assert.ok(isTransientSendError(grpc(status.FAILED_PRECONDITION, 'workflow update was aborted')));
+    assert.ok(
+      isTransientSendError(new ServiceError('x', { cause: grpc(status.INTERNAL, 'update registry was cleared') })),
+    );
+  });
+
   it('an update the server lost in a restart, not a workflow that is gone', () => {
     assert.ok(isTransientSendError(new WorkflowNotFoundError('update "m1" not found', 'session-a', undefined)));
     assert.ok(

@@ -50,9 +50,16 @@ export interface DriveOptions {
 }
 
 function errorLine(err: unknown): string {
-  const e = err as Error & { cause?: Error };
+  const e = err as Error & { cause?: Error & { code?: unknown }; code?: unknown };
   const cause = e.cause?.message && !e.message.includes(e.cause.message) ? ` (${e.cause.message})` : '';
-  return `${e.name ?? 'Error'}: ${e.message ?? String(err)}${cause}`.replace(/\s+/g, ' ').slice(0, 300);
+  // A gRPC status code says which of Temporal's errors it was.
+  const code =
+    typeof e.code === 'number'
+      ? ` [gRPC ${e.code}]`
+      : typeof e.cause?.code === 'number'
+        ? ` [gRPC ${e.cause.code}]`
+        : '';
+  return `${e.name ?? 'Error'}: ${e.message ?? String(err)}${cause}${code}`.replace(/\s+/g, ' ').slice(0, 300);
 }
 
 /** Resolve with the value, or reject after `ms` (the call goes on in the background). */

@@ -86,6 +86,8 @@ export class FaultInjector {
     const rec: FaultRecord = { kind, at, ms: 0, detail: '' };
     try {
       if (kind === 'kill-worker') {
+        // Right after a kill or a restart the replacement may still be starting: wait for one that polls.
+        await this.workers.settled(60_000, 1);
         const e = this.workers.kill(pick);
         rec.detail = e ? `SIGKILL worker ${e.worker} (pid ${e.pid})` : 'no worker polling: nothing killed';
       } else if (kind === 'restart-temporal') {

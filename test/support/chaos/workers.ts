@@ -63,10 +63,10 @@ export class WorkerPool {
     return this.note('killed', victim);
   }
 
-  /** Resolves once `size` workers poll (after faults), or rejects after `timeoutMs`. */
-  async settled(timeoutMs: number): Promise<void> {
+  /** Resolves once `count` workers poll (after faults), or rejects after `timeoutMs`. */
+  async settled(timeoutMs: number, count = this.size): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.ready < this.size) {
+    while (this.ready < count) {
       if (Date.now() > deadline)
         throw new Error(`only ${this.ready} of ${this.size} workers poll after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 200));
@@ -96,6 +96,7 @@ export class WorkerPool {
   }
 
   private async spawn(): Promise<void> {
+    if (this.closing) return;
     const p = spawnHerald(['worker'], this.env);
     const slot: Slot = { n: ++this.count, p, ready: false, killed: false };
     this.slots.push(slot);
