@@ -13,9 +13,9 @@ import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
-import { getMessage, writeMessage } from '../store/messages.js';
+import { getMessage } from '../store/messages.js';
 import { sessionMarkerNonce } from '../store/sessions.js';
-import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
+import { markToolStarted, writeToolResult } from '../store/tool-runs.js';
 import { untilDbAnswers } from '../store/outage.js';
 import type { ToolDefinition, ToolOutput } from './registry.js';
 import { loadMcpTools } from '../store/mcp-tools.js';
@@ -128,13 +128,14 @@ export function toolActivities(deps: ActivityDeps) {
       // From the start: waiting for a restarting database is this worker at work, not a dead one.
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
       const stored = <T>(fn: () => Promise<T>) => untilDbAnswers(fn, { signal: ctx.cancellationSignal });
-      let reExecuted: boolean;
+      let run: number;
       try {
-        reExecuted = await stored(() => markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name));
+        run = await stored(() => markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name));
       } catch (err) {
         stopHeartbeat();
         throw err;
       }
+      const reExecuted = run > 1;
       pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
       // A name the model made up is not a label value: unknown tools count as one.
       const metricName = deps.tools.get(a.call.name) ? a.call.name : 'unknown';
@@ -174,20 +175,24 @@ export function toolActivities(deps: ActivityDeps) {
         if (def?.untrusted && output.fromTool && (def.untrusted === 'workspace' || !output.isError))
           content = wrapUntrusted(a.call.name, content, def.untrusted);
         if (reExecuted) content = `${heraldNote(nonce, RE_EXECUTED_NOTE)}\n${content}`;
-        // The tool has run: a database restart now must not make Temporal run it again.
-        await stored(() =>
-          writeMessage(db, a.sessionId, {
-            seq: a.resultSeq,
-            role: 'tool',
-            content,
-            toolCallId: a.call.id,
-            toolName: a.call.name,
-            turnId: a.turnId,
-          }),
-        );
         const durationMs = Date.now() - started;
         const isError = output.isError ?? false;
-        await stored(() => markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs));
+        // The tool has run: a database restart now must not make Temporal run it again.
+        const kept = await stored(() =>
+          writeToolResult(
+            db,
+            a.sessionId,
+            a.resultSeq,
+            run,
+            { seq: a.resultSeq, role: 'tool', content, toolCallId: a.call.id, toolName: a.call.name, turnId: a.turnId },
+            { isError, durationMs },
+          ),
+        );
+        if (!kept)
+          deps.log.warn(
+            { sessionId: a.sessionId, seq: a.resultSeq, tool: a.call.name, run },
+            'a later run of this tool call started meanwhile: its result is kept, not this one',
+          );
         // Refused: the call never ran (bad arguments, unknown tool, a hook or the sandbox policy said no).
         const outcome = !isError ? 'ok' : output.fromTool ? 'error' : 'refused';
         deps.metrics.toolCall(metricName, outcome, durationMs);
