@@ -48,6 +48,10 @@ import type { StartPhase } from './start-phase.js';
 import { waitForStartPhase } from './start-phase.js';
 import { explainUpdateError } from './workflow-failure.js';
 import { StopNotifier } from './stop-notice.js';
+import { isTransientSendError } from './transient.js';
+
+/** How long `send` keeps resending through an outage of Temporal (a restart takes seconds). */
+export const SEND_OUTAGE_MS = 120_000;
 
 export { ConversationFailedError } from './workflow-failure.js';
 export type { StartPhase } from './start-phase.js';
@@ -164,18 +168,31 @@ export class Conversation {
   /**
    * Send a message and wait for its turn's result. `start` creates the conversation if needed.
    * While the conversation moves to a new run (continue-as-new) it refuses new messages for a
-   * moment; the same message (same id) is sent again until the next run takes it.
+   * moment; the same message (same id) is sent again until the next run takes it. So it is when
+   * Temporal cannot be reached or lost the update in a restart (client/transient.ts), for up to
+   * `SEND_OUTAGE_MS` in a row: a repeated id is answered from the turn it ran, never run twice.
    */
   async send(text: string, options: { id?: string; start?: StartOptions } = {}): Promise<TurnResult> {
     const id = options.id ?? randomBytes(8).toString('hex');
-    for (let attempt = 1; ; attempt++) {
+    let outageSince: number | undefined;
+    let resends = 0;
+    let moves = 0;
+    for (;;) {
       try {
         return await this.sendOnce(text, id, options.start);
       } catch (err) {
+        if (isTransientSendError(err)) {
+          outageSince ??= Date.now();
+          if (Date.now() - outageSince >= SEND_OUTAGE_MS) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(5000, 250 * ++resends)));
+          continue;
+        }
+        outageSince = undefined;
+        resends = 0;
         const moving = err instanceof WorkflowUpdateFailedError && String(err.cause?.message).includes(MOVING_RUNS);
         // An update that died with its workflow: the workflow's own failure says why.
-        if (!moving || attempt >= 120) throw await explainUpdateError(this.handle, err);
-        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * attempt)));
+        if (!moving || ++moves >= 120) throw await explainUpdateError(this.handle, err);
+        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * moves)));
       }
     }
   }

@@ -1,5 +1,6 @@
 /** Transcript rows. The workflow assigns each message its sequence number; writes are upserts. */
 import type { ChatMessage, ReasoningDetails, Role, StoredMessage, ToolCall } from '../../common/messages.js';
+import type { PoolClient } from 'pg';
 import type { Db } from './db.js';
 
 export interface MessageWrite {
@@ -22,7 +23,7 @@ export interface MessageWrite {
  * (synthetic results never overwrite a real one that landed first).
  */
 export async function writeMessage(
-  db: Db,
+  db: Db | PoolClient,
   sessionId: string,
   m: MessageWrite,
   onConflict: 'replace' | 'keep' = 'replace',

@@ -13,9 +13,10 @@ import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
-import { getMessage, writeMessage } from '../store/messages.js';
+import { getMessage } from '../store/messages.js';
 import { sessionMarkerNonce } from '../store/sessions.js';
-import { markToolFinished, markToolStarted } from '../store/tool-runs.js';
+import { markToolStarted, writeToolResult } from '../store/tool-runs.js';
+import { untilDbAnswers } from '../store/outage.js';
 import type { ToolDefinition, ToolOutput } from './registry.js';
 import { loadMcpTools } from '../store/mcp-tools.js';
 import { mcpToolDefinition } from '../mcp/tools.js';
@@ -56,13 +57,14 @@ export function toolActivities(deps: ActivityDeps) {
     ctx: Context,
     beat: ToolHeartbeat,
     tool: ToolDefinition<unknown> | undefined,
+    stored: <T>(fn: () => Promise<T>) => Promise<T>,
   ): Promise<ToolOutput & { fromTool?: boolean }> {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
     if (tool.agentLevel)
       return { content: `${a.call.name} is handled by the conversation, not the tool runtime.`, isError: true };
 
-    const assistant = await getMessage(db, a.sessionId, a.assistantSeq);
+    const assistant = await stored(() => getMessage(db, a.sessionId, a.assistantSeq));
     const call = assistant?.tool_calls?.find((c) => c.id === a.call.id);
     if (!call) throw new Error(`tool call ${a.call.id} not found at ${a.sessionId}#${a.assistantSeq}`);
     const parsed = parseToolArgs(tool, call.function.arguments);
@@ -122,19 +124,28 @@ export function toolActivities(deps: ActivityDeps) {
       const ctx = Context.current();
       const started = Date.now();
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      const reExecuted = await markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name);
-      pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
       const beat = new ToolHeartbeat(a.call.name, a.call.summary, started);
+      // From the start: waiting for a restarting database is this worker at work, not a dead one.
+      const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
+      const stored = <T>(fn: () => Promise<T>) => untilDbAnswers(fn, { signal: ctx.cancellationSignal });
+      let run: number;
+      try {
+        run = await stored(() => markToolStarted(db, a.sessionId, a.resultSeq, a.call.id, a.call.name));
+      } catch (err) {
+        stopHeartbeat();
+        throw err;
+      }
+      const reExecuted = run > 1;
+      pub.emit('tool.started', { id: a.call.id, name: a.call.name, summary: a.call.summary, reExecuted });
       // A name the model made up is not a label value: unknown tools count as one.
       const metricName = deps.tools.get(a.call.name) ? a.call.name : 'unknown';
       const endFlight = deps.metrics.toolStarted();
       const endSpan = startToolSpan(metricName, a.call.id);
-      const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat(beat.details()), 500);
       try {
         let output: ToolOutput & { fromTool?: boolean };
-        const def = await toolFor(a);
+        const def = await stored(() => toolFor(a));
         try {
-          output = await execute(a, ctx, beat, def);
+          output = await execute(a, ctx, beat, def, stored);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
             deps.metrics.toolCall(metricName, 'cancelled', Date.now() - started);
@@ -159,22 +170,29 @@ export function toolActivities(deps: ActivityDeps) {
         });
         // What a tool returns can say anything: it cannot carry Herald's marker, and what comes
         // from files, commands or the network is framed as data.
-        const nonce = await sessionMarkerNonce(db, a.sessionId);
+        const nonce = await stored(() => sessionMarkerNonce(db, a.sessionId));
         let content = neutraliseMarkers(limited.content, nonce);
         if (def?.untrusted && output.fromTool && (def.untrusted === 'workspace' || !output.isError))
           content = wrapUntrusted(a.call.name, content, def.untrusted);
         if (reExecuted) content = `${heraldNote(nonce, RE_EXECUTED_NOTE)}\n${content}`;
-        await writeMessage(db, a.sessionId, {
-          seq: a.resultSeq,
-          role: 'tool',
-          content,
-          toolCallId: a.call.id,
-          toolName: a.call.name,
-          turnId: a.turnId,
-        });
         const durationMs = Date.now() - started;
         const isError = output.isError ?? false;
-        await markToolFinished(db, a.sessionId, a.resultSeq, isError, durationMs);
+        // The tool has run: a database restart now must not make Temporal run it again.
+        const kept = await stored(() =>
+          writeToolResult(
+            db,
+            a.sessionId,
+            a.resultSeq,
+            run,
+            { seq: a.resultSeq, role: 'tool', content, toolCallId: a.call.id, toolName: a.call.name, turnId: a.turnId },
+            { isError, durationMs },
+          ),
+        );
+        if (!kept)
+          deps.log.warn(
+            { sessionId: a.sessionId, seq: a.resultSeq, tool: a.call.name, run },
+            'a later run of this tool call started meanwhile: its result is kept, not this one',
+          );
         // Refused: the call never ran (bad arguments, unknown tool, a hook or the sandbox policy said no).
         const outcome = !isError ? 'ok' : output.fromTool ? 'error' : 'refused';
         deps.metrics.toolCall(metricName, outcome, durationMs);

@@ -16,6 +16,7 @@ import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startWorker } from '../../workers/worker.js';
 import { builtinTools } from '../../activities/tools/builtin.js';
+import { markToolStarted, writeToolResult } from '../../activities/store/tool-runs.js';
 
 type WireMessage = { role: string; content: string | null };
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
@@ -103,6 +104,28 @@ describe('tool runtime', () => {
     // The hook context reached the model; the transform hook changed read results.
     assert.ok(messagesOf(stack.fake.requests[0]!).at(-1)!.content!.endsWith('Context from the guard hook.'));
     assert.match(results[0]!.content!, /\[checked by guard\]$/);
+  });
+
+  it('keeps the latest run of a tool call: an earlier run that outlived its timeout cannot replace its marked result', async () => {
+    await stack.db.query("INSERT INTO sessions (id, conversation_id) VALUES ('t-runs', 't-runs')");
+    const first = await markToolStarted(stack.db, 't-runs', 1, 'call_1', 'terminal');
+    const second = await markToolStarted(stack.db, 't-runs', 1, 'call_1', 'terminal');
+    assert.deepEqual([first, second], [1, 2]);
+    const write = (run: number, content: string) =>
+      writeToolResult(
+        stack.db,
+        't-runs',
+        1,
+        run,
+        { seq: 1, role: 'tool', content, toolCallId: 'call_1', toolName: 'terminal' },
+        { isError: false, durationMs: 5 },
+      );
+    assert.equal(await write(2, '[re-executed …] second run'), true);
+    assert.equal(await write(1, 'first run, finishing late'), false);
+    assert.deepEqual(
+      (await stack.transcript('t-runs')).map((m) => m.content),
+      ['[re-executed …] second run'],
+    );
   });
 
   it('runs commands one at a time, in order', async () => {
