@@ -300,7 +300,12 @@ export function conversationTotals(db: Db, id: string): Promise<LedgerTotals> {
 }
 
 /** Sums over every attempt of one turn (the REPL's footer for a stopped turn), or over those for one purpose. */
-export function turnTotals(db: Db, conversationId: string, turnId: string, purpose?: CallPurpose): Promise<LedgerTotals> {
+export function turnTotals(
+  db: Db,
+  conversationId: string,
+  turnId: string,
+  purpose?: CallPurpose,
+): Promise<LedgerTotals> {
   return purpose
     ? totalsWhere(db, '', 'conversation_id = $1 AND turn_id = $2 AND purpose = $3', [conversationId, turnId, purpose])
     : totalsWhere(db, '', 'conversation_id = $1 AND turn_id = $2', [conversationId, turnId]);
