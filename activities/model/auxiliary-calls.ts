@@ -196,12 +196,11 @@ const holds = (r: AuxiliaryReport) => r.auxAttempts !== undefined || r.turnAttem
  * cancelled; another error becomes an `ApplicationFailure` with the same message and type.
  */
 export function withReport(err: unknown, report: AuxiliaryReport, cancellation?: AbortSignal): unknown {
+  if (!holds(report)) return err;
   if (cancellation?.aborted) {
     const reason: unknown = cancellation.reason;
-    const message = reason instanceof CancelledFailure ? reason.message : 'CANCELLED';
-    return holds(report) ? new CancelledFailure(message, [report]) : reason instanceof Error ? reason : err;
+    return new CancelledFailure(reason instanceof CancelledFailure ? reason.message : 'CANCELLED', [report]);
   }
-  if (!holds(report)) return err;
   if (err instanceof CancelledFailure) return new CancelledFailure(err.message, [...err.details, report], err.cause);
   if (err instanceof ApplicationFailure)
     return new ApplicationFailure(
