@@ -8,13 +8,14 @@ import type {
   ApprovalRequestArgs,
   ApprovalResolutionArgs,
   AssessCommandArgs,
+  AssessCommandResult,
   ClarifyRequestArgs,
   ToolResultArgs,
 } from '../common/activity-types.js';
 import { oneLine } from '../common/text.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
+import { AuxiliaryCalls, withReport } from './model/auxiliary-calls.js';
 import { allowAlways, recordApprovalDecision, recordApprovalRequest } from './store/approvals.js';
 import { getMessage, writeMessage } from './store/messages.js';
 import { commandAllowKey } from './command-safety/approval-check.js';
@@ -93,11 +94,24 @@ export function approvalActivities(deps: ActivityDeps) {
       await pub.flush();
     },
 
-    /** `smart` mode: the auxiliary model approves low-risk commands; anything else goes to the human. */
-    async assessCommand(a: AssessCommandArgs): Promise<'approve' | 'escalate'> {
+    /**
+     * `smart` mode: the auxiliary model approves low-risk commands; anything else goes to the human.
+     * The request is accounted like every model call (activities/model/auxiliary-calls.ts): its ledger
+     * row, and the totals on the result (or on the cancellation) for the workflow to count.
+     */
+    async assessCommand(a: AssessCommandArgs): Promise<AssessCommandResult> {
       const ctx = Context.current();
+      const calls = new AuxiliaryCalls(deps, {
+        conversationId: a.conversationId,
+        sessionId: a.sessionId,
+        turnId: a.turnId,
+        seq: a.seq,
+        purpose: 'approval',
+        spendLimit: a.spendLimit,
+      });
+      let verdict: 'approve' | 'escalate';
       try {
-        const r = await dispatchModelCall(
+        const r = await calls.call(
           a.auxiliary,
           {
             model: a.auxiliary.model,
@@ -108,18 +122,16 @@ export function approvalActivities(deps: ActivityDeps) {
             tools: [],
             maxOutputTokens: 16,
           },
-          { signal: ctx.cancellationSignal, sink: silentSink(() => ctx.heartbeat()) },
-          {
-            env: deps.env,
-            timeoutMs: (deps.config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
-          },
+          ctx.cancellationSignal,
+          () => ctx.heartbeat(),
         );
-        return /^\s*approve\b/i.test(r.content) ? 'approve' : 'escalate';
+        verdict = /^\s*approve\b/i.test(r.content) ? 'approve' : 'escalate';
       } catch (err) {
-        if (ctx.cancellationSignal.aborted) throw err;
+        if (ctx.cancellationSignal.aborted) throw withReport(err, await calls.report(), ctx.cancellationSignal);
         deps.log.warn({ err: String(err) }, 'smart approval failed; asking the user');
-        return 'escalate';
+        verdict = 'escalate';
       }
+      return { verdict, ...(await calls.report()) };
     },
 
     /** A tool result the workflow produced itself (blocked, denied, a clarify answer). */

@@ -4,11 +4,12 @@
  * system prompt. Idempotent: the new session is written in one transaction, and a retry finds it.
  */
 import { Context } from '@temporalio/activity';
-import type { CompressContextArgs, CompressContextResult } from '../common/activity-types.js';
+import type { AuxiliaryReport, CompressContextArgs, CompressContextResult } from '../common/activity-types.js';
 import type { PlannedMessage } from '../common/compression.js';
 import type { CompressionSettings } from '../common/context-window.js';
 import { contextWindowOf } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';
+import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
 import type { ContextEngine } from './context-engine.js';
@@ -18,7 +19,7 @@ import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './model/dispatch.js';
+import { AuxiliaryCalls, SpendLimitReached, withReport } from './model/auxiliary-calls.js';
 import { storageFailure } from './model/call-model.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { skillSettings, skillsForPrompt } from './skills/discover.js';
@@ -38,9 +39,16 @@ export function compressionActivities(
 ) {
   const { db, config } = deps;
 
-  async function summarise(ref: ProviderRef, prompt: string, input: string, maxTokens: number): Promise<string> {
+  /** One summary request; the ledger row is written whatever its outcome (activities/model/auxiliary-calls.ts). */
+  async function summarise(
+    calls: AuxiliaryCalls,
+    ref: ProviderRef,
+    prompt: string,
+    input: string,
+    maxTokens: number,
+  ): Promise<string> {
     const ctx = Context.current();
-    const r = await dispatchModelCall(
+    const r = await calls.call(
       ref,
       {
         model: ref.model,
@@ -54,8 +62,8 @@ export function compressionActivities(
         tools: [],
         maxOutputTokens: maxTokens,
       },
-      { signal: ctx.cancellationSignal, sink: silentSink(() => ctx.heartbeat({ phase: 'summary' })) },
-      { env: deps.env, timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000 },
+      ctx.cancellationSignal,
+      () => ctx.heartbeat({ phase: 'summary' }),
     );
     if (!r.content.trim()) throw new Error('the summariser returned an empty summary');
     return r.content;
@@ -70,13 +78,22 @@ export function compressionActivities(
       let outcome: CompressionOutcome | undefined = 'error';
       const endSpan = startCompressionSpan(a.reason);
       let tokens: { tokensBefore?: number; tokensAfter?: number } = {};
+      // The summary requests: each a ledger row, their totals on the result (or failure) for the workflow.
+      const calls = new AuxiliaryCalls(deps, {
+        conversationId: a.conversationId,
+        sessionId: a.sessionId,
+        turnId: a.turnId,
+        seq: a.beforeSeq,
+        purpose: 'compression',
+        spendLimit: a.spendLimit,
+      });
       try {
         const existing = await getSession(db, a.newSessionId).catch((err: unknown) => {
           throw storageFailure(err, 'reading sessions');
         });
         if (existing) {
           outcome = undefined; // counted by the attempt that wrote it
-          return await describeExisting(a, existing.id);
+          return { ...(await describeExisting(a, existing.id)), ...(await calls.report()) };
         }
         const session = await getSession(db, a.sessionId);
         if (!session) throw new Error(`session ${a.sessionId} does not exist`);
@@ -118,14 +135,15 @@ export function compressionActivities(
           summarise: async (prompt: string, input: string, maxTokens: number) => {
             await announce();
             try {
-              return await summarise(a.auxiliary, prompt, input, maxTokens);
+              return await summarise(calls, a.auxiliary, prompt, input, maxTokens);
             } catch (first) {
               if (
                 ctx.cancellationSignal.aborted ||
+                first instanceof SpendLimitReached ||
                 (a.auxiliary.model === a.provider.model && a.auxiliary.baseUrl === a.provider.baseUrl)
               )
                 throw first;
-              return await summarise(a.provider, prompt, input, maxTokens);
+              return await summarise(calls, a.provider, prompt, input, maxTokens);
             }
           },
         });
@@ -133,6 +151,7 @@ export function compressionActivities(
         if (!engineOut) {
           outcome = 'skipped';
           return {
+            ...(await calls.report()),
             compressed: false,
             sessionId: a.sessionId,
             nextSeq: a.beforeSeq,
@@ -166,7 +185,8 @@ export function compressionActivities(
           skills,
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
-        await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted);
+        const report = await calls.report();
+        await writeCompressedSession(deps, a, session.source, session.cwd, title, systemPrompt, compacted, report);
         const tokensAfter = estimateRequestTokens(
           [{ role: 'system', content: systemPrompt }, ...compacted],
           schemas,
@@ -183,6 +203,7 @@ export function compressionActivities(
         outcome = fallback ? 'fallback' : 'compressed';
         tokens = { tokensBefore, tokensAfter };
         return {
+          ...report,
           compressed: true,
           sessionId: a.newSessionId,
           nextSeq: compacted.length,
@@ -192,6 +213,9 @@ export function compressionActivities(
           messagesAfter: compacted.length,
           fallbackSummary: fallback,
         };
+      } catch (err) {
+        // Summaries paid for before the failure (or the stop) are counted all the same.
+        throw withReport(err, await calls.report(), ctx.cancellationSignal);
       } finally {
         const final = outcome && ctx.cancellationSignal.aborted ? 'cancelled' : outcome;
         if (final) deps.metrics.compression(final, Date.now() - started);
@@ -230,11 +254,20 @@ export function compressionActivities(
     title: string,
     systemPrompt: string,
     messages: ChatMessage[],
+    report: AuxiliaryReport,
   ): Promise<void> {
+    // The conversation's totals live on its current session's row (finishTurn writes them): the new
+    // row starts from the old one's plus this compression's summaries, so that a compression between
+    // turns (`/compress`) is in them at once.
+    const spent = report.auxAttempts?.usage ?? emptyUsage();
     await withTransaction(deps2.db, async (client) => {
       await client.query(
-        `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd, marker_nonce)
-         SELECT $1, id, conversation_id, workflow_id, $3, $4, $5, $6, $7, $8, $9, $10, marker_nonce FROM sessions WHERE id = $2`,
+        `INSERT INTO sessions (id, parent_id, conversation_id, workflow_id, title, source, provider, model, api_mode, base_url, system_prompt, cwd, marker_nonce,
+                               api_calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd)
+         SELECT $1, id, conversation_id, workflow_id, $3, $4, $5, $6, $7, $8, $9, $10, marker_nonce,
+                api_calls, input_tokens + $11, output_tokens + $12, cache_read_tokens + $13, cache_write_tokens + $14,
+                reasoning_tokens + $15, estimated_cost_usd + $16
+           FROM sessions WHERE id = $2`,
         [
           a.newSessionId,
           a.sessionId,
@@ -246,6 +279,12 @@ export function compressionActivities(
           a.provider.baseUrl,
           systemPrompt,
           cwd,
+          spent.input_tokens,
+          spent.output_tokens,
+          spent.cache_read_tokens,
+          spent.cache_write_tokens,
+          spent.reasoning_tokens,
+          spent.cost_usd,
         ],
       );
       for (const [seq, m] of messages.entries()) {

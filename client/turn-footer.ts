@@ -17,13 +17,19 @@ export interface TurnLedger {
   costUsd: number;
 }
 
-/** What the ledger holds for one turn (every attempt of every model call). */
+/**
+ * What the ledger holds for one turn: its calls are the agent loop's attempts (as `api_calls`
+ * counts them), its tokens and cost every attempt's, the auxiliary model's included (as the turn's usage).
+ */
 export async function turnLedger(db: Db, conversationId: string, turnId: string): Promise<TurnLedger> {
-  const t = await turnTotals(db, conversationId, turnId);
+  const [t, loop] = await Promise.all([
+    turnTotals(db, conversationId, turnId),
+    turnTotals(db, conversationId, turnId, 'turn'),
+  ]);
   return {
-    calls: t.attempts,
-    cancelled: t.cancelled,
-    failed: t.failed,
+    calls: loop.attempts,
+    cancelled: loop.cancelled,
+    failed: loop.failed,
     tokens: t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens,
     costUsd: t.costUsd,
   };

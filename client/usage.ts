@@ -1,8 +1,10 @@
 /**
  * `herald usage <session>`: every HTTP attempt of a conversation's model calls, from the usage
- * ledger, and their totals: every request made (retries, fallbacks, failed and cancelled ones), with
- * what the provider said each used. The turns' `api_calls` and the session's usage count the same
- * attempts (common/attempts.ts); this also lists the child agents' (their usage is in the session's).
+ * ledger, and their totals: every request made (retries, fallbacks, failed and cancelled ones, the
+ * auxiliary model's compression summaries and `smart` approval assessments), with what the provider
+ * said each used and what it was for. The session's usage counts the same attempts, and the turns'
+ * `api_calls` the agent loop's (`turn`) among them (common/attempts.ts); this also lists the child
+ * agents' (their usage is in the session's).
  */
 import type { Db } from '../activities/store/db.js';
 import type { LedgerRow, LedgerTotals } from '../activities/store/ledger.js';
@@ -34,7 +36,7 @@ export async function usageReport(db: Db, id: string): Promise<UsageReport> {
 export function numberTries(rows: readonly LedgerRow[]): (LedgerRow & { try: number })[] {
   const seen = new Map<string, number>();
   return rows.map((r) => {
-    const key = `${r.conversationId}\u0000${r.turnId}\u0000${r.step ?? `seq${r.seq}`}`;
+    const key = `${r.conversationId}\u0000${r.turnId}\u0000${r.purpose}\u0000${r.step ?? `seq${r.seq}`}`;
     const n = (seen.get(key) ?? 0) + 1;
     seen.set(key, n);
     return { ...r, try: n };
@@ -69,7 +71,9 @@ function plural(n: number, word: string): string {
 }
 
 export function totalsLine(t: LedgerTotals): string {
-  const kinds = [`${t.ok} ok`, `${t.failed} failed`, `${t.cancelled} cancelled`].join(', ');
+  const kinds =
+    [`${t.ok} ok`, `${t.failed} failed`, `${t.cancelled} cancelled`].join(', ') +
+    (t.auxiliary ? `; ${t.auxiliary} auxiliary` : '');
   const cached = t.cacheReadTokens + t.cacheWriteTokens;
   return (
     `total: ${plural(t.attempts, 'HTTP attempt')} (${kinds}) · ` +
@@ -80,10 +84,23 @@ export function totalsLine(t: LedgerTotals): string {
 export function renderUsage(report: UsageReport): string {
   const { attempts, totals } = report;
   if (!attempts.length) return `(no model calls recorded for ${report.conversation})`;
-  const header = ['TURN', 'STEP', 'ATTEMPT', 'PROVIDER/MODEL', 'OUTCOME', 'INPUT', 'OUTPUT', 'CACHED', 'COST', 'TIME'];
-  const right = new Set([0, 1, 2, 5, 6, 7, 8, 9]);
+  const header = [
+    'TURN',
+    'PURPOSE',
+    'STEP',
+    'ATTEMPT',
+    'PROVIDER/MODEL',
+    'OUTCOME',
+    'INPUT',
+    'OUTPUT',
+    'CACHED',
+    'COST',
+    'TIME',
+  ];
+  const right = new Set([0, 2, 3, 6, 7, 8, 9, 10]);
   const cells = attempts.map((r) => [
     turnLabel(r, report.conversation),
+    r.purpose,
     r.step === null ? '-' : String(r.step),
     String(r.try),
     cut(`${r.provider}/${r.model}`, MODEL_MAX),

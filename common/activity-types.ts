@@ -272,6 +272,19 @@ export interface RefreshCredentialsArgs {
 
 export type CompressionReason = 'preflight' | 'hygiene' | 'post_tool' | 'overflow' | 'manual';
 
+/**
+ * What an auxiliary activity (a compression, a `smart` approval) reports of its model requests'
+ * ledger rows, on its result or its failure's (cancellation's) details; absent fields: it made
+ * none, or the ledger could not be read (results of older workers have neither). The workflow
+ * counts them (workflows/attempts.ts `countAuxiliary`).
+ */
+export interface AuxiliaryReport {
+  /** The turn's ledger totals once these requests are in (common/attempts.ts): what a turn counts. */
+  turnAttempts?: TurnAttempts;
+  /** This activity's own requests, every Temporal attempt of it: what a call between turns (`/compress`) counts. */
+  auxAttempts?: TurnAttempts;
+}
+
 export interface CompressContextArgs {
   conversationId: string;
   turnId: string;
@@ -291,9 +304,11 @@ export interface CompressContextArgs {
   firstCompression: boolean;
   /** The agent's task list: its open items are re-injected after the summary. */
   todos?: TodoItem[];
+  /** What is left of the session caps: no summary request is made past them (a mechanical summary instead). */
+  spendLimit?: SpendLimit;
 }
 
-export interface CompressContextResult {
+export interface CompressContextResult extends AuxiliaryReport {
   /** False when there was nothing worth compressing (the session is unchanged). */
   compressed: boolean;
   sessionId: string;
@@ -347,7 +362,18 @@ export interface AssessCommandArgs {
   auxiliary: ProviderRef;
   command: string;
   description: string;
+  /** Where the request's ledger row goes (absent from older workflows' calls: no row). */
+  conversationId?: string;
+  sessionId?: string;
+  turnId?: string;
+  /** The assistant message holding the call. */
+  seq?: number;
+  /** What is left of the session caps: a retry past them is not made (the human is asked). */
+  spendLimit?: SpendLimit;
 }
+
+/** A `smart` assessment's verdict; results recorded before the report existed are the bare verdict. */
+export type AssessCommandResult = { verdict: 'approve' | 'escalate' } & AuxiliaryReport;
 
 export interface ToolResultArgs {
   conversationId: string;

@@ -144,7 +144,7 @@ export const configFileSchema = z
     providers: z.partialRecord(z.enum(PROVIDER_NAMES), providerEntrySchema).default({}),
     /** The fallback chain used when a conversation does not give its own. */
     fallbackProviders: z.array(modelChoiceSchema).default([]),
-    /** The auxiliary model (compression summaries, titles); defaults to the conversation's model. */
+    /** The auxiliary model (compression summaries, `smart` approval assessments); defaults to the conversation's model. */
     auxiliary: modelChoiceSchema
       .extend({ fallbackProviders: z.array(modelChoiceSchema).optional() })
       .strict()

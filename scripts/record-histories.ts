@@ -10,7 +10,8 @@
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
  * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause, mcp.
+ * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause, mcp,
+ * auxiliary-usage.
  *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
@@ -69,6 +70,7 @@ const SCENARIOS = [
   'loop-guard',
   'loop-guard-pause',
   'mcp',
+  'auxiliary-usage',
 ] as const;
 const chosen = new Set(process.argv.slice(3));
 for (const name of chosen) {
@@ -441,6 +443,7 @@ try {
       if (want('reopened')) await recordReopened(stack, ws);
       if (want('loop-guard')) await recordLoopGuard(stack, ws);
       if (want('loop-guard-pause')) await recordLoopGuardPause(stack, ws);
+      if (want('auxiliary-usage')) await recordAuxiliaryUsage(stack, ws);
     } finally {
       await stack.close();
     }
@@ -812,6 +815,54 @@ async function recordCompressionInTurn(stack: TestStack, ws: string): Promise<vo
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'compression-in-turn', conv.workflowId);
+}
+
+/**
+ * The auxiliary model's requests counted (patch auxiliary-calls-counted): a `smart` assessment in a
+ * turn, a manual compression between turns, an overflow's compression whose summary passes the
+ * session token cap (the call is not made again: the turn ends at the cap), and a manual compression
+ * refused at the cap without an activity.
+ */
+async function recordAuxiliaryUsage(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  mkdirSync(join(ws, 'dist-aux'), { recursive: true });
+  const id = 'replay-aux-usage';
+  const conv = stack.herald.conversation(id);
+  const history = Array.from({ length: 5 }, (_, i) => [
+    { role: 'user' as const, content: `question ${i}` },
+    { role: 'assistant' as const, content: `note ${i} ${'detail '.repeat(100)}` },
+  ]).flat();
+  const start: StartOptions = { cwd: ws, history, approvals: { mode: 'smart' }, budget: { maxTokens: 4000 } };
+  stack.fake.script([
+    {
+      toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf dist-aux' } }],
+      usage: { prompt: 100, completion: 10 },
+    },
+    { text: 'APPROVE', usage: { prompt: 60, completion: 1 } },
+    { text: 'cleaned', usage: { prompt: 120, completion: 2 } },
+  ]);
+  const r1 = await conv.send('clean', { id: 'ax1', start });
+  expect(r1.final_response === 'cleaned' && r1.usage.turn.input_tokens === 280, `turn 1: ${JSON.stringify(r1)}`);
+  stack.fake.script([{ text: '## Goal\nAnswer the questions.', usage: { prompt: 900, completion: 80 } }]);
+  const c1 = await conv.compress();
+  expect(c1.compressed && (await conv.state()).usage.input_tokens === 1180, `manual compression: ${c1.message}`);
+  stack.fake.script([
+    {
+      status: 400,
+      error: {
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+        code: 'context_length_exceeded',
+      },
+    },
+    { text: '## Goal\nAnswer the questions, still.', usage: { prompt: 3000, completion: 100 } },
+  ]);
+  const r2 = await conv.send('one more', { id: 'ax2' });
+  expect(r2.turn_exit_reason === 'session_budget_exceeded', `turn 2 at the cap: ${JSON.stringify(r2)}`);
+  const c2 = await conv.compress();
+  expect(!c2.compressed && /token cap is reached/.test(c2.message), `refused compression: ${c2.message}`);
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'auxiliary-usage', conv.workflowId);
 }
 
 /**

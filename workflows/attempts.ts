@@ -10,12 +10,12 @@
  * failed) counts its call alone, as before.
  */
 import { patched } from '@temporalio/workflow';
-import type { TurnAttempts } from '../common/attempts.js';
+import type { SpendLimit, TurnAttempts } from '../common/attempts.js';
 import { addAttempts, asTurnAttempts, attemptsBeyond, noAttempts, withLateAttempts } from '../common/attempts.js';
-import type { CallModelResult, FinishTurnResult } from '../common/activity-types.js';
+import type { AuxiliaryReport, CallModelResult, FinishTurnResult } from '../common/activity-types.js';
 import type { TurnResult } from '../common/contract.js';
-import { addUsage } from '../common/messages.js';
-import { reportedAttempts } from './errors.js';
+import { addUsage, roundCost } from '../common/messages.js';
+import { TurnEnd, reportedAttempts } from './errors.js';
 import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
@@ -77,4 +77,79 @@ export function countLate(
   p.ledger = addAttempts(p.ledger, late);
   add(s, p, late);
   return withLateAttempts(result, late);
+}
+
+/**
+ * The auxiliary model's requests (compression summaries, `smart` approval assessments) count too:
+ * their usage joins the turn's and the session's (not `api_calls`, which counts the agent loop's
+ * requests, as Hermes' does), and none is made past a session cap. Read where such an activity is
+ * about to be scheduled, since a cap reached then means it is not (a command fewer): runs recorded
+ * before it neither count them nor stop them.
+ */
+export const PATCH_AUXILIARY_COUNTED = 'auxiliary-calls-counted';
+
+export function countsAuxiliary(): boolean {
+  return patched(PATCH_AUXILIARY_COUNTED);
+}
+
+/** The report an auxiliary activity's failure or cancellation carried in its details, if any. */
+export function reportedAuxiliary(err: unknown): AuxiliaryReport | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e instanceof Error; depth++, e = e.cause) {
+    const details = (e as { details?: unknown }).details;
+    if (!Array.isArray(details)) continue;
+    for (const d of details) if (typeof d === 'object' && d !== null && 'auxAttempts' in d) return d as AuxiliaryReport;
+  }
+  return undefined;
+}
+
+/**
+ * An auxiliary activity's report. During a turn (`p`) its requests' rows carry the turn's id, so the
+ * turn's ledger totals hold them: counted like a model call's report, cumulatively, so that the next
+ * model call's report or `finishTurn`'s never counts them again. Between turns (`/compress`, under an
+ * id of its own) the activity's own totals are added to the session's.
+ */
+export function countAuxiliary(s: ConversationState, p: TurnProgress | undefined, report: unknown): void {
+  if (typeof report !== 'object' || report === null) return;
+  const r = report as AuxiliaryReport;
+  if (p) {
+    const reported = asTurnAttempts(r.turnAttempts);
+    if (!reported) return; // finishTurn finds them in the ledger
+    countEveryAttempt(p);
+    if (p.ledger) countReport(s, p, p.ledger, reported);
+    return;
+  }
+  const own = asTurnAttempts(r.auxAttempts);
+  const more = own && attemptsBeyond(noAttempts(), own);
+  if (!more) return;
+  s.sessionApiCalls += more.attempts;
+  s.sessionUsage = addUsage(s.sessionUsage, more.usage);
+}
+
+/** The session cap the totals reached, as a sentence; undefined while under both. */
+export function sessionCapReached(s: ConversationState): string | undefined {
+  const { maxCostUsd, maxTokens } = s.budget;
+  if (maxCostUsd !== undefined && s.sessionUsage.cost_usd >= maxCostUsd)
+    return `the session cost cap is reached: $${s.sessionUsage.cost_usd.toFixed(4)} of $${maxCostUsd}`;
+  if (maxTokens !== undefined && s.sessionUsage.total_tokens >= maxTokens)
+    return `the session token cap is reached: ${s.sessionUsage.total_tokens} of ${maxTokens} tokens`;
+  return undefined;
+}
+
+/** Before a model call (SPEC §8): a session cap reached ends the turn. */
+export function checkSessionBudget(s: ConversationState): void {
+  const reached = sessionCapReached(s);
+  if (reached) throw new TurnEnd('session_budget_exceeded', reached);
+}
+
+/** What is left of the session caps, for a call's own retries to stop at (common/attempts.ts). */
+export function spendLimitOf(s: ConversationState): { spendLimit?: SpendLimit } {
+  const { maxCostUsd, maxTokens } = s.budget;
+  if (maxCostUsd === undefined && maxTokens === undefined) return {};
+  return {
+    spendLimit: {
+      ...(maxCostUsd !== undefined ? { costUsd: roundCost(maxCostUsd - s.sessionUsage.cost_usd) } : {}),
+      ...(maxTokens !== undefined ? { tokens: maxTokens - s.sessionUsage.total_tokens } : {}),
+    },
+  };
 }

@@ -10,7 +10,9 @@ import {
   thresholdTokens,
 } from '../common/context-window.js';
 import { compression } from './activities.js';
+import { checkSessionBudget, countAuxiliary, countsAuxiliary, reportedAuxiliary, spendLimitOf } from './attempts.js';
 import type { ConversationState } from './state.js';
+import type { TurnProgress } from './turn-progress.js';
 
 export interface CompressionOutcome {
   compressed: boolean;
@@ -34,27 +36,43 @@ export function mayAutoCompress(s: ConversationState): boolean {
   return s.compression.enabled && s.ineffectiveCompressions < MAX_INEFFECTIVE_COMPRESSIONS;
 }
 
+/**
+ * Compress now, during turn `at` or (a manual compression between turns) under an id of its own.
+ * The summaries are model calls: none is made once a session cap is reached (the turn ends there;
+ * a manual compression fails saying so), and their usage counts (workflows/attempts.ts).
+ */
 export async function compressNow(
   s: ConversationState,
-  turnId: string,
+  at: TurnProgress | string,
   reason: CompressionReason,
   focus?: string,
 ): Promise<CompressionOutcome> {
-  const r = await compression.compressContext({
-    conversationId: s.conversationId,
-    turnId,
-    sessionId: s.sessionId,
-    beforeSeq: s.nextSeq,
-    newSessionId: `${s.conversationId}.${s.compressions + 1}`,
-    compressionNumber: s.compressions,
-    reason,
-    provider: s.provider,
-    auxiliary: s.auxiliary,
-    tools: s.tools,
-    firstCompression: s.compressions === 0,
-    ...(s.todos.length ? { todos: s.todos } : {}),
-    ...(focus ? { focus } : {}),
-  });
+  const p = typeof at === 'string' ? undefined : at;
+  const turnId = typeof at === 'string' ? at : at.turnId;
+  const counted = countsAuxiliary();
+  if (counted) checkSessionBudget(s);
+  const r = await compression
+    .compressContext({
+      conversationId: s.conversationId,
+      turnId,
+      sessionId: s.sessionId,
+      beforeSeq: s.nextSeq,
+      newSessionId: `${s.conversationId}.${s.compressions + 1}`,
+      compressionNumber: s.compressions,
+      reason,
+      provider: s.provider,
+      auxiliary: s.auxiliary,
+      tools: s.tools,
+      firstCompression: s.compressions === 0,
+      ...(s.todos.length ? { todos: s.todos } : {}),
+      ...(focus ? { focus } : {}),
+      ...(counted ? spendLimitOf(s) : {}),
+    })
+    .catch((err: unknown) => {
+      if (counted) countAuxiliary(s, p, reportedAuxiliary(err));
+      throw err;
+    });
+  if (counted) countAuxiliary(s, p, r);
   if (!r.compressed)
     return { compressed: false, progress: false, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter };
   s.compressions += 1;

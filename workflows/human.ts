@@ -4,9 +4,11 @@
  * cancels them and a worker restart does not lose them. Silence is a denial.
  */
 import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
+import type { AssessCommandResult } from '../common/activity-types.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { timerLabel } from './labels.js';
 import { assessment, store } from './activities.js';
+import { countAuxiliary, countsAuxiliary, reportedAuxiliary, sessionCapReached, spendLimitOf } from './attempts.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
@@ -60,13 +62,34 @@ export async function gateCommand(
 
   const requestId = `${p.turnId}:${call.id}`;
   if (s.approvalMode === 'smart') {
-    // When the assessor cannot answer, the human decides (its failure is not the turn's).
-    const verdict = await assessment
-      .assessCommand({ auxiliary: s.auxiliary, command: check.command, description: check.description })
-      .catch((err: unknown) => {
-        if (isCancellation(err)) throw err;
-        return 'escalate' as const;
-      });
+    // When the assessor cannot answer, the human decides (its failure is not the turn's). Its
+    // request is a model call: counted, and not made past a session cap (workflows/attempts.ts).
+    const counted = countsAuxiliary();
+    const verdict =
+      counted && sessionCapReached(s)
+        ? 'escalate'
+        : await assessment
+            .assessCommand({
+              auxiliary: s.auxiliary,
+              command: check.command,
+              description: check.description,
+              conversationId: s.conversationId,
+              sessionId: s.sessionId,
+              turnId: p.turnId,
+              ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
+              ...(counted ? spendLimitOf(s) : {}),
+            })
+            .then((r: AssessCommandResult | AssessCommandResult['verdict']) => {
+              // (A result recorded before the report existed is the bare verdict.)
+              if (typeof r === 'string') return r;
+              if (counted) countAuxiliary(s, p, r);
+              return r.verdict;
+            })
+            .catch((err: unknown) => {
+              if (counted) countAuxiliary(s, p, reportedAuxiliary(err));
+              if (isCancellation(err)) throw err;
+              return 'escalate' as const;
+            });
     if (verdict === 'approve') {
       approveForSession(s, call, byCommand, 'command');
       return { run: true };

@@ -6,14 +6,12 @@
  */
 import { isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { CallModelResult } from '../common/activity-types.js';
-import type { SpendLimit } from '../common/attempts.js';
-import { roundCost } from '../common/messages.js';
 import type { FailureReason } from '../common/error-reasons.js';
 import { providerLabel } from '../common/providers.js';
 import type { SlotState } from '../common/recovery.js';
 import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
 import { modelActivities, store } from './activities.js';
-import { countCall, countEveryAttempt, countFailedCall } from './attempts.js';
+import { checkSessionBudget, countCall, countEveryAttempt, countFailedCall, spendLimitOf } from './attempts.js';
 import { compressNow } from './context.js';
 import { timerLabel } from './labels.js';
 import { TurnEnd, failureKindOf, isSpendLimitReached, rootMessage, statedContextLimit } from './errors.js';
@@ -53,34 +51,6 @@ export interface SlotOptions {
   note?: string | undefined;
   toolChoiceNone?: boolean;
   maxOutputTokens?: number | undefined;
-}
-
-function checkSessionBudget(s: ConversationState): void {
-  const { maxCostUsd, maxTokens } = s.budget;
-  if (maxCostUsd !== undefined && s.sessionUsage.cost_usd >= maxCostUsd) {
-    throw new TurnEnd(
-      'session_budget_exceeded',
-      `the session cost cap is reached: $${s.sessionUsage.cost_usd.toFixed(4)} of $${maxCostUsd}`,
-    );
-  }
-  if (maxTokens !== undefined && s.sessionUsage.total_tokens >= maxTokens) {
-    throw new TurnEnd(
-      'session_budget_exceeded',
-      `the session token cap is reached: ${s.sessionUsage.total_tokens} of ${maxTokens} tokens`,
-    );
-  }
-}
-
-/** What is left of the session caps, for the call's own retries to stop at (common/attempts.ts). */
-function spendLimitOf(s: ConversationState): { spendLimit?: SpendLimit } {
-  const { maxCostUsd, maxTokens } = s.budget;
-  if (maxCostUsd === undefined && maxTokens === undefined) return {};
-  return {
-    spendLimit: {
-      ...(maxCostUsd !== undefined ? { costUsd: roundCost(maxCostUsd - s.sessionUsage.cost_usd) } : {}),
-      ...(maxTokens !== undefined ? { tokens: maxTokens - s.sessionUsage.total_tokens } : {}),
-    },
-  };
 }
 
 export async function callModelSlot(
@@ -207,7 +177,7 @@ async function recover(
         }
         slot.compressions += 1;
         p.status = 'compressing';
-        const c = await compressNow(s, p.turnId, 'overflow');
+        const c = await compressNow(s, p, 'overflow');
         p.status = 'thinking';
         if (!c.compressed || !c.progress) {
           throw new TurnEnd(

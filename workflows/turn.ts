@@ -170,7 +170,7 @@ async function preflightCompression(host: TurnHost, p: TurnProgress, tokens: num
   for (let pass = 0; pass < MAX_PREFLIGHT_PASSES && mayAutoCompress(s) && overThreshold(s, estimate); pass++) {
     const reason = estimate > windowOf(s) * s.compression.hygieneThreshold ? 'hygiene' : 'preflight';
     setStatus(host, p, 'compressing', 'api');
-    const c = await compressNow(s, p.turnId, reason);
+    const c = await compressNow(s, p, reason);
     if (!c.compressed || !c.progress) break;
     estimate = c.tokensAfter;
   }
@@ -415,7 +415,7 @@ async function postToolCompression(host: TurnHost, p: TurnProgress): Promise<voi
   const s = host.state;
   if (!mayAutoCompress(s) || !overThreshold(s, s.lastPromptTokens)) return;
   setStatus(host, p, 'compressing', 'api');
-  await compressNow(s, p.turnId, 'post_tool');
+  await compressNow(s, p, 'post_tool');
 }
 
 /** No progress (the last calls all repeats): a closing assistant note, exit `guardrail_halt`. */

@@ -1,9 +1,12 @@
 /**
- * The usage ledger: one row per HTTP attempt of a model call, failed and cancelled ones included.
+ * The usage ledger: one row per HTTP attempt of a model call, failed and cancelled ones included,
+ * the agent loop's (`turn`) and the auxiliary model's (compression summaries, `smart` approvals).
  *
  * A row is keyed by the activity attempt that made the request (workflow run id, activity id,
  * Temporal attempt): a retry is another attempt, a whole-call retry or a fallback at the same step
  * is another activity, so none of them collide; a re-delivered attempt writes the same key, a no-op.
+ * An auxiliary activity may make several requests in one attempt (a summary by the auxiliary model,
+ * then by the main one): each adds its number within the attempt (activities/model/auxiliary-calls.ts).
  */
 import type { TurnAttempts } from '../../common/attempts.js';
 import { usageOf } from '../../common/attempts.js';
@@ -12,14 +15,22 @@ import type { Db } from './db.js';
 
 export type LedgerOutcome = 'ok' | 'error' | 'cancelled';
 
+/**
+ * What a request was for: the agent loop's model call, or an auxiliary one. Only `turn` requests
+ * count in `api_calls` (Hermes counts the agent loop's); every request counts in usage and cost.
+ */
+export type CallPurpose = 'turn' | 'compression' | 'approval';
+
 export interface LedgerEntry {
   callKey: string;
   sessionId: string;
   conversationId: string;
   turnId: string;
   seq: number;
-  /** The turn's step (model call number) the attempt was for. */
-  step: number;
+  /** The turn's step (model call number) the attempt was for; none for an auxiliary request. */
+  step: number | null;
+  /** Absent: `turn`. */
+  purpose?: CallPurpose;
   /** Temporal's attempt number of this activity (1 for the first HTTP request of each activity). */
   attempt: number;
   workflowRunId: string;
@@ -38,7 +49,8 @@ export function attemptKey(workflowRunId: string, activityId: string, attempt: n
   return `run:${workflowRunId}:${activityId}:${attempt}`;
 }
 
-const SUMS = `count(*)::text AS attempts,
+/** A turn's totals: `attempts` are the agent loop's requests (its `api_calls`), usage is every request's. */
+const SUMS = `count(*) FILTER (WHERE purpose = 'turn')::text AS attempts,
             coalesce(sum(input_tokens), 0)::text AS input_tokens,
             coalesce(sum(output_tokens), 0)::text AS output_tokens,
             coalesce(sum(cache_read_tokens), 0)::text AS cache_read_tokens,
@@ -74,12 +86,12 @@ export async function recordModelCall(db: Db, e: LedgerEntry): Promise<TurnAttem
     `WITH ins AS (
        INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode, outcome, error_type,
                                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms,
-                                step, workflow_run_id, activity_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+                                step, workflow_run_id, activity_id, purpose)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
        ON CONFLICT (call_key) DO NOTHING
-       RETURNING input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd
+       RETURNING input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, purpose
      ), turn_rows AS (
-       SELECT input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd
+       SELECT input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, purpose
          FROM model_calls WHERE conversation_id = $3 AND turn_id = $4
        UNION ALL SELECT * FROM ins
      )
@@ -106,6 +118,7 @@ export async function recordModelCall(db: Db, e: LedgerEntry): Promise<TurnAttem
       e.step,
       e.workflowRunId,
       e.activityId,
+      e.purpose ?? 'turn',
     ],
   );
   return turnAttemptsFrom(r.rows[0]);
@@ -140,8 +153,9 @@ export async function activityAttempts(
 export interface LedgerRow {
   conversationId: string;
   turnId: string;
-  /** The turn's step; rows written before migration 009 have none. */
+  /** The turn's step; rows written before migration 009 and auxiliary requests have none. */
   step: number | null;
+  purpose: CallPurpose;
   seq: number;
   provider: string;
   model: string;
@@ -161,10 +175,13 @@ export interface LedgerRow {
 export const LEDGER_ROW_LIMIT = 2000;
 
 export interface LedgerTotals {
+  /** Every request, auxiliary ones included. */
   attempts: number;
   ok: number;
   failed: number;
   cancelled: number;
+  /** The requests of `attempts` the auxiliary model made (compression summaries, `smart` approvals): not in `api_calls`. */
+  auxiliary: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
@@ -199,6 +216,7 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
     conversation_id: string;
     turn_id: string;
     step: number | null;
+    purpose: CallPurpose;
     seq: number;
     provider: string;
     model: string;
@@ -215,7 +233,7 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
   }>(
     `${CONVERSATIONS_OF}
      SELECT * FROM (
-       SELECT conversation_id, turn_id, step, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
+       SELECT conversation_id, turn_id, step, purpose, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
               cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, created_at
          FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)
         ORDER BY created_at DESC, call_key DESC LIMIT $2) newest
@@ -226,6 +244,7 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
     conversationId: x.conversation_id,
     turnId: x.turn_id,
     step: x.step,
+    purpose: x.purpose,
     seq: x.seq,
     provider: x.provider,
     model: x.model,
@@ -250,6 +269,7 @@ async function totalsWhere(db: Db, prelude: string, where: string, params: unkno
             count(*) FILTER (WHERE outcome = 'ok')::text AS ok,
             count(*) FILTER (WHERE outcome = 'error')::text AS failed,
             count(*) FILTER (WHERE outcome = 'cancelled')::text AS cancelled,
+            count(*) FILTER (WHERE purpose <> 'turn')::text AS auxiliary,
             coalesce(sum(input_tokens), 0)::text AS "inputTokens",
             coalesce(sum(output_tokens), 0)::text AS "outputTokens",
             coalesce(sum(cache_read_tokens), 0)::text AS "cacheReadTokens",
@@ -265,6 +285,7 @@ async function totalsWhere(db: Db, prelude: string, where: string, params: unkno
     ok: n('ok'),
     failed: n('failed'),
     cancelled: n('cancelled'),
+    auxiliary: n('auxiliary'),
     inputTokens: n('inputTokens'),
     outputTokens: n('outputTokens'),
     cacheReadTokens: n('cacheReadTokens'),
@@ -278,7 +299,14 @@ export function conversationTotals(db: Db, id: string): Promise<LedgerTotals> {
   return totalsWhere(db, CONVERSATIONS_OF, 'conversation_id IN (SELECT id FROM convs)', [id]);
 }
 
-/** Sums over every attempt of one turn (the REPL's footer for a stopped turn). */
-export function turnTotals(db: Db, conversationId: string, turnId: string): Promise<LedgerTotals> {
-  return totalsWhere(db, '', 'conversation_id = $1 AND turn_id = $2', [conversationId, turnId]);
+/** Sums over every attempt of one turn (the REPL's footer for a stopped turn), or over those for one purpose. */
+export function turnTotals(
+  db: Db,
+  conversationId: string,
+  turnId: string,
+  purpose?: CallPurpose,
+): Promise<LedgerTotals> {
+  return purpose
+    ? totalsWhere(db, '', 'conversation_id = $1 AND turn_id = $2 AND purpose = $3', [conversationId, turnId, purpose])
+    : totalsWhere(db, '', 'conversation_id = $1 AND turn_id = $2', [conversationId, turnId]);
 }

@@ -114,12 +114,15 @@ describe('usage ledger: one row per HTTP attempt', () => {
     const lines = cli.stdout.trimEnd().split('\n');
     assert.match(
       lines[0]!,
-      /^TURN\s+STEP\s+ATTEMPT\s+PROVIDER\/MODEL\s+OUTCOME\s+INPUT\s+OUTPUT\s+CACHED\s+COST\s+TIME$/,
+      /^TURN\s+PURPOSE\s+STEP\s+ATTEMPT\s+PROVIDER\/MODEL\s+OUTCOME\s+INPUT\s+OUTPUT\s+CACHED\s+COST\s+TIME$/,
     );
     assert.equal(lines.length, 1 + 4 + 1, cli.stdout);
     for (const [i, line] of lines.slice(1, 4).entries())
-      assert.match(line, new RegExp(`^\\s*1\\s+1\\s+${i + 1}\\s+custom/fake-model\\s+failed \\(server_error\\)\\s`));
-    assert.match(lines[4]!, /^\s*1\s+1\s+4\s+custom\/backup-model\s+ok\s+120\s+7\s/);
+      assert.match(
+        line,
+        new RegExp(`^\\s*1\\s+turn\\s+1\\s+${i + 1}\\s+custom/fake-model\\s+failed \\(server_error\\)\\s`),
+      );
+    assert.match(lines[4]!, /^\s*1\s+turn\s+1\s+4\s+custom\/backup-model\s+ok\s+120\s+7\s/);
     assert.match(lines[5]!, /^total: 4 HTTP attempts \(1 ok, 3 failed, 0 cancelled\) · 120 input \+ 7 output tokens/);
 
     const json = await runHerald(['usage', 'u-fallback', '--json'], stack.workerEnv());

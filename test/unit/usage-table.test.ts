@@ -12,6 +12,7 @@ function row(over: Partial<LedgerRow>): LedgerRow {
     conversationId: 'demo',
     turnId: 'demo:1',
     step: 1,
+    purpose: 'turn',
     seq: 2,
     provider: 'custom',
     model: 'fake-model',
@@ -34,6 +35,7 @@ const totals = (over: Partial<LedgerTotals>): LedgerTotals => ({
   ok: 0,
   failed: 0,
   cancelled: 0,
+  auxiliary: 0,
   inputTokens: 0,
   outputTokens: 0,
   cacheReadTokens: 0,
@@ -94,10 +96,10 @@ describe('renderUsage', () => {
     };
     const lines = renderUsage(report).split('\n');
     assert.deepEqual(lines, [
-      'TURN  STEP  ATTEMPT  PROVIDER/MODEL       OUTCOME                INPUT  OUTPUT  CACHED     COST   TIME',
-      '   1     1        1  custom/fake-model    failed (server_error)      0       0       0  $0.0000   35ms',
-      '   1     1        2  custom/backup-model  ok                       100      10      50  $0.0012   1.5s',
-      '   1     2        1  custom/fake-model    cancelled                120       0       0  $0.0000  200ms',
+      'TURN  PURPOSE  STEP  ATTEMPT  PROVIDER/MODEL       OUTCOME                INPUT  OUTPUT  CACHED     COST   TIME',
+      '   1  turn        1        1  custom/fake-model    failed (server_error)      0       0       0  $0.0000   35ms',
+      '   1  turn        1        2  custom/backup-model  ok                       100      10      50  $0.0012   1.5s',
+      '   1  turn        2        1  custom/fake-model    cancelled                120       0       0  $0.0000  200ms',
       'total: 3 HTTP attempts (1 ok, 1 failed, 1 cancelled) · 220 input + 10 output + 50 cached tokens · $0.0012',
     ]);
     assert.ok(lines.every((l) => l === l.trimEnd()));
@@ -124,9 +126,9 @@ describe('renderUsage', () => {
       [1, 1, 2],
     );
     const lines = renderUsage({ conversation: 'demo', attempts, totals: totals({ attempts: 3, ok: 3 }) }).split('\n');
-    assert.match(lines[1]!, /^ +1 +1 +1 /);
-    assert.match(lines[2]!, /^demo\.d1-3-0:1 +1 +1 /);
-    assert.match(lines[3]!, /^demo\.d1-3-0:1 +1 +2 /);
+    assert.match(lines[1]!, /^ +1 +turn +1 +1 /);
+    assert.match(lines[2]!, /^demo\.d1-3-0:1 +turn +1 +1 /);
+    assert.match(lines[3]!, /^demo\.d1-3-0:1 +turn +1 +2 /);
   });
 
   it('marks rows from before the step was recorded', () => {
@@ -135,7 +137,34 @@ describe('renderUsage', () => {
       attempts: numberTries([row({ step: null })]),
       totals: totals({ attempts: 1, ok: 1 }),
     });
-    assert.match(out.split('\n')[1]!, /^ {3}1 {5}- {8}1 /);
+    assert.match(out.split('\n')[1]!, /^ {3}1 {2}turn {8}- {8}1 /);
+  });
+
+  it("shows what each auxiliary request was for, numbering a compression's requests apart from the turn's steps", () => {
+    const compression = { purpose: 'compression' as const, step: null, seq: 9, model: 'aux-model' };
+    const attempts = numberTries([
+      row({}),
+      row({ ...compression, outcome: 'error', errorType: 'server_error', inputTokens: 0, outputTokens: 0 }),
+      row({ ...compression, model: 'fake-model', inputTokens: 900, outputTokens: 80 }), // the main model's summary
+      row({ purpose: 'approval', step: null, seq: 4, inputTokens: 60, outputTokens: 1 }),
+      row({ step: 2, seq: 10 }),
+    ]);
+    assert.deepEqual(
+      attempts.map((a) => a.try),
+      [1, 1, 2, 1, 1],
+    );
+    const lines = renderUsage({
+      conversation: 'demo',
+      attempts,
+      totals: totals({ attempts: 5, ok: 4, failed: 1, auxiliary: 3, inputTokens: 1160, outputTokens: 101 }),
+    }).split('\n');
+    assert.match(lines[2]!, /^ +1 +compression +- +1 +custom\/aux-model +failed \(server_error\) /);
+    assert.match(lines[3]!, /^ +1 +compression +- +2 +custom\/fake-model +ok +900 +80 /);
+    assert.match(lines[4]!, /^ +1 +approval +- +1 +custom\/fake-model +ok +60 +1 /);
+    assert.equal(
+      lines.at(-1),
+      'total: 5 HTTP attempts (4 ok, 1 failed, 0 cancelled; 3 auxiliary) · 1160 input + 101 output tokens · $0.0000',
+    );
   });
 });
 
