@@ -1,0 +1,82 @@
+/**
+ * Orchestration overhead, the two figures of issue 16 point 6 (goals: per-step p50 ≤ 20 ms, a
+ * 1-step turn ≤ 50 ms):
+ *   - per step: in a 10-step tool turn, the time between one activity's end and the next one's
+ *     start, read from the history's own event timestamps (the server's clock): what Temporal,
+ *     the workflow and its store steps add between a model call and a tool call, and back;
+ *   - a 1-step turn: the client's wall time for `send()` on an existing conversation minus the
+ *     model call's time at the provider (request received → response complete).
+ * The fake provider answers at once, so everything measured is Herald + Temporal + Postgres.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { temporal } from '@temporalio/proto';
+import { tsToMs } from '@temporalio/common/lib/time.js';
+import type { ScriptedReply } from '../test/support/fake-provider.js';
+import type { TestStack } from '../test/support/stack.js';
+
+export interface OverheadFigures {
+  /** Gaps between consecutive activities of the tool turn, in ms. */
+  stepGaps: number[];
+  /** A 1-step turn's wall time minus its model call, in ms, one per turn measured. */
+  oneStep: number[];
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** Per activity (in schedule order): when it started and when it completed, from the history. */
+export function activitySpans(events: HistoryEvent[]): Array<{ started: number; completed: number }> {
+  const at = new Map<number, number>();
+  for (const e of events) if (e.eventId && e.eventTime) at.set(Number(e.eventId), tsToMs(e.eventTime));
+  const spans: Array<{ scheduled: number; started: number; completed: number }> = [];
+  for (const e of events) {
+    const done = e.activityTaskCompletedEventAttributes;
+    if (!done || !e.eventTime) continue;
+    const started = at.get(Number(done.startedEventId));
+    if (started === undefined) continue;
+    spans.push({ scheduled: Number(done.scheduledEventId), started, completed: tsToMs(e.eventTime) });
+  }
+  return spans.sort((a, b) => a.scheduled - b.scheduled);
+}
+
+/** The gaps between one activity's completion and the next one's start (sequential activities only). */
+export function stepGaps(events: HistoryEvent[]): number[] {
+  const spans = activitySpans(events);
+  return spans.slice(1).map((s, i) => s.started - spans[i]!.completed);
+}
+
+export async function measureOverhead(stack: TestStack, cwd: string, quick: boolean): Promise<OverheadFigures> {
+  // A 10-step turn: ten tool calls one after another, then the answer. Each reads another file:
+  // the loop guard answers a repeated identical call itself, without a tool activity.
+  const script: ScriptedReply[] = [];
+  for (let i = 0; i < 10; i++) {
+    writeFileSync(join(cwd, `step-${i}.txt`), `step ${i}\n`);
+    script.push({ toolCalls: [{ name: 'read_file', arguments: { path: `step-${i}.txt` } }] });
+  }
+  script.push({ text: 'done' });
+  stack.fake.reset().script(script);
+  const tools = stack.herald.conversation('bench-overhead-steps');
+  await tools.send('go', { start: { cwd } });
+  const history = await stack.temporal.workflow.getHandle(tools.workflowId).fetchHistory();
+  // The turn's activities only: the run's first (prepareConversation) is not a step of it.
+  const events = history.events ?? [];
+  const firstModel = events.findIndex(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+  );
+  const gaps = stepGaps(events.slice(Math.max(0, firstModel)));
+
+  // 1-step turns on a conversation that is already running (its first turn also starts it).
+  const conv = stack.herald.conversation('bench-overhead-one');
+  stack.fake.reset().script([{ text: 'warm' }]);
+  await conv.send('warm up', { start: { cwd } });
+  const oneStep: number[] = [];
+  for (let i = 0; i < (quick ? 10 : 30); i++) {
+    stack.fake.reset().script([{ text: `answer ${i}` }]);
+    const t0 = Date.now();
+    await conv.send(`question ${i}`, { start: { cwd } });
+    const wall = Date.now() - t0;
+    const req = stack.fake.requests[0]!;
+    oneStep.push(wall - ((req.completedAt ?? req.receivedAt) - req.receivedAt));
+  }
+  return { stepGaps: gaps, oneStep };
+}
