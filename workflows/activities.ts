@@ -45,8 +45,9 @@ export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
 /**
  * The largest write (its arguments, as JSON characters) a local store step carries. A local
  * activity's result sits in a marker event and every local activity of a workflow task completes
- * with it in one request: a large one made a fuzz case end in FORCE_CLOSE_COMMAND, so big writes
- * (a long user message, a long final answer) stay regular activities.
+ * with that task in one request, so big writes (a long user message, a long final answer) stay
+ * regular activities, as they always were (a version without this bound was seen to end a fuzz
+ * case in FORCE_CLOSE_COMMAND).
  */
 export const LOCAL_STEP_MAX_CHARS = 32_000;
 
