@@ -20,6 +20,8 @@ export interface OverheadFigures {
   stepGaps: number[];
   /** A 1-step turn's wall time minus its model call, in ms, one per turn measured. */
   oneStep: number[];
+  /** Workflow tasks a 1-step turn took, on average (each one a round trip to the server). */
+  tasksPerTurn: number;
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -69,8 +71,11 @@ export async function measureOverhead(stack: TestStack, cwd: string, quick: bool
   const conv = stack.herald.conversation('bench-overhead-one');
   stack.fake.reset().script([{ text: 'warm' }]);
   await conv.send('warm up', { start: { cwd } });
+  const handle = stack.temporal.workflow.getHandle(conv.workflowId);
+  const warmEvents = Number((await handle.describe()).historyLength);
+  const turns = quick ? 10 : 30;
   const oneStep: number[] = [];
-  for (let i = 0; i < (quick ? 10 : 30); i++) {
+  for (let i = 0; i < turns; i++) {
     stack.fake.reset().script([{ text: `answer ${i}` }]);
     const t0 = Date.now();
     await conv.send(`question ${i}`, { start: { cwd } });
@@ -78,5 +83,8 @@ export async function measureOverhead(stack: TestStack, cwd: string, quick: bool
     const req = stack.fake.requests[0]!;
     oneStep.push(wall - ((req.completedAt ?? req.receivedAt) - req.receivedAt));
   }
-  return { stepGaps: gaps, oneStep };
+  const tasks = ((await handle.fetchHistory()).events ?? []).filter(
+    (e) => Number(e.eventId) > warmEvents && e.workflowTaskCompletedEventAttributes,
+  ).length;
+  return { stepGaps: gaps, oneStep, tasksPerTurn: tasks / turns };
 }

@@ -100,7 +100,7 @@ try {
       `per-step orchestration overhead (10-step tool turn, activity end → next activity start in history): p50 ${ms(pct(o.stepGaps, 50))}, p95 ${ms(pct(o.stepGaps, 95))} over ${o.stepGaps.length} gaps (goal p50 ≤ 20 ms)`,
     );
     say(
-      `1-step turn overhead (send() wall time − model call, ${o.oneStep.length} turns): p50 ${ms(pct(o.oneStep, 50))}, p95 ${ms(pct(o.oneStep, 95))} (goal ≤ 50 ms)`,
+      `1-step turn overhead (send() wall time − model call, ${o.oneStep.length} turns): p50 ${ms(pct(o.oneStep, 50))}, p95 ${ms(pct(o.oneStep, 95))} (goal ≤ 50 ms); ${o.tasksPerTurn.toFixed(1)} workflow tasks per 1-step turn`,
     );
     say('');
   }
