@@ -26,14 +26,22 @@ export interface OverheadFigures {
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-/** Per activity (in schedule order): when it started and when it completed, from the history. */
-export function activitySpans(events: HistoryEvent[]): Array<{ started: number; completed: number }> {
+/** The activities that are a turn's steps; store steps between them are part of the overhead. */
+const STEP_ACTIVITIES = new Set(['callModel', 'runTool']);
+
+/** Per step activity (in schedule order): when it started and when it completed, from the history. */
+export function stepSpans(events: HistoryEvent[]): Array<{ started: number; completed: number }> {
   const at = new Map<number, number>();
-  for (const e of events) if (e.eventId && e.eventTime) at.set(Number(e.eventId), tsToMs(e.eventTime));
+  const type = new Map<number, string>();
+  for (const e of events) {
+    if (e.eventId && e.eventTime) at.set(Number(e.eventId), tsToMs(e.eventTime));
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) type.set(Number(e.eventId), name);
+  }
   const spans: Array<{ scheduled: number; started: number; completed: number }> = [];
   for (const e of events) {
     const done = e.activityTaskCompletedEventAttributes;
-    if (!done || !e.eventTime) continue;
+    if (!done || !e.eventTime || !STEP_ACTIVITIES.has(type.get(Number(done.scheduledEventId)) ?? '')) continue;
     const started = at.get(Number(done.startedEventId));
     if (started === undefined) continue;
     spans.push({ scheduled: Number(done.scheduledEventId), started, completed: tsToMs(e.eventTime) });
@@ -41,9 +49,9 @@ export function activitySpans(events: HistoryEvent[]): Array<{ started: number; 
   return spans.sort((a, b) => a.scheduled - b.scheduled);
 }
 
-/** The gaps between one activity's completion and the next one's start (sequential activities only). */
+/** The gaps between one step's completion and the next one's start (the turn's steps run one at a time). */
 export function stepGaps(events: HistoryEvent[]): number[] {
-  const spans = activitySpans(events);
+  const spans = stepSpans(events);
   return spans.slice(1).map((s, i) => s.started - spans[i]!.completed);
 }
 
@@ -60,12 +68,7 @@ export async function measureOverhead(stack: TestStack, cwd: string, quick: bool
   const tools = stack.herald.conversation('bench-overhead-steps');
   await tools.send('go', { start: { cwd } });
   const history = await stack.temporal.workflow.getHandle(tools.workflowId).fetchHistory();
-  // The turn's activities only: the run's first (prepareConversation) is not a step of it.
-  const events = history.events ?? [];
-  const firstModel = events.findIndex(
-    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
-  );
-  const gaps = stepGaps(events.slice(Math.max(0, firstModel)));
+  const gaps = stepGaps(history.events ?? []);
 
   // 1-step turns on a conversation that is already running (its first turn also starts it).
   const conv = stack.herald.conversation('bench-overhead-one');
