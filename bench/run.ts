@@ -73,8 +73,11 @@ try {
   {
     const steps = quick ? 10 : 30;
     const script: ScriptedReply[] = [];
-    for (let i = 0; i < steps; i++)
-      script.push({ toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] });
+    // A file of its own per step: the loop guard answers (and then halts) repeats of one call.
+    for (let i = 0; i < steps; i++) {
+      writeFileSync(join(ws, `small-${i}.txt`), `hello ${i}\n`);
+      script.push({ toolCalls: [{ name: 'read_file', arguments: { path: `small-${i}.txt` } }] });
+    }
     script.push({ text: 'done' });
     stack.fake.reset().script(script);
     const t0 = performance.now();
