@@ -29,9 +29,13 @@ export interface ActivityDeps {
   stops?: RunningCalls;
 }
 
-/** Beat every `intervalMs` until stopped; the SDK throttles what actually reaches the server. */
+/**
+ * Beat every `intervalMs` until stopped; the SDK throttles what actually reaches the server.
+ * No beat at the start: a call shorter than one interval sends none (each beat the server takes is
+ * a persistence write), and the first comes well inside the shortest heartbeat timeout (3 s, model
+ * calls: workflows/activities.ts).
+ */
 export function keepHeartbeating(heartbeat: () => void, intervalMs = 200): () => void {
-  heartbeat();
   const timer = setInterval(heartbeat, intervalMs);
   return () => clearInterval(timer);
 }

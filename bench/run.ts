@@ -2,6 +2,9 @@
  * `npm run bench`: Herald's speed and footprint on the real stack (Temporal dev server, Postgres,
  * an in-process worker, the fake provider over HTTP with zero model latency). Prints:
  *   - orchestration overhead per step (what Herald adds around each model call and tool call),
+ *   - the figures of issue 16 point 6 against their goals: per-step overhead p50 from history
+ *     timestamps, a 1-step turn's overhead (bench/overhead.ts), failover after a worker's SIGKILL
+ *     during a model call (bench/failover.ts),
  *   - history bytes per step against transcript length (must stay flat: history holds references),
  *   - throughput under concurrency,
  *   - streaming latency (provider's first byte → event at a LISTENing client),
@@ -18,6 +21,8 @@ import type { StoredEvent } from '../client/events.js';
 import { lastEventSeq } from '../activities/store/events.js';
 import type { ScriptedReply } from '../test/support/fake-provider.js';
 import { createTestStack, eventually, stopSharedInfra } from '../test/support/stack.js';
+import { measureFailover } from './failover.js';
+import { measureOverhead } from './overhead.js';
 
 const quick = process.argv.includes('--quick');
 // Without DATABASE_URL the bench starts its own embedded Postgres (data in a temp folder) and
@@ -68,8 +73,11 @@ try {
   {
     const steps = quick ? 10 : 30;
     const script: ScriptedReply[] = [];
-    for (let i = 0; i < steps; i++)
-      script.push({ toolCalls: [{ name: 'read_file', arguments: { path: 'small.txt' } }] });
+    // A file of its own per step: the loop guard answers (and then halts) repeats of one call.
+    for (let i = 0; i < steps; i++) {
+      writeFileSync(join(ws, `small-${i}.txt`), `hello ${i}\n`);
+      script.push({ toolCalls: [{ name: 'read_file', arguments: { path: `small-${i}.txt` } }] });
+    }
     script.push({ text: 'done' });
     stack.fake.reset().script(script);
     const t0 = performance.now();
@@ -84,6 +92,18 @@ try {
     say(`orchestration overhead: ${steps} tool steps + ${r.api_calls} model calls in ${ms(wall)}`);
     say(
       `  per step (model call or tool call): ${ms(wall / stepCount)} total, ${ms((wall - provider - toolMs) / stepCount)} of it Herald + Temporal + Postgres`,
+    );
+    say('');
+  }
+
+  // 1b. Issue 16's overhead figures: per-step gaps from history timestamps, a 1-step turn.
+  {
+    const o = await measureOverhead(stack, ws, quick);
+    say(
+      `per-step orchestration overhead (10-step tool turn, activity end → next activity start in history): p50 ${ms(pct(o.stepGaps, 50))}, p95 ${ms(pct(o.stepGaps, 95))} over ${o.stepGaps.length} gaps (goal p50 ≤ 20 ms)`,
+    );
+    say(
+      `1-step turn overhead (send() wall time − model call, ${o.oneStep.length} turns): p50 ${ms(pct(o.oneStep, 50))}, p95 ${ms(pct(o.oneStep, 95))} (goal ≤ 50 ms); ${o.tasksPerTurn.toFixed(1)} workflow tasks per 1-step turn`,
     );
     say('');
   }
@@ -214,6 +234,14 @@ try {
     }
     say(
       `delegation round trip (3 child workflows, 1 model call each, reports back to the parent): p50 ${ms(pct(samples, 50))}, max ${ms(Math.max(...samples))}`,
+    );
+  }
+
+  // 6b. Failover: a worker process killed during a model call, the call re-run on another.
+  {
+    const samples = await measureFailover(quick ? 3 : 6, ws);
+    say(
+      `failover (SIGKILL of the worker during a streaming model call → the re-run's request from a second worker, ${samples.length} samples): p50 ${ms(pct(samples, 50))}, max ${ms(Math.max(...samples))} (goal < 5 s)`,
     );
   }
 

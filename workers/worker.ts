@@ -267,6 +267,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     maxHeartbeatThrottleInterval: '500 ms',
     defaultHeartbeatThrottleInterval: '500 ms',
     shutdownGraceTime: '5 seconds',
+    // A dead worker's sticky queue is given up after 3 s (default 10 s): its conversations' next
+    // workflow task goes to the shared queue, so failover is not held up by the workflow side.
+    stickyQueueScheduleToStartTimeout: '3 seconds',
   });
 
   const stopListener = await listenForStops(config.databaseUrl, stops, log);

@@ -3,35 +3,81 @@
  * Temporal owns retries: SDK clients run with `maxRetries: 0`, and each policy here is what
  * shows in history. `cancellationType` is always explicit (the SDK's real default is TRY_CANCEL).
  */
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import { NON_RETRYABLE_REASONS, STORE_REJECTED } from '../common/error-reasons.js';
 
 /** Errors that mean "this cannot work", never retried by Temporal. */
 const NON_RETRYABLE_STORE = ['InvalidInput', 'ConfigError', STORE_REJECTED];
 
+/** The store's retries: patient (a restarting database is survivable), never for a refusal. */
+const STORE_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  nonRetryableErrorTypes: NON_RETRYABLE_STORE,
+};
+
 /** Postgres writes and reads: short attempts, patient retries (a restarting database is survivable). */
 export const store = proxyActivities<HeraldActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '30 minutes',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: NON_RETRYABLE_STORE,
-  },
+  retry: STORE_RETRY,
 });
+
+/**
+ * The same store steps as local activities: run by the worker that runs the workflow, inside the
+ * workflow task, so a turn's short writes (the user message, tool results the workflow answers,
+ * status events, the finished turn) cost no workflow-task round trip of their own (issue 16: a
+ * 1-step turn went from four round trips to two). A local attempt is short; retries past a minute
+ * are scheduled as timers by the SDK, and the same 30 minutes bound them all.
+ */
+const localStore = proxyLocalActivities<HeraldActivities>({
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '30 minutes',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: STORE_RETRY,
+});
+
+/** Turns run their short store steps as local activities (a history change: old histories replay without). */
+export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
+/**
+ * The largest write (its arguments, as JSON characters) a local store step carries. A local
+ * activity's result sits in a marker event and every local activity of a workflow task completes
+ * with that task in one request, so big writes (a long user message, a long final answer) stay
+ * regular activities, as they always were (a version without this bound was seen to end a fuzz
+ * case in FORCE_CLOSE_COMMAND).
+ */
+export const LOCAL_STEP_MAX_CHARS = 32_000;
+
+/** The store for a turn's write of `chars` characters: local when small (and patched), else regular. */
+export function turnStore(chars: number): typeof store {
+  return chars <= LOCAL_STEP_MAX_CHARS && patched(PATCH_LOCAL_STORE_STEPS) ? localStore : store;
+}
+
+type Acts = HeraldActivities;
+
+/**
+ * One store step of a turn, local or regular by its size: the arguments as JSON characters
+ * (deterministic, and as bounded as the arguments are).
+ */
+export function storeStep<K extends keyof Acts>(name: K, args: Parameters<Acts[K]>[0]): ReturnType<Acts[K]> {
+  const step = turnStore(JSON.stringify(args).length)[name] as unknown as (a: typeof args) => ReturnType<Acts[K]>;
+  return step(args);
+}
 
 /** A model call with a UI summary. 3 attempts per call slot; backoff comes from the activity (jitter, Retry-After). */
 export function modelActivities(summary: string) {
   return proxyActivities<HeraldActivities>({
     summary,
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '10 seconds',
+    // The call heartbeats every 200 ms (activities/deps.ts): a dead worker is noticed within 3 s
+    // and, with a 500 ms first retry, the call runs again on another worker in under 5 s.
+    heartbeatTimeout: '3 seconds',
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {
-      initialInterval: '2 seconds',
+      initialInterval: '500 ms',
       backoffCoefficient: 2,
       maximumInterval: '60 seconds',
       maximumAttempts: 3,

@@ -30,7 +30,7 @@ import type { Usage } from '../common/messages.js';
 import { addUsage, emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
-import { store } from './activities.js';
+import { storeStep } from './activities.js';
 import { withDeadline } from './deadline.js';
 import { MAX_DETAILS_CHARS, label, timerLabel } from './labels.js';
 import { stopSignal } from './definitions.js';
@@ -128,7 +128,7 @@ async function startBatch(
   const children = await CancellationScope.nonCancellable(() =>
     Promise.all(tasks.map((task, i) => startOne(s, p, task, i, resultSeq, depth, budget))),
   );
-  await store.publishStatus({
+  await storeStep('publishStatus', {
     conversationId: s.conversationId,
     turnId: p.turnId,
     kind: 'delegation',

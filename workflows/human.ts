@@ -7,7 +7,7 @@ import { CancellationScope, condition, isCancellation, patched } from '@temporal
 import type { AssessCommandResult } from '../common/activity-types.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { timerLabel } from './labels.js';
-import { assessment, store } from './activities.js';
+import { assessment, storeStep } from './activities.js';
 import { countAuxiliary, countsAuxiliary, reportedAuxiliary, sessionCapReached, spendLimitOf } from './attempts.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
@@ -116,7 +116,7 @@ export async function gateCommand(
   };
   s.pendingApprovals.push(req);
   const resolve = (decision: string, by: string) =>
-    store.resolveApproval({
+    storeStep('resolveApproval', {
       conversationId: s.conversationId,
       turnId: p.turnId,
       requestId,
@@ -127,7 +127,7 @@ export async function gateCommand(
       ...(byCommand && check.commandKey ? { commandKey: check.commandKey } : {}),
     });
   try {
-    await store.requestApproval({
+    await storeStep('requestApproval', {
       conversationId: s.conversationId,
       sessionId: s.sessionId,
       turnId: p.turnId,
@@ -183,7 +183,7 @@ export async function askClarify(
   };
   s.clarify = req;
   try {
-    await store.requestClarify({
+    await storeStep('requestClarify', {
       conversationId: s.conversationId,
       turnId: p.turnId,
       requestId: req.requestId,

@@ -10,7 +10,7 @@ import type { FailureReason } from '../common/error-reasons.js';
 import { providerLabel } from '../common/providers.js';
 import type { SlotState } from '../common/recovery.js';
 import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
-import { modelActivities, store } from './activities.js';
+import { modelActivities, storeStep } from './activities.js';
 import { checkSessionBudget, countCall, countEveryAttempt, countFailedCall, spendLimitOf } from './attempts.js';
 import { compressNow } from './context.js';
 import { timerLabel } from './labels.js';
@@ -146,7 +146,7 @@ async function recover(
     switch (decision.action) {
       case 'refresh_credential': {
         slot.refreshed = true;
-        const { changed } = await store.refreshCredentials({
+        const { changed } = await storeStep('refreshCredentials', {
           provider: s.provider,
           credentialIndex: credentialIndexOf(s),
         });
@@ -193,7 +193,7 @@ async function recover(
       case 'fail':
         if (isTransient(reason) && slot.chainRestarts < CHAIN_RESTARTS_PER_SLOT) {
           slot.chainRestarts += 1;
-          await store.publishStatus({
+          await storeStep('publishStatus', {
             conversationId: s.conversationId,
             turnId: p.turnId,
             kind: 'retry',

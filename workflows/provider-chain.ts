@@ -7,7 +7,7 @@ import type { FailureReason } from '../common/error-reasons.js';
 import type { ProviderRef } from '../common/providers.js';
 import { providerLabel } from '../common/providers.js';
 import { PRIMARY_COOLDOWN_MS, cooldownAfter } from '../common/recovery.js';
-import { store } from './activities.js';
+import { storeStep } from './activities.js';
 import type { ConversationState } from './state.js';
 import { chainFailureMessage as listChainFailures } from '../common/chain-failure.js';
 
@@ -75,7 +75,7 @@ export async function switchToFallback(
   s.lastPromptTokens = 0;
   const message = `switched from ${providerLabel(from)} to ${providerLabel(next)} (${reason}); the next turn starts on the primary again`;
   log.info(message);
-  await store.publishStatus({
+  await storeStep('publishStatus', {
     conversationId: s.conversationId,
     turnId,
     kind: 'fallback',
@@ -90,7 +90,7 @@ export async function rotateCredential(s: ConversationState, reason: string, tur
   const key = poolKey(s.provider);
   const size = poolSizeOf(s.provider);
   s.credentialIndex[key] = ((s.credentialIndex[key] ?? 0) + 1) % size;
-  await store.publishStatus({
+  await storeStep('publishStatus', {
     conversationId: s.conversationId,
     turnId,
     kind: 'credential_rotated',

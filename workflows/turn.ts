@@ -22,7 +22,7 @@ import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/mode
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { planToolBatch } from '../common/tool-batch.js';
 import { applyTodos, formatTodos } from '../common/todos.js';
-import { store, toolActivities } from './activities.js';
+import { storeStep, toolActivities } from './activities.js';
 import { countLate, countedForFinish } from './attempts.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
 import { withDeadline } from './deadline.js';
@@ -118,7 +118,7 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   // The user message is recorded before anything else and cannot be interrupted: nothing is lost.
   const userSeq = s.nextSeq;
   const recorded = await CancellationScope.nonCancellable(() =>
-    store.recordUserMessage({
+    storeStep('recordUserMessage', {
       conversationId: s.conversationId,
       sessionId: s.sessionId,
       turnId: progress.turnId,
@@ -241,7 +241,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
       case 'continue_truncated':
         p.parts.push(r.text);
         p.capRaises += 1;
-        await store.recordMessages({
+        await storeStep('recordMessages', {
           sessionId: s.sessionId,
           turnId: p.turnId,
           messages: [{ seq: s.nextSeq, role: 'user', content: CONTINUE_PROMPT, overwrite: true }],
@@ -288,7 +288,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   const guardNotes: string[] = [];
 
   const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number) =>
-    store.recordToolResult({
+    storeStep('recordToolResult', {
       conversationId: s.conversationId,
       sessionId: s.sessionId,
       turnId: p.turnId,
@@ -381,7 +381,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     : (await runBatch(), false);
   if (timedOut) {
     const late = open.filter((o) => !o.done);
-    await store.recordMessages({
+    await storeStep('recordMessages', {
       sessionId: s.sessionId,
       turnId: p.turnId,
       messages: late.map((o) => ({
@@ -395,7 +395,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     for (const o of late) o.done = true;
   }
   if (guardNotes.length) {
-    await store.publishStatus({
+    await storeStep('publishStatus', {
       conversationId: s.conversationId,
       turnId: p.turnId,
       kind: 'loop_guard',
@@ -423,14 +423,14 @@ async function guardrailHalt(host: TurnHost, p: TurnProgress, outcome: Outcome):
   const s = host.state;
   const text = haltNote(p.loopGuard!.settings.noProgressCalls);
   p.loopGuard!.stats.halts += 1;
-  await store.recordMessages({
+  await storeStep('recordMessages', {
     sessionId: s.sessionId,
     turnId: p.turnId,
     messages: [{ seq: s.nextSeq, role: 'assistant', content: text, overwrite: true }],
   });
   s.nextSeq += 1;
   p.tailRole = 'assistant';
-  await store.publishStatus({
+  await storeStep('publishStatus', {
     conversationId: s.conversationId,
     turnId: p.turnId,
     kind: 'loop_guard',
@@ -510,7 +510,8 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     synthetic.push({ seq: s.nextSeq, role: 'assistant', content: note, overwrite: true });
     s.nextSeq += 1;
   }
-  if (synthetic.length) await store.recordMessages({ sessionId: s.sessionId, turnId: p.turnId, messages: synthetic });
+  if (synthetic.length)
+    await storeStep('recordMessages', { sessionId: s.sessionId, turnId: p.turnId, messages: synthetic });
   p.openCalls = [];
 
   const finalText = outcome.finalText;
@@ -537,7 +538,7 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
   };
   s.lastError = outcome.error ?? null;
-  const closed = await store.finishTurn({
+  const closed = await storeStep('finishTurn', {
     conversationId: s.conversationId,
     sessionId: s.sessionId,
     turnId: p.turnId,
