@@ -7,13 +7,14 @@
  * fails their schema, log it and ignore it; update validators reject it with a clear message.
  *
  * JSON payloads are converted with the platform's UTF-8 codec (TextEncoder/TextDecoder, which the
- * SDK's workflow sandbox provides from Node) instead of the SDK's JavaScript one, which took
- * 100–400 ms per megabyte to decode: a flood of large signals kept one workflow task busy for
- * seconds, long enough for the server to force-close it when the signals buffered meanwhile passed
- * its 2 MB limit (fuzz seed 3). The result is the same value: the fast path takes only valid UTF-8
- * (the fatal decoder refuses anything else, which goes the SDK's way as before) and keeps a byte
- * order mark as the SDK's decoder does; JSON.stringify writes only well-formed text, which both
- * encoders turn into the same bytes.
+ * SDK's workflow sandbox provides from Node) instead of the SDK's JavaScript one: on megabyte
+ * payloads that one is up to 8× slower once warm (ASCII, escaped surrogates; about even on CJK) and
+ * 100× slower cold (120 ms for the first 400 kB), and a flood of large signals is decoded inside
+ * one workflow task, whose length decides whether the server force-closes it (fuzz seed 3; see
+ * I1 in test/support/fuzz/invariants.ts). The result is the same value: the fast path takes only
+ * valid UTF-8 (the fatal decoder refuses anything else, which goes the SDK's way as before) and
+ * keeps a byte order mark as the SDK's decoder does; JSON.stringify writes only well-formed text,
+ * which both encoders turn into the same bytes.
  *
  * Loaded in the workflow sandbox (bundled with the workflows) and by the worker for activities:
  * it may import only `@temporalio/common`. Encryption and compression belong in payload codecs
