@@ -890,6 +890,13 @@ async function recordSignals(stack: TestStack, ws: string): Promise<void> {
   await idleAfter(1);
   await handle.signal('userMessage', { text: 'Clean build2', id: 'sig-1' });
   await handle.signal('userMessage', { nonsense: true });
+  // v8f: an id of 202 UTF-16 units of emoji (101 code points): over its bound (200) since patch utf16-bounds.
+  const ignored = await eventually(async () => {
+    const s = await conv.state();
+    return s.ignored_messages.count >= 2 ? s.ignored_messages.count : undefined;
+  });
+  await handle.signal('userMessage', { text: 'Not run', id: '\u{1f600}'.repeat(101) });
+  await eventually(async () => (await conv.state()).ignored_messages.count === ignored + 1);
   stack.fake.script([{ text: 'Second answer.' }]);
   await handle.signal('userMessage', 'And a plain string');
   await idleAfter(2);
