@@ -13,6 +13,12 @@
  * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause, mcp,
  * auxiliary-usage.
  *
+ * One history is not made here: astral-legacy-v7x.json was recorded by the code before patch
+ * utf16-bounds (main at 0ccb60d), which today's code refuses to make — a start messageId, a
+ * userMessage id and an approve requestId of emoji over their bounds in UTF-16 units but not in
+ * zod's code points (accepted then: the message ran a turn), and a 5,000-character end reason.
+ * Replaying it proves older runs keep the code-point schemas (without the patch it fails).
+ *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
  * else DATABASE_URL, else an embedded one it starts. Tools run outside the sandbox with
