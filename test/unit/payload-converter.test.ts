@@ -36,7 +36,7 @@ const VALUES: unknown[] = [
 describe('payload converter: the platform codec, the SDK’s results', () => {
   it('encodes every value to the bytes the SDK writes', () => {
     for (const v of VALUES) {
-      const ours = payloadConverter.toPayload(v)!;
+      const ours = payloadConverter.toPayload(v);
       const sdk = defaultPayloadConverter.toPayload(v);
       assert.deepEqual(Buffer.from(ours.data!), Buffer.from(sdk.data!), JSON.stringify(v)?.slice(0, 40));
       assert.deepEqual(Buffer.from(ours.metadata!.encoding!), Buffer.from(sdk.metadata!.encoding!));
@@ -96,7 +96,7 @@ describe('payload converter: the platform codec, the SDK’s results', () => {
   it('composes with the encryption codec both ways', async () => {
     const codec = new AesGcmCodec(parseCodecKeys(`k1:${randomBytes(32).toString('base64')}`, 'K', 'K'));
     const value = { text: '\u{1f600}\u6c49'.repeat(50_000), id: 'm1' };
-    const [sealed] = await codec.encode([payloadConverter.toPayload(value)!]);
+    const [sealed] = await codec.encode([payloadConverter.toPayload(value)]);
     const [opened] = await codec.decode([sealed!]);
     assert.deepEqual(payloadConverter.fromPayload(opened!), value);
     assert.deepEqual(defaultPayloadConverter.fromPayload(opened!), value);
