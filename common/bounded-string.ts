@@ -21,6 +21,9 @@ export function boundedString(max: number, message?: string): z.ZodString {
         maximum: max,
         inclusive: true,
         input: ctx.value,
+        // Not aborting, like zod's own checks: a union then reports this option's issue
+        // ("text: too large") instead of a bare "Invalid input".
+        continue: true,
         ...(message !== undefined ? { message } : {}),
       });
   });

@@ -13,6 +13,7 @@ import {
   approveSchema,
   compressSchema,
   conversationInputSchema,
+  describeZodError,
   messageSizeIssue,
   sendMessageSchema,
   setModelSchema,
