@@ -81,6 +81,10 @@ describe('message schemas agree with messageSizeIssue at the bound', () => {
       if (!text.startsWith(LONE)) assert.equal(messageSizeIssue(text) === undefined, sizeOk);
     }
     assert.match(sendMessageSchema.safeParse({ text: over }).error?.issues[0]?.message ?? '', /over 400000 characters/);
+    // A union (string or object) names the field, as zod's own .max does (hardening test 13 reads it).
+    const union = userMessageSchema.safeParse({ text: over, id: 'a' });
+    assert.match(describeZodError(union.error!, 'steer'), /^text: too large/);
+    assert.match(describeZodError(userMessageSchema.safeParse(over).error!, 'steer'), /too large/);
   });
 
   it('older runs (no patch utf16-bounds) still accept what zod accepted', () => {
