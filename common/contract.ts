@@ -9,6 +9,8 @@ import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import type { Usage } from './messages.js';
 import { sandboxInputSchema } from './sandbox-policy.js';
 import { jsonBytes } from './text.js';
+import type { StringBound } from './bounded-string.js';
+import { boundedString, codePointString } from './bounded-string.js';
 
 export const BUSY_POLICIES = ['interrupt', 'queue', 'steer'] as const;
 export type BusyPolicy = (typeof BUSY_POLICIES)[number];
@@ -45,13 +47,7 @@ export function messagePayloadIssue(text: string): string | undefined {
     return `too large as a payload (${bytes} bytes encoded, at most ${MAX_MESSAGE_PAYLOAD_BYTES}); put long text in a workspace file and refer to it`;
   return undefined;
 }
-const messageText = z
-  .string()
-  .min(1)
-  .max(
-    MAX_MESSAGE_CHARS,
-    `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`,
-  );
+const MESSAGE_TOO_LARGE = `too large (over ${MAX_MESSAGE_CHARS} characters); put long text in a workspace file and refer to it`;
 
 /** What a session id may be: it names workflows, child and compressed sessions, and search attributes. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -82,74 +78,124 @@ export const fallbackProviderSchema = z
   })
   .strict();
 
-/** Workflow input: one JSON object, every field optional (SPEC §2.2). */
-export const conversationInputSchema = z
-  .object({
-    sessionId: sessionIdSchema.optional(),
-    message: messageText.optional(),
-    /** Client message id of `message`, so a retried start cannot run it twice. */
-    messageId: z.string().min(1).max(200).optional(),
-    provider: z.enum(PROVIDER_NAMES).optional(),
-    model: z.string().min(1).optional(),
-    apiMode: z.enum(API_MODES).optional(),
-    baseUrl: z.string().url().optional(),
-    apiKeyEnv: z
-      .string()
-      .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
-      .optional(),
-    systemMessage: z.string().optional(),
-    /** Earlier messages that seed a new session's transcript (ignored when the session exists). */
-    history: z
-      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict())
-      .max(10_000)
-      .optional(),
-    maxIterations: z.number().int().min(1).max(10_000).optional(),
-    /** Session-wide caps: `{ maxCostUsd?, maxTokens? }` (checked before every model call). */
-    budget: z
-      .object({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() })
-      .strict()
-      .optional(),
-    toolsets: z.array(z.string().min(1)).optional(),
-    fallbackProviders: z.array(fallbackProviderSchema).optional(),
-    contextLength: z.number().int().min(1024).optional(),
-    busyPolicy: z.enum(BUSY_POLICIES).optional(),
-    approvals: z
-      .object({
-        mode: z.enum(APPROVAL_MODES).optional(),
-        timeoutSeconds: z.number().int().positive().optional(),
-        /** How long a `clarify` question waits for an answer. */
-        clarifyTimeoutSeconds: z.number().int().positive().optional(),
-      })
-      .strict()
-      .optional(),
-    cwd: z.string().min(1).optional(),
-    /** The tool sandbox for this conversation: `{ network }` may only narrow what the worker allows (SPEC §7.8). */
-    sandbox: sandboxInputSchema.optional(),
-    /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
-    toolTaskQueue: z.string().min(1).max(200).optional(),
-    /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
-    source: z.string().min(1).max(40).optional(),
-    /** Idle time before the conversation completes on its own, e.g. "30 days" or milliseconds. */
-    idleTimeout: z.union([durationSchema, z.number().int().positive()]).optional(),
-    /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
-    continueAsNewAfterTurns: z.number().int().min(1).optional(),
-    /**
-     * Set by a parent conversation that delegated a task (SPEC §12): the child runs its one
-     * turn and ends; nobody is there to approve or answer, so approvals resolve on their own.
-     */
-    subagent: z
-      .object({
-        parentSessionId: sessionIdSchema,
-        depth: z.number().int().min(1).max(10),
-        autoApprove: z.boolean().default(false),
-      })
-      .strict()
-      .optional(),
-    /** Internal: state carried across continue-as-new. Not for callers. */
-    carried: z.unknown().optional(),
-  })
-  .strict();
+export const APPROVAL_DECISIONS = ['once', 'session', 'always', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
+/** Signal or update `approve`: the user's decision on a pending dangerous command. */
+export const APPROVAL_SCOPES = ['command', 'rule'] as const;
+export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
+
+/**
+ * The schemas a workflow parses where a replay must decide as the original run did (its input, its
+ * signals, and `compress`, parsed again in the update's handler), built for a string bound: today's
+ * `boundedString` (UTF-16 units, like every other bound in Herald), or zod's code-point count for
+ * runs started before patch `utf16-bounds` (workflows/conversation.ts), which accepted astral text
+ * up to twice as long and must keep accepting it on replay. Validators of updates need only today's:
+ * a replay does not run them.
+ */
+function workflowSchemas(str: StringBound) {
+  const messageText = str(MAX_MESSAGE_CHARS, MESSAGE_TOO_LARGE).min(1);
+  /** Workflow input: one JSON object, every field optional (SPEC §2.2). */
+  const conversationInputSchema = z
+    .object({
+      sessionId: sessionIdSchema.optional(),
+      message: messageText.optional(),
+      /** Client message id of `message`, so a retried start cannot run it twice. */
+      messageId: str(200).min(1).optional(),
+      provider: z.enum(PROVIDER_NAMES).optional(),
+      model: z.string().min(1).optional(),
+      apiMode: z.enum(API_MODES).optional(),
+      baseUrl: z.string().url().optional(),
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+        .optional(),
+      systemMessage: z.string().optional(),
+      /** Earlier messages that seed a new session's transcript (ignored when the session exists). */
+      history: z
+        .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict())
+        .max(10_000)
+        .optional(),
+      maxIterations: z.number().int().min(1).max(10_000).optional(),
+      /** Session-wide caps: `{ maxCostUsd?, maxTokens? }` (checked before every model call). */
+      budget: z
+        .object({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() })
+        .strict()
+        .optional(),
+      toolsets: z.array(z.string().min(1)).optional(),
+      fallbackProviders: z.array(fallbackProviderSchema).optional(),
+      contextLength: z.number().int().min(1024).optional(),
+      busyPolicy: z.enum(BUSY_POLICIES).optional(),
+      approvals: z
+        .object({
+          mode: z.enum(APPROVAL_MODES).optional(),
+          timeoutSeconds: z.number().int().positive().optional(),
+          /** How long a `clarify` question waits for an answer. */
+          clarifyTimeoutSeconds: z.number().int().positive().optional(),
+        })
+        .strict()
+        .optional(),
+      cwd: z.string().min(1).optional(),
+      /** The tool sandbox for this conversation: `{ network }` may only narrow what the worker allows (SPEC §7.8). */
+      sandbox: sandboxInputSchema.optional(),
+      /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
+      toolTaskQueue: str(200).min(1).optional(),
+      /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
+      source: str(40).min(1).optional(),
+      /** Idle time before the conversation completes on its own, e.g. "30 days" or milliseconds. */
+      idleTimeout: z.union([durationSchema, z.number().int().positive()]).optional(),
+      /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
+      continueAsNewAfterTurns: z.number().int().min(1).optional(),
+      /**
+       * Set by a parent conversation that delegated a task (SPEC §12): the child runs its one
+       * turn and ends; nobody is there to approve or answer, so approvals resolve on their own.
+       */
+      subagent: z
+        .object({
+          parentSessionId: sessionIdSchema,
+          depth: z.number().int().min(1).max(10),
+          autoApprove: z.boolean().default(false),
+        })
+        .strict()
+        .optional(),
+      /** Internal: state carried across continue-as-new. Not for callers. */
+      carried: z.unknown().optional(),
+    })
+    .strict();
+
+  /** Signal `userMessage`: a string, or `{ text, id? }`. */
+  const userMessageSchema = z.union([
+    messageText,
+    z.object({ text: messageText, id: str(200).min(1).optional() }).strict(),
+  ]);
+
+  /**
+   * Signal or update `approve`: the user's decision on a pending dangerous command. `session` and
+   * `always` cover that command (as parsed: spacing and quoting aside); `scope: "rule"` widens them to
+   * every command of the same rules.
+   */
+  const approveSchema = z
+    .object({
+      requestId: str(300).min(1),
+      decision: z.enum(APPROVAL_DECISIONS),
+      scope: z.enum(APPROVAL_SCOPES).optional(),
+    })
+    .strict();
+
+  /** Update `compress`: manual compression, optionally focused on a topic. */
+  const compressSchema = z.union([z.undefined(), z.null(), z.object({ focus: str(500).min(1).optional() }).strict()]);
+
+  return { messageText, conversationInputSchema, userMessageSchema, approveSchema, compressSchema };
+}
+
+const CURRENT = workflowSchemas(boundedString);
+/** Today's schemas, as one object (a run picks these or LEGACY_SCHEMAS). */
+export const CURRENT_SCHEMAS = CURRENT;
+/** The same schemas with zod's code-point bounds: for runs without patch `utf16-bounds` only. */
+export const LEGACY_SCHEMAS = workflowSchemas(codePointString);
+const { messageText } = CURRENT;
+export const { conversationInputSchema, userMessageSchema } = CURRENT;
 export type ConversationInput = z.infer<typeof conversationInputSchema>;
 
 /**
@@ -229,12 +275,6 @@ export function inputBoundsIssue(input: ConversationInput): { field: string; mes
   );
 }
 
-/** Signal `userMessage`: a string, or `{ text, id? }`. */
-export const userMessageSchema = z.union([
-  messageText,
-  z.object({ text: messageText, id: z.string().min(1).max(200).optional() }).strict(),
-]);
-
 /**
  * What a `sendMessage` update is refused with while the conversation hands over to a new run
  * (continue-as-new): nothing was accepted; send the same message (same id) again in a moment and
@@ -243,7 +283,7 @@ export const userMessageSchema = z.union([
 export const MOVING_RUNS = 'the conversation is moving to a new run (continue-as-new); send the message again';
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
-export const sendMessageSchema = z.object({ text: messageText, id: z.string().min(1).max(200).optional() }).strict();
+export const sendMessageSchema = z.object({ text: messageText, id: boundedString(200).min(1).optional() }).strict();
 export type SendMessageInput = z.infer<typeof sendMessageSchema>;
 
 /** Signal `stop`: an optional reason. */
@@ -257,31 +297,13 @@ export const stopSchema = z.union([
 /** Signal `end`: an optional reason. */
 export const endSchema = stopSchema;
 
-export const APPROVAL_DECISIONS = ['once', 'session', 'always', 'deny'] as const;
-export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-
-/** Signal or update `approve`: the user's decision on a pending dangerous command. */
-export const APPROVAL_SCOPES = ['command', 'rule'] as const;
-export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
-
-/**
- * Signal or update `approve`: the user's decision on a pending dangerous command. `session` and
- * `always` cover that command (as parsed: spacing and quoting aside); `scope: "rule"` widens them to
- * every command of the same rules.
- */
-export const approveSchema = z
-  .object({
-    requestId: z.string().min(1).max(300),
-    decision: z.enum(APPROVAL_DECISIONS),
-    scope: z.enum(APPROVAL_SCOPES).optional(),
-  })
-  .strict();
+/** Signal or update `approve` (built in workflowSchemas above). */
+export const { approveSchema } = CURRENT;
 export type ApproveInput = z.infer<typeof approveSchema>;
 
 /** Update `answerClarify`: the user's answer to the pending `clarify` question. */
 export const answerClarifySchema = z
-  .object({ answer: z.string().min(1).max(20_000), requestId: z.string().min(1).optional() })
+  .object({ answer: boundedString(20_000).min(1), requestId: z.string().min(1).optional() })
   .strict();
 export type AnswerClarifyInput = z.infer<typeof answerClarifySchema>;
 
@@ -293,7 +315,7 @@ export type AnswerClarifyInput = z.infer<typeof answerClarifySchema>;
  */
 export const setModelSchema = z
   .object({
-    model: z.string().min(1).max(INPUT_BOUNDS.model),
+    model: boundedString(INPUT_BOUNDS.model).min(1),
     provider: z.enum(PROVIDER_NAMES).optional(),
     apiMode: z.enum(API_MODES).optional(),
   })
@@ -309,12 +331,8 @@ export interface SetModelResult {
   previous: { provider: string; model: string };
 }
 
-/** Update `compress`: manual compression, optionally focused on a topic. */
-export const compressSchema = z.union([
-  z.undefined(),
-  z.null(),
-  z.object({ focus: z.string().min(1).max(500).optional() }).strict(),
-]);
+/** Update `compress`: manual compression, optionally focused on a topic (built in workflowSchemas above). */
+export const { compressSchema } = CURRENT;
 
 export interface PendingApproval {
   request_id: string;

@@ -4,6 +4,7 @@
  * are in Postgres, keyed by hash) and each server's status. Bounded by construction. Pure.
  */
 import { z } from 'zod';
+import { boundedString } from './bounded-string.js';
 
 export const MAX_MCP_TOOLS = 128;
 export const MAX_MCP_SERVERS = 32;
@@ -20,12 +21,12 @@ export const mcpToolRefSchema = z.object({
 export type McpToolRef = z.infer<typeof mcpToolRefSchema>;
 
 export const mcpServerStatusSchema = z.object({
-  name: z.string().max(32),
+  name: boundedString(32),
   status: z.enum(['ready', 'failed', 'disabled']),
   tools: z.number().int().min(0),
-  reason: z.string().max(MAX_MCP_REASON_CHARS).optional(),
+  reason: boundedString(MAX_MCP_REASON_CHARS).optional(),
   /** Which connection listed the tools, and which version of its list (a list-changed notification moves it). */
-  epoch: z.string().max(64).optional(),
+  epoch: boundedString(64).optional(),
 });
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 

@@ -4,6 +4,7 @@
  * itself lives in `activities/sandbox/`.
  */
 import { z } from 'zod';
+import { boundedString } from './bounded-string.js';
 
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -12,9 +13,7 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 const DOMAIN = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 const IPV6 = /^\[[0-9a-f:.]+\](:\d{1,5})?$/;
 
-export const domainEntrySchema = z
-  .string()
-  .max(253)
+export const domainEntrySchema = boundedString(253)
   .transform((s) => s.trim().toLowerCase())
   .refine((s) => DOMAIN.test(s) || IPV6.test(s), 'a host name such as github.com or *.npmjs.org (optionally :port)');
 

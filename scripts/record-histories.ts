@@ -13,6 +13,12 @@
  * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause, mcp,
  * auxiliary-usage.
  *
+ * One history is not made here: astral-legacy-v7x.json was recorded by the code before patch
+ * utf16-bounds (main at 0ccb60d), which today's code refuses to make — a start messageId, a
+ * userMessage id and an approve requestId of emoji over their bounds in UTF-16 units but not in
+ * zod's code points (accepted then: the message ran a turn), and a 5,000-character end reason.
+ * Replaying it proves older runs keep the code-point schemas (without the patch it fails).
+ *
  * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
  * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
  * else DATABASE_URL, else an embedded one it starts. Tools run outside the sandbox with
@@ -890,6 +896,13 @@ async function recordSignals(stack: TestStack, ws: string): Promise<void> {
   await idleAfter(1);
   await handle.signal('userMessage', { text: 'Clean build2', id: 'sig-1' });
   await handle.signal('userMessage', { nonsense: true });
+  // v8f: an id of 202 UTF-16 units of emoji (101 code points): over its bound (200) since patch utf16-bounds.
+  const ignored = await eventually(async () => {
+    const s = await conv.state();
+    return s.ignored_messages.count >= 2 ? s.ignored_messages.count : undefined;
+  });
+  await handle.signal('userMessage', { text: 'Not run', id: '\u{1f600}'.repeat(101) });
+  await eventually(async () => (await conv.state()).ignored_messages.count === ignored + 1);
   stack.fake.script([{ text: 'Second answer.' }]);
   await handle.signal('userMessage', 'And a plain string');
   await idleAfter(2);

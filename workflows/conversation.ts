@@ -47,15 +47,21 @@ const DEFAULT_CAN_AFTER_TURNS = 200;
 export const PATCH_HARDENING = 'conversation-hardening';
 /** HeraldStatus follows every status (and HeraldTitle, HeraldPrimaryModel are set): workflows/details.ts. */
 export const PATCH_STATUS_ATTRIBUTES = 'search-attributes-by-status';
+/**
+ * String bounds of the input and signals in UTF-16 units (common/bounded-string.ts) instead of zod's
+ * code points, and the `end` reason bounded: older runs replay with the schemas they ran with.
+ */
+export const PATCH_UTF16_BOUNDS = 'utf16-bounds';
 
 export async function conversation(rawInput?: unknown): Promise<TurnResult | null> {
   const hardened = patched(PATCH_HARDENING);
   const byStatus = patched(PATCH_STATUS_ATTRIBUTES);
-  const input = parseInput(rawInput, hardened);
+  const utf16 = patched(PATCH_UTF16_BOUNDS);
+  const input = parseInput(rawInput, hardened, utf16);
   const conversationId = conversationIdOf(input, sessionIdFromWorkflowId(workflowInfo().workflowId), hardened);
   const carried = input.carried === undefined ? undefined : parseCarried(input.carried, hardened);
   const state: ConversationState = carried ?? initialState(conversationId, input);
-  const run = new Run(state, hardened, input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS, byStatus);
+  const run = new Run(state, hardened, input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS, byStatus, utf16);
   registerHandlers(run);
 
   try {

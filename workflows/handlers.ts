@@ -14,7 +14,6 @@ import {
   endSchema,
   sendMessageSchema,
   stopSchema,
-  userMessageSchema,
 } from '../common/contract.js';
 import {
   answerClarifyUpdate,
@@ -34,6 +33,9 @@ import { registerSetModel } from './set-model.js';
 import { registerReloadTools } from './mcp.js';
 import { findResult, stateView } from './state.js';
 
+/** The longest `end` reason kept (runs with patch utf16-bounds): it is the end activity's input. */
+const MAX_END_REASON_CHARS = 500;
+
 /** Why a payload failed: undecodable, or the schema's first complaint. */
 function problem(payload: unknown, error: { issues: unknown[] } | undefined, name: string): string {
   if (isUndecodable(payload)) return `its payload could not be decoded (${payload.encoding}: ${payload.reason})`;
@@ -44,7 +46,7 @@ export function registerHandlers(run: Run): void {
   const { state } = run;
 
   setHandler(userMessageSignal, (payload: unknown) => {
-    const parsed = userMessageSchema.safeParse(payload);
+    const parsed = run.schemas.userMessageSchema.safeParse(payload);
     if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
     if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
     const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
@@ -67,7 +69,7 @@ export function registerHandlers(run: Run): void {
   });
 
   setHandler(steerSignal, (payload: unknown) => {
-    const parsed = userMessageSchema.safeParse(payload);
+    const parsed = run.schemas.userMessageSchema.safeParse(payload);
     if (!parsed.success || run.ended)
       return run.noteIgnored(
         'steer signal',
@@ -98,7 +100,9 @@ export function registerHandlers(run: Run): void {
     const reason =
       parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
     run.ended = true;
-    run.endReason = reason ?? 'ended by user';
+    // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
+    run.endReason =
+      run.utf16 && reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : (reason ?? 'ended by user');
     run.refreshDetails();
   });
 
@@ -133,7 +137,7 @@ export function registerHandlers(run: Run): void {
 
   const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
   setHandler(approveSignal, (payload: unknown) => {
-    const parsed = approveSchema.safeParse(payload);
+    const parsed = run.schemas.approveSchema.safeParse(payload);
     if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
     const req = findApproval(parsed.data.requestId);
     if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
@@ -190,7 +194,8 @@ export function registerHandlers(run: Run): void {
     compressUpdate,
     async (input) => {
       const id = uuid4();
-      const parsed = compressSchema.safeParse(input);
+      // The run's schemas: a replayed older run parses the focus its validator accepted then.
+      const parsed = run.schemas.compressSchema.safeParse(input);
       run.compressions.push({ id, focus: parsed.success ? (parsed.data?.focus ?? undefined) : undefined });
       await condition(() => run.compressResults.has(id));
       const r = run.compressResults.get(id)!;

@@ -7,6 +7,7 @@
 import type { CancellationScope } from '@temporalio/workflow';
 import { log, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { TurnResult } from '../common/contract.js';
+import { CURRENT_SCHEMAS, LEGACY_SCHEMAS } from '../common/contract.js';
 import type { CompressResult } from './definitions.js';
 import type { ChildBatch } from './delegation.js';
 import { stopChildren } from './delegation.js';
@@ -67,8 +68,15 @@ export class Run {
      * title and primary model are set), published with the current details.
      */
     readonly byStatus = false,
+    /** Runs with `utf16-bounds`: string bounds in UTF-16 units, the `end` reason bounded. */
+    readonly utf16 = false,
   ) {
     state.heldReports ??= [];
+  }
+
+  /** The schemas this run parses signals with (common/contract.ts: workflowSchemas). */
+  get schemas(): typeof LEGACY_SCHEMAS {
+    return this.utf16 ? CURRENT_SCHEMAS : LEGACY_SCHEMAS;
   }
 
   /** A signal was ignored: logged, and counted in the state query (`ignored_messages`). */

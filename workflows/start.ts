@@ -9,7 +9,13 @@ import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ConversationInput } from '../common/contract.js';
-import { conversationInputSchema, describeZodError, inputBoundsIssue, SESSION_ID_PATTERN } from '../common/contract.js';
+import {
+  LEGACY_SCHEMAS,
+  conversationInputSchema,
+  describeZodError,
+  inputBoundsIssue,
+  SESSION_ID_PATTERN,
+} from '../common/contract.js';
 import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
@@ -31,12 +37,14 @@ function invalidInput(message: string, details: unknown[] = []): ApplicationFail
 /**
  * The workflow input, validated. With `bounded` (runs started by today's code), sizes are
  * checked too: a model name that would overflow a search attribute, a system message that would
- * be carried through every continue-as-new, an idle timeout of zero.
+ * be carried through every continue-as-new, an idle timeout of zero. Without `utf16` (runs before
+ * patch utf16-bounds), string bounds count code points as they did then.
  */
-export function parseInput(raw: unknown, bounded: boolean): ConversationInput {
+export function parseInput(raw: unknown, bounded: boolean, utf16 = true): ConversationInput {
   if (isUndecodable(raw))
     throw invalidInput(`invalid conversation input: it could not be decoded (${raw.encoding}: ${raw.reason})`);
-  const parsed = conversationInputSchema.safeParse(raw ?? {});
+  const schema = utf16 ? conversationInputSchema : LEGACY_SCHEMAS.conversationInputSchema;
+  const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalidInput(`invalid conversation input: ${describeZodError(parsed.error)}`, [

@@ -3,6 +3,7 @@
  * continue-as-new. The transcript itself is in Postgres.
  */
 import { z } from 'zod';
+import { boundedString } from '../common/bounded-string.js';
 import type {
   ApprovalDecision,
   ApprovalMode,
@@ -216,8 +217,8 @@ export const carriedStateSchema = z.object({
   lastResult: z.any().nullable(),
   lastError: z.string().nullable(),
   titleSet: z.boolean(),
-  title: z.string().max(200).optional(),
-  searchAttributeNames: z.array(z.string().max(100)).max(20).optional(),
+  title: boundedString(200).optional(),
+  searchAttributeNames: z.array(boundedString(100)).max(20).optional(),
   // Added after the first release: runs carried by older code do not have them.
   credentialIndex: z.record(z.string(), z.number().int().min(0)).default({}),
   primaryCooldownUntil: z.number().default(0),
@@ -238,8 +239,8 @@ export const carriedStateSchema = z.object({
   approvalMode: z.enum(APPROVAL_MODES).default('manual'),
   approvalTimeoutSeconds: z.number().positive().default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
   clarifyTimeoutSeconds: z.number().positive().default(DEFAULT_CLARIFY_TIMEOUT_SECONDS),
-  sessionApprovedRules: z.array(z.string().max(200)).max(500).default([]),
-  sessionApprovedCommands: z.array(z.string().max(100)).max(500).default([]),
+  sessionApprovedRules: z.array(boundedString(200)).max(500).default([]),
+  sessionApprovedCommands: z.array(boundedString(100)).max(500).default([]),
   // Requests live only while a turn waits; none is pending at continue-as-new.
   pendingApprovals: z.array(approvalRequestSchema).max(100).default([]),
   clarify: clarifyRequestSchema.nullable().default(null),
@@ -251,12 +252,12 @@ export const carriedStateSchema = z.object({
     .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
     .optional(),
   sandbox: z
-    .object({ network: networkPolicySchema, active: z.boolean(), warning: z.string().max(2000).optional() })
+    .object({ network: networkPolicySchema, active: z.boolean(), warning: boundedString(2000).optional() })
     .optional(),
   mcp: mcpSnapshotSchema.optional(),
   heldReports: z.array(queuedMessageSchema).max(64).default([]),
   ignoredSignals: z
-    .object({ count: z.number().int().min(0), lastReason: z.string().max(500).nullable() })
+    .object({ count: z.number().int().min(0), lastReason: boundedString(500).nullable() })
     .default({ count: 0, lastReason: null }),
   loopGuard: loopGuardSchema,
   loopGuardStats: z

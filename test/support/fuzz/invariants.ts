@@ -1,6 +1,13 @@
 /**
  * The invariants a fuzzed conversation must keep, checked after it went quiet and closed:
- *   I1 no workflow task fails twice in a row (a wedged workflow), in any run of the chain;
+ *   I1 no workflow task fails twice in a row (a wedged workflow), in any run of the chain. A task
+ *      the server force-closes (FORCE_CLOSE_COMMAND) because the signals and updates buffered while
+ *      it ran passed the server's own limits (2 MB or 100 events by default) is not counted: that is
+ *      the server's flood control, which no workflow can avoid when a client sends megabytes faster
+ *      than any task completes (fuzz seeds 3 and 9: six 1 MB signals within 40 ms of a task's
+ *      start); it does not count as an attempt, each one flushes the buffer into history, and it
+ *      stops when the flood does. Such a run must still complete a task after the flood: one whose
+ *      last task event is a force-close while it runs still counts;
  *   I2 every accepted message is answered or recorded exactly once, never twice; rejected ones never;
  *   I3 every session's transcript keeps the role order (isValidOrder);
  *   I4 every run's history stays under bounds;
@@ -43,6 +50,8 @@ export interface RunFacts {
   /** Longest run of failed workflow tasks, and the first failure of that run. */
   wftStreak: number;
   wftFailure?: string;
+  /** Tasks force-closed by the server's flood control (not counted in the streak; see I1). */
+  forceClosed: number;
   accepted: Set<string>;
   completed: Set<string>;
   failure?: string;
@@ -57,6 +66,8 @@ export interface Facts {
 }
 
 const { WorkflowTaskFailedCause } = temporal.api.enums.v1;
+/** The server failed the task because events buffered during it passed its limits (see I1). */
+const FLOOD = WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND;
 /** Failures a busy workflow may see once or twice without being wedged. */
 const BENIGN = new Set<number>([
   WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
@@ -93,6 +104,7 @@ async function runFacts(client: Client, workflowId: string, runId: string): Prom
     historyLength: Number(info?.historyLength ?? 0),
     historySizeBytes: Number(info?.historySizeBytes ?? 0),
     wftStreak: 0,
+    forceClosed: 0,
     accepted: new Set(),
     completed: new Set(),
   };
@@ -100,6 +112,8 @@ async function runFacts(client: Client, workflowId: string, runId: string): Prom
   let benignStart = false;
   let lastWasFailure = false;
   let current: string | undefined;
+  /** The last task event was a force-close (no task has completed since). */
+  let flooded = false;
   const note = (n: number) => {
     const effective = benignStart ? n - 2 : n;
     if (effective > f.wftStreak) {
@@ -109,7 +123,14 @@ async function runFacts(client: Client, workflowId: string, runId: string): Prom
   };
   for (const e of history.events ?? []) {
     const failed = e.workflowTaskFailedEventAttributes;
+    if (failed && failed.cause === FLOOD) {
+      // Neither a failure of the workflow's nor the end of a streak of them.
+      f.forceClosed += 1;
+      flooded = true;
+      continue;
+    }
     if (failed) {
+      flooded = false;
       if (streak === 0) {
         benignStart = BENIGN.has(failed.cause ?? 0);
         current = `${WorkflowTaskFailedCause[failed.cause ?? 0]}: ${failed.failure?.message ?? ''}`.slice(0, 400);
@@ -128,6 +149,7 @@ async function runFacts(client: Client, workflowId: string, runId: string): Prom
     if (e.workflowTaskCompletedEventAttributes) {
       streak = 0;
       lastWasFailure = false;
+      flooded = false;
     }
     const acc = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId;
     if (acc) f.accepted.add(acc);
@@ -140,6 +162,11 @@ async function runFacts(client: Client, workflowId: string, runId: string): Prom
   }
   const pending = d.raw.pendingWorkflowTask?.attempt ?? 0;
   if (f.status === 'RUNNING' && lastWasFailure && pending > 1) note(Math.max(streak, pending - 1));
+  if (f.status === 'RUNNING' && flooded && f.wftStreak < 2) {
+    // Quiet, and still no task completed after the flood: the run is stuck, whoever failed it.
+    f.wftStreak = 2;
+    f.wftFailure = `${WorkflowTaskFailedCause[FLOOD]}: no task completed after the flood`;
+  }
   return f;
 }
 
@@ -471,6 +498,8 @@ async function check(
   coverage.runs = runs.length;
   coverage.sessions = sessions.length;
   coverage.restarts = rec.restarts;
+  const forceClosed = runs.reduce((n, r) => n + r.forceClosed, 0);
+  if (forceClosed) coverage['force-closed'] = forceClosed;
   coverage[`close:${rec.close.by}`] = 1;
   return { violations: v, facts: { runs, sessions: sessions.length, messages: rows.length, coverage } };
 }
