@@ -10,6 +10,7 @@ import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import { sandboxConfigSchema } from './sandbox-policy.js';
 import { mcpConfigSchema } from './mcp-config.js';
+import { workerTuningSchema } from './worker-tuning.js';
 
 const pricingSchema = z
   .object({
@@ -230,6 +231,8 @@ export const configFileSchema = z
       .object({ keyFile: z.string().min(1).optional() })
       .strict()
       .default({}),
+    /** A worker's capacity: sticky cache, task slots, pollers, Postgres pool (README "Capacity and tuning"). */
+    worker: workerTuningSchema,
   })
   .strict();
 

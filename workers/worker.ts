@@ -41,6 +41,7 @@ import { freePort } from '../runtime/ports.js';
 import { createMetrics } from '../activities/metrics.js';
 import type { MetricsServer } from './metrics-server.js';
 import { startMetricsServer } from './metrics-server.js';
+import { workerCreateTuning } from '../common/worker-tuning.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The workflow-side tracing interceptors, bundled only into a tracing worker's workflows. */
@@ -184,7 +185,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   ]);
   const coreUrl = await installRuntime(log, config.metrics !== undefined);
 
-  const db = createDb(config.databaseUrl, 10, { redact: true });
+  const tuning = config.worker;
+  const db = createDb(config.databaseUrl, tuning.dbPoolSize, { redact: true });
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'applied database migrations');
@@ -263,6 +265,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
           },
         }
       : {}),
+    // Sticky cache, slots and pollers (common/worker-tuning.ts; README "Capacity and tuning").
+    ...workerCreateTuning(tuning),
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',
     defaultHeartbeatThrottleInterval: '500 ms',
@@ -311,6 +315,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         : 'plaintext',
       ...(metricsServer ? { metrics: metricsServer.url } : {}),
       ...(tracing ? { tracing: true } : {}),
+      capacity: tuning,
     },
     'worker started',
   );
