@@ -43,7 +43,7 @@ const GRPC_DEADLINE_EXCEEDED = 4;
 export function isUpdateDeadlineError(err: unknown): boolean {
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
   const grpc = err instanceof ServiceError ? err.cause : err;
-  if (isGrpcServiceError(grpc) && grpc.code === GRPC_DEADLINE_EXCEEDED) return true;
+  if (isGrpcServiceError(grpc) && Number(grpc.code) === GRPC_DEADLINE_EXCEEDED) return true;
   const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
   return /deadline exceeded/i.test(text);
 }
