@@ -60,6 +60,11 @@ export interface WorkerOptions {
   activitiesOnly?: boolean;
   /** Tracing to use (tests: an in-memory exporter); by default the `OTEL_*` environment decides. */
   tracing?: Tracing;
+  /**
+   * Run workflows on this thread instead of the SDK's workflow thread (the SDK's `debugMode`): only
+   * for measuring (bench/cache-memory.ts reads the heap a cached conversation takes).
+   */
+  workflowsOnMainThread?: boolean;
 }
 
 export interface RunningWorker {
@@ -271,6 +276,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     maxHeartbeatThrottleInterval: '500 ms',
     defaultHeartbeatThrottleInterval: '500 ms',
     shutdownGraceTime: '5 seconds',
+    ...(o.workflowsOnMainThread ? { debugMode: true } : {}),
   });
 
   const stopListener = await listenForStops(config.databaseUrl, stops, log);
