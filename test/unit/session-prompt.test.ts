@@ -8,12 +8,12 @@ import { sessionMarkerNonce, sessionPrompt } from '../../activities/store/sessio
 function fakeDb(rows: Record<string, { system_prompt: string | null; marker_nonce: string | null }>) {
   const db = {
     queries: 0,
-    async query(_sql: string, [id, nonce]: [string, string]) {
+    query(_sql: string, [id, nonce]: [string, string]) {
       db.queries++;
       const row = rows[id];
-      if (!row) return { rows: [] };
+      if (!row) return Promise.resolve({ rows: [] });
       row.marker_nonce ??= nonce;
-      return { rows: [{ ...row }] };
+      return Promise.resolve({ rows: [{ ...row }] });
     },
   };
   return db;
