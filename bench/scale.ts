@@ -16,7 +16,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { PAYLOAD_CONVERTER_PATH } from '../runtime/data-converter.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';
+import { WORKFLOWS_PATH } from '../workers/worker.js';
 import { freePort } from '../runtime/ports.js';
 import { startTemporalDevServer } from '../workers/temporal-dev-server.js';
 import type { DevServer } from '../workers/temporal-dev-server.js';
@@ -34,6 +37,9 @@ const workerCounts = arg('workers', '1,3').split(',').map(Number);
 const TURNS = Number(arg('turns', '3'));
 /** A run that has not finished by then is reported as such (and its conversations as errors). */
 const RUN_LIMIT_MS = Number(arg('limit-s', '900')) * 1000;
+/** Workers load one pre-built workflow bundle (HERALD_WORKFLOW_BUNDLE), as a deployment should; `--bundle-on-start` makes each bundle its own. */
+const prebuilt = !process.argv.includes('--bundle-on-start');
+let bundlePath: string | undefined;
 
 interface RunResult {
   k: number;
@@ -96,7 +102,12 @@ async function run(k: number, workerCount: number): Promise<RunResult> {
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, SCALE_FILE), 'hello\n');
 
-  const env = { ...stack.workerEnv(), HERALD_LOG_LEVEL: 'info', HERALD_LOG_FORMAT: 'json' };
+  const env = {
+    ...stack.workerEnv(),
+    HERALD_LOG_LEVEL: 'info',
+    HERALD_LOG_FORMAT: 'json',
+    ...(bundlePath ? { HERALD_WORKFLOW_BUNDLE: bundlePath } : {}),
+  };
   workers = Array.from({ length: workerCount }, () => spawnHerald(['worker'], env));
   await Promise.all(workers.map((w) => w.waitFor('worker started', 120_000)));
   const pids = workers.map((w) => w.child.pid!);
@@ -197,7 +208,17 @@ const results: RunResult[] = [];
 console.log(
   `Herald scale bench · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · ${TURNS} turns of model call (1–3 s) → read_file → answer`,
 );
+const bundleDir = mkdtempSync(join(tmpdir(), 'herald-scale-bundle-'));
 try {
+  if (prebuilt) {
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+      logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
+    });
+    bundlePath = join(bundleDir, 'workflow-bundle.js');
+    writeFileSync(bundlePath, bundle.code);
+  }
   for (const w of workerCounts) {
     for (const k of ks) {
       console.log(`\nK=${k} on ${w} worker${w > 1 ? 's' : ''}…`);
@@ -209,6 +230,7 @@ try {
 } finally {
   await cleanup();
   await stopSharedInfra();
+  rmSync(bundleDir, { recursive: true, force: true });
 }
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 console.log(
