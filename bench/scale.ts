@@ -40,6 +40,8 @@ const RUN_LIMIT_MS = Number(arg('limit-s', '900')) * 1000;
 /** Workers load one pre-built workflow bundle (HERALD_WORKFLOW_BUNDLE), as a deployment should; `--bundle-on-start` makes each bundle its own. */
 const prebuilt = !process.argv.includes('--bundle-on-start');
 let bundlePath: string | undefined;
+/** `--cache=N`: the workers' sticky cache (HERALD_MAX_CACHED_WORKFLOWS); their default otherwise. */
+const cache = process.argv.find((a) => a.startsWith('--cache='))?.slice(8);
 
 interface RunResult {
   k: number;
@@ -107,6 +109,7 @@ async function run(k: number, workerCount: number): Promise<RunResult> {
     HERALD_LOG_LEVEL: 'info',
     HERALD_LOG_FORMAT: 'json',
     ...(bundlePath ? { HERALD_WORKFLOW_BUNDLE: bundlePath } : {}),
+    ...(cache ? { HERALD_MAX_CACHED_WORKFLOWS: cache } : {}),
   };
   workers = Array.from({ length: workerCount }, () => spawnHerald(['worker'], env));
   await Promise.all(workers.map((w) => w.waitFor('worker started', 120_000)));
