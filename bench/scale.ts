@@ -209,7 +209,7 @@ async function run(k: number, workerCount: number): Promise<RunResult> {
 
 const results: RunResult[] = [];
 console.log(
-  `Herald scale bench · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · ${TURNS} turns of model call (1–3 s) → read_file → answer`,
+  `Herald scale bench · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · ${TURNS} turns of model call (1–3 s) → read_file → answer · ${prebuilt ? 'pre-built bundle' : 'bundled on start'}${cache ? ` · sticky cache ${cache}` : ''}`,
 );
 const bundleDir = mkdtempSync(join(tmpdir(), 'herald-scale-bundle-'));
 try {
