@@ -148,7 +148,8 @@ async function run(k: number, workerCount: number): Promise<RunResult> {
   const errors: string[] = [];
   const done: number[] = [];
   const t0 = performance.now();
-  const deadline = sleep(RUN_LIMIT_MS).then(() => 'limit' as const);
+  // Unref'd: the limit must not keep the bench alive once everything finished.
+  const deadline = new Promise<'limit'>((resolve) => setTimeout(() => resolve('limit'), RUN_LIMIT_MS).unref());
   const all = Promise.all(
     plans.map(async (delays, i) => {
       const conv = herald.conversation(`scale-${k}-${i}`);
