@@ -48,10 +48,12 @@ import type { StartPhase } from './start-phase.js';
 import { waitForStartPhase } from './start-phase.js';
 import { explainUpdateError } from './workflow-failure.js';
 import { StopNotifier } from './stop-notice.js';
-import { isTransientSendError } from './transient.js';
+import { isTransientSendError, isUpdateDeadlineError } from './transient.js';
 
 /** How long `send` keeps resending through an outage of Temporal (a restart takes seconds). */
 export const SEND_OUTAGE_MS = 120_000;
+/** How long `send` keeps resending while each attempt runs out its deadline (a very busy server). */
+export const SEND_SLOW_MS = 30 * 60_000;
 
 export { ConversationFailedError } from './workflow-failure.js';
 export type { StartPhase } from './start-phase.js';
@@ -171,16 +173,28 @@ export class Conversation {
    * moment; the same message (same id) is sent again until the next run takes it. So it is when
    * Temporal cannot be reached or lost the update in a restart (client/transient.ts), for up to
    * `SEND_OUTAGE_MS` in a row: a repeated id is answered from the turn it ran, never run twice.
+   * An update that only ran out its deadline (a busy server, hundreds of conversations) goes again
+   * at once with the same id, for up to `SEND_SLOW_MS`.
    */
   async send(text: string, options: { id?: string; start?: StartOptions } = {}): Promise<TurnResult> {
     const id = options.id ?? randomBytes(8).toString('hex');
     let outageSince: number | undefined;
+    let slowSince: number | undefined;
     let resends = 0;
     let moves = 0;
     for (;;) {
       try {
         return await this.sendOnce(text, id, options.start);
       } catch (err) {
+        if (isUpdateDeadlineError(err)) {
+          // Busy, not down: the same id again at once, for as long as a turn may take.
+          slowSince ??= Date.now();
+          if (Date.now() - slowSince >= SEND_SLOW_MS) throw err;
+          outageSince = undefined;
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
+        slowSince = undefined;
         if (isTransientSendError(err)) {
           outageSince ??= Date.now();
           if (Date.now() - outageSince >= SEND_OUTAGE_MS) throw err;

@@ -29,3 +29,21 @@ export function isTransientSendError(err: unknown): boolean {
   const grpc = err instanceof ServiceError ? err.cause : err;
   return isGrpcServiceError(grpc) && isRetryableError(grpc);
 }
+
+/**
+ * Did a send only run out of time waiting (the update's RPC deadline, a server too busy to answer
+ * within it) rather than find Temporal down? Under load (hundreds of conversations on one dev
+ * server) an update can wait longer than its deadline while everything is healthy: the same
+ * message id goes again at once, with no outage clock — a repeated id joins the update already
+ * admitted, or is answered from the turn it ran.
+ */
+/** gRPC status 4 (the SDK's own grpc-js is not Herald's dependency). */
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+export function isUpdateDeadlineError(err: unknown): boolean {
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  if (isGrpcServiceError(grpc) && Number(grpc.code) === GRPC_DEADLINE_EXCEEDED) return true;
+  const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
+  return /deadline exceeded/i.test(text);
+}

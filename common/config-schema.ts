@@ -5,11 +5,14 @@
 import { z } from 'zod';
 import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
-import { DEFAULT_DELEGATION, DELEGATION_MODES } from './delegation.js';
 import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import { sandboxConfigSchema } from './sandbox-policy.js';
 import { mcpConfigSchema } from './mcp-config.js';
+import { workerTuningSchema } from './worker-tuning.js';
+import { delegationSettingsSchema, envName, loopGuardSchema, modelChoiceSchema } from './carried-settings.js';
+
+export { loopGuardSchema } from './carried-settings.js';
 
 const pricingSchema = z
   .object({
@@ -21,8 +24,6 @@ const pricingSchema = z
     cacheWrite: z.number().min(0).optional(),
   })
   .strict();
-
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name');
 
 const providerEntrySchema = z
   .object({
@@ -48,26 +49,6 @@ const providerEntrySchema = z
       .optional(),
   })
   .strict();
-
-const modelChoiceSchema = z
-  .object({
-    provider: z.enum(PROVIDER_NAMES),
-    model: z.string().min(1),
-    baseUrl: z.string().url().optional(),
-    apiMode: z.enum(API_MODES).optional(),
-    apiKeyEnv: envName.optional(),
-  })
-  .strict();
-
-/** `tools.loopGuard` (also the carried state's copy: a state carried before it gets the defaults). */
-export const loopGuardSchema = z
-  .object({
-    enabled: z.boolean().default(DEFAULT_LOOP_GUARD.enabled),
-    maxRepeats: z.number().int().min(1).max(50).default(DEFAULT_LOOP_GUARD.maxRepeats),
-    noProgressCalls: z.number().int().min(2).max(200).default(DEFAULT_LOOP_GUARD.noProgressCalls),
-  })
-  .strict()
-  .default({ ...DEFAULT_LOOP_GUARD });
 
 export const sessionBudgetSchema = z
   .object({
@@ -194,20 +175,7 @@ export const configFileSchema = z
       .strict()
       .default({ mode: 'manual', timeoutSeconds: 300, clarifyTimeoutSeconds: 600 }),
     /** Child agents run by `delegate_task` (SPEC §12). */
-    delegation: z
-      .object({
-        mode: z.enum(DELEGATION_MODES).default(DEFAULT_DELEGATION.mode),
-        maxIterations: z.number().int().min(1).default(DEFAULT_DELEGATION.maxIterations),
-        maxConcurrentChildren: z.number().int().min(1).max(16).default(DEFAULT_DELEGATION.maxConcurrentChildren),
-        maxDepth: z.number().int().min(1).max(5).default(DEFAULT_DELEGATION.maxDepth),
-        autoApprove: z.boolean().default(DEFAULT_DELEGATION.autoApprove),
-        maxSummaryChars: z.number().int().min(1000).default(DEFAULT_DELEGATION.maxSummaryChars),
-        childTimeoutSeconds: z.number().int().min(1).default(DEFAULT_DELEGATION.childTimeoutSeconds),
-        /** The children's model (default: the parent's). */
-        model: modelChoiceSchema.optional(),
-      })
-      .strict()
-      .default({ ...DEFAULT_DELEGATION }),
+    delegation: delegationSettingsSchema,
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
     /** More variables whose values are secrets, redacted everywhere like provider keys (SPEC §1.6). */
@@ -230,6 +198,8 @@ export const configFileSchema = z
       .object({ keyFile: z.string().min(1).optional() })
       .strict()
       .default({}),
+    /** A worker's capacity: sticky cache, task slots, pollers, Postgres pool (README "Capacity and tuning"). */
+    worker: workerTuningSchema,
   })
   .strict();
 

@@ -19,6 +19,8 @@ import type { CodecKeyring } from './codec-keys.js';
 import { CodecKeyError, loadCodecKeyring } from './codec-keys.js';
 import type { TemporalSecurity } from './temporal-connection.js';
 import { loadTemporalProfile } from './temporal-connection.js';
+import type { WorkerTuning } from '../common/worker-tuning.js';
+import { WORKER_TUNING_ENV, WorkerTuningError, resolveWorkerTuning } from '../common/worker-tuning.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -70,7 +72,10 @@ const envSchema = z.object({
 });
 
 /** Every environment variable Herald's own configuration reads (the Temporal SDK's are its own). */
-export const HERALD_ENV_NAMES: readonly string[] = Object.keys(envSchema.shape);
+export const HERALD_ENV_NAMES: readonly string[] = [
+  ...Object.keys(envSchema.shape),
+  ...Object.values(WORKER_TUNING_ENV),
+];
 
 export interface HeraldConfig {
   temporalAddress: string | undefined;
@@ -92,6 +97,8 @@ export interface HeraldConfig {
   deployment: { name: string; buildId: string } | undefined;
   /** Where a worker serves `/metrics` (absent: no metrics endpoint). */
   metrics: { port: number; host: string } | undefined;
+  /** The worker's capacity settings: the file's `worker` section with HERALD_* overrides. */
+  worker: WorkerTuning;
   file: ConfigFile;
   /** The payload codec's keys (HERALD_CODEC_KEY or `codec.keyFile`); absent: payloads are plaintext. */
   codec: CodecKeyring | undefined;
@@ -188,6 +195,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     throw err;
   }
 
+  let worker: WorkerTuning;
+  try {
+    worker = resolveWorkerTuning(file.worker, env);
+  } catch (err) {
+    if (err instanceof WorkerTuningError) throw new ConfigError(err.message, err.key);
+    throw err;
+  }
+
   return {
     temporalAddress: e.TEMPORAL_ADDRESS ?? temporal.address,
     namespace: e.TEMPORAL_NAMESPACE ?? temporal.namespace ?? 'default',
@@ -207,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     logLevel: e.HERALD_LOG_LEVEL,
     deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
     metrics: e.HERALD_METRICS_PORT ? { port: e.HERALD_METRICS_PORT, host: e.HERALD_METRICS_HOST } : undefined,
+    worker,
     file,
     codec,
     ...(fileError ? { fileError } : {}),

@@ -41,6 +41,7 @@ import { freePort } from '../runtime/ports.js';
 import { createMetrics } from '../activities/metrics.js';
 import type { MetricsServer } from './metrics-server.js';
 import { startMetricsServer } from './metrics-server.js';
+import { workerCreateTuning } from '../common/worker-tuning.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The workflow-side tracing interceptors, bundled only into a tracing worker's workflows. */
@@ -59,6 +60,11 @@ export interface WorkerOptions {
   activitiesOnly?: boolean;
   /** Tracing to use (tests: an in-memory exporter); by default the `OTEL_*` environment decides. */
   tracing?: Tracing;
+  /**
+   * Run workflows on this thread instead of the SDK's workflow thread (the SDK's `debugMode`): only
+   * for measuring (bench/cache-memory.ts reads the heap a cached conversation takes).
+   */
+  workflowsOnMainThread?: boolean;
 }
 
 export interface RunningWorker {
@@ -184,7 +190,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   ]);
   const coreUrl = await installRuntime(log, config.metrics !== undefined);
 
-  const db = createDb(config.databaseUrl, 10, { redact: true });
+  const tuning = config.worker;
+  const db = createDb(config.databaseUrl, tuning.dbPoolSize, { redact: true });
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'applied database migrations');
@@ -263,6 +270,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
           },
         }
       : {}),
+    // Sticky cache, slots and pollers (common/worker-tuning.ts; README "Capacity and tuning").
+    ...workerCreateTuning(tuning),
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',
     defaultHeartbeatThrottleInterval: '500 ms',
@@ -270,6 +279,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     // A dead worker's sticky queue is given up after 3 s (default 10 s): its conversations' next
     // workflow task goes to the shared queue, so failover is not held up by the workflow side.
     stickyQueueScheduleToStartTimeout: '3 seconds',
+    ...(o.workflowsOnMainThread ? { debugMode: true } : {}),
   });
 
   const stopListener = await listenForStops(config.databaseUrl, stops, log);
@@ -314,6 +324,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         : 'plaintext',
       ...(metricsServer ? { metrics: metricsServer.url } : {}),
       ...(tracing ? { tracing: true } : {}),
+      capacity: tuning,
     },
     'worker started',
   );

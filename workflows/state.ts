@@ -14,7 +14,7 @@ import type {
   TurnResult,
 } from '../common/contract.js';
 import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
-import { configFileSchema, loopGuardSchema } from '../common/config-schema.js';
+import { delegationSettingsSchema, loopGuardSchema } from '../common/carried-settings.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { CompressionSettings } from '../common/context-window.js';
@@ -247,7 +247,7 @@ export const carriedStateSchema = z.object({
   todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
   toolTaskQueue: z.string().optional(),
   // The config file's schema: state carried before a field existed gets that field's default.
-  delegation: configFileSchema.shape.delegation,
+  delegation: delegationSettingsSchema,
   subagent: z
     .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
     .optional(),

@@ -7,6 +7,11 @@
  * reaches a client in a few milliseconds; the deltas after it wait for the rest of the interval.
  * That keeps one delta write per interval at most, as before (event publishing is most of Postgres's
  * statements), and adds one write per stream burst.
+ * Writes coalesce: what is queued within one tick (a tool's `tool.started` and `status`, a call's
+ * last delta and its `step`) goes out as one statement on a microtask, and whatever queues while a
+ * write is in flight goes out in one statement after it — never one statement per event (issue 16:
+ * event publishing was three quarters of Postgres's statements). A microtask is not a delay: the
+ * first delta still reaches Postgres in the same turn of the event loop.
  * Deltas pass a stream redactor first: a secret split across two batches is held back until it is
  * whole, so it is redacted like any other (SPEC §1.6).
  */
@@ -29,6 +34,10 @@ export class EventPublisher {
   private text = '';
   private reasoning = '';
   private timer: NodeJS.Timeout | undefined;
+  /** A write is due on a microtask (coalescing what this tick queues). */
+  private tickQueued = false;
+  /** A write chained behind the one in flight and not yet started: it takes whatever is pending then. */
+  private waitingWrite = false;
   private failures = 0;
   /** When deltas were last written (0: never); the throttle's leading edge. */
   private lastDeltaWriteAt = 0;
@@ -79,18 +88,20 @@ export class EventPublisher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.moveDeltas(final)) this.lastDeltaWriteAt = Date.now();
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length) {
-      this.chain = this.chain.then(() =>
-        appendEvents(this.db, this.conversationId, batch).then(
+    if (this.pending.length && !this.waitingWrite) {
+      this.waitingWrite = true;
+      this.chain = this.chain.then(() => {
+        this.waitingWrite = false;
+        const batch = this.pending;
+        this.pending = [];
+        return appendEvents(this.db, this.conversationId, batch).then(
           () => undefined,
           (err: unknown) => {
             this.failures += 1;
             if (this.failures <= 3) this.log.warn({ err: String(err), events: batch.length }, 'event publish failed');
           },
-        ),
-      );
+        );
+      });
     }
     await this.chain;
   }
@@ -117,7 +128,12 @@ export class EventPublisher {
 
   private schedule(delayMs: number): void {
     if (delayMs === 0) {
-      void this.write(false);
+      if (this.tickQueued) return;
+      this.tickQueued = true;
+      queueMicrotask(() => {
+        this.tickQueued = false;
+        void this.write(false);
+      });
       return;
     }
     this.timer ??= setTimeout(() => void this.write(false), delayMs);

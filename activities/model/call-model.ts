@@ -27,7 +27,7 @@ import { activityAttempts, attemptKey, recordModelCall, turnAttempts } from '../
 import type { TurnAttempts } from '../../common/attempts.js';
 import { SPEND_LIMIT_REACHED, capReached } from '../../common/attempts.js';
 import { appendToContent, loadTranscript, writeMessage } from '../store/messages.js';
-import { getSession, sessionMarkerNonce } from '../store/sessions.js';
+import { sessionPrompt } from '../store/sessions.js';
 import { heraldNote, steerNote } from '../../common/markers.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -508,17 +508,16 @@ function ledgerEntry(
 /** System prompt + repaired transcript + request-only notes (steer is stored; budget notes are not). */
 async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<ChatMessage[]> {
   const { db } = deps;
-  const session = await getSession(db, a.sessionId);
-  if (!session) throw new Error(`session ${a.sessionId} does not exist`);
+  // Both fixed for the session's life: read once per worker (store/sessions.ts), not per call.
+  const { systemPrompt, nonce } = await sessionPrompt(db, a.sessionId);
   let transcript = await loadTranscript(db, a.sessionId, a.seq);
   const lastTool = [...transcript].reverse().find((m) => m.role === 'tool');
-  const nonce = await sessionMarkerNonce(db, a.sessionId);
   if (a.steer && lastTool && transcript[transcript.length - 1]?.role === 'tool') {
     await appendToContent(db, a.sessionId, lastTool.seq, steerNote(nonce, a.steer));
     transcript = await loadTranscript(db, a.sessionId, a.seq);
   }
   const messages = repairMessageOrder([
-    { role: 'system', content: session.system_prompt ?? '' },
+    { role: 'system', content: systemPrompt },
     ...transcript.map((m) => (a.stripReasoning ? withoutReasoningDetails(stripSeq(m)) : stripSeq(m))),
   ]);
   if (a.ephemeralNote) {

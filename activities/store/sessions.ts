@@ -83,24 +83,73 @@ export async function ensureSession(db: Db, s: NewSession): Promise<SessionRow> 
 /** A new random marker nonce (16 hex digits). */
 export const newMarkerNonce = () => randomBytes(8).toString('hex');
 
-const nonces = new Map<string, string>();
+/** What every model request of a session starts with: its system prompt and marker nonce. */
+export interface SessionPrompt {
+  systemPrompt: string;
+  nonce: string;
+}
 
 /**
- * The session's marker nonce; a session made before nonces existed gets one now (the first writer
- * wins, so concurrent activities agree). Cached: a nonce never changes.
+ * Per database (a pool is one database), the sessions' prompts already read: every model call
+ * needs both, and at 200 conversations the two reads were a round trip each per call. Never
+ * stale: a session's system prompt is written once, with its row (a compression makes a new
+ * session, never an UPDATE), and its nonce is set once (first writer wins) and never changed; no
+ * session row is deleted. Bounded in entries and in characters (a prompt can be tens of KB),
+ * the least recently used going first.
  */
-export async function sessionMarkerNonce(db: Db, id: string): Promise<string> {
-  const cached = nonces.get(id);
-  if (cached) return cached;
-  const r = await db.query<{ marker_nonce: string }>(
-    'UPDATE sessions SET marker_nonce = COALESCE(marker_nonce, $2) WHERE id = $1 RETURNING marker_nonce',
+const promptCaches = new WeakMap<Db, Map<string, SessionPrompt>>();
+const PROMPT_CACHE_MAX_ENTRIES = 2_000;
+const PROMPT_CACHE_MAX_CHARS = 16_000_000;
+const promptCacheChars = new WeakMap<Map<string, SessionPrompt>, number>();
+
+function promptCache(db: Db): Map<string, SessionPrompt> {
+  let cache = promptCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    promptCaches.set(db, cache);
+    promptCacheChars.set(cache, 0);
+  }
+  return cache;
+}
+
+function remember(cache: Map<string, SessionPrompt>, id: string, entry: SessionPrompt): void {
+  let chars = promptCacheChars.get(cache)! + entry.systemPrompt.length;
+  cache.set(id, entry);
+  for (const [oldId, old] of cache) {
+    if (cache.size <= PROMPT_CACHE_MAX_ENTRIES && chars <= PROMPT_CACHE_MAX_CHARS) break;
+    if (oldId === id) break;
+    cache.delete(oldId);
+    chars -= old.systemPrompt.length;
+  }
+  promptCacheChars.set(cache, chars);
+}
+
+/**
+ * The session's system prompt and marker nonce; a session made before nonces existed gets one now
+ * (the first writer wins, so concurrent activities agree). Cached per database (see above).
+ */
+export async function sessionPrompt(db: Db, id: string): Promise<SessionPrompt> {
+  const cache = promptCache(db);
+  const cached = cache.get(id);
+  if (cached) {
+    cache.delete(id);
+    cache.set(id, cached);
+    return cached;
+  }
+  const r = await db.query<{ marker_nonce: string; system_prompt: string | null }>(
+    'UPDATE sessions SET marker_nonce = COALESCE(marker_nonce, $2) WHERE id = $1 RETURNING marker_nonce, system_prompt',
     [id, newMarkerNonce()],
   );
-  const nonce = r.rows[0]?.marker_nonce;
-  if (!nonce) throw new Error(`session ${id} does not exist`);
-  if (nonces.size >= 10_000) nonces.clear();
-  nonces.set(id, nonce);
-  return nonce;
+  const row = r.rows[0];
+  if (!row?.marker_nonce) throw new Error(`session ${id} does not exist`);
+  const entry = { systemPrompt: row.system_prompt ?? '', nonce: row.marker_nonce };
+  if (!cache.has(id)) remember(cache, id, entry);
+  return cache.get(id) ?? entry;
+}
+
+/** The session's marker nonce (see sessionPrompt). */
+export async function sessionMarkerNonce(db: Db, id: string): Promise<string> {
+  return (await sessionPrompt(db, id)).nonce;
 }
 
 /**

@@ -143,10 +143,22 @@ export class ToolRegistry {
     });
   }
 
+  /**
+   * One schema object per tool definition, generated once (a definition does not change once
+   * registered): requests reuse it, and schema-economy's cache knows a tool by it.
+   */
+  private readonly schemaOf = new WeakMap<ToolDefinition<unknown>, ToolSchema>();
+
   schemas(names: readonly string[]): ToolSchema[] {
     return names.flatMap((n) => {
       const t = this.tools.get(n);
-      return t ? [{ name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) }] : [];
+      if (!t) return [];
+      let schema = this.schemaOf.get(t);
+      if (!schema) {
+        schema = { name: t.name, description: t.description, parameters: jsonSchemaOf(t.parameters) };
+        this.schemaOf.set(t, schema);
+      }
+      return [schema];
     });
   }
 }

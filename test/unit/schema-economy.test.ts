@@ -79,6 +79,22 @@ describe('choosing the schema mode', () => {
     assert.notEqual(JSON.stringify(requestSchemas(registry, names, ref, auto)), JSON.stringify(full));
   });
 
+  it("works a request's schemas out once, and again for another window, mode or tool definition", () => {
+    const ref = { model: 'qwen2.5-coder-1.5b', contextLength: 16_384 };
+    const first = requestSchemas(registry, names, ref, auto);
+    const again = requestSchemas(registry, names, ref, auto);
+    assert.notEqual(first, again, 'a fresh array each time: a caller may add to it');
+    assert.ok(first.every((s, i) => s === again[i]) && first.every((s) => Object.isFrozen(s.parameters)));
+    const wide = requestSchemas(registry, names, { ...ref, contextLength: 1_000_000 }, auto);
+    assert.notEqual(JSON.stringify(wide), JSON.stringify(first));
+    const forcedFull = requestSchemas(registry, names, ref, { ...auto, mode: 'full' });
+    assert.equal(JSON.stringify(forcedFull), JSON.stringify(full));
+    // Another registry (another definition of the same tool): its own schemas, never the cached ones.
+    const other = builtinTools(configFileSchema.parse({ tools: { terminal: { timeoutSeconds: 77 } } }));
+    const otherSchemas = requestSchemas(other, names, { ...ref, contextLength: 1_000_000 }, auto);
+    assert.ok(otherSchemas.every((s, i) => s !== wide[i]));
+  });
+
   it('has a `minimal` toolset: files and the terminal only', () => {
     assert.deepEqual(registry.enabled(['minimal']).sort(), [
       'patch',

@@ -7,7 +7,7 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import { isTransientSendError } from '../../client/transient.js';
+import { isTransientSendError, isUpdateDeadlineError } from '../../client/transient.js';
 
 const grpc = (code: status, details: string) =>
   Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new Metadata() });
@@ -42,5 +42,20 @@ describe('isTransientSendError: which failed sends go again with the same id', (
     assert.ok(!isTransientSendError(new ServiceError('x', { cause: grpc(status.INVALID_ARGUMENT, 'bad request') })));
     assert.ok(!isTransientSendError(new WorkflowUpdateFailedError('Workflow Update failed', new Error('rejected'))));
     assert.ok(!isTransientSendError(new Error('message refused: too large')));
+  });
+});
+
+describe('isUpdateDeadlineError: a send that ran out of time on a busy server', () => {
+  it('the update RPC timing out, a deadline-exceeded status, or the server saying so', () => {
+    assert.ok(isUpdateDeadlineError(new WorkflowUpdateRPCTimeoutOrCancelledError('timeout')));
+    assert.ok(isUpdateDeadlineError(grpc(status.DEADLINE_EXCEEDED, 'Deadline exceeded')));
+    assert.ok(isUpdateDeadlineError(new ServiceError('x', { cause: grpc(status.DEADLINE_EXCEEDED, 'x') })));
+    assert.ok(
+      isUpdateDeadlineError(new ServiceError('x', { cause: grpc(status.UNKNOWN, 'context deadline exceeded') })),
+    );
+  });
+  it('not a server that is down, nor a refusal', () => {
+    assert.ok(!isUpdateDeadlineError(new ServiceError('x', { cause: grpc(status.UNAVAILABLE, 'Connection dropped') })));
+    assert.ok(!isUpdateDeadlineError(new WorkflowUpdateFailedError('Workflow Update failed', new Error('rejected'))));
   });
 });
