@@ -13,6 +13,8 @@
  *   - the injection scanner's speed on a large file and on long hostile lines,
  *   - the approval gate's command classification (corpus and 2,000-character commands),
  *   - what the tool sandbox adds to a terminal call.
+ *   - then the scale table (bench/scale.ts: K concurrent conversations on one worker and three, against
+ *     the issue's goals; `--no-scale` skips it, `--quick` runs K=50 and 200 on one worker).
  * Not part of `npm test`: numbers, not assertions.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -335,5 +337,16 @@ try {
   }
 } finally {
   await shutdown();
+}
+// The scale table (bench/scale.ts, also `npm run bench:scale`) runs after the rest, on servers of its
+// own: K=50 and 200 on one worker with --quick, the issue's full set (K=50/200/500 on 1 and 3
+// workers) otherwise; `--no-scale` skips it.
+if (!process.argv.includes('--no-scale')) {
+  const { spawnSync } = await import('node:child_process');
+  const scaleArgs = quick ? ['--k=50,200', '--workers=1'] : [];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'scale.ts'), ...scaleArgs], {
+    stdio: 'inherit',
+  });
+  if (run.status !== 0) say(`scale bench: exited with ${run.status ?? run.signal}`);
 }
 process.exit(0);

@@ -278,3 +278,22 @@ console.log(
   )}`,
 );
 for (const r of results) if (r.firstError) console.log(`K=${r.k}×${r.workers}: first error: ${r.firstError}`);
+// Issue 16's goals for the 2-core development machine, each against this run's figures.
+const one = results.filter((r) => r.workers === 1);
+const maxRate = Math.max(...one.map((r) => r.turnsPerS));
+const k500 = one.find((r) => r.k === 500);
+const gain = (k: number) => {
+  const a = one.find((r) => r.k === k);
+  const b = results.find((r) => r.k === k && r.workers === 3);
+  return a && b ? `${f(b.turnsPerS / a.turnsPerS, 2)}× at K=${k}` : undefined;
+};
+const gains = ks.map(gain).filter(Boolean);
+console.log(
+  [
+    `goals: one worker ≥ 30 turns/s → best ${f(maxRate)}`,
+    k500
+      ? `K=500 within 3× ideal → ${f(k500.wallS / k500.idealS, 2)}×; worker RSS ≤ 1 GB at K=500 → ${f(k500.peakRssMb, 0)} MB`
+      : 'K=500 not run',
+    gains.length ? `three workers near 3× one → ${gains.join(', ')}` : 'three workers not run',
+  ].join('; '),
+);
