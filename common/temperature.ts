@@ -1,0 +1,56 @@
+/**
+ * Sampling temperature of a model call (issue 14). Resolved by the worker at each call from its own
+ * configuration (like the endpoint of a `fromWorker` ref), so it never enters workflow history and a
+ * corrected config file applies to running conversations after a worker restart.
+ */
+import type { ApiMode, ProviderRef } from './providers.js';
+import { isLocalEndpoint } from './providers.js';
+
+/**
+ * The temperature of calls to a local server (a local preset, or `custom` on a loopback address)
+ * when nothing is configured. Local servers sample at their own default (llama.cpp 0.8, Ollama
+ * 0.8, LM Studio 0.8, vLLM 1.0), which for the small models people run locally turns a tool loop
+ * into a dice game: measured with `npm run test:real-model` (llama.cpp, Qwen2.5-Coder 1.5B Q4_K_M,
+ * default toolsets and budget), the file task succeeded more often and in fewer calls at 0.2 than
+ * at the server's 0.8, and 0 made the model repeat one wrong call verbatim (greedy decoding has no
+ * way out of a loop). Hosted providers keep their own defaults: nothing is sent for them.
+ */
+export const LOCAL_DEFAULT_TEMPERATURE = 0.2;
+
+/** The config-file settings temperature is read from (a subset of the parsed config file). */
+export interface TemperatureSettings {
+  model: { temperature?: number | undefined };
+  providers: Partial<
+    Record<
+      string,
+      { temperature?: number | undefined; models?: Record<string, { temperature?: number | undefined }> | undefined }
+    >
+  >;
+}
+
+/**
+ * A call's temperature, strongest first: `providers.<name>.models.<model>.temperature`,
+ * `providers.<name>.temperature`, `model.temperature`, the local-server default; undefined (the
+ * provider's own default) otherwise.
+ */
+export function temperatureFor(
+  file: TemperatureSettings,
+  ref: Pick<ProviderRef, 'provider' | 'model' | 'baseUrl'>,
+): number | undefined {
+  const provider = file.providers[ref.provider];
+  return (
+    provider?.models?.[ref.model]?.temperature ??
+    provider?.temperature ??
+    file.model.temperature ??
+    (isLocalEndpoint(ref) ? LOCAL_DEFAULT_TEMPERATURE : undefined)
+  );
+}
+
+/**
+ * The value sent in a mode's request: OpenAI's chat completions and Responses API take 0–2,
+ * Anthropic's Messages 0–1 (a configured 1.5 is sent as 1 rather than refused with a 400).
+ */
+export function wireTemperature(apiMode: ApiMode, temperature: number | undefined): number | undefined {
+  if (temperature === undefined) return undefined;
+  return Math.min(temperature, apiMode === 'anthropic_messages' ? 1 : 2);
+}
