@@ -9,11 +9,13 @@ import { isLocalEndpoint } from './providers.js';
 /**
  * The temperature of calls to a local server (a local preset, or `custom` on a loopback address)
  * when nothing is configured. Local servers sample at their own default (llama.cpp 0.8, Ollama
- * 0.8, LM Studio 0.8, vLLM 1.0), which for the small models people run locally turns a tool loop
- * into a dice game: measured with `npm run test:real-model` (llama.cpp, Qwen2.5-Coder 1.5B Q4_K_M,
- * default toolsets and budget), the file task succeeded more often and in fewer calls at 0.2 than
- * at the server's 0.8, and 0 made the model repeat one wrong call verbatim (greedy decoding has no
- * way out of a loop). Hosted providers keep their own defaults: nothing is sent for them.
+ * 0.8, LM Studio 0.8, vLLM 1.0). Measured on llama.cpp with Qwen2.5-Coder 1.5B Q4_K_M (the step after
+ * reading settings.ini in the real-model file task, seeds 0–5): the temperature did not decide whether
+ * the model answered — at 0, 0.2 and 0.8 it mostly chose to edit the file, which the prompt wording
+ * fixed (activities/prompt/system-prompt.ts) — but at 0.8 the same request went different ways from
+ * seed to seed, while at 0.2 it made the same choice nearly every time, so a wrong choice repeats
+ * verbatim and the loop guard recognises and ends it (at 0 greedy decoding gives it no way out of
+ * a repeat at all). Hosted providers keep their own defaults: nothing is sent for them.
  */
 export const LOCAL_DEFAULT_TEMPERATURE = 0.2;
 
