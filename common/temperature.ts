@@ -14,8 +14,10 @@ import { isLocalEndpoint } from './providers.js';
  * the model answered — at 0, 0.2 and 0.8 it mostly chose to edit the file, which the prompt wording
  * fixed (activities/prompt/system-prompt.ts) — but at 0.8 the same request went different ways from
  * seed to seed, while at 0.2 it made the same choice nearly every time, so a wrong choice repeats
- * verbatim and the loop guard recognises and ends it (at 0 greedy decoding gives it no way out of
- * a repeat at all). Hosted providers keep their own defaults: nothing is sent for them.
+ * verbatim and the loop guard recognises and ends it. 0 (greedy) is avoided: a repeat then has no
+ * way out but the guard. The samples were few (a loaded 2-core machine); `npm run test:real-model`
+ * with `model.temperature` in REAL_MODEL_CONFIG measures another value. Hosted providers keep their
+ * own defaults: nothing is sent for them.
  */
 export const LOCAL_DEFAULT_TEMPERATURE = 0.2;
 
