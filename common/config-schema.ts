@@ -25,6 +25,12 @@ const pricingSchema = z
   })
   .strict();
 
+/**
+ * Sampling temperature (OpenAI's range; Anthropic calls send at most 1). Unset: the provider's own
+ * default, except local servers, which get LOCAL_DEFAULT_TEMPERATURE (common/temperature.ts).
+ */
+const temperatureSchema = z.number().min(0).max(2);
+
 const providerEntrySchema = z
   .object({
     apiMode: z.enum(API_MODES).optional(),
@@ -35,6 +41,8 @@ const providerEntrySchema = z
     credentialPool: z.array(envName).min(1).optional(),
     /** Seconds a streamed reply may send nothing before the call is abandoned and retried (default: the model section's). */
     streamStallSeconds: z.number().int().min(1).max(3600).optional(),
+    /** Sampling temperature of this provider's calls (a model's own setting wins). */
+    temperature: temperatureSchema.optional(),
     models: z
       .record(
         z.string(),
@@ -42,6 +50,7 @@ const providerEntrySchema = z
           .object({
             contextLength: z.number().int().min(1024).optional(),
             maxOutputTokens: z.number().int().min(1).optional(),
+            temperature: temperatureSchema.optional(),
             pricing: pricingSchema.optional(),
           })
           .strict(),
@@ -71,6 +80,8 @@ export const configFileSchema = z
           .optional(),
         contextLength: z.number().int().min(1024).optional(),
         maxOutputTokens: z.number().int().min(1).optional(),
+        /** Sampling temperature of every call (a provider's or model's own setting wins). */
+        temperature: temperatureSchema.optional(),
         /** Seconds without any bytes from the provider before a call is abandoned. */
         requestTimeoutSeconds: z.number().int().min(1).optional(),
         /** Seconds a streamed reply may make no progress before the call is abandoned and retried as a timeout (default 120). */

@@ -189,10 +189,15 @@ const refusalText = (name: string, times: number) =>
   `[Refused: ${name} was called ${times} times with the same arguments and the same result. ` +
   'It will not run again in this turn. Give your answer with what you have, or take a different approach.]';
 
-/** The note of a request sent without tools because the model was repeating itself. */
+/**
+ * The note of a request sent without tools because the model was repeating itself. Worded against
+ * the real model (Qwen2.5-Coder 1.5B on llama.cpp, issue 14): told only that tools were "paused", it
+ * wrote the repeated call as a ```json block in 6 of 9 seeds (that text became the answer); told
+ * that a call written now is not run and to answer in sentences, not JSON, in 3 of 9.
+ */
 export const PAUSE_NOTE =
-  '[LOOP: tools are paused for this reply because you repeated the same call. The results above already hold ' +
-  "what those calls return. Answer the user's request now, in plain text, from those results.]";
+  '[LOOP: you repeated the same call, so no tool will run for this reply: a tool call written now is not run. ' +
+  "The results above already hold what those calls return. Write your answer to the user's request as plain sentences, not JSON.]";
 
 /** The closing note of a turn the no-progress detector ended. */
 export const haltNote = (calls: number) =>

@@ -333,12 +333,12 @@ export const LOCAL_DEFAULT_OUTPUT_CAP = 4096;
  * the model's settings, the config or the workflow (after a truncation) say otherwise.
  */
 export function defaultOutputCap(ref: Pick<ProviderRef, 'provider' | 'baseUrl' | 'contextLength'>): number | undefined {
-  const local = isLocalProvider(ref.provider) || (ref.provider === 'custom' && isLoopbackUrl(ref.baseUrl));
-  if (!local) return undefined;
+  if (!isLocalEndpoint(ref)) return undefined;
   const quarter = ref.contextLength ? Math.floor(ref.contextLength / 4) : LOCAL_DEFAULT_OUTPUT_CAP;
   return Math.max(256, Math.min(LOCAL_DEFAULT_OUTPUT_CAP, quarter));
 }
 
-function isLoopbackUrl(url: string): boolean {
-  return isLoopbackHost(hostOf(url) ?? '');
+/** Whether calls to this endpoint go to a model server on this machine: a local preset, or `custom` on a loopback address. */
+export function isLocalEndpoint(ref: Pick<ProviderRef, 'provider' | 'baseUrl'>): boolean {
+  return isLocalProvider(ref.provider) || (ref.provider === 'custom' && isLoopbackHost(hostOf(ref.baseUrl) ?? ''));
 }

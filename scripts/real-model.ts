@@ -16,10 +16,12 @@
  *  - after a stop: a turn stopped mid-way, then a new question; the reply must not repeat Herald's
  *    notes (the interrupt note, the out-of-band marker).
  * Prints one line per conversation and a summary; exits 1 when a threshold is missed.
- * REAL_MODEL_ONLY=file,memory,stop picks scenarios; REAL_MODEL_CONFIG adds config YAML.
+ * REAL_MODEL_ONLY=file,memory,stop picks scenarios; REAL_MODEL_CONFIG adds config YAML;
+ * REAL_MODEL_TRANSCRIPTS=<dir> writes each conversation's transcript there (system prompt, every
+ * message and tool call), to read what the model did.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TurnResult } from '../common/contract.js';
@@ -84,6 +86,35 @@ interface Row {
 
 const rows: Row[] = [];
 
+/** With REAL_MODEL_TRANSCRIPTS set: the conversation's sessions, as text, into `<dir>/<name>.txt`. */
+async function dumpTranscript(stack: TestStack, conversationId: string, name: string): Promise<void> {
+  const dir = process.env.REAL_MODEL_TRANSCRIPTS;
+  if (!dir) return;
+  const sessions = await stack.db.query<{ id: string; system_prompt: string | null }>(
+    'SELECT id, system_prompt FROM sessions WHERE conversation_id = $1 ORDER BY started_at',
+    [conversationId],
+  );
+  const out: string[] = [];
+  for (const session of sessions.rows) {
+    out.push(`=== session ${session.id}`, `--- system\n${session.system_prompt ?? ''}`);
+    const messages = await stack.db.query<{
+      seq: number;
+      role: string;
+      content: string | null;
+      tool_calls: unknown;
+      tool_name: string | null;
+    }>('SELECT seq, role, content, tool_calls, tool_name FROM messages WHERE session_id = $1 ORDER BY seq', [
+      session.id,
+    ]);
+    for (const m of messages.rows) {
+      const calls = m.tool_calls ? `\n[tool_calls] ${JSON.stringify(m.tool_calls)}` : '';
+      out.push(`--- #${m.seq} ${m.role}${m.tool_name ? ` (${m.tool_name})` : ''}\n${m.content ?? ''}${calls}`);
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.txt`), `${out.join('\n')}\n`);
+}
+
 function report(row: Row): void {
   rows.push(row);
   const mark = row.ok ? 'ok  ' : 'FAIL';
@@ -121,12 +152,9 @@ async function fileTask(stack: TestStack, i: number): Promise<void> {
     'settings.ini': SETTINGS,
     'README.md': '# app\n\nA small service. Settings live in settings.ini.\n',
   });
-  const [r, s] = await send(
-    stack,
-    `real-file-${i}-${Date.now()}`,
-    'Read settings.ini and tell me the value of max_connections.',
-    cwd,
-  );
+  const id = `real-file-${i}-${Date.now()}`;
+  const [r, s] = await send(stack, id, 'Read settings.ini and tell me the value of max_connections.', cwd);
+  await dumpTranscript(stack, id, `file-${i + 1}`);
   const reply = r.final_response ?? '';
   const ok = /\b317\b/.test(reply) && !ECHO.test(reply) && r.api_calls <= 8;
   report({
@@ -141,12 +169,14 @@ async function fileTask(stack: TestStack, i: number): Promise<void> {
 
 async function memoryTask(stack: TestStack): Promise<void> {
   const cwd = workspace({ 'notes.txt': 'nothing here\n' });
+  const id = `real-memory-${Date.now()}`;
   const [r, s] = await send(
     stack,
-    `real-memory-${Date.now()}`,
+    id,
     'Please remember for future sessions that I prefer tabs over spaces for indentation.',
     cwd,
   );
+  await dumpTranscript(stack, id, 'memory');
   const entries = await stack.db.query<{ content: string }>('SELECT content FROM memory_entries');
   const about = entries.rows.filter((e) => /tab/i.test(e.content));
   report({
@@ -168,6 +198,7 @@ async function afterStop(stack: TestStack): Promise<void> {
   await conv.stop('real-model check');
   await first;
   const [r, s] = await send(stack, id, 'What is 2 + 3? Answer with the number only.', cwd);
+  await dumpTranscript(stack, id, 'after-stop');
   const reply = r.final_response ?? '';
   const echoes = ECHO.test(reply) || /interrupted|stopped/i.test(reply);
   report({

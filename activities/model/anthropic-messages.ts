@@ -236,6 +236,10 @@ export async function callAnthropicMessages(
     stream: true,
   };
   if (system.length) params.system = system;
+  // The SDK's types no longer list `temperature` (newer Claude models fix it), but the Messages API
+  // and Anthropic-compatible endpoints (MiniMax, DeepSeek, Kimi) take it; a model that refuses it is
+  // asked again without (dispatch.ts). Only sent when configured or for a local server.
+  if (req.temperature !== undefined) Object.assign(params, { temperature: req.temperature });
   if (req.tools.length) {
     // Tools stay declared even on a tool-less call: a transcript with tool_use blocks requires them.
     params.tools = req.tools.map((t) => ({

@@ -17,6 +17,7 @@ import type { SpendLimit, TurnAttempts } from '../../common/attempts.js';
 import { addAttempts, capReached } from '../../common/attempts.js';
 import { pricingFor, priceUsage } from '../../common/pricing.js';
 import type { ProviderRef } from '../../common/providers.js';
+import { temperatureFor } from '../../common/temperature.js';
 import type { ActivityDeps } from '../deps.js';
 import type { CallPurpose, LedgerOutcome } from '../store/ledger.js';
 import { activityAttempts, attemptKey, recordModelCall, turnAttempts } from '../store/ledger.js';
@@ -103,7 +104,7 @@ export class AuxiliaryCalls {
     try {
       const r = await dispatchModelCall(
         ref,
-        request,
+        { ...request, temperature: request.temperature ?? temperatureFor(config.file, ref) },
         { signal, sink: { ...silentSink(alive), usage: (t) => (reported = t) } },
         {
           env: this.deps.env,

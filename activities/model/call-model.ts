@@ -45,6 +45,7 @@ import type { ModelOutcome } from '../metrics.js';
 import { startModelSpan } from '../tracing.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
 import { requestSchemas } from '../tools/schema-economy.js';
+import { temperatureFor } from '../../common/temperature.js';
 import type { McpToolRow } from '../store/mcp-tools.js';
 import { describeMcpCall, mcpSchemas, resolveMcpTools } from '../mcp/tools.js';
 import { mcpListChanged } from '../mcp/list-changed.js';
@@ -210,6 +211,7 @@ export function modelActivities(deps: ActivityDeps) {
               // MCP schemas are passed through as the servers wrote them (adapted at discovery).
               tools: [...requestSchemas(deps.tools, a.tools, ref, config.file.tools.schemas), ...mcpSchemas(mcpTools)],
               maxOutputTokens,
+              temperature: temperatureFor(config.file, ref),
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
             },

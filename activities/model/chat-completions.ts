@@ -55,6 +55,7 @@ function buildParams(req: ModelRequest): Omit<ChatParams, 'stream'> {
     if (req.toolChoiceNone) params.tool_choice = 'none';
   }
   if (req.maxOutputTokens) params.max_tokens = req.maxOutputTokens;
+  if (req.temperature !== undefined) params.temperature = req.temperature;
   return params;
 }
 

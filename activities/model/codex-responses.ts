@@ -70,6 +70,7 @@ export async function callResponses(client: OpenAI, req: ModelRequest, ctx: Call
     params.parallel_tool_calls = true;
   }
   if (req.maxOutputTokens) params.max_output_tokens = req.maxOutputTokens;
+  if (req.temperature !== undefined) params.temperature = req.temperature;
 
   const stream = await client.responses.create(params, { signal: ctx.signal });
   let final: Response | undefined;

@@ -38,7 +38,9 @@ export const patchTool = defineTool({
   name: 'patch',
   toolset: 'file',
   description:
-    'Edit a file by replacing an exact string. old_string must match the file exactly (whitespace and indentation ' +
+    // The first sentence is the whole description in compact mode: it says when, because a small model
+    // offered an edit tool edited the file it was only asked about (issue 14).
+    'Change a file the user asked you to change, by replacing an exact string. old_string must match the file exactly (whitespace and indentation ' +
     'included) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.',
   parameters: params,
   traits: { readOnly: false, pathScoped: true, serial: false },

@@ -27,8 +27,9 @@ export const writeFileTool = defineTool({
   name: 'write_file',
   toolset: 'file',
   description:
-    'Create a file or replace its entire content (parent directories are created). To change part of an ' +
-    'existing file, use patch instead.',
+    // The first sentence is the whole description in compact mode: it says when (see patch.ts).
+    'Create a file, or replace the content of one the user asked you to change (parent directories are created). ' +
+    'To change part of an existing file, use patch instead.',
   parameters: params,
   traits: { readOnly: false, pathScoped: true, serial: false },
   paths: (a) => [a.path],

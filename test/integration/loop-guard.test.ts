@@ -83,12 +83,12 @@ describe('tool-loop guardrails', () => {
     assert.equal(r.final_response, 'The port is 8080.');
     assert.equal(r.turn_exit_reason, 'text_response');
     assert.equal(r.api_calls, 4);
-    // Requests 1–3 offer tools as usual; the one after the answered repeat says tools are paused.
+    // Requests 1–3 offer tools as usual; the one after the answered repeat says no tool will run.
     assert.deepEqual(
       stack.fake.requests.map((q) => q.body.tool_choice ?? 'auto'),
       ['auto', 'auto', 'auto', 'none'],
     );
-    assert.match(messagesOf(stack.fake.requests[3]!).at(-1)!.content!, /tools are paused for this reply/);
+    assert.match(messagesOf(stack.fake.requests[3]!).at(-1)!.content!, /no tool will run for this reply/);
     const tools = (await stack.transcript('lg-pause')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
     assert.match(tools[2]!, /^\[Not run again: read_file/);
   });
