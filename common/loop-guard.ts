@@ -56,6 +56,22 @@ interface Seen {
   seq: number;
 }
 
+/**
+ * A result key for a call the workflow answers itself (`todo`): the activities hash tool results
+ * with node:crypto, which workflow code cannot import, so this is FNV-1a (two 32-bit lanes over
+ * UTF-16 units) — a key to compare two results of one turn, not a digest anyone trusts.
+ */
+export function workflowResultKey(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c ^ (i & 0xff), 0x85ebca6b) >>> 0;
+  }
+  return `w${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
+}
+
 /** The most keys one turn remembers (bounded by construction; the oldest is forgotten). */
 const MAX_KEYS = 200;
 
@@ -198,6 +214,16 @@ const refusalText = (name: string, times: number) =>
 export const PAUSE_NOTE =
   '[LOOP: you repeated the same call, so no tool will run for this reply: a tool call written now is not run. ' +
   "The results above already hold what those calls return. Write your answer to the user's request as plain sentences, not JSON.]";
+
+/** The note of the one retry after a tool-less reply was still a tool call, written as text. */
+export const PAUSE_RETRY_NOTE = (name: string) =>
+  `[LOOP: your reply was a ${name} call written as text, but tools are paused and nothing ran. ` +
+  'Do not write a tool call. Reply to the user in plain sentences, using the tool results above.]';
+
+/** The closing note when the model answered a tool-less request with a tool call twice. */
+export const pausedHaltNote = (name: string) =>
+  `I stopped this turn: I kept asking for ${name} again instead of answering from the results I already had. ` +
+  'Ask again (perhaps more specifically) to continue.';
 
 /** The closing note of a turn the no-progress detector ended. */
 export const haltNote = (calls: number) =>

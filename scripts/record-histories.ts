@@ -652,6 +652,17 @@ async function recordLoopGuardPause(stack: TestStack, ws: string): Promise<void>
   expect(r.final_response === 'a.txt holds A.', 'the paused request was answered');
   expect(stack.fake.requests[3]?.body.tool_choice === 'none', 'the fourth request offered no tools');
   stack.fake.assertDone();
+  // Patch loop-guard-pause-retry: the paused reply is the call again, as text: asked once more, then
+  // (the second turn) halted when the retry's reply is the call again too.
+  const asText = { text: '```json\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```' };
+  stack.fake.script([read, read, read, asText, { text: 'a.txt holds A.' }]);
+  const r2 = await conv.send('read a.txt again', { id: 'lgp2' });
+  expect(r2.final_response === 'a.txt holds A.', 'the retry was answered');
+  stack.fake.assertDone();
+  stack.fake.script([read, read, read, asText, asText]);
+  const r3 = await conv.send('and once more', { id: 'lgp3' });
+  expect(r3.turn_exit_reason === 'guardrail_halt', 'the second text call halted the turn');
+  stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'loop-guard-pause', conv.workflowId);
 }
@@ -675,6 +686,12 @@ async function recordLoopGuard(stack: TestStack, ws: string): Promise<void> {
   expect(r2.final_response === 'saved', 'the second turn answered');
   stack.fake.assertDone();
   await stack.db.query('DELETE FROM memory_entries');
+  // The same todo list again and again (patch loop-guard-todo: the guard counts todo calls too).
+  const todo = { name: 'todo', arguments: { todos: [{ id: '1', content: 'read a.txt', status: 'pending' }] } };
+  stack.fake.script(Array.from({ length: 12 }, () => ({ toolCalls: [todo] })));
+  const rTodo = await conv.send('plan it', { id: 'lg3' });
+  expect(rTodo.turn_exit_reason === 'guardrail_halt', 'the loop guard ended the todo loop');
+  stack.fake.reset();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'loop-guard', conv.workflowId);
 

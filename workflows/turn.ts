@@ -15,6 +15,9 @@ import {
   emptyLoopGuardStats,
   haltNote,
   PAUSE_NOTE,
+  PAUSE_RETRY_NOTE,
+  pausedHaltNote,
+  workflowResultKey,
 } from '../common/loop-guard.js';
 import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
@@ -53,6 +56,8 @@ const PATCH_LOOP_GUARD = 'tool-loop-guard';
 const PATCH_LOOP_PAUSE = 'loop-guard-pause';
 /** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
 const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
+/** A tool-less (paused) request answered with a tool call in text is asked once more, then halted. */
+const PATCH_PAUSE_RETRY = 'loop-guard-pause-retry';
 /** The most characters of a loop-guard status event's message. */
 const MAX_GUARD_EVENT_CHARS = 500;
 
@@ -179,6 +184,9 @@ async function preflightCompression(host: TurnHost, p: TurnProgress, tokens: num
 async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   const s = host.state;
   let note: string | undefined;
+  // A tool-less request answered with a tool call written as text is asked once more, still tool-less.
+  let repause = false;
+  let pauseRetried = false;
   for (;;) {
     if (p.iteration >= s.maxIterations) {
       await budgetSummary(host, p, outcome);
@@ -191,7 +199,8 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
     const nudges = p.loopGuard?.takeNudges();
     // The guard had to answer a repeated call itself: this request offers no tools (common/loop-guard.ts).
-    const pause = p.loopGuard?.takePause() ?? false;
+    const pause = (p.loopGuard?.takePause() ?? false) || repause;
+    repause = false;
     const r = await callModelSlot(s, p, {
       steer,
       note:
@@ -214,10 +223,27 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
       { lastStepWasTools: p.lastStepWasTools, fallbacksLeft: fallbacksLeft(s, p.chainPos) },
     );
     switch (step.kind) {
-      case 'final':
+      case 'final': {
+        // Small models answer a paused request with the call they wanted, as text (Qwen2.5-Coder
+        // 1.5B: 3 of 9 samples); that is not an answer. Read only on that path: older runs replay.
+        const attempted = pause ? recogniseTextToolCall(r.text) : undefined;
+        if (attempted && patched(PATCH_PAUSE_RETRY)) {
+          // The reply is overwritten at the same position, by the retry's reply or by the halt note.
+          s.nextSeq = seq;
+          p.tailRole = tailBefore;
+          if (!pauseRetried) {
+            pauseRetried = true;
+            repause = true;
+            note = PAUSE_RETRY_NOTE(attempted.name);
+            continue;
+          }
+          await guardrailHalt(host, p, outcome, pausedHaltNote(attempted.name));
+          return;
+        }
         outcome.finalText = [...p.parts, r.text].join('');
         outcome.exit = 'text_response';
         return;
+      }
       case 'tools':
         await runTools(host, p, r.toolCalls, seq);
         if (p.loopGuard?.shouldHalt()) {
@@ -307,7 +333,11 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       o.done = true;
       return;
     }
-    const guarded = guard && !o.call.argsError && !o.call.todo && !o.call.clarify && !o.call.delegate;
+    // A todo call is answered by the workflow itself; since patch loop-guard-todo the guard counts it
+    // too (Qwen2.5-Coder 1.5B sent the same todo list 75 times in one turn, never halted before).
+    const todoGuarded = !!guard && !!o.call.todo && !o.call.argsError && patched('loop-guard-todo');
+    const guarded =
+      guard && !o.call.argsError && (todoGuarded || (!o.call.todo && !o.call.clarify && !o.call.delegate));
     if (guard && !guarded) guard.other();
     if (guard && guarded) {
       const d = guard.decide(guardedCall(o.call));
@@ -320,7 +350,13 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     }
     if (o.call.todo && !o.call.argsError) {
       s.todos = applyTodos(s.todos, o.call.todo.todos, o.call.todo.merge);
-      await answer(o, formatTodos(s.todos), false);
+      const text = formatTodos(s.todos);
+      await answer(o, text, false);
+      if (guard && todoGuarded) {
+        const before = guard.stats.nudges;
+        guard.ran(guardedCall(o.call), o.seq, workflowResultKey(text));
+        if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
+      }
       o.done = true;
       return;
     }
@@ -419,9 +455,13 @@ async function postToolCompression(host: TurnHost, p: TurnProgress): Promise<voi
 }
 
 /** No progress (the last calls all repeats): a closing assistant note, exit `guardrail_halt`. */
-async function guardrailHalt(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
+async function guardrailHalt(
+  host: TurnHost,
+  p: TurnProgress,
+  outcome: Outcome,
+  text = haltNote(p.loopGuard!.settings.noProgressCalls),
+): Promise<void> {
   const s = host.state;
-  const text = haltNote(p.loopGuard!.settings.noProgressCalls);
   p.loopGuard!.stats.halts += 1;
   await storeStep('recordMessages', {
     sessionId: s.sessionId,

@@ -93,6 +93,32 @@ describe('tool-loop guardrails', () => {
     assert.match(tools[2]!, /^\[Not run again: read_file/);
   });
 
+  it('a tool-less reply that is still a tool call in text is asked once more, then the turn ends guardrail_halt', async () => {
+    const asText = { text: '```json\n{"name": "read_file", "arguments": {"path": "settings.ini"}}\n```' };
+    stack.fake.script([readSettings, readSettings, readSettings, asText, { text: 'The port is 8080.' }]);
+    const r = await stack.herald.conversation('lg-pause-retry').send('read settings.ini and tell me the port', {
+      start: { cwd: ws },
+    });
+    assert.equal(r.final_response, 'The port is 8080.');
+    assert.equal(stack.fake.requests[4]!.body.tool_choice, 'none', 'the retry is tool-less too');
+    assert.match(messagesOf(stack.fake.requests[4]!).at(-1)!.content!, /read_file call written as text/);
+    const transcript = await stack.transcript('lg-pause-retry');
+    assert.ok(
+      !transcript.some((m) => m.role === 'assistant' && /"name": "read_file"/.test(m.content ?? '')),
+      'overwritten',
+    );
+
+    stack.fake.reset();
+    stack.fake.script([readSettings, readSettings, readSettings, asText, asText]);
+    const halted = await stack.herald.conversation('lg-pause-halt').send('read settings.ini and tell me the port', {
+      start: { cwd: ws },
+    });
+    assert.equal(halted.turn_exit_reason, 'guardrail_halt');
+    assert.match(halted.final_response!, /kept asking for read_file/);
+    assert.equal(halted.api_calls, 5);
+    assert.ok(isValidOrder(await stack.transcript('lg-pause-halt')));
+  });
+
   it('identical calls in one reply run once', async () => {
     stack.fake.script([
       {
@@ -132,6 +158,25 @@ describe('tool-loop guardrails', () => {
       ['settings.ini holds the server port.'],
     );
     await stack.db.query('DELETE FROM memory_entries');
+  });
+
+  it('a model sending the same todo list again and again is stopped like any repeat (guardrail_halt)', async () => {
+    const todo: ScriptedReply = {
+      toolCalls: [
+        { name: 'todo', arguments: { todos: [{ id: '1', content: 'remember the port', status: 'pending' }] } },
+      ],
+    };
+    stack.fake.script(Array.from({ length: 20 }, () => todo));
+    const conv = stack.herald.conversation('lg-todo');
+    const r = await conv.send('remember where the port is', { start: { cwd: ws } });
+    assert.equal(r.turn_exit_reason, 'guardrail_halt');
+    // Bounded like read_file: not the 20 calls the model would have made (Qwen2.5-Coder made 75).
+    assert.ok(stack.fake.requests.length <= 8, `${stack.fake.requests.length} model calls`);
+    const tools = (await stack.transcript('lg-todo')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    assert.ok(tools.some((t) => /^\[Refused: todo was called/.test(t)));
+    assert.ok(isValidOrder(await stack.transcript('lg-todo')));
+    const state = await conv.state();
+    assert.equal(state.loop_guard.halts, 1);
   });
 
   it('turned off in the config, repeats run as before', async () => {
