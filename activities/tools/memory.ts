@@ -39,7 +39,9 @@ export const memoryTool = defineTool({
       action: z.enum(['read', 'add', 'replace', 'remove']),
       store: z.enum(MEMORY_STORES).default('memory'),
       content: z.string().min(1).max(1000).optional().describe('The entry text (add, replace)'),
-      match: z.string().min(1).max(200).optional().describe('A substring of the entries to change (replace, remove)'),
+      // No minimum: small models fill every field, `"match": ""` with an add (Qwen2.5-Coder 1.5B did,
+      // and the add was refused as invalid); an empty match is no match, which replace and remove refuse.
+      match: z.string().max(200).optional().describe('A substring of the entries to change (replace, remove)'),
     })
     .strict(),
   traits: { readOnly: false, pathScoped: false, serial: true },
@@ -83,7 +85,10 @@ export const memoryTool = defineTool({
       if (matching.length && after > limit)
         return { content: `That would exceed the ${a.store} limit of ${limit} characters.`, isError: true };
       if (!(await replaceMemory(db, a.store, a.match!, a.content!)))
-        return { content: `No ${a.store} entry contains "${a.match}".`, isError: true };
+        return {
+          content: `No ${a.store} entry contains "${a.match}". To save a new entry, use action "add".`,
+          isError: true,
+        };
     } else if (a.action === 'remove') {
       if (!(await removeMemory(db, a.store, a.match!)))
         return { content: `No ${a.store} entry contains "${a.match}".`, isError: true };

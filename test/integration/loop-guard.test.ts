@@ -179,6 +179,27 @@ describe('tool-loop guardrails', () => {
     assert.equal(state.loop_guard.halts, 1);
   });
 
+  it('a memory add with every field filled, "match" empty, saves the entry; a replace that matches nothing points at add', async () => {
+    const call = (args: Record<string, unknown>): ScriptedReply => ({
+      toolCalls: [{ name: 'memory', arguments: args }],
+    });
+    const fact = 'The user prefers tabs over spaces.';
+    stack.fake.script([
+      call({ action: 'replace', store: 'user', content: fact, match: fact }),
+      call({ action: 'add', store: 'user', content: fact, match: '' }),
+      { text: 'saved' },
+    ]);
+    await stack.herald.conversation('lg-memory-fields').send('remember that I prefer tabs', { start: { cwd: ws } });
+    const tools = (await stack.transcript('lg-memory-fields')).filter((m) => m.role === 'tool');
+    assert.match(tools[0]!.content ?? '', /No user entry contains .*use action "add"/);
+    const rows = await stack.db.query<{ content: string }>('SELECT content FROM memory_entries');
+    assert.deepEqual(
+      rows.rows.map((x) => x.content),
+      [fact],
+    );
+    await stack.db.query('DELETE FROM memory_entries');
+  });
+
   it('turned off in the config, repeats run as before', async () => {
     const off = await createTestStack({ configYaml: 'tools: { loopGuard: { enabled: false } }\n' });
     try {
