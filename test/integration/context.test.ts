@@ -45,7 +45,7 @@ describe('context', () => {
     const prompt = systemOf(stack.fake.requests[0]!);
     const order = [
       'You are TestBot',
-      'Use tools to act',
+      'Use tools to check facts',
       'answer in plain Markdown',
       'Answer in English.',
       '# Project context (../../HERALD.md)',

@@ -37,14 +37,32 @@ export function longestTaskFailureStreak(runs: RunHistory[]): number {
   return worst;
 }
 
-/** How many activities of a type each run scheduled. */
+/**
+ * How many activities of a type each run scheduled, local ones included (since patch
+ * local-store-steps a turn's short store steps are local activities: a marker in history).
+ */
 export function activitiesPerRun(runs: RunHistory[], type: string): number[] {
   return runs.map(
     (r) =>
       r.events.filter(
         (e) =>
-          e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-          e.activityTaskScheduledEventAttributes?.activityType?.name === type,
+          (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+            e.activityTaskScheduledEventAttributes?.activityType?.name === type) ||
+          (e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED && localActivityType(e) === type),
       ).length,
   );
+}
+
+/** A local activity marker's activity type (its `data` detail holds the SDK's JSON record). */
+function localActivityType(e: RunHistory['events'][number]): string | undefined {
+  const m = e.markerRecordedEventAttributes;
+  if (m?.markerName !== 'core_local_activity') return undefined;
+  const data = m.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    const record = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string };
+    return record.activity_type;
+  } catch {
+    return undefined;
+  }
 }
