@@ -38,8 +38,7 @@ export function longestTaskFailureStreak(runs: RunHistory[]): number {
 }
 
 /**
- * How many activities of a type each run scheduled, local ones included (since patch
- * local-store-steps a turn's short store steps are local activities: a marker in history).
+ * How many activities of a type each run scheduled, local ones (a marker in history) included.
  */
 export function activitiesPerRun(runs: RunHistory[], type: string): number[] {
   return runs.map(
