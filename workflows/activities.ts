@@ -3,7 +3,7 @@
  * Temporal owns retries: SDK clients run with `maxRetries: 0`, and each policy here is what
  * shows in history. `cancellationType` is always explicit (the SDK's real default is TRY_CANCEL).
  */
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import { NON_RETRYABLE_REASONS, STORE_REJECTED } from '../common/error-reasons.js';
 
@@ -26,16 +26,44 @@ export const store = proxyActivities<HeraldActivities>({
   retry: STORE_RETRY,
 });
 
+/**
+ * The same store steps as local activities: run by the worker that runs the workflow, inside the
+ * workflow task, so a turn's short writes (the user message, tool results the workflow answers,
+ * status events, the finished turn) cost no workflow-task round trip of their own (issue 16: a
+ * 1-step turn went from four round trips to two). A local attempt is short; retries past a minute
+ * are scheduled as timers by the SDK, and the same 30 minutes bound them all.
+ */
+const localStore = proxyLocalActivities<HeraldActivities>({
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '30 minutes',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: STORE_RETRY,
+});
+
+/** Turns run their short store steps as local activities (a history change: old histories replay without). */
+export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
+/**
+ * The largest write (its arguments, as JSON characters) a local store step carries. A local
+ * activity's result sits in a marker event and every local activity of a workflow task completes
+ * with that task in one request, so big writes (a long user message, a long final answer) stay
+ * regular activities, as they always were (a version without this bound was seen to end a fuzz
+ * case in FORCE_CLOSE_COMMAND).
+ */
+export const LOCAL_STEP_MAX_CHARS = 32_000;
+
+/** The store for a turn's write of `chars` characters: local when small (and patched), else regular. */
+export function turnStore(chars: number): typeof store {
+  return chars <= LOCAL_STEP_MAX_CHARS && patched(PATCH_LOCAL_STORE_STEPS) ? localStore : store;
+}
+
 type Acts = HeraldActivities;
 
 /**
- * One store step of a turn, by name. A regular activity: running a turn's short steps as local
- * activities (two workflow tasks per 1-step turn instead of four) was tried and taken out before it
- * shipped — with them a run pinned by Worker Versioning was never told that another build became
- * current, so a conversation stayed on its old build after a deploy (test/integration/deploy.test.ts).
+ * One store step of a turn, local or regular by its size: the arguments as JSON characters
+ * (deterministic, and as bounded as the arguments are).
  */
 export function storeStep<K extends keyof Acts>(name: K, args: Parameters<Acts[K]>[0]): ReturnType<Acts[K]> {
-  const step = store[name] as unknown as (a: typeof args) => ReturnType<Acts[K]>;
+  const step = turnStore(JSON.stringify(args).length)[name] as unknown as (a: typeof args) => ReturnType<Acts[K]>;
   return step(args);
 }
 

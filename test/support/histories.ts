@@ -38,7 +38,8 @@ export function longestTaskFailureStreak(runs: RunHistory[]): number {
 }
 
 /**
- * How many activities of a type each run scheduled, local ones (a marker in history) included.
+ * How many activities of a type each run scheduled, local ones included (since patch
+ * local-store-steps a turn's short store steps are local activities: a marker in history).
  */
 export function activitiesPerRun(runs: RunHistory[], type: string): number[] {
   return runs.map(
