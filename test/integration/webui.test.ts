@@ -103,10 +103,14 @@ describe('Web UI and CLI view of a conversation', () => {
       .map((e) => decode(e.userMetadata?.summary));
     assert.ok(timers.includes('approval wait: terminal: rm -rf build1 && echo removed (5 minutes)'), String(timers));
     assert.ok(timers.includes('idle until end (30 days)'), String(timers));
-    // No activity result is an empty binary/null payload.
-    const results = history
-      .events!.filter((e) => e.activityTaskCompletedEventAttributes)
-      .map((e) => e.activityTaskCompletedEventAttributes!.result?.payloads?.[0]);
+    // No activity result is an empty binary/null payload (local activities' results are in their markers).
+    const results = history.events!.flatMap((e) =>
+      e.activityTaskCompletedEventAttributes
+        ? [e.activityTaskCompletedEventAttributes.result?.payloads?.[0]]
+        : e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+          ? [e.markerRecordedEventAttributes.details?.result?.payloads?.[0]]
+          : [],
+    );
     assert.ok(results.length > 3);
     for (const p of results) {
       assert.ok(p, 'a result payload');
