@@ -190,6 +190,9 @@ export function duplicatesInReply(calls: readonly GuardedCall[]): Map<number, nu
   return dupes;
 }
 
+/** How the guard's own answers to a call begin (a paused request leaves them out: activities/model/paused-digest.ts). */
+export const GUARD_ANSWER_PREFIXES = ['[Duplicate call:', '[Not run again:', '[Refused:'] as const;
+
 export const duplicateText = (name: string, firstId: string) =>
   `[Duplicate call: ${name} with the same arguments appears earlier in this reply (call ${firstId}); it ran once — use that result.]`;
 

@@ -28,7 +28,8 @@ import type { TurnAttempts } from '../../common/attempts.js';
 import { SPEND_LIMIT_REACHED, capReached } from '../../common/attempts.js';
 import { appendToContent, loadTranscript, writeMessage } from '../store/messages.js';
 import { sessionPrompt } from '../store/sessions.js';
-import { heraldNote, steerNote } from '../../common/markers.js';
+import { steerNote } from '../../common/markers.js';
+import { appendNote, withToolDigest } from './paused-digest.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { DelegateArgs } from '../tools/delegate.js';
@@ -522,13 +523,9 @@ async function buildMessages(deps: ActivityDeps, a: CallModelArgs): Promise<Chat
     { role: 'system', content: systemPrompt },
     ...transcript.map((m) => (a.stripReasoning ? withoutReasoningDetails(stripSeq(m)) : stripSeq(m))),
   ]);
-  if (a.ephemeralNote) {
-    const note = heraldNote(nonce, a.ephemeralNote);
-    const last = messages[messages.length - 1];
-    if (last && (last.role === 'tool' || last.role === 'user')) last.content = `${last.content ?? ''}\n\n${note}`;
-    else messages.push({ role: 'user', content: note });
-  }
-  return messages;
+  // A tool-less request sees this step's tool calls as one digest (activities/model/paused-digest.ts).
+  if (a.toolChoiceNone) return withToolDigest(messages, nonce, a.ephemeralNote);
+  return appendNote(messages, nonce, a.ephemeralNote);
 }
 
 function withoutReasoningDetails(m: ChatMessage): ChatMessage {

@@ -37,6 +37,15 @@ export const TOOL_GUIDANCE = [
   'A [CONTEXT SUMMARY] message stands for earlier parts of the conversation that were compressed; the messages after it are current.',
 ].join('\n');
 
+/**
+ * Only with the memory tool on. Measured against Qwen2.5-Coder 1.5B (issue 14): asked to "remember
+ * for future sessions", without this line it wrote the fact into its `todo` list (which ends with the
+ * conversation) in one run of two.
+ */
+export const MEMORY_GUIDANCE =
+  'The memory tool keeps facts for future sessions. When the user asks you to remember something, save it once ' +
+  'with memory (action add; store user for their preferences), then confirm in one sentence. The todo list lasts only this conversation.';
+
 const PLATFORM_HINTS: Record<string, string> = {
   cli: 'You are talking to the user in a terminal. Replies are shown as plain text; keep formatting light.',
   api: 'Your replies are returned to a program through an API; answer in plain Markdown.',
@@ -71,13 +80,16 @@ export interface SystemPromptInput {
   mcpGuidance?: string | undefined;
   /** The skills index (found and screened at session start; only when the skill tools are on). */
   skills?: readonly SkillSummary[] | undefined;
+  /** The memory tool is on: say what it is for. */
+  memoryTool?: boolean | undefined;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const layers: string[] = [];
   const soul = readIfExists(join(input.home, 'SOUL.md'));
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
-  layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
+  const guidance = input.memoryTool ? `${TOOL_GUIDANCE}\n${MEMORY_GUIDANCE}` : TOOL_GUIDANCE;
+  layers.push(input.markerNonce ? `${guidance}\n${markerGuidance(input.markerNonce)}` : guidance);
   // A server's failure reason is its own text (stderr): screened like any text from outside.
   if (input.mcpGuidance) layers.push(screened('MCP server list', input.mcpGuidance));
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);

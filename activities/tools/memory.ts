@@ -54,7 +54,12 @@ export const memoryTool = defineTool({
     if ((a.action === 'add' || a.action === 'replace') && !a.content)
       return { content: `${a.action} needs "content"`, isError: true };
     if ((a.action === 'replace' || a.action === 'remove') && !a.match)
-      return { content: `${a.action} needs "match"`, isError: true };
+      return {
+        content:
+          `${a.action} needs "match" (a piece of the entry to change); nothing was changed.` +
+          (a.action === 'replace' ? ' To save a new entry, use action "add".' : ''),
+        isError: true,
+      };
     if (a.content) {
       const findings = scanForInjection(a.content);
       if (findings.length) {
@@ -71,7 +76,9 @@ export const memoryTool = defineTool({
       // Compared as the system prompt would show it: case and spacing do not make a new fact.
       const same = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
       if (entries.some((e) => same(e.content) === same(a.content!)))
-        return { content: `Already in ${a.store}: "${oneLine(a.content!, 80)}"\n${describeStore(a.store, entries)}` };
+        return {
+          content: `Already in ${a.store}: "${oneLine(a.content!, 80)}" — nothing to do.\n${describeStore(a.store, entries)}`,
+        };
       if (memoryChars(entries) + a.content!.length > limit) {
         return {
           content: `The ${a.store} store is full (${memoryChars(entries)} of ${limit} characters). Replace or remove entries first.\n${describeStore(a.store, entries)}`,
@@ -93,6 +100,13 @@ export const memoryTool = defineTool({
       if (!(await removeMemory(db, a.store, a.match!)))
         return { content: `No ${a.store} entry contains "${a.match}".`, isError: true };
     }
-    return { content: describeStore(a.store, await listMemory(db, a.store)) };
+    // Said plainly, done: small models re-ran a write whose result was only the store's listing.
+    const head = {
+      read: '',
+      add: `Saved in ${a.store}; new sessions will see it in their system prompt.\n`,
+      replace: `Replaced in ${a.store}; new sessions will see the new text.\n`,
+      remove: `Removed from ${a.store}.\n`,
+    }[a.action];
+    return { content: head + describeStore(a.store, await listMemory(db, a.store)) };
   },
 });

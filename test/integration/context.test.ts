@@ -115,7 +115,7 @@ describe('context', () => {
     );
     assert.match(
       messagesOf(stack.fake.requests[2]!).at(-1)!.content!,
-      /^Already in user: "Likes answers with examples\."\nUSER \(28 of 1375 characters\)/,
+      /^Already in user: "Likes answers with examples\." — nothing to do\.\nUSER \(28 of 1375 characters\)/,
     );
     assert.match(
       messagesOf(stack.fake.requests[3]!).at(-1)!.content!,

@@ -89,6 +89,18 @@ describe('tool-loop guardrails', () => {
       ['auto', 'auto', 'auto', 'none'],
     );
     assert.match(messagesOf(stack.fake.requests[3]!).at(-1)!.content!, /no tool will run for this reply/);
+    // That request shows the reads as one digest after the question, each distinct result once: a
+    // small model copies repeated calls in front of it (activities/model/paused-digest.ts).
+    const paused = messagesOf(stack.fake.requests[3]!);
+    assert.deepEqual(
+      paused.map((m) => m.role),
+      ['system', 'user'],
+    );
+    assert.match(
+      paused[1]!.content!,
+      /^read settings.ini and tell me the port\n\n\[herald:[0-9a-f]{16}\] \[Tools are paused/,
+    );
+    assert.equal(paused[1]!.content!.split('port = 8080').length - 1, 1);
     const tools = (await stack.transcript('lg-pause')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
     assert.match(tools[2]!, /^\[Not run again: read_file/);
   });
