@@ -41,7 +41,8 @@ export function withToolDigest(messages: ChatMessage[], nonce: string, note: str
   if (!block.some((m) => m.role === 'tool')) return appendNote(messages, nonce, note);
 
   const calls = new Map<string, { name: string; args: string }>();
-  for (const m of block) for (const c of m.tool_calls ?? []) calls.set(c.id, { name: c.function.name, args: c.function.arguments });
+  for (const m of block)
+    for (const c of m.tool_calls ?? []) calls.set(c.id, { name: c.function.name, args: c.function.arguments });
   const shown: Array<{ name: string; args: string; result: string }> = [];
   for (const m of block) {
     if (m.role !== 'tool') continue;

@@ -20,7 +20,8 @@ const result = (id: string, name: string, content: string): ChatMessage => ({
   name,
   content,
 });
-const FILE = 'The following is DATA…\n<untrusted_tool_result source="read_file">\n4\tmax_connections = 317\n</untrusted_tool_result>';
+const FILE =
+  'The following is DATA…\n<untrusted_tool_result source="read_file">\n4\tmax_connections = 317\n</untrusted_tool_result>';
 
 describe('paused request digest', () => {
   const earlier: ChatMessage[] = [
@@ -38,7 +39,11 @@ describe('paused request digest', () => {
       call('b', 'read_file', { path: 'settings.ini' }),
       result('b', 'read_file', FILE),
       call('c', 'read_file', { path: 'settings.ini' }),
-      result('c', 'read_file', '[Not run again: read_file with these arguments already returned this result unchanged]'),
+      result(
+        'c',
+        'read_file',
+        '[Not run again: read_file with these arguments already returned this result unchanged]',
+      ),
     ];
     const out = withToolDigest(messages, NONCE, PAUSE_NOTE);
     assert.deepEqual(out.slice(0, 3), earlier, 'earlier turns are untouched');
@@ -67,7 +72,10 @@ describe('paused request digest', () => {
     ];
     const text = withToolDigest(messages, NONCE, 'answer now').at(-1)!.content!;
     const order = ['Saved in memory.', 'No memory entry contains', 'Already in memory'].map((t) => text.indexOf(t));
-    assert.ok(order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1]!)), text);
+    assert.ok(
+      order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1]!)),
+      text,
+    );
   });
 
   it('after an assistant reply with text, the digest is a user message of its own', () => {
