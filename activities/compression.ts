@@ -183,7 +183,6 @@ export function compressionActivities(
           // The compressed session goes on with the same marker (the new row copies it).
           markerNonce: await sessionMarkerNonce(db, a.sessionId),
           skills,
-          memoryTool: a.tools.includes('memory'),
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         const report = await calls.report();

@@ -136,8 +136,7 @@ export function conversationActivities(deps: ActivityDeps) {
         const child = a.parentSessionId !== undefined;
         const markerNonce = newMarkerNonce();
         // Found once, here: the index is part of the prompt's stored bytes for the whole session.
-        const enabledTools = deps.tools.enabled(toolsets);
-        const skills = await skillsForPrompt(skillSettings(config), cwd, enabledTools, (f, m) =>
+        const skills = await skillsForPrompt(skillSettings(config), cwd, deps.tools.enabled(toolsets), (f, m) =>
           deps.log.warn({ ...f, sessionId: a.sessionId }, m),
         );
         const systemPrompt = buildSystemPrompt({
@@ -154,7 +153,6 @@ export function conversationActivities(deps: ActivityDeps) {
           markerNonce,
           ...(mcp ? { mcpGuidance: mcpGuidance(mcp) } : {}),
           skills,
-          memoryTool: !child && enabledTools.includes('memory'),
         });
         await ensureSession(db, {
           id: a.sessionId,

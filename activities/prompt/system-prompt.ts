@@ -26,6 +26,10 @@ export const BUILTIN_IDENTITY =
  * value it had been asked about. Saying that files change only on request, and that a question is
  * answered in plain text once the results hold the answer, made it answer (or re-read, which the
  * loop guard ends) instead.
+ *
+ * Every added line moves such a model. A line on the memory tool ("When the user asks you to remember
+ * something, save it once with memory …") made it patch the file it had been asked to read in 15 of
+ * 40 samples of the same request, against 1 of 40 without it; it is not here. Measure before adding.
  */
 export const TOOL_GUIDANCE = [
   'Use tools to check facts instead of guessing. Change files only when the user asks for a change, and read them first.',
@@ -36,15 +40,6 @@ export const TOOL_GUIDANCE = [
   'Notes starting with [BUDGET …] tell you how many model calls this turn has left.',
   'A [CONTEXT SUMMARY] message stands for earlier parts of the conversation that were compressed; the messages after it are current.',
 ].join('\n');
-
-/**
- * Only with the memory tool on. Measured against Qwen2.5-Coder 1.5B (issue 14): asked to "remember
- * for future sessions", without this line it wrote the fact into its `todo` list (which ends with the
- * conversation) in one run of two.
- */
-export const MEMORY_GUIDANCE =
-  'The memory tool keeps facts for future sessions. When the user asks you to remember something, save it once ' +
-  'with memory (action add; store user for their preferences), then confirm in one sentence. The todo list lasts only this conversation.';
 
 const PLATFORM_HINTS: Record<string, string> = {
   cli: 'You are talking to the user in a terminal. Replies are shown as plain text; keep formatting light.',
@@ -80,16 +75,13 @@ export interface SystemPromptInput {
   mcpGuidance?: string | undefined;
   /** The skills index (found and screened at session start; only when the skill tools are on). */
   skills?: readonly SkillSummary[] | undefined;
-  /** The memory tool is on: say what it is for. */
-  memoryTool?: boolean | undefined;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const layers: string[] = [];
   const soul = readIfExists(join(input.home, 'SOUL.md'));
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
-  const guidance = input.memoryTool ? `${TOOL_GUIDANCE}\n${MEMORY_GUIDANCE}` : TOOL_GUIDANCE;
-  layers.push(input.markerNonce ? `${guidance}\n${markerGuidance(input.markerNonce)}` : guidance);
+  layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
   // A server's failure reason is its own text (stderr): screened like any text from outside.
   if (input.mcpGuidance) layers.push(screened('MCP server list', input.mcpGuidance));
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
