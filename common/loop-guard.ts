@@ -190,22 +190,25 @@ export function duplicatesInReply(calls: readonly GuardedCall[]): Map<number, nu
   return dupes;
 }
 
+const DUPLICATE = '[Duplicate call:';
+const NOT_RUN = '[Not run again:';
+const REFUSED = '[Refused:';
 /** How the guard's own answers to a call begin (a paused request leaves them out: activities/model/paused-digest.ts). */
-export const GUARD_ANSWER_PREFIXES = ['[Duplicate call:', '[Not run again:', '[Refused:'] as const;
+export const GUARD_ANSWER_PREFIXES = [DUPLICATE, NOT_RUN, REFUSED] as const;
 
 export const duplicateText = (name: string, firstId: string) =>
-  `[Duplicate call: ${name} with the same arguments appears earlier in this reply (call ${firstId}); it ran once — use that result.]`;
+  `${DUPLICATE} ${name} with the same arguments appears earlier in this reply (call ${firstId}); it ran once — use that result.]`;
 
 export const nudgeText = (name: string, times: number) =>
   `[LOOP: you called ${name} ${times} times with the same arguments and got the same result. ` +
   'Use the result you already have; do not call it again. Answer the user, or try something different.]';
 
 const referenceText = (name: string, seq: number) =>
-  `[Not run again: ${name} with these arguments already returned this result unchanged (message #${seq} above). ` +
+  `${NOT_RUN} ${name} with these arguments already returned this result unchanged (message #${seq} above). ` +
   'Use that result instead of calling it again; answer the user, or try something different.]';
 
 const refusalText = (name: string, times: number) =>
-  `[Refused: ${name} was called ${times} times with the same arguments and the same result. ` +
+  `${REFUSED} ${name} was called ${times} times with the same arguments and the same result. ` +
   'It will not run again in this turn. Give your answer with what you have, or take a different approach.]';
 
 /**

@@ -14,9 +14,10 @@
  * Only the request changes; the stored transcript keeps every call and result. Results stay marked
  * as data (each keeps its untrusted-data framing), and the digest's header says so again.
  */
-import { GUARD_ANSWER_PREFIXES, canonicalJson } from '../../common/loop-guard.js';
+import { GUARD_ANSWER_PREFIXES } from '../../common/loop-guard.js';
 import { heraldNote } from '../../common/markers.js';
 import type { ChatMessage } from '../../common/messages.js';
+import { canonicalArguments } from '../../common/role-order.js';
 import { oneLine } from '../../common/text.js';
 
 /** How much of a call's arguments the digest shows: enough to tell calls apart. */
@@ -51,7 +52,7 @@ export function withToolDigest(messages: ChatMessage[], nonce: string, note: str
     const call = calls.get(m.tool_call_id ?? '');
     const name = call?.name ?? m.name ?? 'tool';
     if (shown.some((s) => s.name === name && s.result === result)) continue;
-    shown.push({ name, args: oneLine(argsText(call?.args ?? ''), ARGS_MAX_CHARS), result });
+    shown.push({ name, args: oneLine(canonicalArguments(call?.args ?? ''), ARGS_MAX_CHARS), result });
   }
   const digest = [
     heraldNote(nonce, DIGEST_HEADER),
@@ -75,12 +76,4 @@ export function appendNote(messages: ChatMessage[], nonce: string, note: string 
   if (last && (last.role === 'tool' || last.role === 'user'))
     return [...messages.slice(0, -1), { ...last, content: `${last.content ?? ''}\n\n${text}` }];
   return [...messages, { role: 'user', content: text }];
-}
-
-function argsText(raw: string): string {
-  try {
-    return canonicalJson(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
 }
