@@ -20,6 +20,12 @@ import type { MemoryStore } from '../store/memory.js';
 import { defineTool } from './registry.js';
 import type { ToolContext } from './registry.js';
 
+/** Compared as the system prompt would show them: case and spacing do not make a new fact. */
+function sameFact(a: string, b: string): boolean {
+  const norm = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+  return norm(a) === norm(b);
+}
+
 function describeStore(store: MemoryStore, entries: Array<{ content: string }>): string {
   const used = memoryChars(entries);
   const header = `${store.toUpperCase()} (${used} of ${MEMORY_LIMITS[store]} characters):`;
@@ -71,14 +77,17 @@ export const memoryTool = defineTool({
     }
     const entries = await listMemory(db, a.store);
     const limit = MEMORY_LIMITS[a.store];
+    const alreadyIn = (store: MemoryStore, listing: Array<{ content: string }>) => ({
+      content: `Already in ${store}: "${oneLine(a.content!, 80)}" — nothing to do.\n${describeStore(store, listing)}`,
+    });
     if (a.action === 'add') {
       // At least once: a re-run of the same add (or the model repeating itself) must not duplicate it.
-      // Compared as the system prompt would show it: case and spacing do not make a new fact.
-      const same = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
-      if (entries.some((e) => same(e.content) === same(a.content!)))
-        return {
-          content: `Already in ${a.store}: "${oneLine(a.content!, 80)}" — nothing to do.\n${describeStore(a.store, entries)}`,
-        };
+      // Both stores are looked at: they end up side by side in the system prompt, and Qwen2.5-Coder
+      // 1.5B saved one preference in `user` and then, on the next call, the same text in `memory`.
+      if (entries.some((e) => sameFact(e.content, a.content!))) return alreadyIn(a.store, entries);
+      const other = a.store === 'user' ? 'memory' : 'user';
+      const otherEntries = await listMemory(db, other);
+      if (otherEntries.some((e) => sameFact(e.content, a.content!))) return alreadyIn(other, otherEntries);
       if (memoryChars(entries) + a.content!.length > limit) {
         return {
           content: `The ${a.store} store is full (${memoryChars(entries)} of ${limit} characters). Replace or remove entries first.\n${describeStore(a.store, entries)}`,
@@ -88,6 +97,9 @@ export const memoryTool = defineTool({
       await addMemory(db, a.store, a.content!);
     } else if (a.action === 'replace') {
       const matching = entries.filter((e) => e.content.includes(a.match!));
+      // Replacing an entry with its own text is not a change: saying "Replaced" made the model do it
+      // again until the loop guard refused (the same 1.5B model, five times).
+      if (matching.length && matching.every((e) => sameFact(e.content, a.content!))) return alreadyIn(a.store, entries);
       const after = memoryChars(entries) - memoryChars(matching) + a.content!.length * matching.length;
       if (matching.length && after > limit)
         return { content: `That would exceed the ${a.store} limit of ${limit} characters.`, isError: true };

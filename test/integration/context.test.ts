@@ -94,6 +94,34 @@ describe('context', () => {
         ],
       },
       {
+        // What Qwen2.5-Coder 1.5B did next: the same fact in the other store, then a "replace" with
+        // its own text. Neither is a change.
+        toolCalls: [
+          {
+            name: 'memory',
+            arguments: {
+              action: 'add',
+              store: 'memory',
+              content: 'likes answers  with examples.',
+              match: 'Likes answers with examples.',
+            },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: 'memory',
+            arguments: {
+              action: 'replace',
+              store: 'user',
+              content: 'Likes answers with examples.',
+              match: 'examples',
+            },
+          },
+        ],
+      },
+      {
         toolCalls: [
           {
             name: 'memory',
@@ -117,12 +145,21 @@ describe('context', () => {
       messagesOf(stack.fake.requests[2]!).at(-1)!.content!,
       /^Already in user: "Likes answers with examples\." — nothing to do\.\nUSER \(28 of 1375 characters\)/,
     );
+    for (const i of [3, 4])
+      assert.match(
+        messagesOf(stack.fake.requests[i]!).at(-1)!.content!,
+        /^Already in user: "[Ll]ikes answers +with examples\." — nothing to do\.\nUSER \(28 of 1375 characters\)/,
+      );
     assert.match(
-      messagesOf(stack.fake.requests[3]!).at(-1)!.content!,
+      messagesOf(stack.fake.requests[5]!).at(-1)!.content!,
       /^Refused: the entry looks like a prompt injection/,
     );
+    const stored = await stack.db.query<{ store: string; content: string }>(
+      'SELECT store, content FROM memory_entries',
+    );
+    assert.deepEqual(stored.rows, [{ store: 'user', content: 'Likes answers with examples.' }]);
     await stack.herald.conversation('c-mem-2').send('hi', { start: {} });
-    assert.ok(systemOf(stack.fake.requests[4]!).includes('- Likes answers with examples.'));
+    assert.ok(systemOf(stack.fake.requests[6]!).includes('- Likes answers with examples.'));
     await stack.db.query('DELETE FROM memory_entries');
   });
 
