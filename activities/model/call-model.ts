@@ -40,7 +40,7 @@ import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import { isTransientDbError } from '../store/failures.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
-import { currentEndpoint, defaultOutputCap, isLocalProvider } from '../../common/providers.js';
+import { currentEndpoint, defaultOutputCap, isLocalEndpoint, isLocalProvider } from '../../common/providers.js';
 import type { ModelResponse, TokenCounts } from './types.js';
 import type { ModelOutcome } from '../metrics.js';
 import { startModelSpan } from '../tracing.js';
@@ -215,6 +215,7 @@ export function modelActivities(deps: ActivityDeps) {
               temperature: temperatureFor(config.file, ref),
               cacheTtl: config.file.model.promptCacheTtl,
               toolChoiceNone: a.toolChoiceNone,
+              cutRunaways: isLocalEndpoint(ref),
             },
             {
               signal: AbortSignal.any([watch.signal, sideStop.signal]),
@@ -245,6 +246,11 @@ export function modelActivities(deps: ActivityDeps) {
             },
           ));
         forgetCall();
+        if (response.runaway)
+          deps.log.warn(
+            { provider: ref.provider, model: ref.model, stream: response.runaway },
+            'the model ran into a loop; its reply was cut as if at the output limit',
+          );
       } catch (err) {
         forgetCall();
         if (sideStop.signal.aborted && !ctx.cancellationSignal.aborted) {

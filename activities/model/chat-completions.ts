@@ -6,6 +6,7 @@
 import type OpenAI from 'openai';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { canonicalArguments } from '../../common/role-order.js';
+import { RunawayWatch } from './runaway.js';
 import { MalformedResponseError, readStream } from './stream-errors.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';
 
@@ -101,6 +102,7 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
   let model = req.model;
   let tokens: TokenCounts | undefined;
   const calls: PartialCall[] = [];
+  const runaway = req.cutRunaways ? new RunawayWatch() : undefined;
   for await (const chunk of readStream(stream, ctx.signal)) {
     ctx.sink.alive();
     if (chunk.model) model = chunk.model;
@@ -115,6 +117,7 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
     if (delta?.content) {
       content += delta.content;
       ctx.sink.text(delta.content);
+      runaway?.feed('text', delta.content);
     }
     const thought = delta?.reasoning_content ?? delta?.reasoning;
     if (thought) {
@@ -125,13 +128,21 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
       const slot = (calls[tc.index] ??= { id: '', name: '', args: '', announced: false });
       if (tc.id) slot.id = tc.id;
       if (tc.function?.name) slot.name += tc.function.name;
-      if (tc.function?.arguments) slot.args += tc.function.arguments;
+      if (tc.function?.arguments) {
+        slot.args += tc.function.arguments;
+        runaway?.feed(`call ${tc.index}`, tc.function.arguments);
+      }
       if (slot.name && !slot.announced) {
         slot.announced = true;
         ctx.sink.toolGenerating(slot.name);
       }
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
+    // Leaving the loop ends the request (the SDK aborts it): the server stops generating.
+    if (runaway?.tripped !== undefined && !finishReason) {
+      finishReason = 'length';
+      break;
+    }
   }
   if (!finishReason)
     throw new MalformedResponseError('the stream ended without a finish reason (connection cut mid-response)');
@@ -142,6 +153,7 @@ async function callStreaming(client: OpenAI, req: ModelRequest, ctx: CallContext
     finishReason: calls.length && finishReason === 'stop' ? 'tool_calls' : finishReason,
     tokens: tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
     model,
+    ...(runaway?.tripped !== undefined ? { runaway: runaway.tripped } : {}),
   };
 }
 

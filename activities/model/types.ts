@@ -20,6 +20,8 @@ export interface ModelRequest {
   temperature?: number | undefined;
   /** Ask for no tool use on this call (the budget-summary call). */
   toolChoiceNone?: boolean | undefined;
+  /** Cut a stream that has run into a loop (activities/model/runaway.ts): local servers only. */
+  cutRunaways?: boolean | undefined;
 }
 
 /** Raw token counts as the provider reported them (before pricing). */
@@ -41,6 +43,8 @@ export interface ModelResponse {
   finishReason: string;
   tokens: TokenCounts;
   model: string;
+  /** The stream was cut because it ran into a loop (finishReason is then `length`): which stream. */
+  runaway?: string | undefined;
 }
 
 /** Where streamed output goes while a call runs (events for watching clients, liveness). */

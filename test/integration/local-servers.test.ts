@@ -5,9 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
-import { FAKE_MODEL, createTestStack } from '../support/stack.js';
+import { FAKE_MODEL, createTestStack, eventually } from '../support/stack.js';
 
 const isSummaryCall = (r: RecordedRequest) =>
   ((r.body.messages as Array<{ content: string | null }> | undefined)?.[0]?.content ?? '').startsWith(
@@ -85,5 +88,32 @@ describe('local servers', () => {
     assert.ok(described(big, 'search_files')!.length > 100, 'full schemas under the default 128K window');
     assert.equal(big.max_tokens, 4096, 'a loopback custom endpoint is capped too');
     assert.equal(small.tools?.length, big.tools?.length, 'compact mode offers every tool');
+  });
+
+  it('a local model that counts on and on inside a tool call is cut off early, and nothing is written', async () => {
+    // What Qwen2.5-Coder 1.5B did: write_file with "1\n2\n3\n…" until the output cap (6 minutes
+    // of CPU), then the same again with the doubled cap.
+    stack.fake.reset();
+    const count = Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n');
+    const runaway: ScriptedReply = {
+      toolCalls: [{ name: 'write_file', arguments: { path: 'settings.ini', content: count } }],
+      finishReason: 'length',
+      chunkDelayMs: 2,
+    };
+    stack.fake.script([runaway, { text: 'The value is 317.' }]);
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-runaway-'));
+    const r = await stack.herald
+      .conversation('c-runaway')
+      .send('Read settings.ini and tell me the value of max_connections.', {
+        start: { provider: 'custom', model: FAKE_MODEL, cwd },
+      });
+    assert.equal(r.final_response, 'The value is 317.');
+    const [first, second] = stack.fake.requests.filter((q) => q.path.endsWith('/chat/completions'));
+    await eventually(() => first!.abortedAt !== undefined);
+    // The stream was left long before its end: ≈2,000 of its 14,000 characters (the server stops generating).
+    assert.ok(first!.abortedAt! - first!.receivedAt < 1500, `left after ${first!.abortedAt! - first!.receivedAt} ms`);
+    // The cut reply is taken as one the output cap cut off: asked again with a raised cap.
+    assert.equal((second!.body as { max_tokens?: number }).max_tokens, 8192);
+    assert.equal(existsSync(join(cwd, 'settings.ini')), false, 'the cut-off call never ran');
   });
 });

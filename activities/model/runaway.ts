@@ -1,0 +1,74 @@
+/**
+ * Runaway output from a local model (issue 14). Qwen2.5-Coder 1.5B on llama.cpp, having patched the
+ * file it was only asked about, called `write_file` with the content "1\n2\n3\n…" and counted until
+ * the 4,096-token output cap: six minutes of a 2-core CPU, and the cut-off call was then asked for
+ * again with a doubled cap (common/model-response.ts), six more. Two of six conversations did it.
+ *
+ * A stream whose last RUNAWAY_WINDOW characters are one unit of text over and over (a literal loop),
+ * or one number and a separator with the number counting on (the loop above), is cut there: the
+ * reply ends as if the output cap had been reached (`finish_reason: length`), so the workflow goes
+ * the way it already goes for a cut-off reply, and each further attempt is cut as early.
+ *
+ * Only for local servers (common/providers.ts `isLocalEndpoint`), where the time is the user's own
+ * CPU and small models loop; a hosted model is left alone. The price: a legitimate reply that is
+ * that regular for that long (the same line 100 times, the numbers 1 to 1000 one per line) is cut
+ * too; such data is better written by a command (`seq 1000 > numbers.txt`) anyway.
+ */
+
+/** How much of a stream's tail must be one repeated unit (characters, as received). */
+export const RUNAWAY_WINDOW = 2_000;
+/** The longest repeated unit looked for. */
+export const RUNAWAY_MAX_PERIOD = 160;
+/** The longest unit of a counting loop (digit runs collapsed): a number and its separator. */
+const COUNTING_MAX_PERIOD = 8;
+/** A stream is looked at again after this many new characters. */
+const CHECK_EVERY = 200;
+
+/** Whether the tail of `text` is a runaway loop (see above). Pure. */
+export function isRunawayTail(text: string): boolean {
+  if (text.length < RUNAWAY_WINDOW) return false;
+  const tail = text.slice(-RUNAWAY_WINDOW);
+  // Counting is a loop once digit runs are read as one digit, but only with a short unit ("0\n",
+  // "0, "): lines of a report that differ only in their numbers are not a loop.
+  return periodic(tail, RUNAWAY_MAX_PERIOD) || periodic(tail.replace(/\d+/g, '0'), COUNTING_MAX_PERIOD);
+}
+
+/** Whether `s` is one unit of at most `maxPeriod` characters over and over, but for its first stretch. */
+function periodic(s: string, maxPeriod: number): boolean {
+  const n = s.length;
+  // The loop may have begun just inside the window: its first stretch is not compared.
+  const from = Math.min(RUNAWAY_MAX_PERIOD, n >> 2);
+  // At least four whole units must repeat: one line written twice is not a loop.
+  for (let p = 1; p <= maxPeriod && n - from >= 4 * p; p++) {
+    let i = n - 1;
+    while (i - p >= from && s.charCodeAt(i) === s.charCodeAt(i - p)) i--;
+    if (i - p < from) return true;
+  }
+  return false;
+}
+
+/** Watches the streams of one reply (its text, each tool call's arguments) for a runaway loop. */
+export class RunawayWatch {
+  private readonly streams = new Map<string, { text: string; checkedAt: number }>();
+  private trippedOn: string | undefined;
+
+  /** Feed a delta of stream `key`; true once any stream has run away. */
+  feed(key: string, delta: string): boolean {
+    if (this.trippedOn !== undefined) return true;
+    const s = this.streams.get(key) ?? { text: '', checkedAt: 0 };
+    this.streams.set(key, s);
+    // Only the tail is ever looked at: keep it bounded however long the stream gets.
+    s.text = (s.text + delta).slice(-2 * RUNAWAY_WINDOW);
+    s.checkedAt += delta.length;
+    if (s.checkedAt >= CHECK_EVERY) {
+      s.checkedAt = 0;
+      if (isRunawayTail(s.text)) this.trippedOn = key;
+    }
+    return this.trippedOn !== undefined;
+  }
+
+  /** The stream that ran away, if one did. */
+  get tripped(): string | undefined {
+    return this.trippedOn;
+  }
+}
