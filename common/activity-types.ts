@@ -198,6 +198,8 @@ export interface RunToolResult {
   reExecuted: boolean;
   /** A short hash of the result, for the loop guard (absent in results recorded before it). */
   resultKey?: string;
+  /** A file the call wrote, as it is now (path and content, hashed): the guard sees edits going in circles. */
+  fileState?: string;
 }
 
 export interface SyntheticMessage {

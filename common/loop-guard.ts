@@ -12,7 +12,8 @@
  * Small models read none of those notes (Qwen2.5-Coder 1.5B on llama.cpp called `read_file` on the
  * same file until refused, six times in a row). So once the guard has had to answer a call without
  * running it, the next request goes out without tools (`takePause`): the model can only answer with
- * what the results already hold, which is what it needed to do.
+ * what the results already hold, which is what it needed to do. Edits that put a file back the way
+ * an earlier edit of the turn left it count as repeats too (`edited`).
  */
 
 export interface LoopGuardSettings {
@@ -81,6 +82,8 @@ export class LoopGuard {
   private readonly recent: boolean[] = [];
   private pendingNudges: string[] = [];
   private pause = false;
+  /** What the turn's edits left files as (`edited`). */
+  private readonly states = new Set<string>();
 
   /** `stats` is counted into as the guard acts (the session's counters, or a fresh set). */
   /**
@@ -142,6 +145,27 @@ export class LoopGuard {
     if (this.seen.size >= MAX_KEYS) this.seen.delete(this.seen.keys().next().value!);
     this.seen.set(key, { resultKey, repeats: 0, seq, error: isError });
     this.mark(false);
+  }
+
+  /**
+   * After a call that wrote a file (`fileState`: its path and new content, hashed): true when an
+   * earlier edit of this turn already left the file exactly so. Edits going round in circles are no
+   * progress even though every result differs: Qwen2.5-Coder 1.5B, asked only to report a value,
+   * patched it 317 → 320, rewrote the file, patched it back, rewrote it, … for 22 model calls. The
+   * call counts as a repeat and the next request goes without tools. A single revert (A → B → A)
+   * is not a revisit: A was never an edit's result.
+   */
+  edited(fileState: string): boolean {
+    if (!this.settings.enabled) return false;
+    if (!this.states.has(fileState)) {
+      if (this.states.size >= MAX_KEYS) this.states.delete(this.states.values().next().value!);
+      this.states.add(fileState);
+      return false;
+    }
+    this.recent[this.recent.length - 1] = true;
+    this.stats.nudges += 1;
+    this.pause = true;
+    return true;
   }
 
   /** A call that was neither run nor guarded (todo, clarify, errors): it breaks a run of repeats. */

@@ -10,7 +10,8 @@
  * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
  * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
  * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause, mcp,
+ * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause,
+ * loop-guard-edit-cycle, mcp,
  * auxiliary-usage.
  *
  * One history is not made here: astral-legacy-v7x.json was recorded by the code before patch
@@ -75,6 +76,7 @@ const SCENARIOS = [
   'reopened',
   'loop-guard',
   'loop-guard-pause',
+  'loop-guard-edit-cycle',
   'mcp',
   'auxiliary-usage',
 ] as const;
@@ -428,6 +430,7 @@ try {
     'reopened',
     'loop-guard',
     'loop-guard-pause',
+    'loop-guard-edit-cycle',
   ] as const;
   if (failureScenarios.some(want)) {
     // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
@@ -449,6 +452,7 @@ try {
       if (want('reopened')) await recordReopened(stack, ws);
       if (want('loop-guard')) await recordLoopGuard(stack, ws);
       if (want('loop-guard-pause')) await recordLoopGuardPause(stack, ws);
+      if (want('loop-guard-edit-cycle')) await recordLoopGuardEditCycle(stack, ws);
       if (want('auxiliary-usage')) await recordAuxiliaryUsage(stack, ws);
     } finally {
       await stack.close();
@@ -665,6 +669,28 @@ async function recordLoopGuardPause(stack: TestStack, ws: string): Promise<void>
   stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'loop-guard-pause', conv.workflowId);
+}
+
+/** Patch loop-guard-edit-cycle: edits that put a file back the way an earlier edit left it pause the tools. */
+async function recordLoopGuardEditCycle(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  writeFileSync(join(ws, 'port.ini'), 'port = 8080\n');
+  const patch = (from: string, to: string) => ({
+    toolCalls: [{ name: 'patch', arguments: { path: 'port.ini', old_string: from, new_string: to } }],
+  });
+  const conv = stack.herald.conversation('replay-loop-guard-edit-cycle');
+  stack.fake.script([
+    patch('8080', '9090'),
+    patch('9090', '8080'),
+    patch('port = 8080', 'port = 9090'),
+    { text: '9090' },
+  ]);
+  const r = await conv.send('what is the port?', { id: 'lgc1', start: { cwd: ws } });
+  expect(r.final_response === '9090', 'the paused request was answered');
+  expect(stack.fake.requests[3]?.body.tool_choice === 'none', 'the fourth request offered no tools');
+  stack.fake.assertDone();
+  await endConversation(stack, conv.workflowId);
+  await save(stack.temporal, 'loop-guard-edit-cycle', conv.workflowId);
 }
 
 /**

@@ -58,6 +58,7 @@ const PATCH_LOOP_PAUSE = 'loop-guard-pause';
 const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
 /** A tool-less (paused) request answered with a tool call in text is asked once more, then halted. */
 const PATCH_PAUSE_RETRY = 'loop-guard-pause-retry';
+const PATCH_EDIT_CYCLE = 'loop-guard-edit-cycle';
 /** The most characters of a loop-guard status event's message. */
 const MAX_GUARD_EVENT_CHARS = 500;
 
@@ -401,6 +402,9 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       const before = guard.stats.nudges;
       guard.ran(guardedCall(o.call), o.seq, r.resultKey, r.isError);
       if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
+      // Only results that carry a file state ask for the patch: older histories replay as recorded.
+      if (r.fileState && patched(PATCH_EDIT_CYCLE) && guard.edited(r.fileState))
+        guardNotes.push(`${o.call.name}: the file is back the way an earlier edit left it — tools paused`);
     }
     o.done = true;
   };

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { protectedPathMessage } from '../../common/protected-paths.js';
 import { defineTool } from './registry.js';
 import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
+import { shortHash } from './short-hash.js';
 import { editDiff } from './tool-display.js';
 import { workspaceRelative } from './workspace.js';
 import { isProtected, plural, resolveAllowingNotADirectory, statIfExists } from './write-file.js';
@@ -102,6 +103,7 @@ export const patchTool = defineTool({
     const more = positions.length > MAX_HUNKS ? `\n… and ${positions.length - MAX_HUNKS} more` : '';
     return {
       content: `Replaced ${plural(positions.length, 'occurrence')} in ${rel}\n${hunks.join('\n')}${more}`,
+      fileState: shortHash(`${abs}\u0000${updated}`),
       ...diffOf(rel, text, updated),
     };
   },

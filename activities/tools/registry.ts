@@ -39,6 +39,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Shown to the human on the event side channel only (exit code, output tail, diff); bounded. */
   display?: ToolDisplay;
+  /** A file this call wrote, as it is now: a short hash of its path and content (for the loop guard). */
+  fileState?: string;
 }
 
 export interface ToolDefinition<A = unknown> {

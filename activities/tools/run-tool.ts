@@ -108,7 +108,13 @@ export function toolActivities(deps: ActivityDeps) {
     const isError = output.isError ?? false;
     const content = await deps.hooks.transformToolResult({ ...scope, result: output.content, isError });
     await deps.hooks.postToolCall({ ...scope, result: content, isError, durationMs: Date.now() - started });
-    return { content, isError, fromTool: true, ...(output.display ? { display: output.display } : {}) };
+    return {
+      content,
+      isError,
+      fromTool: true,
+      ...(output.display ? { display: output.display } : {}),
+      ...(output.fileState ? { fileState: output.fileState } : {}),
+    };
   }
 
   /** A built-in tool by name, or an MCP tool by the hash its call descriptor carries. */
@@ -209,7 +215,15 @@ export function toolActivities(deps: ActivityDeps) {
         await pub.flush();
         // The loop guard compares results by this key (the result as the tool gave it, before Herald's notes).
         const resultKey = shortHash(`${isError ? 'error' : 'ok'}\u0000${limited.content}`);
-        return { isError, preview, durationMs, reExecuted, chars: content.length, resultKey };
+        return {
+          isError,
+          preview,
+          durationMs,
+          reExecuted,
+          chars: content.length,
+          resultKey,
+          ...(output.fileState && !isError ? { fileState: output.fileState } : {}),
+        };
       } finally {
         endSpan({ outcome: 'error', durationMs: Date.now() - started });
         endFlight();

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { isProtectedPath, protectedPathMessage } from '../../common/protected-paths.js';
 import { DEFAULT_PROTECTED_PATHS } from '../../common/sandbox-policy.js';
 import { defineTool } from './registry.js';
+import { shortHash } from './short-hash.js';
 import type { ToolContext } from './registry.js';
 import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
 import type { ToolDisplay } from './tool-display.js';
@@ -59,6 +60,7 @@ export const writeFileTool = defineTool({
     const bytes = Buffer.byteLength(args.content, 'utf8');
     const what = existing ? `replaced the existing file (was ${plural(existing.size, 'byte')})` : 'created a new file';
     return {
+      fileState: shortHash(`${abs}\u0000${args.content}`),
       content: `Wrote ${plural(bytes, 'byte')} (${plural(countLines(args.content), 'line')}) to ${workspaceRelative(ctx.cwd, abs)}; ${what}`,
       // A new file diffs against nothing; a replaced one too large or not text gets no diff.
       ...(before === null ? {} : diffDisplay(workspaceRelative(ctx.cwd, abs), before, args.content)),

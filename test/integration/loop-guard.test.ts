@@ -131,6 +131,28 @@ describe('tool-loop guardrails', () => {
     assert.ok(isValidOrder(await stack.transcript('lg-pause-halt')));
   });
 
+  it('edits going round in circles pause the tools, and the model answers', async () => {
+    // Qwen2.5-Coder 1.5B, asked only for a value: patch 8080 → 9090, patch back, patch again, … (22 calls).
+    writeFileSync(join(ws, 'port.ini'), 'port = 8080\n');
+    const patch = (from: string, to: string): ScriptedReply => ({
+      toolCalls: [{ name: 'patch', arguments: { path: 'port.ini', old_string: from, new_string: to } }],
+    });
+    stack.fake.script([
+      patch('8080', '9090'),
+      patch('9090', '8080'), // a revert: fine
+      patch('port = 8080', 'port = 9090'), // the file is as the first edit left it
+      { text: 'The port is 9090.' },
+    ]);
+    const r = await stack.herald.conversation('lg-cycle').send('what is the port in port.ini?', { start: { cwd: ws } });
+    assert.equal(r.final_response, 'The port is 9090.');
+    assert.equal(r.api_calls, 4);
+    assert.deepEqual(
+      stack.fake.requests.map((q) => q.body.tool_choice ?? 'auto'),
+      ['auto', 'auto', 'auto', 'none'],
+    );
+    writeFileSync(join(ws, 'port.ini'), 'port = 8080\n');
+  });
+
   it('identical calls in one reply run once', async () => {
     stack.fake.script([
       {

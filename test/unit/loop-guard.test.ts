@@ -92,6 +92,29 @@ describe('loop guard', () => {
     assert.equal(g.takeNudges(), undefined);
   });
 
+  it('edits that put a file back the way an earlier edit left it are repeats and pause tools; one revert is not', () => {
+    const g = new LoopGuard(DEFAULT_LOOP_GUARD);
+    const edit = (n: number, state: string) => {
+      const call = { name: 'patch', argsKey: `edit ${n}`, readOnly: false };
+      assert.equal(g.decide(call).action, 'run');
+      g.ran(call, n, `result ${n}`);
+      return g.edited(state);
+    };
+    // The user's file is A. 317 → 320 (B), back to 317 (A: a revert, A was no edit's result).
+    assert.equal(edit(1, 'B'), false);
+    assert.equal(edit(2, 'A'), false);
+    assert.equal(g.takePause(), false);
+    // And round again: B is what edit 1 left.
+    assert.equal(edit(3, 'B'), true);
+    assert.equal(g.takePause(), true);
+    assert.equal(g.stats.nudges, 1);
+    // Going on in circles counts towards the halt like any repeat.
+    for (let n = 4; n < 9; n++) edit(n, n % 2 ? 'A' : 'B');
+    assert.equal(g.shouldHalt(), true);
+    const off = new LoopGuard({ ...DEFAULT_LOOP_GUARD, enabled: false });
+    assert.equal(off.edited('B') || off.edited('B'), false);
+  });
+
   it('other calls in between keep the turn going; turned off, nothing is guarded', () => {
     const g = new LoopGuard({ ...DEFAULT_LOOP_GUARD, maxRepeats: 100 });
     g.ran(read, 1, 'r');
