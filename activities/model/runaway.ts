@@ -5,22 +5,20 @@
  * again with a doubled cap (common/model-response.ts), six more. Two of six conversations did it.
  *
  * A stream whose last RUNAWAY_WINDOW characters are one unit of text over and over (a literal loop),
- * or one number and a separator with the number counting on (the loop above), is cut there: the
+ * or a unit whose numbers change from one copy to the next (counting, as above), is cut there: the
  * reply ends as if the output cap had been reached (`finish_reason: length`), so the workflow goes
  * the way it already goes for a cut-off reply, and each further attempt is cut as early.
  *
  * Only for local servers (common/providers.ts `isLocalEndpoint`), where the time is the user's own
  * CPU and small models loop; a hosted model is left alone. The price: a legitimate reply that is
- * that regular for that long (the same line 100 times, the numbers 1 to 1000 one per line) is cut
- * too; such data is better written by a command (`seq 1000 > numbers.txt`) anyway.
+ * that regular for that long (the numbers 1 to 1000, one per line; 30 INSERT lines that differ only
+ * in their ids) is cut too; such data is better written by a command or a script anyway.
  */
 
 /** How much of a stream's tail must be one repeated unit (characters, as received). */
 export const RUNAWAY_WINDOW = 2_000;
-/** The longest repeated unit looked for. */
+/** The longest repeated unit looked for (after digit runs are collapsed, for counting loops). */
 export const RUNAWAY_MAX_PERIOD = 160;
-/** The longest unit of a counting loop (digit runs collapsed): a number and its separator. */
-const COUNTING_MAX_PERIOD = 8;
 /** A stream is looked at again after this many new characters. */
 const CHECK_EVERY = 200;
 
@@ -28,9 +26,10 @@ const CHECK_EVERY = 200;
 export function isRunawayTail(text: string): boolean {
   if (text.length < RUNAWAY_WINDOW) return false;
   const tail = text.slice(-RUNAWAY_WINDOW);
-  // Counting is a loop once digit runs are read as one digit, but only with a short unit ("0\n",
-  // "0, "): lines of a report that differ only in their numbers are not a loop.
-  return periodic(tail, RUNAWAY_MAX_PERIOD) || periodic(tail.replace(/\d+/g, '0'), COUNTING_MAX_PERIOD);
+  // Counting is a loop once digit runs are read as one digit. The same model, saving a preference,
+  // wrote "MEMORY (41 of 2200 characters): 1. I prefer tabs…\n\nMEMORY (42 of 2200 …): 2. …" into
+  // one memory call's `match` for 4,096 tokens: an 85-character unit whose numbers count on.
+  return periodic(tail, RUNAWAY_MAX_PERIOD) || periodic(tail.replace(/\d+/g, '0'), RUNAWAY_MAX_PERIOD);
 }
 
 /** Whether `s` is one unit of at most `maxPeriod` characters over and over, but for its first stretch. */

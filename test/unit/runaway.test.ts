@@ -56,11 +56,26 @@ describe('runaway loops', () => {
     assert.equal(trippedAfter(`intro\n${'- item\n'.repeat(30)}outro`), undefined);
   });
 
+  it('cuts lines that differ only in their numbers (what the model wrote into a memory call), at a cost', () => {
+    const listing = Array.from(
+      { length: 200 },
+      (_, i) => `MEMORY (${41 + i} of 2200 characters): ${i + 1}. I prefer tabs over spaces for indentation\n\n`,
+    ).join('');
+    assert.ok(trippedAfter(JSON.stringify({ action: 'add', match: listing })) !== undefined);
+    // The cost, accepted for local servers: generated data that regular is cut too.
+    const inserts = Array.from({ length: 100 }, (_, i) => `INSERT INTO t (id, n) VALUES (${i}, ${i * i});\n`).join('');
+    assert.ok(trippedAfter(inserts) !== undefined);
+  });
+
   it('watches each stream on its own and keeps only a bounded tail', () => {
     const w = new RunawayWatch();
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo'];
     // Two calls' arguments interleaved: each alone is ordinary.
     for (let i = 0; i < 400; i++) {
-      assert.equal(w.feed('call 0', `line ${i * 7919} of a report on ${i % 13} things\n`), false);
+      assert.equal(
+        w.feed('call 0', `${words[(i * 7) % 11]} ${words[(i * i) % 11]} of a report on ${i % 13} things\n`),
+        false,
+      );
       assert.equal(w.feed('call 1', `{"k${i}": "${(i * 31337).toString(36)}"}`), false);
     }
     assert.equal(w.tripped, undefined);
