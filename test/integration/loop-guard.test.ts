@@ -1,7 +1,8 @@
 /**
  * Tool-loop guardrails and the budget's last call (issue 14), against the fake provider: a small
  * model that repeats itself is nudged, refused and stopped within a bounded number of calls;
- * identical calls of one reply run once; a repeated memory write saves one entry; a tool call
+ * identical calls of one reply run once; edits going in circles pause the tools; a repeated memory
+ * write saves one entry; a tool call
  * written as text after the budget ran out is not shipped as the answer.
  */
 import assert from 'node:assert/strict';
