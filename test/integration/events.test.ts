@@ -11,6 +11,7 @@ import { lastEventSeq, pruneEvents } from '../../activities/store/events.js';
 import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
+import { variedText } from '../support/varied-text.js';
 
 const LONG_REPLY = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen.';
 
@@ -78,7 +79,7 @@ describe('events', () => {
   });
 
   it('batches a fast stream instead of writing one row per token', async () => {
-    const text = 'x'.repeat(4000);
+    const text = variedText(4000);
     stack.fake.script([{ text }]);
     await stack.herald.conversation('batched').send('go', { start: {} });
     const deltas = (await stack.events('batched')).filter((e) => e.kind === 'text.delta');

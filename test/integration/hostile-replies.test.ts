@@ -11,6 +11,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { RecordedRequest } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
+import { variedText } from '../support/varied-text.js';
 
 type WireMessage = { role: string; content: string | null };
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
@@ -34,7 +35,7 @@ describe('hostile replies', () => {
   });
 
   it('a catastrophic search pattern returns while another conversation keeps streaming', async () => {
-    const streamed = 'tick '.repeat(400);
+    const streamed = variedText(2000);
     stack.fake.respond((req) => {
       const last = messagesOf(req).at(-1)!;
       if (last.role === 'user' && last.content === 'search') {
@@ -92,7 +93,7 @@ describe('hostile replies', () => {
   });
 
   it('a 3 MB reply is stored whole and the turn ends normally, its result bounded', async () => {
-    const huge = `${'word '.repeat(600_000)}THE END`;
+    const huge = `${variedText(3_000_000)} THE END`;
     stack.fake.script([{ text: huge, chunkChars: 64 * 1024 }]);
     const r = await stack.herald.conversation('x-huge').send('write a lot', { start: { cwd: ws } });
     assert.equal(r.failed, false, r.error ?? undefined);

@@ -112,14 +112,16 @@ describe('human control', () => {
 
   it('shows a long padded command whole, its dangerous tail visible', async () => {
     mkdirSync(join(ws, 'padded'), { recursive: true });
-    const command = `echo hello${' '.repeat(3000)}; rm -rf padded`;
+    // 1,500 spaces: a local endpoint's stream (the test stack's) that is 2,000 spaces in a row is cut
+    // as a loop before the call exists (activities/model/runaway.ts), which is safe but not this test.
+    const command = `echo hello${' '.repeat(1500)}; rm -rf padded`;
     stack.fake.script([{ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'Denied.' }]);
     const conv = stack.herald.conversation('h-padded');
     const pending = conv.send('say hello', { start: { cwd: ws } });
     const ev = await waitForEvent('h-padded', 'approval.requested');
     assert.equal(ev.payload.command, command, 'the event carries the whole command');
     const shown = (await conv.state()).pending_approvals[0]!.command;
-    assert.match(shown, /^echo hello ⟨3000 spaces⟩ ; rm -rf padded$/);
+    assert.match(shown, /^echo hello ⟨1500 spaces⟩ ; rm -rf padded$/);
     await conv.approve(ev.payload.requestId as string, 'deny');
     assert.equal((await pending).final_response, 'Denied.');
     const stored = await stack.db.query("SELECT command FROM approvals WHERE conversation_id = 'h-padded'");

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ToolContext } from '../../activities/tools/registry.js';
+import { shortHash } from '../../activities/tools/short-hash.js';
 import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
 import { countLines, writeFileTool } from '../../activities/tools/write-file.js';
 import { toolContext } from '../support/tool-context.js';
@@ -56,6 +57,8 @@ describe('write_file', () => {
       content: 'Wrote 8 bytes (2 lines) to new/deeper/file.txt; created a new file',
       // For the human only (the event side channel): what the edit did.
       display: { diff: '--- /dev/null\n+++ b/new/deeper/file.txt\n@@ -0,0 +1,2 @@\n+one\n+two' },
+      // For the loop guard: the file as it now is (path and content, hashed).
+      fileState: shortHash(`${join(realpathSync(ws), 'new', 'deeper', 'file.txt')}\u0000one\ntwo\n`),
     });
     assert.equal(readFileSync(join(ws, 'new', 'deeper', 'file.txt'), 'utf8'), 'one\ntwo\n');
   });
@@ -66,6 +69,7 @@ describe('write_file', () => {
     assert.deepEqual(r, {
       content: 'Wrote 3 bytes (1 line) to src/a.txt; replaced the existing file (was 11 bytes)',
       display: { diff: '--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,1 +1,1 @@\n-old content\n+new' },
+      fileState: shortHash(`${join(realpathSync(ws), 'src', 'a.txt')}\u0000new`),
     });
     assert.equal(readFileSync(join(ws, 'src', 'a.txt'), 'utf8'), 'new');
     assert.deepEqual(tempFiles(join(ws, 'src')), []);
