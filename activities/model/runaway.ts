@@ -29,16 +29,16 @@ export function isRunawayTail(text: string): boolean {
   // Counting is a loop once digit runs are read as one digit. The same model, saving a preference,
   // wrote "MEMORY (41 of 2200 characters): 1. I prefer tabs…\n\nMEMORY (42 of 2200 …): 2. …" into
   // one memory call's `match` for 4,096 tokens: an 85-character unit whose numbers count on.
-  return periodic(tail, RUNAWAY_MAX_PERIOD) || periodic(tail.replace(/\d+/g, '0'), RUNAWAY_MAX_PERIOD);
+  return periodic(tail) || periodic(tail.replace(/\d+/g, '0'));
 }
 
-/** Whether `s` is one unit of at most `maxPeriod` characters over and over, but for its first stretch. */
-function periodic(s: string, maxPeriod: number): boolean {
+/** Whether `s` is one unit of at most RUNAWAY_MAX_PERIOD characters over and over, but for its first stretch. */
+function periodic(s: string): boolean {
   const n = s.length;
   // The loop may have begun just inside the window: its first stretch is not compared.
   const from = Math.min(RUNAWAY_MAX_PERIOD, n >> 2);
   // At least four whole units must repeat: one line written twice is not a loop.
-  for (let p = 1; p <= maxPeriod && n - from >= 4 * p; p++) {
+  for (let p = 1; p <= RUNAWAY_MAX_PERIOD && n - from >= 4 * p; p++) {
     let i = n - 1;
     while (i - p >= from && s.charCodeAt(i) === s.charCodeAt(i - p)) i--;
     if (i - p < from) return true;
