@@ -84,7 +84,7 @@ export const configFileSchema = z
         temperature: temperatureSchema.optional(),
         /** Seconds without any bytes from the provider before a call is abandoned. */
         requestTimeoutSeconds: z.number().int().min(1).optional(),
-        /** Seconds a streamed reply may make no progress before the call is abandoned and retried as a timeout (default 120). */
+        /** Seconds a streamed reply may make no progress before the call is abandoned as a timeout (default 60; local servers 600); a second stall of one call gives up on that provider for the call. */
         streamStallSeconds: z.number().int().min(1).max(3600).optional(),
         /** Anthropic prompt-cache breakpoint lifetime. */
         promptCacheTtl: z.enum(['5m', '1h']).default('5m'),

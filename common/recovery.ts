@@ -77,6 +77,8 @@ export interface SlotState {
   compressions: number;
   /** Reasoning signatures were already stripped in this slot. */
   strippedReasoning: boolean;
+  /** HTTP attempts this slot has made so far, as the usage ledger counts them (when known). */
+  attempts?: number | undefined;
 }
 
 export type Recovery =
@@ -112,8 +114,15 @@ export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
     case 'network':
     case 'server_error':
     case 'unknown':
-      // The turn's error adds the reason once ("… (timeout): …"): it is not repeated here.
-      return fallbackOr(s, `the provider kept failing after ${ATTEMPTS_PER_SLOT} attempts`);
+      // The turn's error adds the reason once ("… (timeout): …"): it is not repeated here. The
+      // count is the ledger's (retries, chain restarts and stalls given up early all differ from
+      // the retry policy's maximum); without it the message says no number rather than a wrong one.
+      return fallbackOr(
+        s,
+        s.attempts
+          ? `the provider kept failing after ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}`
+          : 'the provider kept failing',
+      );
     case 'context_overflow':
     case 'payload_too_large':
       if (s.compressions < MAX_COMPRESSIONS_PER_SLOT) return { action: 'compress' };

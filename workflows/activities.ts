@@ -6,6 +6,7 @@
 import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import { NON_RETRYABLE_REASONS, STORE_REJECTED } from '../common/error-reasons.js';
+import { ATTEMPTS_PER_SLOT } from '../common/recovery.js';
 
 /** Errors that mean "this cannot work", never retried by Temporal. */
 const NON_RETRYABLE_STORE = ['InvalidInput', 'ConfigError', STORE_REJECTED];
@@ -80,7 +81,7 @@ export function modelActivities(summary: string) {
       initialInterval: '500 ms',
       backoffCoefficient: 2,
       maximumInterval: '60 seconds',
-      maximumAttempts: 3,
+      maximumAttempts: ATTEMPTS_PER_SLOT,
       nonRetryableErrorTypes: [...NON_RETRYABLE_REASONS, ...NON_RETRYABLE_STORE],
     },
   });

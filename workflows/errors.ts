@@ -58,6 +58,16 @@ export function statedContextLimit(err: unknown): number | undefined {
 }
 
 /**
+ * The seconds without progress of a model call abandoned as stalled (the detail
+ * activities/model/stall-watch.ts attaches); undefined for any other failure.
+ */
+export function stalledSeconds(err: unknown): number | undefined {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const details = err.cause.details?.[0] as { stalledSeconds?: unknown } | undefined;
+  return typeof details?.stalledSeconds === 'number' ? details.stalledSeconds : undefined;
+}
+
+/**
  * The turn's ledger totals a failed or cancelled model call reported (the detail
  * activities/model/call-model.ts appends), unchecked; undefined when it carried none.
  */

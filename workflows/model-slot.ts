@@ -14,7 +14,14 @@ import { modelActivities, storeStep } from './activities.js';
 import { checkSessionBudget, countCall, countEveryAttempt, countFailedCall, spendLimitOf } from './attempts.js';
 import { compressNow } from './context.js';
 import { timerLabel } from './labels.js';
-import { TurnEnd, failureKindOf, isSpendLimitReached, rootMessage, statedContextLimit } from './errors.js';
+import {
+  TurnEnd,
+  failureKindOf,
+  isSpendLimitReached,
+  rootMessage,
+  stalledSeconds,
+  statedContextLimit,
+} from './errors.js';
 import type { ProviderError } from './provider-chain.js';
 import {
   chainFailureMessage,
@@ -40,8 +47,10 @@ export const PATCH_CHAIN_ERRORS = 'fallback-errors-listed';
 const STORAGE_WAIT = '15 seconds';
 const MAX_STORAGE_WAITS = 40;
 
-type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft'> & {
+type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft' | 'attempts'> & {
   chainRestarts: number;
+  /** The ledger's attempt count of the turn when this slot started (undefined: not counted). */
+  ledgerAtStart: number | undefined;
   /** Why each provider of the chain failed in this round, the primary first. */
   errors: ProviderError[];
 };
@@ -65,10 +74,12 @@ export async function callModelSlot(
     strippedReasoning: false,
     chainRestarts: 0,
     errors: [],
+    ledgerAtStart: undefined,
   };
   let storageWaits = 0;
   const steer = opts.steer;
   countEveryAttempt(p);
+  slot.ledgerAtStart = p.ledger?.attempts;
   for (;;) {
     checkSessionBudget(s);
     const seq = s.nextSeq;
@@ -142,6 +153,7 @@ async function recover(
       ...slot,
       poolSize: poolSizeOf(s.provider),
       fallbacksLeft: fallbacksLeft(s, p.chainPos),
+      attempts: p.ledger && slot.ledgerAtStart !== undefined ? p.ledger.attempts - slot.ledgerAtStart : undefined,
     });
     switch (decision.action) {
       case 'refresh_credential': {
@@ -191,7 +203,9 @@ async function recover(
         slot.strippedReasoning = true;
         return;
       case 'fail':
-        if (isTransient(reason) && slot.chainRestarts < CHAIN_RESTARTS_PER_SLOT) {
+        // A stream that stalled has already cost its windows (activities/model/stall-watch.ts): the
+        // chain is not gone round again, so a dead provider fails the turn in minutes, not many.
+        if (isTransient(reason) && slot.chainRestarts < CHAIN_RESTARTS_PER_SLOT && stalledSeconds(err) === undefined) {
           slot.chainRestarts += 1;
           await storeStep('publishStatus', {
             conversationId: s.conversationId,

@@ -285,7 +285,7 @@ export function modelActivities(deps: ActivityDeps) {
               nonRetryable: false,
             })
           : watch.stalled()
-            ? watch.failure()
+            ? watch.failure(attempt)
             : toModelFailure(err, {
                 provider: ref,
                 attempt,

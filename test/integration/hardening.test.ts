@@ -341,6 +341,24 @@ describe('workflow hardening', () => {
     assert.ok(events.some((e) => e.kind === 'status' && /made no progress for 2 s/.test(String(e.payload.message))));
   });
 
+  it('a provider that keeps stalling fails the turn after two stalled attempts, and its error counts what the ledger counts', async () => {
+    stack.fake.script([
+      { text: 'stuck', hangAfterChunks: 1 },
+      { text: 'stuck again', hangAfterChunks: 1 },
+    ]);
+    const started = Date.now();
+    const r = await stack.herald.conversation('hd-stall-dead').send('go', { start: { cwd: ws } });
+    assert.equal(r.turn_exit_reason, 'model_error', JSON.stringify(r));
+    // Two windows of 2 s, not six attempts (the retry policy's three, then the chain again).
+    assert.equal(stack.fake.requests.length, 2);
+    assert.ok(Date.now() - started < 30_000, `failed in ${Date.now() - started} ms`);
+    assert.match(String(r.error), /after 2 attempts/);
+    assert.match(String(r.error), /made no progress for 2 s/);
+    const ledger = await stack.db.query("SELECT 1 FROM model_calls WHERE session_id = 'hd-stall-dead'");
+    assert.equal(ledger.rowCount, 2, 'the ledger lists the same two attempts');
+    assert.equal(r.api_calls, 2);
+  });
+
   it('a 3,000-character model name is refused at the start with a clear error (10)', async () => {
     await assert.rejects(
       stack.herald.conversation('hd-long-model').send('hi', { start: { cwd: ws, model: 'm'.repeat(3000) } }),
