@@ -475,12 +475,17 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         multiline.cancel();
         rl.setPrompt(PROMPT);
       }
+      const now = Date.now();
       if (busy()) {
         process.stdout.write('\n');
+        // A second Ctrl-C soon after the first leaves even when the stop got no answer (no worker
+        // polls the queue, the server is gone): the turn goes on or stops without this terminal.
+        if (now - lastInterrupt < EXIT_WINDOW_MS) return finish();
+        lastInterrupt = now;
         stopTurn();
+        err(pc.dim('(press Ctrl-C again to leave)'));
         return;
       }
-      const now = Date.now();
       if (now - lastInterrupt < EXIT_WINDOW_MS) {
         process.stdout.write('\n');
         return finish();

@@ -49,6 +49,11 @@ import { waitForStartPhase } from './start-phase.js';
 import { explainUpdateError } from './workflow-failure.js';
 import { StopNotifier } from './stop-notice.js';
 import { isTransientSendError, isUpdateDeadlineError } from './transient.js';
+import { NoWorkerError, requireWorker, whileWorkerPolls, workflowTaskQueue } from './worker-presence.js';
+export { NoWorkerError } from './worker-presence.js';
+
+/** How long a send waits for a starting worker's first poll before it says nobody polls. */
+const NO_WORKER_GRACE_MS = 5_000;
 
 /** How long `send` keeps resending through an outage of Temporal (a restart takes seconds). */
 export const SEND_OUTAGE_MS = 120_000;
@@ -175,17 +180,32 @@ export class Conversation {
    * `SEND_OUTAGE_MS` in a row: a repeated id is answered from the turn it ran, never run twice.
    * An update that only ran out its deadline (a busy server, hundreds of conversations) goes again
    * at once with the same id, for up to `SEND_SLOW_MS`.
+   *
+   * When no worker polls the conversation's task queue, it throws NoWorkerError at once (and
+   * while it waits, as soon as the last worker has gone): `waitForWorker` waits instead.
    */
-  async send(text: string, options: { id?: string; start?: StartOptions } = {}): Promise<TurnResult> {
+  async send(
+    text: string,
+    options: { id?: string; start?: StartOptions; waitForWorker?: boolean } = {},
+  ): Promise<TurnResult> {
     const id = options.id ?? randomBytes(8).toString('hex');
+    const temporal = this.herald.temporal;
+    // Nobody polls the conversation's queue: say so now rather than wait in silence (unless asked to).
+    const queue = options.waitForWorker
+      ? undefined
+      : ((await workflowTaskQueue(temporal, this.workflowId).catch(() => undefined)) ??
+        (options.start ? this.herald.settings.taskQueue : undefined));
+    if (queue) await requireWorker(temporal, queue, NO_WORKER_GRACE_MS);
     let outageSince: number | undefined;
     let slowSince: number | undefined;
     let resends = 0;
     let moves = 0;
     for (;;) {
       try {
-        return await this.sendOnce(text, id, options.start);
+        const once = this.sendOnce(text, id, options.start);
+        return await (queue ? whileWorkerPolls(temporal, queue, once) : once);
       } catch (err) {
+        if (err instanceof NoWorkerError) throw err;
         if (isUpdateDeadlineError(err)) {
           // Busy, not down: the same id again at once, for as long as a turn may take.
           slowSince ??= Date.now();

@@ -107,9 +107,11 @@ export async function runDemo(o: { once: boolean }): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 300)); // let the last events render
       if (r.failed) throw new Error(`the demo turn failed: ${r.error ?? 'unknown error'}`);
     }
-    const link = stack.info.uiUrl
-      ? `${stack.info.uiUrl}/namespaces/${stack.info.namespace}/workflows/${conv.workflowId}`
-      : undefined;
+    // With --once the stack stops right after: a link to it would lead nowhere.
+    const link =
+      stack.info.uiUrl && !o.once
+        ? `${stack.info.uiUrl}/namespaces/${stack.info.namespace}/workflows/${conv.workflowId}`
+        : undefined;
     process.stdout.write(`\n${pc.green('Demo complete.')} Session ${conv.sessionId}, workflow ${conv.workflowId}.\n`);
     if (link) process.stdout.write(`Open it in the Temporal Web UI: ${pc.underline(link)}\n`);
     process.stdout.write(`Workspace: ${workspace}\n`);
@@ -123,6 +125,9 @@ export async function runDemo(o: { once: boolean }): Promise<void> {
       process.once('SIGTERM', () => resolve());
     });
   }
+  // The demo's queue has no worker once it exits: a conversation left open there would wait for
+  // one forever (`herald send` to it would hang). It ends, readable in `herald sessions` as ended.
+  await conv.end('the demo finished').catch(() => {});
   await client.close();
   await stack.stop();
   await fake.stop();

@@ -46,6 +46,30 @@ describe('herald CLI commands', () => {
     stack.fake.reset();
   });
 
+  it('a message to a conversation whose task queue no worker polls is refused at once, naming the queue', async () => {
+    const queue = `nobody-polls-${randomBytes(3).toString('hex')}`;
+    // A conversation left on a queue nobody serves (as the demo's were after it exited).
+    await stack.temporal.workflow.start('conversation', {
+      taskQueue: queue,
+      workflowId: 'session-orphan',
+      args: [{ sessionId: 'orphan', cwd: ws }],
+    });
+    const started = Date.now();
+    await assert.rejects(stack.herald.conversation('orphan').send('hello?'), (err: Error) => {
+      assert.equal(err.name, 'NoWorkerError');
+      assert.match(err.message, new RegExp(`no worker polls task queue ${queue} — start \`herald dev\``));
+      return true;
+    });
+    assert.ok(Date.now() - started < 15_000, `said so in ${Date.now() - started} ms, not after a silent wait`);
+    const cli = await runHerald(['send', 'orphan', 'hello?'], env);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stderr, new RegExp(`no worker polls task queue ${queue}`));
+    // On the stack's own queue a worker polls: the same client sends as usual.
+    stack.fake.script([{ text: 'here' }]);
+    assert.equal((await stack.herald.conversation('served').send('hi', { start: { cwd: ws } })).final_response, 'here');
+    await stack.temporal.workflow.getHandle('session-orphan').terminate('test done');
+  });
+
   it('watch follows from the current turn on stdout: user messages, tool lines and replies in order', async () => {
     stack.fake.script([
       { text: 'First answer.' },
