@@ -1,4 +1,4 @@
-/** `herald codec-server` and `herald codec-key` (README "Encrypting payloads"). */
+/** `herald codec-server` and `herald codec-key` (docs/encryption.md). */
 import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import { newCodecKeyEntry } from '../runtime/codec-keys.js';

@@ -1,5 +1,5 @@
 /**
- * `herald skills list` and `herald skills show <name> [path]` (README "Skills"): the skills a
+ * `herald skills list` and `herald skills show <name> [path]` (docs/skills.md): the skills a
  * conversation in a workspace would get, found and screened exactly as the worker does
  * (activities/skills/), on this machine's files. Nothing here talks to Temporal or Postgres; the
  * workspace is `--cwd` or the current folder.

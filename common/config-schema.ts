@@ -168,7 +168,7 @@ export const configFileSchema = z
       .object({ plugins: z.array(z.string().min(1)).default([]) })
       .strict()
       .default({ plugins: [] }),
-    /** Skills (SKILL.md folders): more folders to look in, after `<HERALD_HOME>/skills` (README "Skills"). */
+    /** Skills (SKILL.md folders): more folders to look in, after `<HERALD_HOME>/skills` (docs/skills.md). */
     skills: z
       .object({
         /** Folders that hold skill folders; relative to the config file, `~/` for the user's home. */
@@ -202,14 +202,14 @@ export const configFileSchema = z
       .strict()
       .default({ retentionDays: 7 }),
     /**
-     * Payload encryption (README "Encrypting payloads"): a file of `id:base64key` pairs, relative to
+     * Payload encryption (docs/encryption.md): a file of `id:base64key` pairs, relative to
      * this file; HERALD_CODEC_KEY wins over it. The keys themselves never go in this file.
      */
     codec: z
       .object({ keyFile: z.string().min(1).optional() })
       .strict()
       .default({}),
-    /** A worker's capacity: sticky cache, task slots, pollers, Postgres pool (README "Capacity and tuning"). */
+    /** A worker's capacity: sticky cache, task slots, pollers, Postgres pool (docs/capacity.md). */
     worker: workerTuningSchema,
   })
   .strict();

@@ -1,5 +1,5 @@
 /**
- * A worker's capacity settings (README "Capacity and tuning"): the config file's `worker` section,
+ * A worker's capacity settings (docs/capacity.md): the config file's `worker` section,
  * overridden per setting by HERALD_* variables, turned into Temporal `Worker.create` options.
  * Pure (no I/O): workers/worker.ts applies it; the numbers are what the scale bench measured.
  */

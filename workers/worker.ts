@@ -270,7 +270,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
           },
         }
       : {}),
-    // Sticky cache, slots and pollers (common/worker-tuning.ts; README "Capacity and tuning").
+    // Sticky cache, slots and pollers (common/worker-tuning.ts; docs/capacity.md).
     ...workerCreateTuning(tuning),
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',

@@ -1,5 +1,5 @@
 /**
- * Finding skills (README "Skills"). A skill is a folder holding `SKILL.md`; skill folders live in
+ * Finding skills (docs/skills.md). A skill is a folder holding `SKILL.md`; skill folders live in
  * a skills folder directly or one category folder down (`skills/pdf/SKILL.md`,
  * `skills/documents/pdf/SKILL.md`). Skills folders, in order — the first skill of a name wins, as
  * in Claude Code where the user's own skills win over a project's:

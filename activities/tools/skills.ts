@@ -1,5 +1,5 @@
 /**
- * `skills_list` and `skill_view` (toolset `skills`, README "Skills"): the agent's way into the
+ * `skills_list` and `skill_view` (toolset `skills`, docs/skills.md): the agent's way into the
  * skills the system prompt's index names. Both look again at call time (a skill added during a
  * session is found; one removed or changed into an injection is not served). Their results are
  * workspace data like a file read: a workspace's skills come from whoever wrote the repository.

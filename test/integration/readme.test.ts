@@ -1,25 +1,25 @@
 /**
- * The README's examples, run: every block marked `<!-- example -->` runs in document order against a
+ * The documentation's examples, run: every block marked `<!-- example -->` in the README and in
+ * docs/ runs in reading order (test/support/docs.ts) against a
  * real stack (Temporal, Postgres, a worker on the task queue `herald`, the real `temporal` and
  * `herald` commands on PATH), and what it prints must match what the README shows. The model is the
  * fake provider answering like the README's "local OpenAI-compatible test server".
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { ensureTemporalCli } from '../../runtime/temporal-cli.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import { HERALD_BIN } from '../support/processes.js';
 import type { ExampleCommand } from '../support/readme-examples.js';
 import { jsonSubset, outputMatches, parseExamples } from '../support/readme-examples.js';
+import { docFiles, readDoc } from '../support/docs.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
 
-const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
 const MODEL = 'qwen2.5-coder';
 
 /** The README's model: reads main.py when asked to fix it, hangs on "slowly", echoes otherwise. */
@@ -78,7 +78,7 @@ function checkOutput(command: ExampleCommand, output: string, where: string): vo
   assert.ok(m.ok, `${where}: the README shows "${m.missing}", which is not in the output:\n${output}`);
 }
 
-describe('README examples', () => {
+describe('documentation examples', () => {
   let stack: TestStack;
   let env: NodeJS.ProcessEnv;
   let workspace: string;
@@ -138,19 +138,19 @@ describe('README examples', () => {
     }, 30_000);
   }
 
-  const examples = parseExamples(README);
+  const examples = docFiles().flatMap((file) => parseExamples(readDoc(file)).map((example) => ({ file, example })));
 
   it('marks the examples it runs', () => {
-    assert.ok(examples.length >= 11, `only ${examples.length} README examples are marked`);
+    assert.ok(examples.length >= 11, `only ${examples.length} documentation examples are marked`);
   });
 
-  for (const example of examples) {
-    it(`README line ${example.line}: ${example.commands[0]!.script.split('\n')[0]!.slice(0, 70)}`, async () => {
+  for (const { file, example } of examples) {
+    it(`${file} line ${example.line}: ${example.commands[0]!.script.split('\n')[0]!.slice(0, 70)}`, async () => {
       for (const command of example.commands) {
         const run = await runScript(command.script, env, workspace);
         // HERALD_README_SHOW=1 prints what each example printed (to bring the README up to date).
         if (process.env.HERALD_README_SHOW) console.log(`$ ${command.script}\n${run.output}`);
-        const where = `README line ${example.line} (${command.script.split('\n')[0]})`;
+        const where = `${file} line ${example.line} (${command.script.split('\n')[0]})`;
         assert.equal(run.code, example.exit, `${where}: exit ${run.code}, expected ${example.exit}:\n${run.output}`);
         checkOutput(command, run.output, where);
         await settle(command.script);

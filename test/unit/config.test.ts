@@ -3,7 +3,7 @@
  * value must be one clear error naming the key, and sensible defaults apply otherwise.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../../runtime/config.js';
 import { skillSettings } from '../../activities/skills/discover.js';
 import type { ProviderDefaults } from '../../common/providers.js';
 import { resolveProvider } from '../../common/providers.js';
+import { allDocs } from '../support/docs.js';
 
 /** The provider choices, without the declared endpoint lists (tested on their own). */
 const choices = ({ declared: _declared, ...rest }: ProviderDefaults) => rest;
@@ -260,11 +261,10 @@ describe('loadConfig', () => {
   });
 });
 
-describe('the README', () => {
+describe('the documentation', () => {
   it('shows a config file that Herald accepts as written', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /```yaml\n(model:[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'the README has a config example starting with model:');
+    const block = /```yaml\n(model:[\s\S]*?)```/.exec(allDocs())?.[1];
+    assert.ok(block, 'the docs have a config example starting with model:');
     const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
     try {
       writeFileSync(join(home, 'config.yaml'), block);
@@ -278,9 +278,8 @@ describe('the README', () => {
 
   /** The README's config example, verbatim, as a worker with `env` loads it. */
   function readmeConfig(env: Record<string, string>) {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /```yaml\n(model:[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'the README has a config example starting with model:');
+    const block = /```yaml\n(model:[\s\S]*?)```/.exec(allDocs())?.[1];
+    assert.ok(block, 'the docs have a config example starting with model:');
     const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
     try {
       writeFileSync(join(home, 'config.yaml'), block);
@@ -350,9 +349,8 @@ describe('the README', () => {
   });
 
   it('shows a skills section that Herald accepts as written, paths resolved as it says', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /```yaml\n(\s*skills:[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'the README has a config example starting with skills:');
+    const block = /```yaml\n(\s*skills:[\s\S]*?)```/.exec(allDocs())?.[1];
+    assert.ok(block, 'the docs have a config example starting with skills:');
     const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
     try {
       writeFileSync(join(home, 'config.yaml'), block.replace(/^ {3}/gm, ''));
@@ -368,9 +366,8 @@ describe('the README', () => {
   });
 
   it('shows a sandbox section that Herald accepts as written', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /```yaml\n(sandbox:[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'the README has a config example starting with sandbox:');
+    const block = /```yaml\n(sandbox:[\s\S]*?)```/.exec(allDocs())?.[1];
+    assert.ok(block, 'the docs have a config example starting with sandbox:');
     const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
     try {
       writeFileSync(join(home, 'config.yaml'), block);

@@ -247,9 +247,9 @@ describe('deploy files: Kubernetes example', () => {
   });
 });
 
-describe('deploy files: README "Running on Temporal Cloud"', () => {
-  const readme = read('README.md');
-  const section = readme.slice(readme.indexOf('## Running on Temporal Cloud'), readme.indexOf('## Development'));
+describe('deploy files: docs "Running on Temporal Cloud"', () => {
+  const deployDoc = read('docs/deploy.md');
+  const section = deployDoc.slice(deployDoc.indexOf('## Running on Temporal Cloud'));
 
   it('the tcld command creates every Herald search attribute', () => {
     const listed = [...section.matchAll(/--sa (\w+)=Keyword/g)].map((m) => m[1]!);

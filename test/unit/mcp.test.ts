@@ -1,6 +1,6 @@
 /** MCP pieces that need no server (issue 15): names, config, secrets, schemas, results, the README example. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -18,6 +18,7 @@ import { createLogger } from '../../runtime/logger.js';
 import { McpPool } from '../../activities/mcp/pool.js';
 import type { PrepareRequest, ToolSandbox } from '../../activities/sandbox/sandbox.js';
 import { configuredKeyNames } from '../../runtime/secrets.js';
+import { readDoc } from '../support/docs.js';
 
 describe('MCP tool names', () => {
   it('fit the providers’ rule, whatever the server calls its tools', () => {
@@ -167,11 +168,10 @@ describe('MCP schemas and results', () => {
   });
 });
 
-describe('the README’s MCP example', () => {
+describe('the documented MCP example', () => {
   it('is a config Herald accepts, and its secret variables are known to the redactor', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /## MCP servers[\s\S]*?```yaml\n(mcp:[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'the README has an MCP config example starting with mcp:');
+    const block = /```yaml\n(mcp:[\s\S]*?)```/.exec(readDoc('docs/mcp.md'))?.[1];
+    assert.ok(block, 'docs/mcp.md has an MCP config example starting with mcp:');
     const home = mkdtempSync(join(tmpdir(), 'herald-readme-mcp-'));
     try {
       writeFileSync(join(home, 'config.yaml'), block);

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
+import { readDoc } from '../support/docs.js';
 
 const HERALD = join(PROJECT_ROOT, 'bin/herald.js');
 
@@ -20,10 +20,9 @@ function herald(args: string[], input?: string) {
 }
 
 describe('herald check-command', () => {
-  it('prints what the README shows', () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-    const m = /```\n\$ herald check-command -- '([^']+)'\n([\s\S]*?)```/.exec(readme);
-    assert.ok(m, 'the README shows a check-command example');
+  it('prints what the documentation shows', () => {
+    const m = /```\n\$ herald check-command -- '([^']+)'\n([\s\S]*?)```/.exec(readDoc('docs/command-safety.md'));
+    assert.ok(m, 'docs/command-safety.md shows a check-command example');
     const r = herald(['check-command', '--', m[1]!]);
     assert.equal(r.stdout, m[2]);
   });

@@ -1,5 +1,5 @@
 /**
- * Skills (README "Skills"): SKILL.md front matter read as YAML, where skills are found and which
+ * Skills (docs/skills.md): SKILL.md front matter read as YAML, where skills are found and which
  * one wins, injection-blocked and broken skills reported, the index's caps, and skill_view
  * confined to the skill's folder.
  */
