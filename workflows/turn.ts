@@ -52,7 +52,7 @@ const BATCH_DEADLINE_SECONDS = 420;
 const PATCH_LOOP_GUARD = 'tool-loop-guard';
 /**
  * A request after the loop guard answered a repeated call goes out without tools, and a repeat of a
- * call that failed is answered from its earlier result at once (decided when the turn's guard is made).
+ * read that failed is answered from its earlier result at once (decided when the turn's guard is made).
  */
 const PATCH_LOOP_PAUSE = 'loop-guard-pause';
 /** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
