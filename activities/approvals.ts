@@ -12,6 +12,7 @@ import type {
   ClarifyRequestArgs,
   ToolResultArgs,
 } from '../common/activity-types.js';
+import { NOT_RUN_REASONS } from '../common/activity-types.js';
 import { oneLine } from '../common/text.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
@@ -145,12 +146,15 @@ export function approvalActivities(deps: ActivityDeps) {
         turnId: a.turnId,
       });
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      // A call that did not run says so (and what it was: no `tool.started` line came before it).
+      const notRun = a.notRun && NOT_RUN_REASONS.includes(a.notRun) ? a.notRun : undefined;
       pub.emit('tool.completed', {
         id: a.toolCallId,
         name: a.toolName,
         durationMs: a.durationMs ?? 0,
         isError: a.isError,
         preview: oneLine(a.content, 200),
+        ...(notRun ? { notRun, summary: oneLine(a.summary ?? a.toolName, 120) } : {}),
       });
       await pub.flush();
     },

@@ -114,6 +114,8 @@ export class EventRenderer {
         this.startSpinner(`running ${str(p.name)}`);
         break;
       case 'tool.completed':
+        // A call that did not run had no `tool.started` to end the reply's text first.
+        if (p.notRun) this.flushMarkdown();
         this.stopSpinner();
         for (const l of toolCompletedLines(p)) this.line(l);
         break;

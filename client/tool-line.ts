@@ -1,7 +1,8 @@
 /**
  * The lines a finished tool call prints: a mark, the tool, its duration and (commands) exit code;
  * then a short preview of what it returned — the tail of a command's output, an edit's coloured
- * diff, or the first words of any other result.
+ * diff, or the first words of any other result. A call the workflow answered without running it
+ * (loop guard, denied command) shows ⊘, what it was, "not run" and why.
  */
 import pc from 'picocolors';
 import { visibleControls } from '../common/command-display.js';
@@ -22,10 +23,33 @@ export interface ToolLineOptions {
   tailLines?: number;
 }
 
+/** What a call that did not run shows, by the `notRun` reason of its `tool.completed` event. */
+const NOT_RUN_LABELS: Record<string, string> = {
+  duplicate: 'the same call came earlier in this reply',
+  repeat: 'same call, nothing changed since: the earlier result stands',
+  refused: 'refused by the loop guard',
+  blocked: 'blocked: never allowed',
+  denied: 'not approved',
+};
+
+/** The mark of a call that did not run (never the ✓ of one that did). */
+export const NOT_RUN_MARK = '⊘';
+
+/** A call that did not run: the mark, what it was (no `tool.started` line came before it), and why. */
+function notRunLines(p: Record<string, unknown>): string[] {
+  const what = visibleControls(str(p.summary) || str(p.name));
+  const why = NOT_RUN_LABELS[str(p.notRun)] ?? 'not run';
+  const lines = [`  ${pc.yellow(NOT_RUN_MARK)} ${what} ${pc.yellow('not run')}${pc.dim(` · ${why}`)}`];
+  const text = typeof p.preview === 'string' ? unwrapPreview(visibleControls(p.preview)) : '';
+  if (text) lines.push(pc.dim(`    │ ${text.length > 120 ? `${text.slice(0, 119)}…` : text}`));
+  return lines;
+}
+
 export function toolCompletedLines(p: Record<string, unknown>, options: ToolLineOptions = {}): string[] {
   const name = str(p.name);
   const secs = `${((Number(p.durationMs) || 0) / 1000).toFixed(1)}s`;
   if (p.cancelled) return [pc.yellow(`  ✗ ${name} cancelled`) + pc.dim(` ${secs}`)];
+  if (typeof p.notRun === 'string' && p.notRun) return notRunLines(p);
   const mark = p.isError ? pc.red('✗') : pc.green('✓');
   const ending =
     typeof p.exitCode === 'number'

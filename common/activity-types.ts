@@ -388,4 +388,16 @@ export interface ToolResultArgs {
   isError: boolean;
   /** How long the workflow spent on the call (a delegation's children, a wait for the user). */
   durationMs?: number;
+  /** The tool did not run, and why: the result is the workflow's own answer. */
+  notRun?: NotRunReason;
+  /** The call's one-line summary (tool and main argument), shown for a call that did not run. */
+  summary?: string;
 }
+
+/**
+ * Why a call was answered without running: `duplicate` (the same read earlier in the reply),
+ * `repeat` (a read answered from its unchanged earlier result), `refused` (by the loop guard),
+ * `blocked` (a command that is never allowed), `denied` (no approval).
+ */
+export type NotRunReason = 'duplicate' | 'repeat' | 'refused' | 'blocked' | 'denied';
+export const NOT_RUN_REASONS: readonly NotRunReason[] = ['duplicate', 'repeat', 'refused', 'blocked', 'denied'];

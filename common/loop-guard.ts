@@ -1,13 +1,30 @@
 /**
  * Tool-loop guardrails (issue 14): small models call the same tool with the same arguments again
  * and again. Pure decisions over small keys (a hash of the tool name and canonical arguments, a
- * hash of the result); the workflow keeps one LoopGuard per turn and acts on its answers.
+ * hash of the result); the workflow keeps one LoopGuard per turn and acts on its answers. The
+ * guard never stands in the way of real work: run the tests, fix the code, run them again.
  *
- * A call is a *repeat* when the same key ran earlier in the turn and its result did not change.
- * The first repeat runs (a read-only result may have changed) and the next request carries a
- * nudge; later repeats of a read-only tool are answered with a reference to the earlier result
- * without running; past `maxRepeats` any repeat is refused. When the last `noProgressCalls`
- * calls were all repeats the turn ends (`guardrail_halt`).
+ * What a repeat is. A call is a *repeat* when the same key ran earlier in the turn, nothing that
+ * could change its result happened since, and its result (when it runs) is unchanged. "Could change
+ * its result" is counted as a version of the workspace (`version`), moved by every call that ran
+ * and may have changed something (`CallEffect`): a `write_file` or `patch` that wrote, a `memory`
+ * call that succeeded, every `terminal` call, every MCP tool not marked read-only, a delegation, a
+ * person's answer to `clarify`, steer text from the user (`changed`). It is not moved by reads, by
+ * `todo` (its list is the workflow's own; no other call reads it) or by a built-in edit that failed
+ * (it checks before it changes anything). A key whose version moved is forgotten: the next call of
+ * it is a first call again, whatever its result.
+ *
+ * What the guard does with a repeat:
+ *  - Only a read (`none`: the tool's read-only trait) is ever *answered from its earlier result*
+ *    without running: from its second repeat, or its first when the earlier result was an error.
+ *  - Anything else runs every time (its result may differ: a test run, an MCP call; or it acts).
+ *    Run again with the same result it counts as a repeat: the next request carries a nudge, and
+ *    a built-in edit (`checked`) that failed the same way again pauses the tools (below).
+ *  - Past `maxRepeats` any repeat is refused: not run, answered with a refusal (the fifth identical
+ *    `terminal` call in a row, nothing changed between, same output each time).
+ *  - When the last `noProgressCalls` calls were all repeats the turn ends (`guardrail_halt`).
+ *  - Identical calls in one reply (`duplicatesInReply`) run once only when they are reads with no
+ *    call that may change something between them; other duplicates run in order.
  *
  * Small models read none of those notes (Qwen2.5-Coder 1.5B on llama.cpp called `read_file` on the
  * same file until refused, six times in a row). So once the guard has had to answer a call without
@@ -35,12 +52,40 @@ export interface LoopGuardStats {
 
 export const emptyLoopGuardStats = (): LoopGuardStats => ({ nudges: 0, refusals: 0, halts: 0 });
 
-/** What the workflow knows of one call: its name, whether it only reads, and its arguments' key. */
+/**
+ * What running a call may change, which decides how its repeats are treated:
+ *  - `none`: nothing (the tool's read-only trait); its result follows from its arguments and the
+ *    workspace, so an unchanged repeat may be answered from the earlier result.
+ *  - `list`: only the workflow's own todo list, which no other call reads.
+ *  - `checked`: a built-in edit (`write_file`, `patch`, `memory`) that checks its arguments before
+ *    it changes anything: when it fails it changed nothing, and failing again the same way, with
+ *    nothing changed between, is no progress.
+ *  - `any`: anything else (`terminal`, an MCP tool not marked read-only): it may change the
+ *    workspace or the world, and its result may differ from run to run.
+ */
+export type CallEffect = 'none' | 'list' | 'checked' | 'any';
+
+/** Built-in tools whose failures change nothing (their first checks come before any write). */
+const CHECKED_EDITS: ReadonlySet<string> = new Set(['write_file', 'patch', 'memory']);
+
+/** The effect of a described call: its read-only trait, and for built-in tools its name. */
+export function callEffect(call: { name: string; readOnly: boolean; mcp?: boolean; todo?: boolean }): CallEffect {
+  if (call.readOnly) return 'none';
+  if (call.mcp) return 'any';
+  if (call.todo) return 'list';
+  return CHECKED_EDITS.has(call.name) ? 'checked' : 'any';
+}
+
+/** What the workflow knows of one call: its name, what it may change, and its arguments' key. */
 export interface GuardedCall {
   name: string;
   argsKey?: string | undefined;
   readOnly: boolean;
+  /** Absent: `none` for a read-only call, else `any`. */
+  effect?: CallEffect | undefined;
 }
+
+const effectOf = (call: GuardedCall): CallEffect => call.effect ?? (call.readOnly ? 'none' : 'any');
 
 export type GuardDecision =
   | { action: 'run'; repeat: number }
@@ -49,12 +94,14 @@ export type GuardDecision =
 
 interface Seen {
   resultKey?: string;
-  /** The result was an error: the same call fails the same way again. */
+  /** The result was an error. */
   error: boolean;
   /** Repeats so far with the result unchanged. */
   repeats: number;
   /** Position of the latest result that actually ran. */
   seq: number;
+  /** The workspace version just after it ran: a repeat needs the same one. */
+  version: number;
 }
 
 /**
@@ -84,10 +131,12 @@ export class LoopGuard {
   private pause = false;
   /** What the turn's edits left files as (`edited`). */
   private readonly states = new Set<string>();
+  /** Moves whenever something that could change a call's result happened (see the header). */
+  private version = 0;
 
-  /** `stats` is counted into as the guard acts (the session's counters, or a fresh set). */
   /**
-   * `pauses`: after answering a call itself, ask for one tool-less request; and a call that failed
+   * `stats` is counted into as the guard acts (the session's counters, or a fresh set).
+   * `pauses`: after answering a call itself, ask for one tool-less request; and a read that failed
    * is answered from its earlier result from its first repeat (workflows created before this
    * behaviour pass false: their histories replay as recorded).
    */
@@ -106,6 +155,11 @@ export class LoopGuard {
     const key = this.key(call);
     const seen = key === undefined ? undefined : this.seen.get(key);
     if (!this.settings.enabled || !seen || seen.resultKey === undefined) return { action: 'run', repeat: 0 };
+    if (seen.version !== this.version) {
+      // Something since could have changed its result (an edit, a command): a first call again.
+      this.seen.delete(key!);
+      return { action: 'run', repeat: 0 };
+    }
     const repeat = seen.repeats + 1;
     if (repeat > this.settings.maxRepeats) {
       seen.repeats = repeat;
@@ -114,8 +168,9 @@ export class LoopGuard {
       this.pause = true;
       return { action: 'answer', refused: true, text: refusalText(call.name, repeat + 1) };
     }
-    // A read repeats harmlessly once (the file may have changed); a call that failed will fail again.
-    if ((repeat >= 2 && call.readOnly) || (this.pauses && seen.error)) {
+    // Only a read is answered from its earlier result: it repeats harmlessly once (the file may
+    // have changed outside the turn), and a read that failed fails the same way again.
+    if (effectOf(call) === 'none' && (repeat >= 2 || (this.pauses && seen.error))) {
       seen.repeats = repeat;
       this.mark(true);
       this.stats.nudges += 1;
@@ -128,23 +183,38 @@ export class LoopGuard {
   /** After a call ran: its result's key decides whether it was a repeat. */
   ran(call: GuardedCall, seq: number, resultKey: string | undefined, isError = false): void {
     const key = this.key(call);
+    const seen = key === undefined ? undefined : this.seen.get(key);
+    // Compared before this call's own effect moves the version: something else may have run meanwhile.
+    const unchanged = seen !== undefined && seen.version === this.version && seen.resultKey === resultKey;
+    this.moveIfChanged(effectOf(call), isError);
     if (key === undefined || resultKey === undefined || !this.settings.enabled) {
       this.mark(false);
       return;
     }
-    const seen = this.seen.get(key);
-    if (seen && seen.resultKey === resultKey) {
+    if (seen && unchanged) {
       seen.repeats += 1;
       seen.seq = seq;
+      seen.version = this.version;
       this.mark(true);
       this.stats.nudges += 1;
       this.pendingNudges.push(nudgeText(call.name, seen.repeats + 1));
+      // A built-in edit that failed the same way again: the model is not reading the error.
+      if (isError && effectOf(call) === 'checked') this.pause = true;
       return;
     }
     this.seen.delete(key);
     if (this.seen.size >= MAX_KEYS) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(key, { resultKey, repeats: 0, seq, error: isError });
+    this.seen.set(key, { resultKey, repeats: 0, seq, error: isError, version: this.version });
     this.mark(false);
+  }
+
+  private moveIfChanged(effect: CallEffect, isError: boolean): void {
+    if (effect === 'any' || (effect === 'checked' && !isError)) this.version += 1;
+  }
+
+  /** Something outside the guarded calls may have changed the workspace (a delegation, a person's words). */
+  changed(): void {
+    this.version += 1;
   }
 
   /**
@@ -168,8 +238,12 @@ export class LoopGuard {
     return true;
   }
 
-  /** A call that was neither run nor guarded (todo, clarify, errors): it breaks a run of repeats. */
-  other(): void {
+  /**
+   * A call that was not guarded (clarify, delegation, invalid arguments): it breaks a run of
+   * repeats, and `changes` (a delegation's children worked, a person answered) moves the version.
+   */
+  other(changes = false): void {
+    if (changes) this.changed();
     this.mark(false);
   }
 
@@ -200,11 +274,19 @@ export class LoopGuard {
   }
 }
 
-/** Calls of one reply with the same name and arguments: index → index of the first such call. */
+/**
+ * Reads of one reply identical to an earlier read of it, with no call between them that may change
+ * something: index → index of the first such call. Every other call runs, in order.
+ */
 export function duplicatesInReply(calls: readonly GuardedCall[]): Map<number, number> {
-  const first = new Map<string, number>();
+  let first = new Map<string, number>();
   const dupes = new Map<number, number>();
   calls.forEach((c, i) => {
+    const effect = effectOf(c);
+    if (effect !== 'none') {
+      if (effect !== 'list') first = new Map();
+      return;
+    }
     if (c.argsKey === undefined) return;
     const key = `${c.name}\u0000${c.argsKey}`;
     const at = first.get(key);
@@ -232,8 +314,8 @@ const referenceText = (name: string, seq: number) =>
   'Use that result instead of calling it again; answer the user, or try something different.]';
 
 const refusalText = (name: string, times: number) =>
-  `${REFUSED} ${name} was called ${times} times with the same arguments and the same result. ` +
-  'It will not run again in this turn. Give your answer with what you have, or take a different approach.]';
+  `${REFUSED} ${name} was called ${times} times with the same arguments and the same result, nothing changed in between. ` +
+  'It was not run this time. Give your answer with what you have, or take a different approach.]';
 
 /**
  * The note of a request sent without tools because the model was repeating itself. Worded against

@@ -13,10 +13,14 @@
  *    value; counts model calls. Runs REAL_MODEL_RUNS times (default 5); the run fails when fewer
  *    than 4 of 5 succeed (scaled) or any conversation takes more than 8 model calls.
  *  - memory: asked to remember one fact, the memory store holds at most one entry for it.
+ *  - re-test: `test_app.py` fails (`add` returns a - b); asked to run it, fix `app.py` and run it
+ *    again. Passes when the test passes in the workspace afterwards, a `terminal` run after the last
+ *    edit really ran and printed the passing output, no `terminal` call was answered by the loop
+ *    guard instead of running, and the turn took at most 10 model calls.
  *  - after a stop: a turn stopped mid-way, then a new question; the reply must not repeat Herald's
  *    notes (the interrupt note, the out-of-band marker).
  * Prints one line per conversation and a summary; exits 1 when a threshold is missed.
- * REAL_MODEL_ONLY=file,memory,stop picks scenarios; REAL_MODEL_CONFIG adds config YAML;
+ * REAL_MODEL_ONLY=file,memory,retest,stop picks scenarios; REAL_MODEL_CONFIG adds config YAML;
  * REAL_MODEL_TRANSCRIPTS=<dir> writes each conversation's transcript there (system prompt, every
  * message and tool call), to read what the model did.
  */
@@ -189,6 +193,58 @@ async function memoryTask(stack: TestStack): Promise<void> {
   });
 }
 
+const APP = 'def add(a, b):\n    return a - b\n';
+const TEST_APP = [
+  'from app import add',
+  'got = add(2, 3)',
+  'assert got == 5, f"add(2, 3) returned {got}, expected 5"',
+  'print("all tests passed")',
+  '',
+].join('\n');
+
+/** The most model calls the re-test loop may take (run, read, fix, run, answer — and some slack). */
+const RETEST_MAX_CALLS = 10;
+
+async function retestTask(stack: TestStack): Promise<void> {
+  const cwd = workspace({ 'app.py': APP, 'test_app.py': TEST_APP });
+  const id = `real-retest-${Date.now()}`;
+  const [r, s] = await send(
+    stack,
+    id,
+    'The test fails. Run it with `python3 test_app.py`, fix the bug in app.py, then run `python3 test_app.py` again to check that it passes.',
+    cwd,
+  );
+  await dumpTranscript(stack, id, 'retest');
+  const messages = await stack.db.query<{ role: string; content: string | null; tool_name: string | null }>(
+    `SELECT m.role, m.content, m.tool_name FROM messages m JOIN sessions s ON s.id = m.session_id
+      WHERE s.conversation_id = $1 ORDER BY s.started_at, m.seq`,
+    [id],
+  );
+  const tools = messages.rows.filter((m) => m.role === 'tool');
+  const lastEdit = tools.findLastIndex((m) => m.tool_name === 'patch' || m.tool_name === 'write_file');
+  const runsAfter = tools.slice(lastEdit + 1).filter((m) => m.tool_name === 'terminal');
+  const guarded = tools.filter(
+    (m) => m.tool_name === 'terminal' && /^\[(Not run again|Refused|Duplicate call):/.test(m.content ?? ''),
+  );
+  let passes = false;
+  try {
+    execFileSync('python3', ['test_app.py'], { cwd, stdio: 'ignore', timeout: 30_000 });
+    passes = true;
+  } catch {
+    passes = false;
+  }
+  const reranPassing = lastEdit >= 0 && runsAfter.some((m) => /all tests passed/.test(m.content ?? ''));
+  const reply = r.final_response ?? '';
+  report({
+    scenario: 're-test',
+    ok: passes && reranPassing && guarded.length === 0 && r.api_calls <= RETEST_MAX_CALLS && !ECHO.test(reply),
+    calls: r.api_calls,
+    seconds: s,
+    exit: r.turn_exit_reason,
+    detail: `${passes ? 'test passes' : 'test fails'}, ${reranPassing ? 're-run after the fix passed' : 'no passing re-run after a fix'}, ${guarded.length} terminal call(s) not run: ${oneLine(reply, 60)}`,
+  });
+}
+
 async function afterStop(stack: TestStack): Promise<void> {
   const cwd = workspace({ 'settings.ini': SETTINGS });
   const id = `real-stop-${Date.now()}`;
@@ -234,6 +290,7 @@ try {
   });
   if (wanted('file')) for (let i = 0; i < runs; i++) await fileTask(stack, i);
   if (wanted('memory')) await memoryTask(stack);
+  if (wanted('retest')) await retestTask(stack);
   if (wanted('stop')) await afterStop(stack);
 
   const files = rows.filter((r) => r.scenario.startsWith('file task'));

@@ -695,7 +695,8 @@ async function recordLoopGuardEditCycle(stack: TestStack, ws: string): Promise<v
 
 /**
  * Tool-loop guardrails: a reply with a duplicate call, then the same read_file again and again
- * (nudge, answers from the earlier result, refusals, guardrail_halt); a repeated memory add. And
+ * (nudge, answers from the earlier result, refusals, guardrail_halt); a repeated memory add; the
+ * same todo list again and again; a failing test run, fixed and run again (twice). And
  * the budget's last call answered with a tool call written as text (budget-last-call).
  */
 async function recordLoopGuard(stack: TestStack, ws: string): Promise<void> {
@@ -718,6 +719,29 @@ async function recordLoopGuard(stack: TestStack, ws: string): Promise<void> {
   const rTodo = await conv.send('plan it', { id: 'lg3' });
   expect(rTodo.turn_exit_reason === 'guardrail_halt', 'the loop guard ended the todo loop');
   stack.fake.reset();
+  // Run the tests, fix the code, run them again (the edit moves the workspace version: a first call),
+  // and once more with nothing changed (it runs, nudged: a command is never answered from a result).
+  writeFileSync(join(ws, 'app.py'), 'def add(a, b):\n    return a - b\n');
+  writeFileSync(
+    join(ws, 'test_app.py'),
+    'from app import add\nassert add(2, 3) == 5, add(2, 3)\nprint("all tests passed")\n',
+  );
+  const test = { name: 'terminal', arguments: { command: 'python3 test_app.py' } };
+  const fix = { name: 'patch', arguments: { path: 'app.py', old_string: 'a - b', new_string: 'a + b' } };
+  stack.fake.script([
+    { toolCalls: [test] },
+    { toolCalls: [fix] },
+    { toolCalls: [test] },
+    { toolCalls: [test] },
+    { text: 'fixed' },
+  ]);
+  const rTest = await conv.send('fix the test', { id: 'lg4' });
+  expect(rTest.final_response === 'fixed', 'the re-test turn answered');
+  expect(
+    JSON.stringify(stack.fake.requests[3]?.body.messages ?? []).includes('all tests passed'),
+    'the test ran again after the fix',
+  );
+  stack.fake.assertDone();
   await endConversation(stack, conv.workflowId);
   await save(stack.temporal, 'loop-guard', conv.workflowId);
 

@@ -5,11 +5,12 @@
  * TurnResult and leaves a transcript that obeys SPEC §13.
  */
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
-import type { SyntheticMessage } from '../common/activity-types.js';
+import type { NotRunReason, SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_FINAL_NOTE, BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
 import {
   DEFAULT_LOOP_GUARD,
   LoopGuard,
+  callEffect,
   duplicateText,
   duplicatesInReply,
   emptyLoopGuardStats,
@@ -51,7 +52,7 @@ const BATCH_DEADLINE_SECONDS = 420;
 const PATCH_LOOP_GUARD = 'tool-loop-guard';
 /**
  * A request after the loop guard answered a repeated call goes out without tools, and a repeat of a
- * call that failed is answered from its earlier result at once (decided when the turn's guard is made).
+ * read that failed is answered from its earlier result at once (decided when the turn's guard is made).
  */
 const PATCH_LOOP_PAUSE = 'loop-guard-pause';
 /** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
@@ -198,6 +199,8 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     const seq = s.nextSeq;
     const tailBefore = p.tailRole;
     const steer = p.lastStepWasTools && note === undefined ? host.takeSteer() : undefined;
+    // The user's words may say what changed (or they changed it): no earlier call is a repeat now.
+    if (steer) p.loopGuard?.changed();
     const nudges = p.loopGuard?.takeNudges();
     // The guard had to answer a repeated call itself: this request offers no tools (common/loop-guard.ts).
     const pause = (p.loopGuard?.takePause() ?? false) || repause;
@@ -309,12 +312,21 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   setStatus(host, p, 'running_tools', 'tools');
   let resultChars = 0;
   const guard = p.loopGuard;
-  const guardedCall = (c: ToolCallRef) => ({ name: c.name, argsKey: c.argsKey, readOnly: c.traits?.readOnly ?? false });
+  const guardedCall = (c: ToolCallRef) => {
+    const readOnly = c.traits?.readOnly ?? false;
+    return {
+      name: c.name,
+      argsKey: c.argsKey,
+      readOnly,
+      effect: callEffect({ name: c.name, readOnly, mcp: c.mcp !== undefined, todo: c.todo !== undefined }),
+    };
+  };
   // Calls of this reply identical to an earlier one in it run once (the loop guard's first rule).
   const duplicates = guard ? duplicatesInReply(calls.map(guardedCall)) : new Map<number, number>();
   const guardNotes: string[] = [];
 
-  const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number) =>
+  /** Record a result the workflow wrote itself; `notRun` says why the tool did not run. */
+  const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number, notRun?: NotRunReason) =>
     storeStep('recordToolResult', {
       conversationId: s.conversationId,
       sessionId: s.sessionId,
@@ -325,11 +337,12 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       content,
       isError,
       ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(notRun ? { notRun, summary: o.call.summary } : {}),
     });
   const runOne = async (o: OpenCall) => {
     const dupOf = duplicates.get(open.indexOf(o));
     if (guard && dupOf !== undefined) {
-      await answer(o, duplicateText(o.call.name, calls[dupOf]!.id), false);
+      await answer(o, duplicateText(o.call.name, calls[dupOf]!.id), false, undefined, 'duplicate');
       guardNotes.push(`${o.call.name}: duplicate call in one reply ran once`);
       o.done = true;
       return;
@@ -339,11 +352,12 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     const todoGuarded = !!guard && !!o.call.todo && !o.call.argsError && patched('loop-guard-todo');
     const guarded =
       guard && !o.call.argsError && (todoGuarded || (!o.call.todo && !o.call.clarify && !o.call.delegate));
-    if (guard && !guarded) guard.other();
+    // A delegation's children work in the workspace, and a person answering clarify may have changed it.
+    if (guard && !guarded) guard.other(!o.call.argsError && (!!o.call.delegate || !!o.call.clarify));
     if (guard && guarded) {
       const d = guard.decide(guardedCall(o.call));
       if (d.action === 'answer') {
-        await answer(o, d.text, d.refused);
+        await answer(o, d.text, d.refused, undefined, d.refused ? 'refused' : 'repeat');
         guardNotes.push(`${o.call.name}: repeated call ${d.refused ? 'refused' : 'answered from its earlier result'}`);
         o.done = true;
         return;
@@ -382,7 +396,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     const gate = await gateCommand(s, p, o.call, () => host.onProgress(p), assistantSeq);
     host.onProgress(p);
     if (!gate.run) {
-      await answer(o, gate.result, true);
+      await answer(o, gate.result, true, undefined, o.call.approval?.level === 'hardline' ? 'blocked' : 'denied');
       o.done = true;
       return;
     }

@@ -5,7 +5,7 @@
  * Ctrl-C twice to exit with the resume command, markdown, tool lines with exit codes and diffs.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { HERALD_BIN } from '../support/processes.js';
@@ -112,6 +112,18 @@ describe('herald chat in a terminal', () => {
     assert.match(screen, /✗ terminal \d+\.\ds · exit 3/);
     assert.match(screen, /│ tool-output-line/);
     assert.match(screen, /\+alpha\s*\n\s*\+beta/);
+  });
+
+  it('a call the loop guard answered without running shows as not run, with what it was and why, never as ✓', async () => {
+    writeFileSync(join(ws, 'notes.txt'), 'alpha\nbeta\n');
+    const read = { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
+    stack.fake.script([read, read, read, { text: 'Read it.' }]);
+    const t = chat();
+    await sessionOf(t);
+    t.type('read notes.txt', true);
+    const screen = await t.waitFor('Read it.', 60_000);
+    assert.match(screen, /⊘ read_file: notes\.txt not run · same call, nothing changed since/);
+    assert.equal(screen.match(/✓ read_file/g)?.length, 2, 'the two reads that ran');
   });
 
   it('Ctrl-C twice at an idle prompt exits with the resume command; resume shows the last turns', async () => {

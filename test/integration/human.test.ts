@@ -157,6 +157,10 @@ describe('human control', () => {
       result,
       /The user denied running this command: git reset --hard HEAD~3\. Do not retry it, rephrase it, or work around it/,
     );
+    // The chat and `herald watch` show it as not run (⊘ … not run · not approved), never as a result.
+    const done = (await stack.events('h-deny')).find((e) => e.kind === 'tool.completed')!;
+    assert.equal(done.payload.notRun, 'denied');
+    assert.equal(done.payload.summary, 'terminal: git reset --hard HEAD~3');
   });
 
   it('treats silence as a denial after the approval timeout', async () => {
@@ -214,6 +218,8 @@ describe('human control', () => {
       /^BLOCKED: this command is never allowed \(destroys files: recursive delete with --no-preserve-root\)/,
     );
     assert.equal(existsSync(marker), false, 'no part of a hardline command runs');
+    const done = (await stack.events('h-hardline')).find((e) => e.kind === 'tool.completed')!;
+    assert.equal(done.payload.notRun, 'blocked');
   });
 
   it('runs dangerous commands without asking when approvals are off', async () => {

@@ -1,6 +1,7 @@
 /**
  * Tool-loop guardrails and the budget's last call (issue 14), against the fake provider: a small
- * model that repeats itself is nudged, refused and stopped within a bounded number of calls;
+ * model that repeats itself is nudged, refused and stopped within a bounded number of calls, while
+ * running the tests, fixing the code and running them again just works;
  * identical calls of one reply run once; edits going in circles pause the tools; a repeated memory
  * write saves one entry; a tool call
  * written as text after the budget ran out is not shipped as the answer.
@@ -18,6 +19,14 @@ import { createTestStack } from '../support/stack.js';
 type WireMessage = { role: string; content: string | null; tool_calls?: unknown[] };
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
 const readSettings: ScriptedReply = { toolCalls: [{ name: 'read_file', arguments: { path: 'settings.ini' } }] };
+const runTests: ScriptedReply = { toolCalls: [{ name: 'terminal', arguments: { command: 'python3 test_app.py' } }] };
+const TEST_APP = [
+  'from app import add',
+  'got = add(2, 3)',
+  'assert got == 5, f"add(2, 3) returned {got}, expected 5"',
+  'print("all tests passed")',
+  '',
+].join('\n');
 
 describe('tool-loop guardrails', () => {
   let stack: TestStack;
@@ -67,6 +76,22 @@ describe('tool-loop guardrails', () => {
       (e) => e.kind === 'status' && e.payload.kind === 'loop_guard',
     );
     assert.ok(guardEvents.some((e) => /refused/.test(e.payload.message as string)));
+    // The calls that did not run say so on their events (the chat shows ⊘ … not run), never as a result.
+    const notRun = (await stack.events('lg-repeat'))
+      .filter((e) => e.kind === 'tool.completed')
+      .map(
+        (e) =>
+          `${(e.payload.notRun as string | undefined) ?? 'ran'} ${(e.payload.summary as string | undefined) ?? ''}`,
+      );
+    assert.deepEqual(notRun.slice(0, 7), [
+      'ran ',
+      'ran ',
+      'repeat read_file: settings.ini',
+      'repeat read_file: settings.ini',
+      'refused read_file: settings.ini',
+      'refused read_file: settings.ini',
+      'refused read_file: settings.ini',
+    ]);
     assert.ok(guardEvents.some((e) => /no progress/.test(e.payload.message as string)));
     // The conversation goes on: the next turn starts with a fresh guard.
     stack.fake.reset();
@@ -74,6 +99,63 @@ describe('tool-loop guardrails', () => {
     const next = await conv.send('try once more');
     assert.equal(next.final_response, 'The port is 8080.');
     assert.match(messagesOf(stack.fake.requests.at(-1)!).at(-1)!.content!, /port = 8080/);
+  });
+
+  it('run the tests, fix the code, run them again: the second run really runs, its passing output reaches the model, nothing is paused', async () => {
+    const dir = join(stack.home, 'retest');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
+    writeFileSync(join(dir, 'test_app.py'), TEST_APP);
+    stack.fake.script([
+      runTests,
+      { toolCalls: [{ name: 'patch', arguments: { path: 'app.py', old_string: 'a - b', new_string: 'a + b' } }] },
+      runTests,
+      { text: 'Fixed: add returned a - b; it returns a + b now and the test passes.' },
+    ]);
+    const conv = stack.herald.conversation('lg-retest');
+    const r = await conv.send('the tests fail: fix it', { start: { cwd: dir } });
+    assert.equal(r.turn_exit_reason, 'text_response');
+    assert.equal(r.final_response, 'Fixed: add returned a - b; it returns a + b now and the test passes.');
+    assert.equal(r.api_calls, 4);
+    const tools = (await stack.transcript('lg-retest')).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+    assert.match(tools[0]!, /add\(2, 3\) returned -1/);
+    assert.match(tools[0]!, /exit code 1/);
+    assert.doesNotMatch(tools[2]!, /Not run|Refused|Duplicate/);
+    assert.match(tools[2]!, /all tests passed/);
+    assert.doesNotMatch(tools[2]!, /returned -1/);
+    // The passing output is what the model read next; no nudge, no pause on the way.
+    assert.match(messagesOf(stack.fake.requests[3]!).at(-1)!.content!, /all tests passed/);
+    assert.deepEqual(
+      stack.fake.requests.map((q) => q.body.tool_choice ?? 'auto'),
+      ['auto', 'auto', 'auto', 'auto'],
+    );
+    assert.ok(stack.fake.requests.every((q) => !JSON.stringify(q.body.messages).includes('[LOOP:')));
+    const events = await stack.events('lg-retest');
+    assert.equal(events.filter((e) => e.kind === 'tool.started' && e.payload.name === 'terminal').length, 2);
+    assert.ok(!events.some((e) => e.kind === 'tool.completed' && e.payload.notRun));
+    assert.ok(!events.some((e) => e.kind === 'status' && e.payload.kind === 'loop_guard'));
+    assert.deepEqual((await conv.state()).loop_guard, { nudges: 0, refusals: 0, halts: 0 });
+  });
+
+  it('the same failing test run again with nothing changed runs again, and counts as a repeat (a nudge, tools stay)', async () => {
+    const dir = join(stack.home, 'retest-same');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
+    writeFileSync(join(dir, 'test_app.py'), TEST_APP);
+    stack.fake.script([runTests, runTests, { text: 'The test fails: add(2, 3) returns -1.' }]);
+    const conv = stack.herald.conversation('lg-retest-same');
+    const r = await conv.send('run the tests', { start: { cwd: dir } });
+    assert.equal(r.final_response, 'The test fails: add(2, 3) returns -1.');
+    const tools = (await stack.transcript('lg-retest-same'))
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content ?? '');
+    assert.equal(tools.length, 2);
+    for (const t of tools) assert.match(t, /add\(2, 3\) returned -1/);
+    const events = await stack.events('lg-retest-same');
+    assert.equal(events.filter((e) => e.kind === 'tool.started' && e.payload.name === 'terminal').length, 2);
+    assert.match(messagesOf(stack.fake.requests[2]!).at(-1)!.content!, /LOOP: you called terminal 2 times/);
+    assert.equal(stack.fake.requests[2]!.body.tool_choice ?? 'auto', 'auto');
+    assert.deepEqual((await conv.state()).loop_guard, { nudges: 1, refusals: 0, halts: 0 });
   });
 
   it('once the guard answers a repeat itself, the next request offers no tools and the model answers from what it read', async () => {

@@ -106,6 +106,29 @@ describe('tool lines', () => {
     assert.equal(unwrapPreview(wrapped.replace(/\s+/g, ' ')), 'the file says hello, and a little more text');
     assert.match(plain(toolCompletedLines({ name: 'x', cancelled: true, durationMs: 0 })[0]!), /✗ x cancelled/);
   });
+
+  it('show a call that did not run as not run, with what it was and why, never as ✓', () => {
+    const lines = toolCompletedLines({
+      name: 'read_file',
+      summary: 'read_file: settings.ini',
+      durationMs: 0,
+      isError: false,
+      notRun: 'repeat',
+      preview: '[Not run again: read_file with these arguments already returned this result unchanged …]',
+    }).map(plain);
+    assert.equal(
+      lines[0],
+      '  ⊘ read_file: settings.ini not run · same call, nothing changed since: the earlier result stands',
+    );
+    assert.match(lines[1]!, /^ {4}│ \[Not run again: read_file/);
+    for (const notRun of ['duplicate', 'refused', 'blocked', 'denied', 'something new']) {
+      const head = plain(toolCompletedLines({ name: 'terminal', notRun, isError: notRun !== 'duplicate' })[0]!);
+      assert.match(head, /^ {2}⊘ terminal not run · /, notRun);
+      assert.doesNotMatch(head, /✓|✗/, notRun);
+    }
+    // An event from before the flag reads as it did.
+    assert.match(plain(toolCompletedLines({ name: 'terminal', durationMs: 5 })[0]!), /✓ terminal/);
+  });
 });
 
 describe('status line and footer', () => {

@@ -1,13 +1,21 @@
 /**
- * Tool-loop guardrails (issue 14): the same call with the same result is nudged, then answered
- * from the earlier result, then refused; calls of one reply run once; a run of repeats ends the turn.
+ * Tool-loop guardrails (issue 14): the same call with the same result, nothing changed in between,
+ * is nudged, then (a read) answered from the earlier result, then refused; identical reads of one
+ * reply run once; a run of repeats ends the turn; anything that may change a result starts over.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_LOOP_GUARD, LoopGuard, canonicalJson, duplicatesInReply } from '../../common/loop-guard.js';
+import {
+  DEFAULT_LOOP_GUARD,
+  LoopGuard,
+  callEffect,
+  canonicalJson,
+  duplicatesInReply,
+} from '../../common/loop-guard.js';
 
 const read = { name: 'read_file', argsKey: 'k-settings', readOnly: true };
 const shell = { name: 'terminal', argsKey: 'k-ls', readOnly: false };
+const patch = { name: 'patch', argsKey: 'k-patch', readOnly: false, effect: 'checked' as const };
 
 describe('loop guard', () => {
   it('a model repeating read_file is nudged, answered from the earlier result, refused, then halted', () => {
@@ -42,17 +50,85 @@ describe('loop guard', () => {
     assert.equal(off.takePause(), false);
   });
 
-  it('answers a repeat of a failed call from its earlier result at once, whatever the tool', () => {
-    const patch = { name: 'patch', argsKey: 'k-patch', readOnly: false };
+  it('a failed read is answered from its result at once; a failed command or edit runs again', () => {
     const g = new LoopGuard(DEFAULT_LOOP_GUARD);
-    g.ran(patch, 2, 'identical-strings-error', true);
-    const d = g.decide(patch);
-    assert.equal(d.action, 'answer');
+    g.ran(read, 2, 'no-such-file', true);
+    assert.equal(g.decide(read).action, 'answer', 'a read that failed fails the same way again');
+    assert.equal(g.takePause(), true);
+    // The test run failed (exit 1): running it again is never answered from that result.
+    g.ran(shell, 4, 'exit-1', true);
+    assert.deepEqual(g.decide(shell), { action: 'run', repeat: 1 });
+    g.ran(shell, 6, 'exit-1', true);
+    assert.match(g.takeNudges()!, /you called terminal 2 times/);
+    assert.equal(g.takePause(), false, 'a command that failed again is nudged, tools stay');
+    // A built-in edit that fails the same way again runs, and then the tools pause.
+    g.ran(patch, 8, 'identical-strings-error', true);
+    assert.deepEqual(g.decide(patch), { action: 'run', repeat: 1 });
+    g.ran(patch, 10, 'identical-strings-error', true);
     assert.equal(g.takePause(), true);
     const old = new LoopGuard(DEFAULT_LOOP_GUARD, undefined, false);
-    old.ran(patch, 2, 'identical-strings-error', true);
-    assert.equal(old.decide(patch).action, 'run', 'guards of older workflows keep the recorded rules');
+    old.ran(read, 2, 'no-such-file', true);
+    assert.equal(old.decide(read).action, 'run', 'guards of older workflows keep the recorded rules');
     assert.equal(old.takePause(), false);
+  });
+
+  it('run the tests, fix the code, run them again: the second run is a first call, whatever its result', () => {
+    const g = new LoopGuard(DEFAULT_LOOP_GUARD);
+    const test = { name: 'terminal', argsKey: 'k-python3 test_app.py', readOnly: false };
+    for (let round = 0; round < 10; round++) {
+      // Even a fix that fixes nothing (the same failure every time) is real work, not a loop.
+      assert.deepEqual(g.decide(test), { action: 'run', repeat: 0 }, `round ${round}`);
+      g.ran(test, round * 2, 'FAILED: add(2, 3) == -1', true);
+      const fix = { ...patch, argsKey: `fix ${round}` };
+      assert.equal(g.decide(fix).action, 'run');
+      g.ran(fix, round * 2 + 1, `patched ${round}`);
+    }
+    assert.equal(g.takeNudges(), undefined);
+    assert.equal(g.takePause(), false);
+    assert.equal(g.shouldHalt(), false);
+    assert.deepEqual(g.stats, { nudges: 0, refusals: 0, halts: 0 });
+  });
+
+  it('a read after an edit, a command, a delegation, a clarify answer or steer text runs again', () => {
+    const changes: Array<[string, (g: LoopGuard) => void]> = [
+      ['patch', (g) => g.ran(patch, 9, 'patched')],
+      ['terminal', (g) => g.ran(shell, 9, 'out')],
+      ['mcp', (g) => g.ran({ name: 'mcp_fs_touch', argsKey: 'k', readOnly: false }, 9, 'ok')],
+      ['memory', (g) => g.ran({ name: 'memory', argsKey: 'k', readOnly: false, effect: 'checked' }, 9, 'Saved')],
+      ['delegation', (g) => g.other(true)],
+      ['steer', (g) => g.changed()],
+    ];
+    for (const [what, change] of changes) {
+      const g = new LoopGuard(DEFAULT_LOOP_GUARD);
+      g.ran(read, 1, 'r');
+      g.ran(read, 2, 'r');
+      assert.ok(g.takeNudges(), 'the second read was a repeat');
+      change(g);
+      assert.deepEqual(g.decide(read), { action: 'run', repeat: 0 }, what);
+      g.ran(read, 3, 'r');
+      assert.equal(g.takeNudges(), undefined, what);
+    }
+  });
+
+  it('reads, todo lists and failed edits change nothing: repeats around them still count', () => {
+    const g = new LoopGuard(DEFAULT_LOOP_GUARD);
+    const todo = { name: 'todo', argsKey: 'k-list', readOnly: false, effect: 'list' as const };
+    const failedPatch = { ...patch, effect: 'checked' as const };
+    g.ran(read, 1, 'r');
+    g.ran({ ...read, argsKey: 'other file' }, 2, 'o');
+    g.ran(todo, 3, 'list');
+    g.ran(failedPatch, 4, 'old_string not found', true);
+    assert.deepEqual(g.decide(read), { action: 'run', repeat: 1 });
+  });
+
+  it('says what each call may change', () => {
+    assert.equal(callEffect({ name: 'read_file', readOnly: true }), 'none');
+    assert.equal(callEffect({ name: 'mcp_docs_search', readOnly: true, mcp: true }), 'none');
+    assert.equal(callEffect({ name: 'todo', readOnly: false, todo: true }), 'list');
+    for (const name of ['patch', 'write_file', 'memory'])
+      assert.equal(callEffect({ name, readOnly: false }), 'checked');
+    assert.equal(callEffect({ name: 'terminal', readOnly: false }), 'any');
+    assert.equal(callEffect({ name: 'patch', readOnly: false, mcp: true }), 'any', 'only built-in edits are checked');
   });
 
   it('the reference names the result it stands for and refusals say why', () => {
@@ -68,7 +144,7 @@ describe('loop guard', () => {
     assert.match(refused.action === 'answer' ? refused.text : '', /^\[Refused: read_file was called 5 times/);
   });
 
-  it('a terminal command still runs on repeats (with a nudge) until it is refused', () => {
+  it('the same command again with nothing in between runs, is nudged, and past maxRepeats is refused', () => {
     const g = new LoopGuard(DEFAULT_LOOP_GUARD);
     const seen: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -79,6 +155,8 @@ describe('loop guard', () => {
       } else seen.push(d.refused ? 'refused' : 'reference');
     }
     assert.deepEqual(seen, ['ran', 'ran', 'ran', 'ran', 'refused']);
+    assert.equal(g.stats.nudges, 3);
+    assert.equal(g.takePause(), true, 'a refusal pauses the tools');
   });
 
   it('a changed result is progress: the count starts again', () => {
@@ -140,6 +218,15 @@ describe('loop guard', () => {
       g.ran(old, i, 'r');
     }
     assert.equal(g.shouldHalt(), false);
+  });
+
+  it('a duplicate read in one reply points at the first; commands, and reads after an edit, run', () => {
+    const test = { name: 'terminal', argsKey: 'k-test', readOnly: false };
+    const todo = { name: 'todo', argsKey: 'k-list', readOnly: false, effect: 'list' as const };
+    assert.deepEqual([...duplicatesInReply([test, patch, test])], []);
+    assert.deepEqual([...duplicatesInReply([read, patch, read])], []);
+    assert.deepEqual([...duplicatesInReply([read, test, read, read])], [[3, 2]]);
+    assert.deepEqual([...duplicatesInReply([read, todo, read])], [[2, 0]]);
   });
 
   it('duplicate (name, arguments) pairs in one reply point at their first call', () => {
