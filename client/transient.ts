@@ -10,7 +10,10 @@
  *    which the SDK reports as a WorkflowNotFoundError although the workflow runs on;
  *  - the server aborted the update before a worker took it ("workflow update was aborted", "update
  *    registry was cleared": its in-memory registry was reset, or the run closed for a continue-as-new),
- *    whatever status code it came with.
+ *    whatever status code it came with;
+ *  - the workflow task that held the update completed or failed without the worker handling it
+ *    ("rejected because it wasn't processed by worker"): many updates at once, or another caller's
+ *    update that failed the task (one too big to decode), drop the ones in flight with it.
  * Found by `npm run chaos`: each of these reached callers during a Temporal dev server restart.
  */
 import {
@@ -22,10 +25,13 @@ import {
 } from '@temporalio/client';
 
 export function isTransientSendError(err: unknown): boolean {
+  // The server's own failure type for an update no worker handled.
+  if (err instanceof Error && (err.cause as { type?: unknown } | undefined)?.type === 'UnprocessedUpdate') return true;
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
   if (err instanceof WorkflowNotFoundError) return /update\b.*\bnot found/i.test(err.message);
   const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
-  if (/update was aborted|update registry was cleared/i.test(text)) return true;
+  if (/update was aborted|update registry was cleared|(?:wasn't|was not) processed by (?:the )?worker/i.test(text))
+    return true;
   const grpc = err instanceof ServiceError ? err.cause : err;
   return isGrpcServiceError(grpc) && isRetryableError(grpc);
 }

@@ -31,6 +31,13 @@ describe('isTransientSendError: which failed sends go again with the same id', (
     );
   });
 
+  it('an update the worker never handled: its workflow task completed or failed without it', () => {
+    const text =
+      "Workflow Update is rejected because it wasn't processed by worker. Probably, Workflow Update is not supported by the worker.";
+    assert.ok(isTransientSendError(new WorkflowUpdateFailedError('Workflow Update failed', new Error(text))));
+    assert.ok(isTransientSendError(new ServiceError('x', { cause: grpc(status.NOT_FOUND, text) })));
+  });
+
   it('an update the server lost in a restart, not a workflow that is gone', () => {
     assert.ok(isTransientSendError(new WorkflowNotFoundError('update "m1" not found', 'session-a', undefined)));
     assert.ok(
