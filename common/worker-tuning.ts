@@ -27,6 +27,13 @@ export interface WorkerTuning {
   activityTaskPollers: number;
   /** Postgres connections the worker's pool holds at most (the stop listener has one more). */
   dbPoolSize: number;
+  /**
+   * Seconds a stopping worker (SIGTERM: a deploy, a scale-down) gives its running activities to
+   * finish before it cancels them. It stops polling at once, so no new call starts there; a tool
+   * that finishes within the grace is not run again on another worker. Default 55, inside the
+   * Kubernetes example's 60-second termination grace; a cancelled call is retried elsewhere.
+   */
+  shutdownGraceSeconds: number;
 }
 
 export const DEFAULT_WORKER_TUNING: Readonly<WorkerTuning> = {
@@ -37,6 +44,7 @@ export const DEFAULT_WORKER_TUNING: Readonly<WorkerTuning> = {
   workflowTaskPollers: 10,
   activityTaskPollers: 10,
   dbPoolSize: 10,
+  shutdownGraceSeconds: 55,
 };
 
 /** Each setting's environment override (wins over the config file). */
@@ -48,6 +56,7 @@ export const WORKER_TUNING_ENV: Readonly<Record<keyof WorkerTuning, string>> = {
   workflowTaskPollers: 'HERALD_WORKFLOW_TASK_POLLERS',
   activityTaskPollers: 'HERALD_ACTIVITY_TASK_POLLERS',
   dbPoolSize: 'HERALD_DB_POOL_SIZE',
+  shutdownGraceSeconds: 'HERALD_SHUTDOWN_GRACE_SECONDS',
 };
 
 /** Inclusive bounds per setting: pollers need 2 (one sticky, one normal); 0 cache disables stickiness. */
@@ -59,6 +68,7 @@ const BOUNDS: Readonly<Record<keyof WorkerTuning, readonly [number, number]>> = 
   workflowTaskPollers: [2, 1_000],
   activityTaskPollers: [1, 1_000],
   dbPoolSize: [1, 1_000],
+  shutdownGraceSeconds: [0, 3_600],
 };
 
 const setting = (key: keyof WorkerTuning) =>
@@ -74,6 +84,7 @@ export const workerTuningSchema = z
     workflowTaskPollers: setting('workflowTaskPollers'),
     activityTaskPollers: setting('activityTaskPollers'),
     dbPoolSize: setting('dbPoolSize'),
+    shutdownGraceSeconds: setting('shutdownGraceSeconds'),
   })
   .strict()
   .default({ ...DEFAULT_WORKER_TUNING });
@@ -117,5 +128,6 @@ export function workerCreateTuning(t: WorkerTuning) {
     maxConcurrentLocalActivityExecutions: t.localActivitySlots,
     workflowTaskPollerBehavior: { type: 'simple-maximum' as const, maximum: t.workflowTaskPollers },
     activityTaskPollerBehavior: { type: 'simple-maximum' as const, maximum: t.activityTaskPollers },
+    shutdownGraceTime: `${t.shutdownGraceSeconds} seconds`,
   };
 }

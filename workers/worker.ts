@@ -275,7 +275,6 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',
     defaultHeartbeatThrottleInterval: '500 ms',
-    shutdownGraceTime: '5 seconds',
     // A dead worker's sticky queue is given up after 3 s (default 10 s): its conversations' next
     // workflow task goes to the shared queue, so failover is not held up by the workflow side.
     stickyQueueScheduleToStartTimeout: '3 seconds',

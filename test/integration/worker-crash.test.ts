@@ -14,8 +14,8 @@ import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
 
-async function worker(stack: TestStack): Promise<HeraldProcess> {
-  const p = spawnHerald(['worker'], stack.workerEnv());
+async function worker(stack: TestStack, env: Record<string, string> = {}): Promise<HeraldProcess> {
+  const p = spawnHerald(['worker'], { ...stack.workerEnv(), ...env });
   await p.waitFor('worker polling');
   return p;
 }
@@ -148,5 +148,34 @@ describe('worker crash mid-turn', () => {
         ['user', 'assistant', 'tool', 'assistant'],
       );
     }
+  });
+
+  it('a worker stopped by SIGTERM (a deploy) lets a running 15 s tool finish once, and the turn goes on elsewhere', async () => {
+    for (const p of processes.splice(0)) p.kill();
+    const workspace = join(stack.home, 'deploy-ws');
+    mkdirSync(workspace, { recursive: true });
+    stack.fake
+      .reset()
+      .script([
+        { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 15; echo ran >> runs.log; cat runs.log' } }] },
+        { text: 'Finished.' },
+      ]);
+    // The production grace (the stack's own workers use 5 s so that tests close quickly).
+    const leaving = await worker(stack, { HERALD_SHUTDOWN_GRACE_SECONDS: '55' });
+    processes.push(leaving);
+    const pending = stack.herald
+      .conversation('graceful')
+      .send('run the slow thing', { id: 'g-1', start: { cwd: workspace } });
+    await eventually(async () => (await stack.events('graceful')).some((e) => e.kind === 'tool.started'), 60_000);
+    // The new pod is up before the old one is told to stop, as in a rolling update.
+    processes.push(await worker(stack));
+    leaving.kill('SIGTERM');
+    const result = await pending;
+    assert.equal(result.final_response, 'Finished.');
+    assert.equal(await leaving.exited, 0, 'the stopping worker exits cleanly once its tool is done');
+    const tool = (await stack.transcript('graceful')).find((m) => m.role === 'tool')!;
+    assert.doesNotMatch(tool.content!, /re-executed/);
+    assert.match(tool.content!, /^ran\n\[exit code 0|\nran\n\[exit code 0|^ran$/m);
+    assert.equal((tool.content!.match(/^ran$/gm) ?? []).length, 1, 'the tool ran once');
   });
 });

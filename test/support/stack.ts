@@ -184,6 +184,8 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     // Declared endpoints: workflow input may only pick these (SPEC §1.6).
     ANTHROPIC_BASE_URL: fake.anthropicUrl,
     HERALD_LOG_LEVEL: process.env.HERALD_LOG_LEVEL ?? 'warn',
+    // A closing test stack does not wait the production grace for calls the test left hanging.
+    HERALD_SHUTDOWN_GRACE_SECONDS: '5',
     // Tools run in the real sandbox (CI installs bubblewrap); HERALD_TEST_SANDBOX=off runs them without.
     HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'required',
     ...(options.env ?? {}),

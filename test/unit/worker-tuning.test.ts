@@ -10,7 +10,7 @@ import {
 import { ConfigError, loadConfig } from '../../runtime/config.js';
 
 describe('worker tuning', () => {
-  it('defaults to a bounded sticky cache, 40 workflow and 500 activity slots, a pool of 10', () => {
+  it('defaults to a bounded sticky cache, 40 workflow and 500 activity slots, a pool of 10, 55 s to finish on shutdown', () => {
     const file = configFileSchema.parse({}).worker;
     assert.deepEqual(file, DEFAULT_WORKER_TUNING);
     assert.deepEqual(resolveWorkerTuning(file, {}), {
@@ -21,6 +21,7 @@ describe('worker tuning', () => {
       workflowTaskPollers: 10,
       activityTaskPollers: 10,
       dbPoolSize: 10,
+      shutdownGraceSeconds: 55,
     });
   });
   it('takes the file section, and an environment variable wins over it', () => {
@@ -50,6 +51,7 @@ describe('worker tuning', () => {
       maxConcurrentLocalActivityExecutions: 100,
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 4 },
       activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
+      shutdownGraceTime: '55 seconds',
     });
   });
   it('reaches the loaded config, a bad variable as a ConfigError naming it', () => {
