@@ -11,7 +11,7 @@ import type { ConfigFile } from '../common/config-schema.js';
 import { configFileSchema } from '../common/config-schema.js';
 import { DEFAULT_TASK_QUEUE } from '../common/constants.js';
 import { declaredPairs } from '../common/declared-pairs.js';
-import type { ProviderDefaults, ProviderName, ProviderRequest } from '../common/providers.js';
+import type { ProviderDefaults, ProviderName, ProviderRequest, ProviderSettings } from '../common/providers.js';
 import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
 import { configuredKeyNames } from './secrets.js';
@@ -247,7 +247,16 @@ function declaredEndpoints(
     ...Object.values(file.providers).filter((p) => p !== undefined),
   ];
   const baseUrls = [...envUrls, ...choices.map((c) => c.baseUrl)].filter((u): u is string => !!u);
+  // Each section with its own endpoint spelled out too: the environment's URL wins over the file's
+  // when both are set, but the file's endpoint (with its key) is still the worker's to name.
+  const sections: ProviderRequest[] = [
+    ...(file.model.baseUrl ? [{ provider: defaults.provider, baseUrl: file.model.baseUrl }] : []),
+    ...(Object.entries(file.providers) as Array<[ProviderName, ProviderSettings | undefined]>)
+      .filter(([, p]) => p?.baseUrl)
+      .map(([provider, p]) => ({ provider, baseUrl: p!.baseUrl })),
+  ].map((r) => ({ ...r, model: 'any-model' }));
   const spelledOut = [
+    ...sections,
     ...file.fallbackProviders,
     ...(file.auxiliary ? [modelChoice(file.auxiliary), ...(file.auxiliary.fallbackProviders ?? [])] : []),
     ...(file.delegation.model ? [file.delegation.model] : []),
