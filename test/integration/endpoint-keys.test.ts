@@ -97,6 +97,10 @@ describe('endpoint and key pairs', () => {
     const calls = vllm.requests.filter((q) => q.path.endsWith('/chat/completions'));
     assert.equal(calls.length, 2);
     for (const c of calls) assert.equal(c.headers.authorization, `Bearer ${PAIRED_SECRET}`);
+    // The window probe (vLLM's model list) goes to the same endpoint, so it may carry the same key.
+    const probes = vllm.requests.filter((q) => q.path === '/v1/models');
+    assert.ok(probes.length >= 1, 'the window was asked for');
+    for (const p of probes) assert.equal(p.headers.authorization, `Bearer ${PAIRED_SECRET}`);
     assert.ok(!headersHeard(vllm).some((v) => v.includes(OPENAI_SECRET)));
   });
 
