@@ -6,10 +6,11 @@
  * searched for the worker's OpenAI key.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConversationFailedError } from '../../client/client.js';
+import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import { FakeProvider } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
@@ -127,6 +128,34 @@ describe('endpoint and key pairs', () => {
       refusedNaming('fallbackProviders.1.apiKeyEnv'),
     );
     for (const s of servers()) assert.equal(s.requests.length, 0, `${s.label} heard nothing`);
+  });
+
+  it('a declared endpoint named with a default key not paired with it gets no key, and so do its child agents', async () => {
+    reset();
+    const ws = join(stack.home, 'delegating');
+    mkdirSync(ws, { recursive: true });
+    const isChild = (r: RecordedRequest) =>
+      (r.body.messages as Array<{ role: string; content: string | null }>).some((m) =>
+        m.content?.startsWith('YOUR TASK'),
+      );
+    lmstudio.respond((req): ScriptedReply => {
+      if (isChild(req)) return { text: 'child done' };
+      const last = (req.body.messages as Array<{ role: string }>).at(-1)!;
+      if (last.role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { tasks: [{ goal: 'Say done' }] } }] };
+      return { text: 'parent done' };
+    });
+    // `custom` defaults to OPENAI_API_KEY, which the config does not pair with LM Studio's URL.
+    const r = await stack.herald
+      .conversation('c-keyless-delegation')
+      .send('delegate it', { start: { provider: 'custom', model: 'p', baseUrl: lmstudio.url, cwd: ws } });
+    assert.equal(r.completed, true, r.error);
+    assert.equal(r.final_response, 'parent done');
+    const calls = lmstudio.requests.filter((q) => q.path.endsWith('/chat/completions'));
+    assert.ok(calls.some(isChild), 'the child agent called the same server');
+    for (const c of calls) assert.equal(c.headers.authorization, 'Bearer no-key');
+    assert.ok(!headersHeard(lmstudio).some((v) => v.includes(OPENAI_SECRET)));
+    assert.equal(stack.fake.requests.length, 0, 'nothing went to the OpenAI-key endpoint either');
   });
 
   it('/model to a pair the worker no longer declares is refused, and the carried pair is refused before it is sent', async () => {
