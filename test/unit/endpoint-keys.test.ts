@@ -359,6 +359,25 @@ describe('endpoint and key are declared together', () => {
     });
   });
 
+  it('the model section pairs its key with the default provider’s endpoint, and with no other', () => {
+    const own = mkdtempSync(join(tmpdir(), 'herald-pairs-model-'));
+    try {
+      writeFileSync(join(own, 'config.yaml'), 'model:\n  provider: lmstudio\n  name: x\n  apiKeyEnv: LM_TOKEN\n');
+      const d = loadConfig({ HERALD_HOME: own }).providerDefaults;
+      assert.equal(resolveProvider({}, d).apiKeyEnv, 'LM_TOKEN');
+      assert.equal(
+        resolveProvider({ provider: 'lmstudio', model: 'y', apiKeyEnv: 'LM_TOKEN' }, d).apiKeyEnv,
+        'LM_TOKEN',
+      );
+      assert.throws(
+        () => resolveProvider({ provider: 'ollama', model: 'y', apiKeyEnv: 'LM_TOKEN' }, d),
+        (err: unknown) => err instanceof ProviderResolutionError && err.field === 'apiKeyEnv',
+      );
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('the worker env OPENAI_BASE_URL pairs with OPENAI_API_KEY, as the SDK convention has it', () => {
     const d = loadConfig({ HERALD_HOME: home, OPENAI_BASE_URL: 'http://127.0.0.1:5555/v1' }).providerDefaults;
     assert.equal(
