@@ -107,7 +107,8 @@ export function conversationActivities(deps: ActivityDeps) {
     /** Resolve provider, workspace and tools against this worker's configuration; create the session row. */
     async prepareConversation(a: PrepareConversationArgs): Promise<PrepareConversationResult> {
       // A local server's model without a configured window: the server says what it runs with.
-      const discovered = (ref: ProviderRef) => withDiscoveredWindow(ref, { env: deps.env });
+      const discovered = (ref: ProviderRef) =>
+        withDiscoveredWindow(ref, { env: deps.env, endpoints: config.providerDefaults });
       const provider = await discovered(resolveRef(a.provider));
       const chain = a.fallbackProviders ?? config.file.fallbackProviders;
       const fallbacks = await Promise.all(chain.map((f, i) => discovered(resolveRef(f, `fallbackProviders.${i}.`))));

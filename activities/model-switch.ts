@@ -8,7 +8,7 @@ import type { ResolveModelArgs, ResolveModelResult } from '../common/activity-ty
 import { ProviderResolutionError, providerLabel, resolveProvider } from '../common/providers.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
-import { MissingCredentialError, resolveApiKey } from './model/clients.js';
+import { MissingCredentialError, UnpairedEndpointKeyError, resolveApiKey } from './model/clients.js';
 import { setSessionModel } from './store/sessions.js';
 
 export function modelSwitchActivities(deps: ActivityDeps) {
@@ -21,10 +21,11 @@ export function modelSwitchActivities(deps: ActivityDeps) {
         const r = a.request;
         if (r.baseUrl === undefined && r.apiKeyEnv === undefined && r.apiMode === undefined)
           provider = { ...provider, fromWorker: true };
-        resolveApiKey(provider, deps.env);
+        resolveApiKey(provider, deps.env, deps.config.providerDefaults);
       } catch (err) {
         if (err instanceof ProviderResolutionError) return { ok: false, error: `${err.field}: ${err.message}` };
-        if (err instanceof MissingCredentialError) return { ok: false, error: err.message };
+        if (err instanceof MissingCredentialError || err instanceof UnpairedEndpointKeyError)
+          return { ok: false, error: err.message };
         throw err;
       }
       await setSessionModel(deps.db, a.sessionId, provider);

@@ -15,6 +15,7 @@ import { keyOptional, resolveProvider } from '../common/providers.js';
 import { describeNetwork } from '../common/sandbox-policy.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import { redactUrl } from '../activities/store/db.js';
+import type { ClientOptions } from '../activities/model/clients.js';
 import { anthropicClient, openaiClient } from '../activities/model/clients.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { describeSecurity, missingCredentialsHint } from '../runtime/temporal-connection.js';
@@ -188,7 +189,7 @@ async function providerChecks(config: HeraldConfig, env: NodeJS.ProcessEnv, offl
       out.push({ name, status: 'ok', detail: `${ref.baseUrl}; ${keyNote}; endpoint not checked (--offline)` });
       continue;
     }
-    out.push(await probeEndpoint(name, ref, env, keyNote));
+    out.push(await probeEndpoint(name, ref, { env, endpoints: config.providerDefaults, timeoutMs: 5000 }, keyNote));
   }
   return out;
 }
@@ -208,12 +209,12 @@ function errorCode(err: unknown): string | undefined {
  * model list (OpenAI-compatible servers and Anthropic both have one). What a server says on a
  * refusal is not printed: some echo part of the key.
  */
-async function probeEndpoint(name: string, ref: ProviderRef, env: NodeJS.ProcessEnv, keyNote: string): Promise<Check> {
+async function probeEndpoint(name: string, ref: ProviderRef, client: ClientOptions, keyNote: string): Promise<Check> {
   try {
     const models =
       ref.apiMode === 'anthropic_messages'
-        ? (await anthropicClient(ref, env, 5000).models.list({ limit: 100 })).data.map((m) => m.id)
-        : (await openaiClient(ref, env, 5000).models.list()).data.map((m) => m.id);
+        ? (await anthropicClient(ref, client).models.list({ limit: 100 })).data.map((m) => m.id)
+        : (await openaiClient(ref, client).models.list()).data.map((m) => m.id);
     const listed = models.includes(ref.model) ? `, ${ref.model} among them` : '';
     return { name, status: 'ok', detail: `${ref.baseUrl} answers (${models.length} models${listed}); ${keyNote}` };
   } catch (err) {

@@ -2,6 +2,8 @@
  * Provider names, API modes and how a model call's API mode is resolved (SPEC §4.2).
  * Pure: the worker supplies defaults from its environment, the workflow carries the result.
  */
+import type { EndpointKeyPair, EndpointKeyVerdict } from './endpoint-keys.js';
+import { NO_KEY, judgeEndpointKey } from './endpoint-keys.js';
 import { isLoopbackHost } from './loopback.js';
 
 export const PROVIDER_NAMES = [
@@ -42,7 +44,10 @@ export interface ProviderRef {
   model: string;
   apiMode: ApiMode;
   baseUrl: string;
-  /** Name of the environment variable holding the key, read by the worker. */
+  /**
+   * Name of the environment variable holding the key, read by the worker; NO_KEY (empty): the call
+   * sends a placeholder (a local server whose endpoint no key is paired with).
+   */
   apiKeyEnv: string;
   /** A credential pool: several key variables for this provider, rotated on rate limits and billing errors. */
   credentialPool?: string[];
@@ -107,6 +112,17 @@ const DEFAULT_KEY_ENVS: Record<ProviderName, string> = {
   lmstudio: 'LMSTUDIO_API_KEY',
 };
 
+/**
+ * Each provider's own (endpoint, key variable) pair: a hosted provider's standard URL with its
+ * standard variable, and a local preset's default loopback URL with the preset's own optional
+ * variable (named for that server only). Never another provider's variable: OPENAI_API_KEY is
+ * paired with api.openai.com, not with LM Studio's port.
+ */
+export const STANDARD_PAIRS: readonly EndpointKeyPair[] = PROVIDER_NAMES.flatMap((p) => {
+  const baseUrl = DEFAULT_BASE_URLS[p];
+  return baseUrl ? [{ baseUrl, keyEnv: DEFAULT_KEY_ENVS[p] }] : [];
+});
+
 /** Environment defaults the worker resolves against (only URLs and names, never keys). */
 export interface ProviderDefaults {
   provider: ProviderName;
@@ -128,7 +144,15 @@ export interface ProviderDefaults {
    * only pick among these and the providers' standard ones (SPEC §1.6): workflow input must not be
    * able to send a worker's variable to a host of its choosing.
    */
-  declared?: { baseUrls: string[]; keyEnvs: string[] };
+  declared?: {
+    baseUrls: string[];
+    keyEnvs: string[];
+    /**
+     * The (endpoint, key variable) pairs the worker's configuration resolves to (common/declared-pairs.ts);
+     * with STANDARD_PAIRS, the only pairs a call may use.
+     */
+    pairs: EndpointKeyPair[];
+  };
 }
 
 export interface ProviderRequest {
@@ -224,6 +248,7 @@ export function resolveProvider(req: ProviderRequest, defaults: ProviderDefaults
       DEFAULT_KEY_ENVS[provider],
   };
   if (!req.apiKeyEnv && settings?.credentialPool?.length) ref.credentialPool = [...settings.credentialPool];
+  if (defaults.declared) pairEndpointKey(ref, req, defaults);
   const contextLength =
     req.contextLength ?? modelSettings?.contextLength ?? (isDefault ? defaults.contextLength : undefined);
   if (contextLength !== undefined) ref.contextLength = contextLength;
@@ -272,6 +297,45 @@ export function normalizeBaseUrl(url: string): string {
   } catch {
     return url.replace(/\/+$/, '').toLowerCase();
   }
+}
+
+/**
+ * The one decision on a call's endpoint and key (used by every path that resolves a provider:
+ * start, fallback entries, the auxiliary model, `/model`, delegated children; and again right
+ * before an SDK client is built): its key variables must be paired with its endpoint in
+ * STANDARD_PAIRS or the worker's declared pairs.
+ */
+export function endpointKeyVerdict(
+  ref: Pick<ProviderRef, 'baseUrl' | 'apiKeyEnv' | 'credentialPool'>,
+  defaults: Pick<ProviderDefaults, 'declared'>,
+): EndpointKeyVerdict {
+  const keyEnvs = ref.credentialPool?.length ? ref.credentialPool : [ref.apiKeyEnv];
+  // No declarations (a caller that built its own defaults): only the providers' standard pairs.
+  return judgeEndpointKey(ref.baseUrl, keyEnvs, [...STANDARD_PAIRS, ...(defaults.declared?.pairs ?? [])]);
+}
+
+/**
+ * Apply the verdict to a freshly resolved ref, in place. A key variable the caller named that is
+ * not paired with the endpoint is refused (field `apiKeyEnv`). One the caller did not name came
+ * from a default: for a provider whose key is optional (a local preset, `custom`) the call then
+ * goes out with no key — a local server's loopback URL never gets another endpoint's key by
+ * default; for a hosted provider it is refused (field `baseUrl`, the part the caller chose).
+ */
+function pairEndpointKey(ref: ProviderRef, req: ProviderRequest, defaults: ProviderDefaults): void {
+  const verdict = endpointKeyVerdict(ref, defaults);
+  if (verdict.ok) return;
+  if (verdict.problem === 'key' && req.apiKeyEnv === undefined && keyOptional(ref.provider)) {
+    ref.apiKeyEnv = NO_KEY;
+    delete ref.credentialPool;
+    return;
+  }
+  const field =
+    verdict.problem === 'key' && req.apiKeyEnv !== undefined
+      ? 'apiKeyEnv'
+      : req.baseUrl !== undefined
+        ? 'baseUrl'
+        : 'provider';
+  throw new ProviderResolutionError(verdict.message, field);
 }
 
 function checkDeclared(req: ProviderRequest, declared: NonNullable<ProviderDefaults['declared']>): void {

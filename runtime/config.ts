@@ -10,7 +10,8 @@ import { z } from 'zod';
 import type { ConfigFile } from '../common/config-schema.js';
 import { configFileSchema } from '../common/config-schema.js';
 import { DEFAULT_TASK_QUEUE } from '../common/constants.js';
-import type { ProviderDefaults, ProviderName } from '../common/providers.js';
+import { declaredPairs } from '../common/declared-pairs.js';
+import type { ProviderDefaults, ProviderName, ProviderRequest, ProviderSettings } from '../common/providers.js';
 import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
 import { configuredKeyNames } from './secrets.js';
@@ -183,7 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   if (file.model.maxOutputTokens) providerDefaults.maxOutputTokens = file.model.maxOutputTokens;
   if (file.model.apiKeyEnv) providerDefaults.apiKeyEnv = file.model.apiKeyEnv;
   if (Object.keys(file.providers).length) providerDefaults.providers = file.providers;
-  providerDefaults.declared = declaredEndpoints(file, [openaiBaseUrl, anthropicBaseUrl]);
+  providerDefaults.declared = declaredEndpoints(file, [openaiBaseUrl, anthropicBaseUrl], providerDefaults);
 
   // Bad key material stops every command, client ones included: a client that silently lost its
   // keys would write plaintext into history (fail closed).
@@ -229,11 +230,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   };
 }
 
-/** Every endpoint and key variable the worker's configuration names: what workflow input may choose from. */
+/**
+ * Every endpoint and key variable the worker's configuration names, and the (endpoint, key) pairs it
+ * resolves to: what workflow input may choose from.
+ */
 function declaredEndpoints(
   file: ConfigFile,
   envUrls: Array<string | undefined>,
-): { baseUrls: string[]; keyEnvs: string[] } {
+  defaults: ProviderDefaults,
+): NonNullable<ProviderDefaults['declared']> {
   const choices = [
     file.model,
     ...file.fallbackProviders,
@@ -242,7 +247,27 @@ function declaredEndpoints(
     ...Object.values(file.providers).filter((p) => p !== undefined),
   ];
   const baseUrls = [...envUrls, ...choices.map((c) => c.baseUrl)].filter((u): u is string => !!u);
-  return { baseUrls, keyEnvs: configuredKeyNames(file) };
+  // Each section with its own endpoint spelled out too: the environment's URL wins over the file's
+  // when both are set, but the file's endpoint (with its key) is still the worker's to name.
+  const sections: ProviderRequest[] = [
+    ...(file.model.baseUrl ? [{ provider: defaults.provider, baseUrl: file.model.baseUrl }] : []),
+    ...(Object.entries(file.providers) as Array<[ProviderName, ProviderSettings | undefined]>)
+      .filter(([, p]) => p?.baseUrl)
+      .map(([provider, p]) => ({ provider, baseUrl: p!.baseUrl })),
+  ].map((r) => ({ ...r, model: 'any-model' }));
+  const spelledOut = [
+    ...sections,
+    ...file.fallbackProviders,
+    ...(file.auxiliary ? [modelChoice(file.auxiliary), ...(file.auxiliary.fallbackProviders ?? [])] : []),
+    ...(file.delegation.model ? [file.delegation.model] : []),
+  ];
+  return { baseUrls, keyEnvs: configuredKeyNames(file), pairs: declaredPairs(defaults, spelledOut) };
+}
+
+/** A model choice without the sections that are not part of it (the auxiliary model's own fallbacks). */
+function modelChoice(c: NonNullable<ConfigFile['auxiliary']>): ProviderRequest {
+  const { fallbackProviders: _fallbacks, ...choice } = c;
+  return choice;
 }
 
 function loadConfigFile(path: string, required: boolean): ConfigFile {

@@ -108,6 +108,7 @@ export class AuxiliaryCalls {
         { signal, sink: { ...silentSink(alive), usage: (t) => (reported = t) } },
         {
           env: this.deps.env,
+          endpoints: config.providerDefaults,
           timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
         },
       );

@@ -241,6 +241,7 @@ export function modelActivities(deps: ActivityDeps) {
             },
             {
               env: deps.env,
+              endpoints: config.providerDefaults,
               timeoutMs: (config.file.model.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
               credentialIndex: a.credentialIndex,
             },

@@ -5,7 +5,9 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { keyOptional, type ProviderRef } from '../../common/providers.js';
+import { NO_KEY } from '../../common/endpoint-keys.js';
+import type { ProviderDefaults, ProviderRef } from '../../common/providers.js';
+import { endpointKeyVerdict, keyOptional } from '../../common/providers.js';
 
 /**
  * No key is set for a call, so nothing was sent: the message says which variable is empty and
@@ -28,6 +30,32 @@ export class MissingCredentialError extends Error {
   }
 }
 
+/**
+ * The call's endpoint and key variable are not a pair this worker declares (common/endpoint-keys.ts),
+ * so nothing was sent. Refs are judged when a conversation starts or switches model; this is the
+ * second look, right before a client is built, at whatever the carried state names.
+ */
+export class UnpairedEndpointKeyError extends Error {
+  constructor(
+    message: string,
+    /** The input field the refusal is about. */
+    readonly field: 'baseUrl' | 'apiKeyEnv',
+  ) {
+    super(`${field}: ${message}; nothing was sent`);
+    this.name = 'UnpairedEndpointKeyError';
+  }
+}
+
+/** What a client is built from: the worker's environment and the pairs it declares. */
+export interface ClientOptions {
+  env: NodeJS.ProcessEnv;
+  /** The worker's provider defaults (their `declared` pairs); absent: only the providers' standard pairs. */
+  endpoints: Pick<ProviderDefaults, 'declared'>;
+  timeoutMs: number;
+  /** Which key of the provider's credential pool to use. */
+  credentialIndex?: number | undefined;
+}
+
 const openaiClients = new Map<string, OpenAI>();
 const anthropicClients = new Map<string, Anthropic>();
 
@@ -40,8 +68,17 @@ export function keyVariable(ref: ProviderRef, credentialIndex = 0): string {
   return pool?.length ? pool[credentialIndex % pool.length]! : ref.apiKeyEnv;
 }
 
-export function resolveApiKey(ref: ProviderRef, env: NodeJS.ProcessEnv, credentialIndex = 0): string {
+export function resolveApiKey(
+  ref: ProviderRef,
+  env: NodeJS.ProcessEnv,
+  endpoints: Pick<ProviderDefaults, 'declared'>,
+  credentialIndex = 0,
+): string {
+  const verdict = endpointKeyVerdict(ref, endpoints);
+  if (!verdict.ok)
+    throw new UnpairedEndpointKeyError(verdict.message, verdict.problem === 'key' ? 'apiKeyEnv' : 'baseUrl');
   const name = keyVariable(ref, credentialIndex);
+  if (name === NO_KEY) return KEYLESS_PLACEHOLDER;
   const key = env[name];
   if (key) return key;
   if (keyOptional(ref.provider)) return KEYLESS_PLACEHOLDER;
@@ -63,25 +100,27 @@ function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
   return client;
 }
 
-export function openaiClient(ref: ProviderRef, env: NodeJS.ProcessEnv, timeoutMs: number, credentialIndex = 0): OpenAI {
-  const apiKey = resolveApiKey(ref, env, credentialIndex);
+/**
+ * The SDKs' fetch, refusing redirects: a key goes to the endpoint it is paired with and nowhere else,
+ * and fetch keeps `x-api-key` (Anthropic's header) on a redirect to another host. A model API
+ * answers where it is asked; a redirect fails the call (a network error) instead of being followed.
+ */
+const noRedirectFetch: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
+
+export function openaiClient(ref: ProviderRef, o: ClientOptions): OpenAI {
+  const apiKey = resolveApiKey(ref, o.env, o.endpoints, o.credentialIndex);
   return cached(
     openaiClients,
-    `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`,
-    () => new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }),
+    `${ref.baseUrl}\u0000${apiKey}\u0000${o.timeoutMs}`,
+    () => new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: o.timeoutMs, fetch: noRedirectFetch }),
   );
 }
 
-export function anthropicClient(
-  ref: ProviderRef,
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-  credentialIndex = 0,
-): Anthropic {
-  const apiKey = resolveApiKey(ref, env, credentialIndex);
+export function anthropicClient(ref: ProviderRef, o: ClientOptions): Anthropic {
+  const apiKey = resolveApiKey(ref, o.env, o.endpoints, o.credentialIndex);
   return cached(
     anthropicClients,
-    `${ref.baseUrl}\u0000${apiKey}\u0000${timeoutMs}`,
-    () => new Anthropic({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: timeoutMs }),
+    `${ref.baseUrl}\u0000${apiKey}\u0000${o.timeoutMs}`,
+    () => new Anthropic({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: o.timeoutMs, fetch: noRedirectFetch }),
   );
 }

@@ -3,18 +3,14 @@ import type { ProviderRef } from '../../common/providers.js';
 import { wireTemperature } from '../../common/temperature.js';
 import { callAnthropicMessages } from './anthropic-messages.js';
 import { callChatCompletions } from './chat-completions.js';
+import type { ClientOptions } from './clients.js';
 import { anthropicClient, openaiClient } from './clients.js';
 import { callResponses } from './codex-responses.js';
 import type { CallContext, ModelRequest, ModelResponse } from './types.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 
-export interface DispatchOptions {
-  env: NodeJS.ProcessEnv;
-  timeoutMs: number;
-  /** Which key of the provider's credential pool to use. */
-  credentialIndex?: number | undefined;
-}
+export type DispatchOptions = ClientOptions;
 
 /** Endpoints and models that refused a temperature (reasoning models take only their default). */
 const noTemperature = new Set<string>();
@@ -62,16 +58,11 @@ async function dispatchOnce(
 ): Promise<ModelResponse> {
   switch (ref.apiMode) {
     case 'chat_completions':
-      return await callChatCompletions(
-        openaiClient(ref, o.env, o.timeoutMs, o.credentialIndex),
-        ref.baseUrl,
-        request,
-        ctx,
-      );
+      return await callChatCompletions(openaiClient(ref, o), ref.baseUrl, request, ctx);
     case 'codex_responses':
-      return await callResponses(openaiClient(ref, o.env, o.timeoutMs, o.credentialIndex), request, ctx);
+      return await callResponses(openaiClient(ref, o), request, ctx);
     case 'anthropic_messages':
-      return await callAnthropicMessages(anthropicClient(ref, o.env, o.timeoutMs, o.credentialIndex), request, ctx);
+      return await callAnthropicMessages(anthropicClient(ref, o), request, ctx);
   }
 }
 

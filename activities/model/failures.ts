@@ -14,7 +14,7 @@ import type { ProviderRef } from '../../common/providers.js';
 import type { ActivityRetryContext } from '../../common/recovery.js';
 import { retryInActivity } from '../../common/recovery.js';
 import { MalformedResponseError } from './stream-errors.js';
-import { MissingCredentialError } from './clients.js';
+import { MissingCredentialError, UnpairedEndpointKeyError } from './clients.js';
 import { ResponsesFailedError } from './codex-responses.js';
 
 export interface FailureContext {
@@ -120,6 +120,9 @@ function factsOf(err: unknown): ErrorFacts {
 export function toModelFailure(err: unknown, ctx: FailureContext): ApplicationFailure {
   if (err instanceof MissingCredentialError)
     return failure('auth', err.message, ctx, { transport: false, message: err.message }, true, err.envName);
+  // Refused before anything was sent: no retry changes the pair; the fallback chain may serve the turn.
+  if (err instanceof UnpairedEndpointKeyError)
+    return failure('auth', err.message, ctx, { transport: false, message: err.message }, true);
   const facts = factsOf(err);
   const reason: FailureReason =
     err instanceof MalformedResponseError

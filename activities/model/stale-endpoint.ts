@@ -19,7 +19,7 @@ export function staleEndpointHint(ref: ProviderRef, defaults: ProviderDefaults):
   if (normalizeBaseUrl(now.baseUrl) !== normalizeBaseUrl(ref.baseUrl))
     changes.push(`endpoint ${ref.baseUrl} (the worker's configuration now gives ${now.baseUrl})`);
   if (!ref.credentialPool?.length && !now.credentialPool?.length && now.apiKeyEnv !== ref.apiKeyEnv)
-    changes.push(`key variable ${ref.apiKeyEnv} (now ${now.apiKeyEnv})`);
+    changes.push(`key variable ${ref.apiKeyEnv || '(none)'} (now ${now.apiKeyEnv || '(none)'})`);
   if (!changes.length) return undefined;
   const hint = `this session keeps the ${changes.join(' and the ')} it started with; start a new session (herald chat, or /new) to use the current settings`;
   return hint.length > MAX_HINT_CHARS ? `${hint.slice(0, MAX_HINT_CHARS - 1)}…` : hint;

@@ -6,8 +6,9 @@
  * server. The answer travels as an activity result (prepareConversation), so replay never asks
  * again. Discovery is best-effort: bounded timeouts, every failure is "unknown", never an error.
  */
-import type { ProviderRef } from '../../common/providers.js';
-import { isLocalProvider } from '../../common/providers.js';
+import { NO_KEY } from '../../common/endpoint-keys.js';
+import type { ProviderDefaults, ProviderRef } from '../../common/providers.js';
+import { endpointKeyVerdict, isLocalProvider } from '../../common/providers.js';
 import { keyVariable } from './clients.js';
 
 /** Each probe's own timeout: a local server answers in milliseconds or is not there. */
@@ -164,6 +165,8 @@ async function readJson(res: Response): Promise<unknown> {
 
 export interface DiscoveryOptions {
   env: NodeJS.ProcessEnv;
+  /** The worker's provider defaults (their declared pairs); absent: only the providers' standard pairs get a key. */
+  endpoints?: Pick<ProviderDefaults, 'declared'>;
   fetchImpl?: typeof fetch;
   probeTimeoutMs?: number;
   deadlineMs?: number;
@@ -176,8 +179,11 @@ export async function discoverWindow(
 ): Promise<{ contextLength: number; source: string } | undefined> {
   const fetchImpl = options.fetchImpl ?? fetch;
   const deadline = AbortSignal.timeout(options.deadlineMs ?? DISCOVERY_DEADLINE_MS);
-  // A server started with --api-key wants it on these endpoints too; the key stays in the worker.
-  const key = options.env[keyVariable(ref as ProviderRef)];
+  // A server started with --api-key wants it on these endpoints too; the key stays in the worker,
+  // and goes only where it is paired (the same decision as a model call's).
+  const paired = endpointKeyVerdict(ref, options.endpoints ?? {}).ok;
+  const name = keyVariable(ref as ProviderRef);
+  const key = paired && name !== NO_KEY ? options.env[name] : undefined;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
   for (const probe of probesFor(ref.provider)) {

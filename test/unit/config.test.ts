@@ -95,7 +95,10 @@ describe('loadConfig', () => {
 
   it('declares the endpoints and key variables the worker knows, for checking workflow input', () => {
     const d = loadConfig(env({ OPENAI_BASE_URL: 'http://localhost:11434/v1' })).providerDefaults.declared;
-    assert.deepEqual(d, { baseUrls: ['http://localhost:11434/v1'], keyEnvs: [] });
+    assert.deepEqual(d?.baseUrls, ['http://localhost:11434/v1']);
+    assert.deepEqual(d?.keyEnvs, []);
+    // The environment's endpoint is paired with the variable the SDKs pair it with.
+    assert.ok(d?.pairs.some((p) => p.baseUrl === 'http://localhost:11434/v1' && p.keyEnv === 'OPENAI_API_KEY'));
   });
 
   it('infers the provider from the environment', () => {

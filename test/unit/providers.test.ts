@@ -205,24 +205,24 @@ describe('local server presets (issue 14)', () => {
       () =>
         resolveProvider(
           { provider: 'custom', model: 'm', baseUrl: 'http://127.0.0.1:11434/v1', apiKeyEnv: 'OPENAI_API_KEY' },
-          { ...defaults, declared: { baseUrls: [], keyEnvs: [] } },
+          { ...defaults, declared: { baseUrls: [], keyEnvs: [], pairs: [] } },
         ),
       ProviderResolutionError,
     );
     // Naming the preset itself is fine: its endpoint is the worker's default, not the caller's.
     const ref = resolveProvider(
       { provider: 'ollama', model: 'm' },
-      { ...defaults, declared: { baseUrls: [], keyEnvs: [] } },
+      { ...defaults, declared: { baseUrls: [], keyEnvs: [], pairs: [] } },
     );
     assert.equal(ref.baseUrl, 'http://127.0.0.1:11434/v1');
   });
 
   it('a missing key is no error for a preset: the call goes out keyless', () => {
     const ref = resolveProvider({ provider: 'llamacpp', model: 'm' }, defaults);
-    assert.equal(resolveApiKey(ref, {}), 'no-key');
-    assert.equal(resolveApiKey(ref, { LLAMA_API_KEY: 'k' }), 'k');
+    assert.equal(resolveApiKey(ref, {}, {}), 'no-key');
+    assert.equal(resolveApiKey(ref, { LLAMA_API_KEY: 'k' }, {}), 'k');
     assert.throws(
-      () => resolveApiKey(resolveProvider({ provider: 'openai', model: 'm' }, defaults), {}),
+      () => resolveApiKey(resolveProvider({ provider: 'openai', model: 'm' }, defaults), {}, {}),
       MissingCredentialError,
     );
   });

@@ -96,7 +96,17 @@ describe('temperature on the wire', () => {
       ref(apiMode, model),
       request(model, temperature),
       { signal: new AbortController().signal, sink: recordingSink() },
-      { env: { FAKE_KEY: 'k' }, timeoutMs: 10_000 },
+      {
+        env: { FAKE_KEY: 'k' },
+        endpoints: {
+          declared: {
+            baseUrls: [],
+            keyEnvs: [],
+            pairs: [fake.url, fake.anthropicUrl].map((baseUrl) => ({ baseUrl, keyEnv: 'FAKE_KEY' })),
+          },
+        },
+        timeoutMs: 10_000,
+      },
     );
 
   for (const mode of ['chat_completions', 'codex_responses', 'anthropic_messages'] as const) {
