@@ -9,7 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -50,6 +60,8 @@ describe('the packed package', () => {
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'herald-package-'));
+    // Run as root, the embedded Postgres runs as a `postgres` user, who must reach its binaries.
+    chmodSync(tmp, 0o755);
     // The files a clone has (tracked, and new ones not ignored), without the recorded histories.
     const clone = join(tmp, 'clone');
     const files = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], PROJECT_ROOT)
