@@ -1,6 +1,6 @@
 /**
  * `npm run build`: compile Herald to JavaScript in dist/ (tsconfig.build.json), the tree the
- * published package runs (`bin/herald.js`, the worker, the `herald/client` library; docs/install.md).
+ * packed package runs (`bin/herald.js`, the worker, the `herald/client` library; docs/install.md).
  * tsc, not a bundler: the output keeps the source tree's shape, so the worker hands Temporal's
  * workflow bundler the compiled `dist/workflows/index.js` with its imports as they are, the files
  * found next to the code (migrations) are found the same way, and the client library gets its
