@@ -1,5 +1,15 @@
 # Herald worker image: `docker compose up` builds it; `herald worker` reads TEMPORAL_ADDRESS and
 # DATABASE_URL and applies the database migrations itself.
+
+# Build stage: compile the TypeScript to dist/ (`npm run build` needs the dev dependencies).
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts=false
+COPY . .
+RUN npm run build
+
+# Runtime stage: the compiled build and the production dependencies only (no TypeScript, no tsx).
 FROM node:20-bookworm-slim
 
 # bash runs the terminal tool inside bubblewrap (the tool sandbox); git and python are common needs
@@ -11,7 +21,8 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts=false && npm cache clean --force
-COPY . .
+COPY bin/herald.js ./bin/herald.js
+COPY --from=build /src/dist ./dist
 
 ENV NODE_ENV=production \
     HERALD_HOME=/data/herald \

@@ -12,7 +12,8 @@
  *   - delegation round trip (three child agents, one model call each),
  *   - the injection scanner's speed on a large file and on long hostile lines,
  *   - the approval gate's command classification (corpus and 2,000-character commands),
- *   - what the tool sandbox adds to a terminal call.
+ *   - what the tool sandbox adds to a terminal call,
+ *   - the built CLI's start-up: `herald --help`, `herald sessions`, the chat prompt (bench/startup.ts).
  *   - then the scale table (bench/scale.ts: K concurrent conversations on one worker and three, against
  *     the issue's goals; `--no-scale` skips it, `--quick` runs K=50 and 200 on one worker).
  * Not part of `npm test`: numbers, not assertions.
@@ -25,6 +26,7 @@ import type { ScriptedReply } from '../test/support/fake-provider.js';
 import { createTestStack, eventually, stopSharedInfra } from '../test/support/stack.js';
 import { measureFailover } from './failover.js';
 import { measureOverhead } from './overhead.js';
+import { buildCli, measureStartup } from './startup.js';
 
 const quick = process.argv.includes('--quick');
 // Without DATABASE_URL the bench starts its own embedded Postgres (data in a temp folder) and
@@ -334,6 +336,22 @@ try {
       say(
         `terminal call \`true\`: sandboxed p50 ${ms(pct(sandboxed, 50))} p99 ${ms(pct(sandboxed, 99))}; unsandboxed p50 ${ms(pct(bare, 50))}; sandbox cost p50 ${ms(pct(sandboxed, 50) - pct(bare, 50))} (goal < 30 ms)`,
       );
+  }
+
+  // 10. The built CLI's start-up (bench/startup.ts), against the stack's Temporal and Postgres.
+  {
+    try {
+      buildCli();
+      const s = await measureStartup(stack.workerEnv(), ws, quick ? 3 : 10);
+      const line = (what: string, xs: number[], goal: string) =>
+        say(`${what}: p50 ${ms(pct(xs, 50))}, max ${ms(Math.max(...xs))} over ${xs.length} runs (goal ${goal})`);
+      say('built CLI start-up (spawn → exit, or → the chat prompt):');
+      line('  herald --help', s.help, '≤ 800 ms');
+      line('  herald sessions', s.sessions, '≤ 800 ms');
+      line('  herald chat, to the prompt', s.chatPrompt, '≤ 1,500 ms');
+    } catch (err) {
+      say(`CLI start-up: not measured (${(err as Error).message.split('\n')[0]})`);
+    }
   }
 } finally {
   await shutdown();

@@ -2,11 +2,14 @@
  * The `herald` command line (SPEC §14). Errors are one clear line on stderr; `--json` prints
  * machine-readable results on stdout. Exit codes: 0 ok, 1 error, 2 usage, 3 the turn failed,
  * 4 the turn was interrupted.
+ *
+ * Start-up time is the CLI's first impression (`npm run bench` measures it): only what the command
+ * definitions need is imported here; each command imports its heavy modules (the Temporal client,
+ * Postgres, the worker, the tools) in its action, so `herald --help` loads commander and little else.
  */
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { tracingWanted } from '../runtime/tracing-config.js';
 import pc from 'picocolors';
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { sessionIdFromWorkflowId, workflowIdFor } from '../common/constants.js';
 import type { TurnResult } from '../common/contract.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
@@ -15,17 +18,8 @@ import { APPROVAL_DECISIONS, BUSY_POLICIES } from '../common/contract.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { ConfigError } from '../runtime/config.js';
 import { cliConfig, configFor } from './cli-config.js';
-import { createLogger } from '../runtime/logger.js';
-import { createDb } from '../activities/store/db.js';
-import { listConversations } from '../activities/store/sessions.js';
-import { startWorker } from '../workers/worker.js';
-import { builtinTools } from '../activities/tools/builtin.js';
-import { probeMcpServers, renderMcpProbes } from './mcp-command.js';
+import type { Db } from '../activities/store/db.js';
 import { describeMcpServers, mcpServerSelected } from '../common/mcp-state.js';
-import { discoverSkills, skillSettings } from '../activities/skills/discover.js';
-import { renderSkillView, viewSkill } from '../activities/skills/view.js';
-import { renderSkillsList } from './skills-command.js';
-import { migrate } from '../activities/store/migrate.js';
 import type { MemoryEntry, MemoryStore } from '../activities/store/memory.js';
 import {
   MEMORY_LIMITS,
@@ -40,28 +34,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { StartOptions } from './client.js';
-import { HeraldClient } from './client.js';
-import { runChat } from './chat.js';
-import { runDev } from './dev-command.js';
+import type { HeraldClient, StartOptions } from './client.js';
 import { onStopRequest } from '../runtime/stop-signals.js';
-import { clientSettings, readRuntimeInfo } from './connection.js';
-import { runDemo } from './demo.js';
-import { runCodecKey, runCodecServer } from './codec-command.js';
-import { renderChecks, runDoctor } from './doctor.js';
-import { findSession, runningConversation } from './session-ref.js';
-import { workflowStatuses } from './session-status.js';
 import { renderSessionsTable } from './sessions-table.js';
-import { runWatch } from './watch.js';
-import { renderUsage, usageReport } from './usage.js';
-import {
-  checkCommandReport,
-  jsonLines,
-  readStdin,
-  renderCommandReport,
-  renderScanReport,
-  scanTextReport,
-} from './safety-commands.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
@@ -71,7 +46,13 @@ function config(): HeraldConfig {
 }
 
 async function connect(): Promise<HeraldClient> {
+  const [{ HeraldClient }, { clientSettings }] = await Promise.all([import('./client.js'), import('./connection.js')]);
   return await HeraldClient.connect(clientSettings(config()));
+}
+
+/** The session commands' lookups (client/session-ref.ts), loaded with the client. */
+async function runningConversation(client: HeraldClient, ref: string) {
+  return await (await import('./session-ref.js')).runningConversation(client, ref);
 }
 
 /** Connect, run `fn`, and always close the connection (so the process can exit). */
@@ -168,6 +149,7 @@ export function buildProgram(): Command {
       portOption,
     )
     .action(async (o: { ui: boolean; worker: boolean; metricsPort?: number }) => {
+      const { runDev } = await import('./dev-command.js');
       process.exitCode = await runDev(withMetricsPort(config(), o.metricsPort), o);
     });
 
@@ -181,6 +163,11 @@ export function buildProgram(): Command {
       portOption,
     )
     .action(async (o: { toolsOnly?: boolean; metricsPort?: number }) => {
+      const [{ readRuntimeInfo }, { startWorker }, { createLogger }] = await Promise.all([
+        import('./connection.js'),
+        import('../workers/worker.js'),
+        import('../runtime/logger.js'),
+      ]);
       const cfg = withMetricsPort(config(), o.metricsPort);
       const rt = readRuntimeInfo(cfg.home);
       const resolved: HeraldConfig = {
@@ -368,6 +355,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (session: string, o: { json?: boolean }) => {
       await withClient(async (client) => {
+        const { findSession } = await import('./session-ref.js');
         const s = await (await findSession(client, session)).conversation.state();
         const text = [
           // The conversation id is what every command takes; after a compression the context lives in `<id>.<n>`.
@@ -393,6 +381,7 @@ export function buildProgram(): Command {
       .option('--reopen', 'with --resume: go on with a session that has ended')
       .option('--no-reasoning', "hide the model's reasoning (shown dimmed by default)"),
   ).action(async (o: Record<string, unknown>) => {
+    const { runChat } = await import('./chat.js');
     await withClient(async (client) => {
       await runChat(client, {
         sessionId: typeof o.resume === 'string' ? o.resume : undefined,
@@ -416,6 +405,7 @@ export function buildProgram(): Command {
       const from = o.from === undefined ? undefined : Number(o.from);
       if (from !== undefined && !(Number.isInteger(from) && from >= 0))
         throw new Error(`--from takes an event sequence number (0 or more), not "${o.from}"`);
+      const { runWatch } = await import('./watch.js');
       await withClient((client) => runWatch(client, session, { from, json: Boolean(o.json) }));
     });
 
@@ -425,6 +415,7 @@ export function buildProgram(): Command {
     .option('--offline', 'do not call the providers (only check that their keys are set)')
     .option('--json', 'print JSON')
     .action(async (o: { offline?: boolean; json?: boolean }) => {
+      const { renderChecks, runDoctor } = await import('./doctor.js');
       const checks = await runDoctor(config(), { offline: Boolean(o.offline) });
       print(Boolean(o.json), checks, renderChecks(checks));
       if (checks.some((c) => c.status === 'fail')) process.exitCode = EXIT.error;
@@ -437,6 +428,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .option('--jsonl', 'read one JSON string per stdin line, write one JSON object per line')
     .action(async (words: string[], o: { json?: boolean; jsonl?: boolean }) => {
+      const { checkCommandReport, jsonLines, readStdin, renderCommandReport } = await import('./safety-commands.js');
       if (o.jsonl) return await jsonLines(checkCommandReport);
       const command = words.length ? words.join(' ') : (await readStdin()).replace(/\n$/, '');
       const report = await checkCommandReport(command);
@@ -450,6 +442,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .option('--jsonl', 'read one JSON string per stdin line, write one JSON object per line')
     .action(async (words: string[], o: { json?: boolean; jsonl?: boolean }) => {
+      const { jsonLines, readStdin, renderScanReport, scanTextReport } = await import('./safety-commands.js');
       if (o.jsonl) return await jsonLines(scanTextReport);
       const report = scanTextReport(words.length ? words.join(' ') : await readStdin());
       print(Boolean(o.json), report, renderScanReport(report));
@@ -462,6 +455,11 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .option('--no-mcp', 'leave out MCP servers (listing them starts them)')
     .action(async (o: { toolsets?: string; json?: boolean; mcp: boolean }) => {
+      const [{ builtinTools }, { skillSettings }, { probeMcpServers, renderMcpProbes }] = await Promise.all([
+        import('../activities/tools/builtin.js'),
+        import('../activities/skills/discover.js'),
+        import('./mcp-command.js'),
+      ]);
       const cfg = config();
       const registry = builtinTools(cfg.file, skillSettings(cfg));
       const selection = o.toolsets ? o.toolsets.split(',').map((t) => t.trim()) : cfg.file.tools.toolsets;
@@ -499,6 +497,7 @@ export function buildProgram(): Command {
     .description('connect to every configured MCP server and show its status and tools')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
+      const { probeMcpServers, renderMcpProbes } = await import('./mcp-command.js');
       const probes = await probeMcpServers(config());
       print(Boolean(o.json), probes, renderMcpProbes(probes, true));
     });
@@ -514,6 +513,7 @@ export function buildProgram(): Command {
           `no MCP server "${server}" in the config (configured: ${Object.keys(cfg.file.mcp.servers).join(', ') || 'none'})`,
           'mcp.servers',
         );
+      const { probeMcpServers, renderMcpProbes } = await import('./mcp-command.js');
       const probes = await probeMcpServers(cfg, server);
       print(Boolean(o.json), probes[0], renderMcpProbes(probes, true));
       if (probes[0]?.status !== 'ready') process.exitCode = 1;
@@ -522,7 +522,8 @@ export function buildProgram(): Command {
   const skills = program
     .command('skills')
     .description('list the skills a conversation in a workspace gets, and show one (SKILL.md folders)');
-  const skillsWhere = (o: { cwd?: string }) => {
+  const skillsWhere = async (o: { cwd?: string }) => {
+    const { skillSettings } = await import('../activities/skills/discover.js');
     const cfg = config();
     const cwd = resolve(o.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new Error(`no such folder: ${cwd}`);
@@ -534,7 +535,11 @@ export function buildProgram(): Command {
     .option('--cwd <dir>', 'the workspace (default: the current folder)')
     .option('--json', 'print JSON')
     .action(async (o: { cwd?: string; json?: boolean }) => {
-      const { settings, cwd } = skillsWhere(o);
+      const { settings, cwd } = await skillsWhere(o);
+      const [{ discoverSkills }, { renderSkillsList }] = await Promise.all([
+        import('../activities/skills/discover.js'),
+        import('./skills-command.js'),
+      ]);
       const catalog = await discoverSkills(settings, cwd);
       print(Boolean(o.json), catalog, renderSkillsList(catalog, settings, cwd));
     });
@@ -546,7 +551,8 @@ export function buildProgram(): Command {
     .option('--cwd <dir>', 'the workspace (default: the current folder)')
     .option('--json', 'print JSON')
     .action(async (name: string, path: string | undefined, o: { cwd?: string; json?: boolean }) => {
-      const { settings, cwd } = skillsWhere(o);
+      const { settings, cwd } = await skillsWhere(o);
+      const { renderSkillView, viewSkill } = await import('../activities/skills/view.js');
       const view = await viewSkill(settings, cwd, name, path);
       if (!view.ok) throw new Error(view.error);
       print(Boolean(o.json), view, renderSkillView(view));
@@ -555,7 +561,12 @@ export function buildProgram(): Command {
   const memory = program
     .command('memory')
     .description('show, edit and export the MEMORY and USER stores (in Postgres)');
-  const withDb = async <T>(fn: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> => {
+  const withDb = async <T>(fn: (db: Db) => Promise<T>): Promise<T> => {
+    const [{ clientSettings }, { createDb }, { migrate }] = await Promise.all([
+      import('./connection.js'),
+      import('../activities/store/db.js'),
+      import('../activities/store/migrate.js'),
+    ]);
     const url = clientSettings(config()).databaseUrl;
     if (!url) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
     const db = createDb(url, 1);
@@ -656,6 +667,12 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'how many', '20')
     .option('--json', 'print JSON')
     .action(async (o: { limit: string; json?: boolean }) => {
+      const [{ clientSettings }, { createDb }, { listConversations }, { workflowStatuses }] = await Promise.all([
+        import('./connection.js'),
+        import('../activities/store/db.js'),
+        import('../activities/store/sessions.js'),
+        import('./session-status.js'),
+      ]);
       const url = clientSettings(config()).databaseUrl;
       if (!url) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');
       const db = createDb(url, 1);
@@ -664,8 +681,8 @@ export function buildProgram(): Command {
         // Without Temporal the list still shows; only the statuses are unknown.
         const ids = rows.map((r) => r.workflow_id ?? workflowIdFor(r.id));
         const statuses = rows.length
-          ? await withClient((client) => workflowStatuses(client, ids)).catch((err: unknown) => {
-              process.stderr.write(`${pc.yellow('herald:')} statuses unknown: ${describeError(err)}\n`);
+          ? await withClient((client) => workflowStatuses(client, ids)).catch(async (err: unknown) => {
+              process.stderr.write(`${pc.yellow('herald:')} statuses unknown: ${await describeError(err)}\n`);
               return new Map<string, string>();
             })
           : new Map<string, string>();
@@ -702,6 +719,7 @@ export function buildProgram(): Command {
     .argument('<session>', 'session id')
     .option('--json', 'print JSON')
     .action(async (session: string, o: { json?: boolean }) => {
+      const { renderUsage, usageReport } = await import('./usage.js');
       const report = await withDb((db) => usageReport(db, session));
       print(Boolean(o.json), report, renderUsage(report));
     });
@@ -714,6 +732,7 @@ export function buildProgram(): Command {
     .option('--ui-origin <origin...>', 'Web UI origins allowed by CORS (default: the dev Web UI on HERALD_UI_PORT)')
     .option('--max-body-bytes <n>', 'largest request accepted', String(8 * 1024 * 1024))
     .action(async (o: { host: string; port?: string; uiOrigin?: string[]; maxBodyBytes: string }) => {
+      const { runCodecServer } = await import('./codec-command.js');
       const server = await runCodecServer(config(), o);
       await untilSignal(() => server.close());
     });
@@ -722,7 +741,8 @@ export function buildProgram(): Command {
     .command('codec-key')
     .description('print a new payload codec key entry (id:base64key) for HERALD_CODEC_KEY or a key file')
     .argument('[id]', 'the key id (default: key-<date>)')
-    .action((id: string | undefined) => {
+    .action(async (id: string | undefined) => {
+      const { runCodecKey } = await import('./codec-command.js');
       process.stdout.write(`${runCodecKey(id)}\n`);
     });
 
@@ -731,6 +751,7 @@ export function buildProgram(): Command {
     .description('run a scripted conversation on the embedded stack (no real model needed)')
     .option('--once', 'exit after the demo instead of keeping the stack up')
     .action(async (o: { once?: boolean }) => {
+      const { runDemo } = await import('./demo.js');
       await runDemo({ once: Boolean(o.once) });
     });
 
@@ -744,8 +765,9 @@ function renderMemory(label: string, entries: MemoryEntry[], limit: number): str
     : `${head}: empty`;
 }
 
-/** Turn any failure into one clear line. */
-export function describeError(err: unknown): string {
+/** Turn any failure into one clear line. (The Temporal client is loaded here, off the start-up path.) */
+export async function describeError(err: unknown): Promise<string> {
+  const { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } = await import('@temporalio/client');
   if (err instanceof WorkflowNotFoundError)
     return `session ${err.workflowId ? sessionIdFromWorkflowId(err.workflowId) : '?'} is not running (it ended, or never started): \`herald sessions\` lists them`;
   if (err instanceof WorkflowUpdateFailedError) return `rejected: ${err.cause?.message ?? err.message}`;
@@ -768,7 +790,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    process.stderr.write(`${pc.red('herald:')} ${describeError(err)}\n`);
+    process.stderr.write(`${pc.red('herald:')} ${await describeError(err)}\n`);
     process.exitCode = EXIT.error;
   } finally {
     await tracing?.shutdown();

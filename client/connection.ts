@@ -14,7 +14,6 @@ import type { CodecKeyring } from '../runtime/codec-keys.js';
 import { clientDataConverter } from '../runtime/data-converter.js';
 import type { TemporalSecurity } from '../runtime/temporal-connection.js';
 import { missingCredentialsHint } from '../runtime/temporal-connection.js';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import { tracingWanted } from '../runtime/tracing-config.js';
 
 /** Where a client's Temporal address came from (for the "cannot reach" message). */
@@ -103,10 +102,12 @@ export async function connectTemporal(
     throw new Error(hint ? `${message}. ${hint}` : message);
   }
   const tracing = settings.tracing ?? tracingWanted(process.env);
+  // The OpenTelemetry interceptor is loaded only for tracing: every CLI command connects here.
+  const otel = tracing ? await import('@temporalio/interceptors-opentelemetry/lib/client/index.js') : undefined;
   return new Client({
     connection,
     namespace: settings.namespace,
     dataConverter: clientDataConverter(settings.codec),
-    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+    ...(otel ? { interceptors: { workflow: [new otel.OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
 }

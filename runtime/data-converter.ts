@@ -6,18 +6,16 @@
  * worker and client. Without keys the codec is still installed: it passes plaintext through and
  * names the missing key when it meets an encrypted payload (instead of "unknown encoding").
  */
-import { fileURLToPath } from 'node:url';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { DefaultFailureConverter } from '@temporalio/common';
 import type { CodecKeyring } from './codec-keys.js';
 import type { PayloadDecryptError } from './codec.js';
 import { AesGcmCodec } from './codec.js';
+import { codeModule } from './paths.js';
 
-export const PAYLOAD_CONVERTER_PATH = fileURLToPath(new URL('../workflows/payload-converter.ts', import.meta.url));
+export const PAYLOAD_CONVERTER_PATH = codeModule('workflows/payload-converter');
 /** With keys: failure messages and stack traces are encoded (and so encrypted) too. */
-export const ENCODED_FAILURE_CONVERTER_PATH = fileURLToPath(
-  new URL('../workflows/failure-converter.ts', import.meta.url),
-);
+export const ENCODED_FAILURE_CONVERTER_PATH = codeModule('workflows/failure-converter');
 
 export interface CodecLog {
   error(obj: object, msg: string): void;

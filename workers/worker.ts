@@ -3,7 +3,6 @@
  * Applies migrations to the database first, so a fresh database just works.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { LogLevel, WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
@@ -38,14 +37,15 @@ import { workerDataConverter } from '../runtime/data-converter.js';
 import type { TemporalSecurity } from '../runtime/temporal-connection.js';
 import { describeSecurity } from '../runtime/temporal-connection.js';
 import { freePort } from '../runtime/ports.js';
+import { codeModule } from '../runtime/paths.js';
 import { createMetrics } from '../activities/metrics.js';
 import type { MetricsServer } from './metrics-server.js';
 import { startMetricsServer } from './metrics-server.js';
 import { workerCreateTuning } from '../common/worker-tuning.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export const WORKFLOWS_PATH = codeModule('workflows/index');
 /** The workflow-side tracing interceptors, bundled only into a tracing worker's workflows. */
-export const TRACING_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/tracing.ts', import.meta.url));
+export const TRACING_INTERCEPTORS_PATH = codeModule('workflows/tracing');
 
 export interface WorkerOptions {
   config: HeraldConfig;

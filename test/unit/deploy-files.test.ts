@@ -134,6 +134,28 @@ describe('deploy files: docker compose', () => {
   });
 });
 
+describe('deploy files: the Dockerfile', () => {
+  const stages = read('Dockerfile')
+    .split(/^FROM /m)
+    .slice(1)
+    .map((s) => `FROM ${s}`);
+
+  it('the image runs the compiled build, without dev dependencies or the TypeScript sources', () => {
+    assert.equal(stages.length, 2, 'a build stage and a runtime stage');
+    const [build, runtime] = stages as [string, string];
+    assert.match(build, /^FROM \S+ AS build$/m);
+    assert.match(build, /^RUN npm ci\b(?!.*--omit=dev)/m, 'the build stage has the dev dependencies');
+    assert.match(build, /^RUN npm run build$/m);
+    assert.match(runtime, /^RUN npm ci --omit=dev\b/m);
+    assert.match(runtime, /^COPY --from=build \/src\/dist \.\/dist$/m);
+    assert.doesNotMatch(runtime, /^COPY \. /m, 'no sources in the runtime stage');
+    assert.match(runtime, /^CMD \["node", "bin\/herald\.js", "worker"\]$/m);
+    // bin/herald.js runs dist/ where no sources are; nothing it runs needs a dev dependency.
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    for (const dev of ['tsx', 'typescript']) assert.ok(!(dev in pkg.dependencies), `${dev} is a dev dependency`);
+  });
+});
+
 describe('deploy files: image pins', () => {
   it('every pin says where its tag was verified, or that it is built here', () => {
     for (const p of pins) {
