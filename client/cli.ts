@@ -378,6 +378,7 @@ export function buildProgram(): Command {
           ...s.pending_approvals.map((a) => pc.yellow(`approval ${a.request_id} (${a.reason}): ${a.command}`)),
           ...(s.clarify ? [pc.cyan(`question ${s.clarify.request_id}: ${s.clarify.question}`)] : []),
           ...(s.mcp ? [`MCP: ${describeMcpServers(s.mcp.servers).join(' · ') || 'no servers'}`] : []),
+          ...(s.left_out ?? []).map((l) => pc.yellow(`left out: ${l}`)),
           ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');
