@@ -22,6 +22,7 @@ import { startWorker } from '../workers/worker.js';
 import { builtinTools } from '../activities/tools/builtin.js';
 import { probeMcpServers, renderMcpProbes } from './mcp-command.js';
 import { describeMcpServers, mcpServerSelected } from '../common/mcp-state.js';
+import { screenFinding } from '../common/prompt-screen.js';
 import { discoverSkills, skillSettings } from '../activities/skills/discover.js';
 import { renderSkillView, viewSkill } from '../activities/skills/view.js';
 import { renderSkillsList } from './skills-command.js';
@@ -599,6 +600,14 @@ export function buildProgram(): Command {
         process.stderr.write(
           `added to ${store} (${memoryChars(entries) + text.length} of ${MEMORY_LIMITS[store]} characters)\n`,
         );
+        // Your own entry is kept, but new sessions' prompts will show a placeholder instead: say so now.
+        const rule = screenFinding(text, 'strict');
+        if (rule)
+          process.stderr.write(
+            pc.yellow(
+              `warning: system prompts will leave this entry out: it looked like a prompt injection: ${rule}\n`,
+            ),
+          );
       });
     });
   memory
@@ -741,7 +750,17 @@ export function buildProgram(): Command {
 function renderMemory(label: string, entries: MemoryEntry[], limit: number): string {
   const head = `${label} (${memoryChars(entries)} of ${limit} characters)`;
   return entries.length
-    ? [head, ...entries.map((e, i) => `${String(i + 1).padStart(2)}. ${e.content}`)].join('\n')
+    ? [
+        head,
+        ...entries.map((e, i) => {
+          // Shown as stored; marked when new sessions' prompts leave it out (activities/prompt/system-prompt.ts).
+          const rule = screenFinding(e.content, 'strict');
+          const mark = rule
+            ? pc.yellow(` [left out of system prompts: it looked like a prompt injection: ${rule}]`)
+            : '';
+          return `${String(i + 1).padStart(2)}. ${e.content}${mark}`;
+        }),
+      ].join('\n')
     : `${head}: empty`;
 }
 

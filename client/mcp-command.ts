@@ -64,7 +64,7 @@ async function probe(pool: McpPool, name: string, server: McpServerConfig): Prom
     const leftOut: LeftOut[] = [];
     const listed = (await pool.listTools(conn, server.connectTimeoutSeconds * 1000)).filter((t) => {
       if (!toolSelected(server, t.name)) return false;
-      const rule = mcpToolFinding(t);
+      const rule = mcpToolFinding(t, server.trust);
       if (rule) addLeftOut(leftOut, mcpToolLeftOut(name, t.name, rule));
       return !rule;
     });

@@ -2,10 +2,12 @@
  * Screening of text from outside Herald where it enters what the model reads as its own
  * instructions: the system prompt (context files, memory entries, the skills index, MCP server
  * notes) and the tool definitions (MCP tool and parameter descriptions). Every channel goes through
- * the whole prompt-injection scanner (common/injection-scan.ts, every family); descriptions — text
- * that says what a tool or skill is for — also through the strict description rules
- * (common/prompt-screen-rules.ts), since a description has no reason to name the user's key files
- * or pipe a download into a shell.
+ * the whole prompt-injection scanner (common/injection-scan.ts, every family). Short metadata —
+ * MCP tool and parameter descriptions, skill descriptions, memory entries — is `strict`: it also
+ * goes through the strict rules (common/prompt-screen-rules.ts), since a line that says what a
+ * tool is for, or a remembered fact, has no reason to name the user's key files or pipe a download
+ * into a shell. Documents (context files, SKILL.md bodies, SOUL.md) may discuss those and get the
+ * scanner alone.
  *
  * What is refused is left out, never silently: in the prompt a placeholder
  * `[left out: <what> — it looked like a prompt injection: <rule>]`, and a `LeftOut` note
@@ -14,15 +16,16 @@
 import type { LeftOut } from './left-out.js';
 import { addLeftOut, leftOut, leftOutPlaceholder } from './left-out.js';
 import { scanForInjection } from './injection-scan.js';
-import { descriptionFinding } from './prompt-screen-rules.js';
+import { strictFinding } from './prompt-screen-rules.js';
 
-export type ScreenChannel = 'text' | 'description';
+/** `document`: the scanner; `strict`: the scanner and the strict rules. */
+export type ScreenChannel = 'document' | 'strict';
 
 /** Why `text` may not enter the prompt (the matched rule's description), or undefined when it may. */
-export function screenFinding(text: string, channel: ScreenChannel = 'text'): string | undefined {
+export function screenFinding(text: string, channel: ScreenChannel = 'document'): string | undefined {
   const found = scanForInjection(text)[0]?.description;
   if (found) return found;
-  return channel === 'description' ? descriptionFinding(text) : undefined;
+  return channel === 'strict' ? strictFinding(text) : undefined;
 }
 
 /**
@@ -33,7 +36,7 @@ export function screenForPrompt(
   what: string,
   text: string,
   notes?: LeftOut[],
-  channel: ScreenChannel = 'text',
+  channel: ScreenChannel = 'document',
 ): string {
   const rule = screenFinding(text, channel);
   if (!rule) return text;

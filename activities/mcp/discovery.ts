@@ -101,7 +101,7 @@ async function listServer(
     for (const t of tools) {
       if (!toolSelected(cfg, t.name)) continue;
       // Descriptions are the server's text, read by the model as part of its tools: screened first.
-      const rule = mcpToolFinding(t);
+      const rule = mcpToolFinding(t, cfg.trust);
       if (rule) {
         addLeftOut(leftOut, mcpToolLeftOut(name, t.name, rule));
         continue;

@@ -1,13 +1,15 @@
 /**
- * Screening an MCP tool before the model sees it (common/prompt-screen.ts, strict description
- * rules): its description, and every `description` and `title` in its input schema, since the
+ * Screening an MCP tool before the model sees it (common/prompt-screen.ts, strict rules): its description, and every `description` and `title` in its input schema, since the
  * model reads parameter descriptions as much as the tool's own. A tool with a finding is left out
  * whole rather than offered with its text replaced: the server that wrote the text also runs the
  * tool, and a tool built around a poisoned description (a `sidenote` parameter meant for a key
- * file) is no safer for a clean description.
+ * file) is no safer for a clean description. A server the config marks `trust: trusted` is held
+ * to the scanner only, not to the strict rules (an SSH server may well name
+ * `~/.ssh/id_ed25519` in a parameter's description).
  */
 import type { LeftOut } from '../../common/left-out.js';
 import { leftOut, safeName } from '../../common/left-out.js';
+import type { ScreenChannel } from '../../common/prompt-screen.js';
 import { screenFinding } from '../../common/prompt-screen.js';
 
 /** Schema texts looked at per tool, and how deep: a schema is at most 64 KB (schema.ts), this only bounds the walk. */
@@ -40,10 +42,11 @@ export function schemaTexts(schema: unknown): string[] {
 }
 
 /** Why the tool is left out (the matched rule), or undefined when it may be offered. */
-export function mcpToolFinding(tool: ListedTool): string | undefined {
+export function mcpToolFinding(tool: ListedTool, trust: 'trusted' | 'untrusted' = 'untrusted'): string | undefined {
+  const channel: ScreenChannel = trust === 'trusted' ? 'document' : 'strict';
   for (const text of [tool.description, tool.title, ...schemaTexts(tool.inputSchema)]) {
     if (!text) continue;
-    const rule = screenFinding(text, 'description');
+    const rule = screenFinding(text, channel);
     if (rule) return rule;
   }
   return undefined;

@@ -147,7 +147,7 @@ function findContextFile(cwd: string): { path: string; name: string } | undefine
 function memoryLayer(m: MemorySnapshot | undefined, notes: LeftOut[] | undefined): string | undefined {
   if (!m || (!m.memory.length && !m.user.length)) return undefined;
   const entries = (label: string, list: string[]) =>
-    list.map((e, i) => `- ${screenForPrompt(`${label} entry ${i + 1}`, e, notes)}`).join('\n');
+    list.map((e, i) => `- ${screenForPrompt(`${label} entry ${i + 1}`, e, notes, 'strict')}`).join('\n');
   const parts = ['# Memory (a snapshot from the start of this session; the memory tool changes it for later sessions)'];
   if (m.memory.length) parts.push(`## MEMORY (your notes)\n${entries('MEMORY', m.memory)}`);
   if (m.user.length) parts.push(`## USER (the user's profile)\n${entries('USER', m.user)}`);

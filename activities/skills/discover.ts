@@ -10,7 +10,7 @@
  *      (nearest first), like the context-file lookup.
  *
  * Every SKILL.md is screened for prompt injection like a context file, and its description also
- * with the strict description rules (common/prompt-screen.ts): a skill with a finding is blocked —
+ * with the strict rules (common/prompt-screen.ts): a skill with a finding is blocked —
  * not indexed (a placeholder stands in the index), not viewable — and reported with the reason, as
  * are skills whose front matter is broken and skills shadowed by an earlier one of the same name.
  * A workspace's skills come from the repository, so a workspace skill folder (or skills folder)
@@ -213,7 +213,7 @@ async function loadSkill(
   if (!read.ok) return problem(read.error);
   const parsed = parseSkillFile(read.text);
   // Blocked whatever else is wrong with it, under the name it gives itself when it gives one.
-  const rule = screenFinding(read.text) ?? (parsed.ok ? screenFinding(parsed.description, 'description') : undefined);
+  const rule = screenFinding(read.text) ?? (parsed.ok ? screenFinding(parsed.description, 'strict') : undefined);
   if (rule)
     return {
       ...problem(

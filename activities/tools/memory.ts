@@ -1,7 +1,7 @@
 /**
  * `memory`: the agent's long-term notes (SPEC §11). Two stores in Postgres, shared by every worker
  * and conversation: `memory` (the agent's notes, 2,200 characters) and `user` (the user's profile,
- * 1,375 characters). Writes are screened for prompt injection (common/prompt-screen.ts) and refused
+ * 1,375 characters). Writes are screened for prompt injection (common/prompt-screen.ts, strict rules) and refused
  * with the reason, because the stores are read back into every new session's system prompt; what
  * the tool shows of the stores is screened again (rows may come from older code or straight from
  * the database), an entry that fails shown as a `[left out: …]` placeholder.
@@ -33,7 +33,10 @@ function describeStore(store: MemoryStore, entries: Array<{ content: string }>):
   const header = `${store.toUpperCase()} (${used} of ${MEMORY_LIMITS[store]} characters):`;
   const label = `${store.toUpperCase()} entry`;
   return entries.length
-    ? [header, ...entries.map((e, i) => `${i + 1}. ${screenForPrompt(`${label} ${i + 1}`, e.content)}`)].join('\n')
+    ? [
+        header,
+        ...entries.map((e, i) => `${i + 1}. ${screenForPrompt(`${label} ${i + 1}`, e.content, undefined, 'strict')}`),
+      ].join('\n')
     : `${header} empty`;
 }
 
@@ -79,7 +82,7 @@ export const memoryTool = defineTool({
         isError: true,
       };
     if (a.content) {
-      const rule = screenFinding(a.content);
+      const rule = screenFinding(a.content, 'strict');
       if (rule) {
         return {
           content: `Refused: the entry looks like a prompt injection (${rule}); nothing was saved. Memory must hold plain facts.`,
