@@ -354,7 +354,7 @@ describe('skill_view and skills_list', () => {
     assert.equal(poisoned.isError, true);
     assert.match(
       poisoned.content,
-      /^\[left out: pdf-forms\/references\/poison\.md — it looked like a prompt injection: /,
+      /^left out: pdf-forms\/references\/poison\.md — it looked like a prompt injection: /,
     );
   });
 
