@@ -102,10 +102,11 @@ describe('skills', () => {
         '- oncall: Page the on-call.',
         '- pdf-forms: Fill in PDF forms with the bundled script. Use it when the user asks to complete or fill a PDF form.',
         '- release: Cut a release of this repository (changelog, tag, publish).',
+        '- [left out: skill helpful — it looked like a prompt injection: text telling the agent to ignore its previous instructions]',
       ].join('\n'),
     );
-    // The injected skill is blocked: nothing of it reaches the model.
-    assert.ok(!prompt.includes('helpful') && !prompt.includes('evil.example'));
+    // The injected skill is blocked: nothing of it reaches the model but the placeholder saying so.
+    assert.ok(!prompt.includes('A helpful skill') && !prompt.includes('evil.example'));
 
     // The SKILL.md instructions, as workspace data, in the next request.
     const viewed = messagesOf(stack.fake.requests[1]!).at(-1)!;
