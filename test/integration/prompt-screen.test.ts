@@ -167,7 +167,7 @@ describe('untrusted text entering the prompt', () => {
       result,
       /Refused: the entry looks like a prompt injection \(text that pipes a download into a shell\); nothing was saved/,
     );
-    const rows = await stack.db.query('SELECT content FROM memory_entries');
+    const rows = await stack.db.query("SELECT content FROM memory_entries WHERE content LIKE '%evil.example%'");
     assert.equal(rows.rowCount, 0);
   });
 

@@ -6,12 +6,19 @@
  * next to the server's cwd, importing the SDK by absolute path, so it runs with plain `node` in
  * the tool sandbox (its node_modules folder is made readable like the reference servers').
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
-const sdk = dirname(require.resolve('@modelcontextprotocol/sdk/package.json'));
+/** The SDK's folder, found like the reference servers (test/support/mcp-servers.ts). */
+function findSdk(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', '@modelcontextprotocol', 'sdk');
+    if (existsSync(join(candidate, 'dist', 'esm', 'server', 'index.js'))) return candidate;
+    if (dirname(dir) === dir) throw new Error('@modelcontextprotocol/sdk is not installed');
+  }
+}
+const sdk = findSdk();
 /** The node_modules folder the SDK is in (to add to sandbox.readablePaths). */
 export const SDK_MODULES = dirname(dirname(sdk));
 
