@@ -10,6 +10,7 @@ import { oneLine } from '../common/text.js';
 import { exposedNames } from '../activities/mcp/names.js';
 import { McpPool } from '../activities/mcp/pool.js';
 import { mcpToolFinding, mcpToolLeftOut } from '../activities/mcp/screen.js';
+import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from '../activities/mcp/schema.js';
 import type { LeftOut } from '../common/left-out.js';
 import { addLeftOut, describeLeftOut } from '../common/left-out.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
@@ -64,7 +65,10 @@ async function probe(pool: McpPool, name: string, server: McpServerConfig): Prom
     const leftOut: LeftOut[] = [];
     const listed = (await pool.listTools(conn, server.connectTimeoutSeconds * 1000)).filter((t) => {
       if (!toolSelected(server, t.name)) return false;
-      const rule = mcpToolFinding(t, server.trust);
+      // The form a worker sends (activities/mcp/discovery.ts): the description cut, the schema adapted.
+      const description = (t.description ?? t.title ?? t.name).slice(0, MAX_DESCRIPTION_CHARS);
+      const inputSchema = adaptInputSchema(t.inputSchema) ?? t.inputSchema;
+      const rule = mcpToolFinding({ name: t.name, description, inputSchema }, server.trust);
       if (rule) addLeftOut(leftOut, mcpToolLeftOut(name, t.name, rule));
       return !rule;
     });

@@ -19,7 +19,7 @@ import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from './schema.js';
 import { PROMPT_TOOLS, RESOURCE_TOOLS } from './resources.js';
 import type { LeftOut } from '../../common/left-out.js';
 import { addLeftOut, leftOutPlaceholder } from '../../common/left-out.js';
-import { mcpToolFinding, mcpToolLeftOut } from './screen.js';
+import { MCP_SCREEN_BUDGET_CHARS, mcpToolFinding, mcpToolLeftOut, mcpToolTexts } from './screen.js';
 
 export interface DiscoveryOptions {
   db: Db;
@@ -98,12 +98,15 @@ async function listServer(
     const rows: McpToolRow[] = [];
     const skipped: string[] = [];
     const leftOut: LeftOut[] = [];
+    let overCap = 0;
+    let overBudget = 0;
+    let screened = 0;
     for (const t of tools) {
       if (!toolSelected(cfg, t.name)) continue;
-      // Descriptions are the server's text, read by the model as part of its tools: screened first.
-      const rule = mcpToolFinding(t, cfg.trust);
-      if (rule) {
-        addLeftOut(leftOut, mcpToolLeftOut(name, t.name, rule));
+      // Past the cap a tool could never be offered: not screened either (the scanner runs on the
+      // worker's event loop, and a server chooses how many tools it lists).
+      if (rows.length >= MAX_MCP_TOOLS) {
+        overCap += 1;
         continue;
       }
       const inputSchema = adaptInputSchema(t.inputSchema);
@@ -111,11 +114,25 @@ async function listServer(
         skipped.push(t.name);
         continue;
       }
+      const description = (t.description ?? t.title ?? t.name).slice(0, MAX_DESCRIPTION_CHARS);
+      // What the model would read — the description and the schema as sent — screened first,
+      // within a budget (past it, fail closed: the tool is not offered).
+      const sent = { name: t.name, description, inputSchema };
+      screened += mcpToolTexts(sent).reduce((n, x) => n + x.length, 0);
+      if (screened > MCP_SCREEN_BUDGET_CHARS) {
+        overBudget += 1;
+        continue;
+      }
+      const rule = mcpToolFinding(sent, cfg.trust);
+      if (rule) {
+        addLeftOut(leftOut, mcpToolLeftOut(name, t.name, rule));
+        continue;
+      }
       const base = {
         server: name,
         tool: t.name,
         kind: 'tool' as const,
-        description: (t.description ?? t.title ?? t.name).slice(0, MAX_DESCRIPTION_CHARS),
+        description,
         inputSchema,
         readOnly: t.annotations?.readOnlyHint === true,
       };
@@ -142,7 +159,17 @@ async function listServer(
         status: 'ready',
         tools: rows.length,
         epoch,
-        ...(skipped.length ? { reason: clip(`schema not usable for: ${skipped.join(', ')}`) } : {}),
+        ...(skipped.length
+          ? { reason: clip(`schema not usable for: ${skipped.join(', ')}`) }
+          : overBudget
+            ? {
+                reason: clip(
+                  `${overBudget} tool(s) not offered: their descriptions are over the ${MCP_SCREEN_BUDGET_CHARS}-character screening budget`,
+                ),
+              }
+            : overCap
+              ? { reason: clip(`${overCap} tool(s) left out: a conversation has at most ${MAX_MCP_TOOLS} MCP tools`) }
+              : {}),
         ...(leftOut.length ? { leftOut } : {}),
       },
       rows,

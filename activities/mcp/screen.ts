@@ -41,11 +41,24 @@ export function schemaTexts(schema: unknown): string[] {
   return out;
 }
 
+/**
+ * Characters of text discovery screens per server. The scanner runs on the worker's event loop
+ * (about 3 ms per KB measured here, more per call for many short texts), and a server chooses how
+ * much it sends: past this budget its remaining tools are not offered, and its status says so.
+ */
+export const MCP_SCREEN_BUDGET_CHARS = 256_000;
+
+/** The texts of a tool the model reads: its description (or title) and its schema's, the latter as one text. */
+export function mcpToolTexts(tool: ListedTool): string[] {
+  // One scan for the schema's texts (a scan has a fixed cost; blank lines keep them apart as sentences).
+  const schema = schemaTexts(tool.inputSchema).join('\n\n');
+  return [tool.description, tool.title, schema].filter((t): t is string => Boolean(t));
+}
+
 /** Why the tool is left out (the matched rule), or undefined when it may be offered. */
 export function mcpToolFinding(tool: ListedTool, trust: 'trusted' | 'untrusted' = 'untrusted'): string | undefined {
   const channel: ScreenChannel = trust === 'trusted' ? 'document' : 'strict';
-  for (const text of [tool.description, tool.title, ...schemaTexts(tool.inputSchema)]) {
-    if (!text) continue;
+  for (const text of mcpToolTexts(tool)) {
     const rule = screenFinding(text, channel);
     if (rule) return rule;
   }
