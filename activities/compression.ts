@@ -23,6 +23,7 @@ import { AuxiliaryCalls, SpendLimitReached, withReport } from './model/auxiliary
 import { storageFailure } from './model/call-model.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { skillSettings, skillsForPrompt } from './skills/discover.js';
+import type { LeftOut } from '../common/left-out.js';
 import { withTransaction } from './store/db.js';
 import { memorySnapshot } from './store/memory.js';
 import { loadTranscript, nextSeq } from './store/messages.js';
@@ -171,6 +172,7 @@ export function compressionActivities(
         const skills = await skillsForPrompt(skillSettings(config), cwd, a.tools, (f, m) =>
           deps.log.warn({ ...f, sessionId: a.newSessionId }, m),
         );
+        const leftOut: LeftOut[] = [];
         const systemPrompt = buildSystemPrompt({
           home: config.home,
           cwd,
@@ -182,7 +184,9 @@ export function compressionActivities(
           memory: await memorySnapshot(db),
           // The compressed session goes on with the same marker (the new row copies it).
           markerNonce: await sessionMarkerNonce(db, a.sessionId),
-          skills,
+          skills: skills.skills,
+          skillsLeftOut: skills.leftOut,
+          leftOut,
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;
         const report = await calls.report();
@@ -212,6 +216,7 @@ export function compressionActivities(
           messagesBefore: transcript.length,
           messagesAfter: compacted.length,
           fallbackSummary: fallback,
+          leftOut,
         };
       } catch (err) {
         // Summaries paid for before the failure (or the stop) are counted all the same.

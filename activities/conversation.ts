@@ -26,11 +26,12 @@ import { narrowNetwork } from '../common/sandbox-policy.js';
 import { oneLine } from '../common/text.js';
 import { titleText } from '../common/delegation.js';
 import { discoverFor, mcpToolsetNames } from './mcp/activities.js';
-import { mcpGuidance } from './mcp/discovery.js';
+import { mcpGuidance, mcpLeftOutLines } from './mcp/discovery.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { skillSettings, skillsForPrompt } from './skills/discover.js';
+import type { LeftOut } from '../common/left-out.js';
 import { memorySnapshot } from './store/memory.js';
 import { clearClients, keyVariable } from './model/clients.js';
 import { withDiscoveredWindow } from './model/window-discovery.js';
@@ -130,6 +131,8 @@ export function conversationActivities(deps: ActivityDeps) {
       // MCP servers the toolsets select: connected and listed now, so the prompt can say what is missing.
       const mcp = (await discoverFor(deps, toolsets))?.snapshot;
       const existing = await getSession(db, a.sessionId);
+      // What the new session's system prompt left out (a resumed session keeps the prompt it had).
+      let leftOut: LeftOut[] | undefined;
       // Resuming: go on in the lineage's latest session (after compressions), reopened.
       const resume = existing ? await latestInLineage(db, a.conversationId, a.sessionId) : undefined;
       if (existing) await reopenSession(db, resume?.sessionId ?? a.sessionId);
@@ -140,6 +143,7 @@ export function conversationActivities(deps: ActivityDeps) {
         const skills = await skillsForPrompt(skillSettings(config), cwd, deps.tools.enabled(toolsets), (f, m) =>
           deps.log.warn({ ...f, sessionId: a.sessionId }, m),
         );
+        leftOut = [];
         const systemPrompt = buildSystemPrompt({
           home: config.home,
           cwd,
@@ -152,9 +156,13 @@ export function conversationActivities(deps: ActivityDeps) {
           memory: child ? undefined : await memorySnapshot(db),
           skipContextFiles: child,
           markerNonce,
-          ...(mcp ? { mcpGuidance: mcpGuidance(mcp) } : {}),
-          skills,
+          ...(mcp ? { mcpGuidance: mcpGuidance(mcp), mcpLeftOut: mcpLeftOutLines(mcp) } : {}),
+          skills: skills.skills,
+          skillsLeftOut: skills.leftOut,
+          leftOut,
         });
+        for (const n of leftOut)
+          deps.log.warn({ sessionId: a.sessionId, what: n.what, rule: n.rule }, 'left out of the system prompt');
         await ensureSession(db, {
           id: a.sessionId,
           conversationId: a.conversationId,
@@ -182,6 +190,7 @@ export function conversationActivities(deps: ActivityDeps) {
         cwd: existing?.cwd ?? cwd,
         tools: deps.tools.enabled(toolsets),
         ...(mcp ? { mcp } : {}),
+        ...(leftOut?.length ? { leftOut } : {}),
         searchAttributes: deps.searchAttributes,
         searchAttributeNames: registeredAttributes(),
         nextSeq: await nextSeq(db, resume?.sessionId ?? a.sessionId),

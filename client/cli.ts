@@ -366,6 +366,7 @@ export function buildProgram(): Command {
           ...s.pending_approvals.map((a) => pc.yellow(`approval ${a.request_id} (${a.reason}): ${a.command}`)),
           ...(s.clarify ? [pc.cyan(`question ${s.clarify.request_id}: ${s.clarify.question}`)] : []),
           ...(s.mcp ? [`MCP: ${describeMcpServers(s.mcp.servers).join(' · ') || 'no servers'}`] : []),
+          ...(s.left_out ?? []).map((l) => pc.yellow(`left out: ${l}`)),
           ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');
@@ -587,12 +588,13 @@ export function buildProgram(): Command {
         memory: await listMemory(db, 'memory'),
         user: await listMemory(db, 'user'),
       }));
+      const { screenFinding } = await import('../common/prompt-screen.js');
       print(
         Boolean(o.json),
         data,
-        renderMemory('MEMORY', data.memory, MEMORY_LIMITS.memory) +
+        renderMemory('MEMORY', data.memory, MEMORY_LIMITS.memory, screenFinding) +
           '\n\n' +
-          renderMemory('USER', data.user, MEMORY_LIMITS.user),
+          renderMemory('USER', data.user, MEMORY_LIMITS.user, screenFinding),
       );
     });
   memory
@@ -609,6 +611,15 @@ export function buildProgram(): Command {
         process.stderr.write(
           `added to ${store} (${memoryChars(entries) + text.length} of ${MEMORY_LIMITS[store]} characters)\n`,
         );
+        // Your own entry is kept, but new sessions' prompts will show a placeholder instead: say so now.
+        const { screenFinding } = await import('../common/prompt-screen.js');
+        const rule = screenFinding(text, 'strict');
+        if (rule)
+          process.stderr.write(
+            pc.yellow(
+              `warning: system prompts will leave this entry out: it looked like a prompt injection: ${rule}\n`,
+            ),
+          );
       });
     });
   memory
@@ -758,10 +769,25 @@ export function buildProgram(): Command {
   return program;
 }
 
-function renderMemory(label: string, entries: MemoryEntry[], limit: number): string {
+function renderMemory(
+  label: string,
+  entries: MemoryEntry[],
+  limit: number,
+  screenFinding: (text: string, mode: 'strict') => string | undefined,
+): string {
   const head = `${label} (${memoryChars(entries)} of ${limit} characters)`;
   return entries.length
-    ? [head, ...entries.map((e, i) => `${String(i + 1).padStart(2)}. ${e.content}`)].join('\n')
+    ? [
+        head,
+        ...entries.map((e, i) => {
+          // Shown as stored; marked when new sessions' prompts leave it out (activities/prompt/system-prompt.ts).
+          const rule = screenFinding(e.content, 'strict');
+          const mark = rule
+            ? pc.yellow(` [left out of system prompts: it looked like a prompt injection: ${rule}]`)
+            : '';
+          return `${String(i + 1).padStart(2)}. ${e.content}${mark}`;
+        }),
+      ].join('\n')
     : `${head}: empty`;
 }
 

@@ -9,6 +9,10 @@ import { toolSelected } from '../common/mcp-config.js';
 import { oneLine } from '../common/text.js';
 import { exposedNames } from '../activities/mcp/names.js';
 import { McpPool } from '../activities/mcp/pool.js';
+import { mcpToolFinding, mcpToolLeftOut } from '../activities/mcp/screen.js';
+import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from '../activities/mcp/schema.js';
+import type { LeftOut } from '../common/left-out.js';
+import { addLeftOut, describeLeftOut } from '../common/left-out.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
@@ -20,6 +24,8 @@ export interface McpProbe {
   reason?: string;
   durationMs: number;
   tools: Array<{ name: string; tool: string; readOnly: boolean; description: string }>;
+  /** Tools a conversation would not get: their description looked like prompt injection (activities/mcp/screen.ts). */
+  leftOut: LeftOut[];
   resources: boolean;
 }
 
@@ -45,19 +51,34 @@ export async function probeMcpServers(cfg: HeraldConfig, only?: string): Promise
 
 async function probe(pool: McpPool, name: string, server: McpServerConfig): Promise<McpProbe> {
   const started = Date.now();
-  const base = { name, transport: server.url ? ('http' as const) : ('stdio' as const), tools: [], resources: false };
+  const base = {
+    name,
+    transport: server.url ? ('http' as const) : ('stdio' as const),
+    tools: [],
+    leftOut: [],
+    resources: false,
+  };
   if (!server.enabled) return { ...base, status: 'disabled', reason: 'enabled: false', durationMs: 0 };
   try {
     const conn = await pool.get(name, server);
-    const listed = (await pool.listTools(conn, server.connectTimeoutSeconds * 1000)).filter((t) =>
-      toolSelected(server, t.name),
-    );
+    // Screened as a worker's discovery screens them: what is left out is shown, not offered.
+    const leftOut: LeftOut[] = [];
+    const listed = (await pool.listTools(conn, server.connectTimeoutSeconds * 1000)).filter((t) => {
+      if (!toolSelected(server, t.name)) return false;
+      // The form a worker sends (activities/mcp/discovery.ts): the description cut, the schema adapted.
+      const description = (t.description ?? t.title ?? t.name).slice(0, MAX_DESCRIPTION_CHARS);
+      const inputSchema = adaptInputSchema(t.inputSchema) ?? t.inputSchema;
+      const rule = mcpToolFinding({ name: t.name, description, inputSchema }, server.trust);
+      if (rule) addLeftOut(leftOut, mcpToolLeftOut(name, t.name, rule));
+      return !rule;
+    });
     const names = exposedNames(listed.map((t) => ({ server: name, tool: t.name })));
     return {
       ...base,
       status: 'ready',
       durationMs: Date.now() - started,
       resources: conn.hasResources && server.resources,
+      leftOut,
       tools: listed.map((t, i) => ({
         name: names[i]!,
         tool: t.name,
@@ -76,14 +97,15 @@ export function renderMcpProbes(probes: readonly McpProbe[], withTools: boolean)
     .map((p) => {
       const head =
         p.status === 'ready'
-          ? `${pc.green('✓')} ${p.name} (${p.transport}): ready, ${p.tools.length} tool(s)${p.resources ? ' + resources' : ''} in ${p.durationMs} ms`
+          ? `${pc.green('✓')} ${p.name} (${p.transport}): ready, ${p.tools.length} tool(s)${p.resources ? ' + resources' : ''}${p.leftOut.length ? `, ${p.leftOut.length} left out` : ''} in ${p.durationMs} ms`
           : `${pc.red('✗')} ${p.name} (${p.transport}): ${p.status}${p.reason ? ` — ${pc.yellow(p.reason)}` : ''}`;
-      if (!withTools || p.tools.length === 0) return head;
+      const refused = p.leftOut.map((n) => `    ${pc.red('✗')} ${pc.yellow(`left out: ${describeLeftOut(n)}`)}`);
+      if (!withTools || p.tools.length === 0) return [head, ...refused].join('\n');
       const width = Math.max(...p.tools.map((t) => t.name.length));
       const lines = p.tools.map(
         (t) => `    ${t.name.padEnd(width)}  ${pc.dim(t.readOnly ? 'read-only' : 'serial   ')} ${t.description}`,
       );
-      return [head, ...lines].join('\n');
+      return [head, ...lines, ...refused].join('\n');
     })
     .join('\n');
 }

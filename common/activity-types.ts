@@ -14,6 +14,7 @@ import type { LoopGuardSettings } from './loop-guard.js';
 import type { TodoItem } from './todos.js';
 import type { NetworkPolicy, SandboxInput } from './sandbox-policy.js';
 import type { McpSnapshot } from './mcp-state.js';
+import type { LeftOut } from './left-out.js';
 
 export interface PrepareConversationArgs {
   conversationId: string;
@@ -63,6 +64,8 @@ export interface PrepareConversationResult {
   sandbox?: ConversationSandbox;
   /** MCP tools and server statuses found at session start (absent: no MCP servers configured). */
   mcp?: McpSnapshot;
+  /** What the new session's system prompt left out as prompt injection (common/prompt-screen.ts; capped). */
+  leftOut?: LeftOut[];
   /**
    * A resumed conversation that had compressed: the latest session of its lineage (where it goes
    * on, reopened) and how many compressions made it; `nextSeq` is that session's.
@@ -321,6 +324,8 @@ export interface CompressContextResult extends AuxiliaryReport {
   messagesAfter: number;
   /** The summariser failed and a mechanical summary was used. */
   fallbackSummary: boolean;
+  /** What the new session's system prompt left out as prompt injection (common/prompt-screen.ts). */
+  leftOut?: LeftOut[];
 }
 
 export interface ApprovalRequestArgs {

@@ -463,9 +463,16 @@ export interface ConversationStateView {
       status: 'ready' | 'failed' | 'disabled';
       tools: number;
       reason?: string | undefined;
+      /** Tools of the server left out because their description looked like prompt injection. */
+      leftOut?: Array<{ what: string; rule: string }> | undefined;
     }>;
     tools: string[];
   };
+  /**
+   * What was left out of the model's view as prompt injection, one line each ("AGENTS.md — it
+   * looked like a prompt injection: …"): context files, memory entries, skills, MCP tools. Capped.
+   */
+  left_out: string[];
 }
 
 export interface SandboxView {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { boundedString } from './bounded-string.js';
+import { leftOutListSchema } from './left-out.js';
 
 export const MAX_MCP_TOOLS = 128;
 export const MAX_MCP_SERVERS = 32;
@@ -27,6 +28,8 @@ export const mcpServerStatusSchema = z.object({
   reason: boundedString(MAX_MCP_REASON_CHARS).optional(),
   /** Which connection listed the tools, and which version of its list (a list-changed notification moves it). */
   epoch: boundedString(64).optional(),
+  /** Tools left out because a description looked like prompt injection (activities/mcp/screen.ts; capped). */
+  leftOut: leftOutListSchema.optional(),
 });
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;
 
@@ -52,9 +55,10 @@ export function mcpServerSelected(
 
 /** One line per server for the `state` view and the REPL. */
 export function describeMcpServers(servers: readonly McpServerStatus[]): string[] {
-  return servers.map((s) =>
-    s.status === 'ready'
-      ? `${s.name}: ready, ${s.tools} tool(s)`
-      : `${s.name}: ${s.status}${s.reason ? ` (${s.reason})` : ''}`,
-  );
+  return servers.map((s) => {
+    const left = s.leftOut?.length ? `, ${s.leftOut.length} left out as prompt injection` : '';
+    return s.status === 'ready'
+      ? `${s.name}: ready, ${s.tools} tool(s)${left}`
+      : `${s.name}: ${s.status}${s.reason ? ` (${s.reason})` : ''}`;
+  });
 }

@@ -12,6 +12,7 @@ import {
 import { compression } from './activities.js';
 import { checkSessionBudget, countAuxiliary, countsAuxiliary, reportedAuxiliary, spendLimitOf } from './attempts.js';
 import type { ConversationState } from './state.js';
+import { adoptLeftOut } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
 export interface CompressionOutcome {
@@ -77,6 +78,8 @@ export async function compressNow(
     return { compressed: false, progress: false, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter };
   s.compressions += 1;
   s.sessionId = r.sessionId;
+  // The new session has a new system prompt: its notes replace the old one's.
+  if (r.leftOut) adoptLeftOut(s, r.leftOut);
   s.nextSeq = r.nextSeq;
   s.lastPromptTokens = 0;
   const saved = r.tokensBefore > 0 ? 1 - r.tokensAfter / r.tokensBefore : 0;

@@ -11,7 +11,7 @@ import { titleText } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import { MAX_SEARCH_ATTRIBUTE_CHARS, MAX_TITLE_CHARS } from './limits.js';
 import type { ConversationState } from './state.js';
-import { preview } from './state.js';
+import { leftOutLines, preview } from './state.js';
 import type { TurnProgress } from './turn.js';
 
 const SA = {
@@ -160,6 +160,11 @@ export function describe(
       `**Question for the user:** ${preview(state.clarify.question, 300)} — \`herald answer ${state.conversationId} "…"\``,
     );
   }
+  const left = leftOutLines(state, 8);
+  if (left.length)
+    lines.push(
+      `**Left out of the prompt (looked like prompt injection):** ${left.map((l) => preview(l, 200)).join(' · ')}`,
+    );
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
   const guard = state.loopGuardStats;
   if (guard && guard.nudges + guard.refusals + guard.halts > 0)

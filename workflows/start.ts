@@ -28,7 +28,12 @@ import { MAX_CARRIED_BYTES, clampBytes } from './limits.js';
 import { jsonBytes } from '../common/text.js';
 import { isUndecodable } from './payload-converter.js';
 import type { ConversationState } from './state.js';
-import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_CLARIFY_TIMEOUT_SECONDS, carriedStateSchema } from './state.js';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  DEFAULT_CLARIFY_TIMEOUT_SECONDS,
+  adoptLeftOut,
+  carriedStateSchema,
+} from './state.js';
 
 function invalidInput(message: string, details: unknown[] = []): ApplicationFailure {
   return ApplicationFailure.create({ type: 'InvalidInput', message, nonRetryable: true, details });
@@ -220,6 +225,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     if (r.loopGuard) state.loopGuard = r.loopGuard;
     if (r.sandbox) state.sandbox = r.sandbox;
     adoptMcp(state, r.mcp);
+    adoptLeftOut(state, r.leftOut);
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {

@@ -23,6 +23,8 @@ import type { ConversationSandbox } from '../common/activity-types.js';
 import { describeNetwork, networkPolicySchema } from '../common/sandbox-policy.js';
 import type { McpSnapshot } from '../common/mcp-state.js';
 import { mcpSnapshotSchema } from '../common/mcp-state.js';
+import type { LeftOut } from '../common/left-out.js';
+import { MAX_LEFT_OUT, describeLeftOut, leftOutListSchema, leftOutSchema } from '../common/left-out.js';
 import type { TodoItem } from '../common/todos.js';
 import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js';
 import { TODO_STATUSES } from '../common/todos.js';
@@ -109,6 +111,8 @@ export interface ConversationState {
   sandbox?: ConversationSandbox;
   /** MCP tools (names, schema hashes) and server statuses (workflows/mcp.ts); absent without MCP servers. */
   mcp?: McpSnapshot;
+  /** What the session's system prompt left out as prompt injection (common/prompt-screen.ts; capped). */
+  promptLeftOut?: LeftOut[];
   /** Reports of background children the user stopped: they wait for the user's next message. */
   heldReports?: QueuedMessage[];
   /** Signals this conversation ignored (malformed, over a bound, too late), across runs. */
@@ -255,6 +259,7 @@ export const carriedStateSchema = z.object({
     .object({ network: networkPolicySchema, active: z.boolean(), warning: boundedString(2000).optional() })
     .optional(),
   mcp: mcpSnapshotSchema.optional(),
+  promptLeftOut: leftOutListSchema.default([]),
   heldReports: z.array(queuedMessageSchema).max(64).default([]),
   ignoredSignals: z
     .object({ count: z.number().int().min(0), lastReason: boundedString(500).nullable() })
@@ -358,7 +363,29 @@ export function stateView(
     ...(s.mcp
       ? { mcp: { servers: s.mcp.servers.map(({ epoch: _e, ...v }) => v), tools: s.mcp.tools.map((t) => t.name) } }
       : {}),
+    left_out: leftOutLines(s),
   };
+}
+
+/**
+ * The notes an activity reported, kept if they are in bounds; out-of-bounds entries (an activity
+ * of another version) are dropped one by one rather than failing the run.
+ */
+export function adoptLeftOut(state: ConversationState, found: readonly unknown[] | undefined): void {
+  if (!found) return;
+  state.promptLeftOut = found
+    .map((n) => leftOutSchema.safeParse(n))
+    .flatMap((p) => (p.success ? [p.data] : []))
+    .slice(0, MAX_LEFT_OUT);
+}
+
+/** Everything left out as prompt injection, one line each: the system prompt's, then each MCP server's tools. */
+export function leftOutLines(s: ConversationState, max = 2 * MAX_LEFT_OUT): string[] {
+  const mcp = (s.mcp?.servers ?? []).flatMap((v) => v.leftOut ?? []);
+  const all = [...(s.promptLeftOut ?? []), ...mcp];
+  const lines = all.slice(0, max).map((n: LeftOut) => describeLeftOut(n));
+  if (all.length > max) lines.push(`… and ${all.length - max} more`);
+  return lines;
 }
 
 export function preview(text: string, max: number): string {

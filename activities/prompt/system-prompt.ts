@@ -4,12 +4,15 @@
  * in order: identity (SOUL.md or built-in), tool-use guidance, platform hint, skills index
  * (activities/skills/index-layer.ts; its skills were scanned and blocked ones left out when they
  * were found), the caller's system message, project context, the memory snapshot, and the
- * date/model/provider line. Context files and memory entries that look like prompt injection are
- * replaced by a `[BLOCKED: …]` note.
+ * date/model/provider line. SOUL.md, context files, memory entries and the MCP server notes are
+ * screened (common/prompt-screen.ts): one that looks like prompt injection is replaced by a
+ * `[left out: …]` placeholder, and its note goes to `leftOut` for the conversation's state.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { blockedNote, scanForInjection } from '../../common/injection-scan.js';
+import type { LeftOut } from '../../common/left-out.js';
+import { addLeftOut } from '../../common/left-out.js';
+import { screenForPrompt } from '../../common/prompt-screen.js';
 import { truncateMiddle } from '../../common/text.js';
 import { markerGuidance } from '../../common/markers.js';
 import { gitRoot } from './workspace-root.js';
@@ -73,24 +76,34 @@ export interface SystemPromptInput {
   markerNonce?: string | undefined;
   /** What MCP servers the conversation has, and which could not start and why (activities/mcp/discovery.ts). */
   mcpGuidance?: string | undefined;
+  /** Placeholders for MCP tools left out as prompt injection (their notes are in the MCP state). */
+  mcpLeftOut?: readonly string[] | undefined;
   /** The skills index (found and screened at session start; only when the skill tools are on). */
   skills?: readonly SkillSummary[] | undefined;
+  /** Skills refused when they were found: a placeholder each in the skills index. */
+  skillsLeftOut?: readonly LeftOut[] | undefined;
+  /** Receives a note for everything left out of the prompt (capped: common/prompt-screen.ts). */
+  leftOut?: LeftOut[] | undefined;
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const layers: string[] = [];
+  const notes = input.leftOut;
+  const screened = (what: string, text: string) => screenForPrompt(what, text, notes);
   const soul = readIfExists(join(input.home, 'SOUL.md'));
   layers.push(soul?.trim() ? screened('SOUL.md', soul.trim()) : BUILTIN_IDENTITY);
   layers.push(input.markerNonce ? `${TOOL_GUIDANCE}\n${markerGuidance(input.markerNonce)}` : TOOL_GUIDANCE);
   // A server's failure reason is its own text (stderr): screened like any text from outside.
-  if (input.mcpGuidance) layers.push(screened('MCP server list', input.mcpGuidance));
+  if (input.mcpGuidance)
+    layers.push([screened('MCP server list', input.mcpGuidance), ...(input.mcpLeftOut ?? [])].join('\n'));
   layers.push(PLATFORM_HINTS[input.platform] ?? PLATFORM_HINTS.api!);
-  const skills = skillsIndexLayer(input.skills ?? []);
+  const skills = skillsIndexLayer(input.skills ?? [], input.skillsLeftOut);
   if (skills) layers.push(skills);
+  if (notes) for (const n of input.skillsLeftOut ?? []) addLeftOut(notes, n);
   if (input.systemMessage?.trim()) layers.push(input.systemMessage.trim());
-  const context = input.skipContextFiles ? undefined : projectContext(input.cwd);
+  const context = input.skipContextFiles ? undefined : projectContext(input.cwd, notes);
   if (context) layers.push(context);
-  const memory = memoryLayer(input.memory);
+  const memory = memoryLayer(input.memory, notes);
   if (memory) layers.push(memory);
   layers.push(
     `Conversation started: ${input.now.toISOString().slice(0, 10)}. Model: ${input.model}. Provider: ${input.provider}. Workspace: ${input.cwd}.`,
@@ -98,14 +111,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return layers.join('\n\n');
 }
 
-/** The text as is, or a `[BLOCKED: …]` note when it looks like prompt injection. */
-function screened(name: string, text: string): string {
-  const findings = scanForInjection(text);
-  return findings.length ? blockedNote(name, findings) : text;
-}
-
-/** The first project context file, capped with its head and tail kept. */
-export function projectContext(cwd: string): string | undefined {
+/** The first project context file, capped with its head and tail kept, screened. */
+export function projectContext(cwd: string, notes?: LeftOut[]): string | undefined {
   const found = findContextFile(cwd);
   if (!found) return undefined;
   const text = readIfExists(found.path)?.trim();
@@ -115,7 +122,7 @@ export function projectContext(cwd: string): string | undefined {
     CONTEXT_FILE_MAX_CHARS,
     (n) => `\n[… ${n} characters of ${found.name} omitted: read the whole file with read_file …]\n`,
   );
-  return `# Project context (${found.name})\n\n${screened(found.name, capped)}`;
+  return `# Project context (${found.name})\n\n${screenForPrompt(found.name, capped, notes)}`;
 }
 
 function findContextFile(cwd: string): { path: string; name: string } | undefined {
@@ -136,10 +143,11 @@ function findContextFile(cwd: string): { path: string; name: string } | undefine
   return undefined;
 }
 
-function memoryLayer(m: MemorySnapshot | undefined): string | undefined {
+/** Entries are screened again here: the scanner may have improved since they were written, and rows may come from older code or straight from the database. */
+function memoryLayer(m: MemorySnapshot | undefined, notes: LeftOut[] | undefined): string | undefined {
   if (!m || (!m.memory.length && !m.user.length)) return undefined;
   const entries = (label: string, list: string[]) =>
-    list.map((e, i) => `- ${screened(`${label} entry ${i + 1}`, e)}`).join('\n');
+    list.map((e, i) => `- ${screenForPrompt(`${label} entry ${i + 1}`, e, notes, 'strict')}`).join('\n');
   const parts = ['# Memory (a snapshot from the start of this session; the memory tool changes it for later sessions)'];
   if (m.memory.length) parts.push(`## MEMORY (your notes)\n${entries('MEMORY', m.memory)}`);
   if (m.user.length) parts.push(`## USER (the user's profile)\n${entries('USER', m.user)}`);

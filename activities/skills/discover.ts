@@ -9,8 +9,9 @@
  *   3. the workspace's `.herald/skills` and `.claude/skills`, from the workspace up to its git root
  *      (nearest first), like the context-file lookup.
  *
- * Every SKILL.md is scanned for prompt injection like a context file (common/injection-scan.ts):
- * a skill with a finding is blocked — not indexed, not viewable — and reported with the reason, as
+ * Every SKILL.md is screened for prompt injection like a context file, and its description also
+ * with the strict rules (common/prompt-screen.ts): a skill with a finding is blocked —
+ * not indexed (a placeholder stands in the index), not viewable — and reported with the reason, as
  * are skills whose front matter is broken and skills shadowed by an earlier one of the same name.
  * A workspace's skills come from the repository, so a workspace skill folder (or skills folder)
  * that is a symbolic link leading out of the workspace is refused; the user's own folders may
@@ -21,7 +22,9 @@
 import { lstat, opendir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { scanForInjection } from '../../common/injection-scan.js';
+import type { LeftOut } from '../../common/left-out.js';
+import { addLeftOut, leftOut, safeName } from '../../common/left-out.js';
+import { screenFinding } from '../../common/prompt-screen.js';
 import { isInside } from '../sandbox/host.js';
 import { openForReading } from '../tools/safe-files.js';
 import { workspaceFolders } from '../prompt/workspace-root.js';
@@ -70,6 +73,8 @@ export interface SkillProblem {
   reason: string;
   /** Blocked for a prompt-injection finding (the others are broken or shadowed). */
   blocked: boolean;
+  /** When blocked: the description of the rule that matched. */
+  rule?: string;
 }
 
 export interface SkillCatalog {
@@ -208,9 +213,16 @@ async function loadSkill(
   if (!read.ok) return problem(read.error);
   const parsed = parseSkillFile(read.text);
   // Blocked whatever else is wrong with it, under the name it gives itself when it gives one.
-  const findings = scanForInjection(read.text);
-  if (findings.length)
-    return problem(`blocked: ${findings[0]!.description}`, true, (parsed.ok && parsed.name) || folderName);
+  const rule = screenFinding(read.text) ?? (parsed.ok ? screenFinding(parsed.description, 'strict') : undefined);
+  if (rule)
+    return {
+      ...problem(
+        `left out: it looked like a prompt injection: ${rule}`,
+        true,
+        (parsed.ok && parsed.name) || folderName,
+      ),
+      rule,
+    };
   if (!parsed.ok) return problem(parsed.error);
   const name = parsed.name ?? folderName;
   const nameProblem = parsed.name ? undefined : skillNameProblem(folderName);
@@ -254,6 +266,17 @@ async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
+/** The note for a skill blocked for prompt injection (its name made safe: a folder's name is anyone's text). */
+export function skillLeftOut(p: SkillProblem): LeftOut {
+  return leftOut(`skill ${safeName(p.name)}`, p.rule ?? 'possible prompt injection');
+}
+
+export interface PromptSkills {
+  skills: Array<{ name: string; description: string }>;
+  /** Skills blocked for prompt injection: a placeholder each in the index (capped). */
+  leftOut: LeftOut[];
+}
+
 /**
  * The skills a new session's system prompt indexes: none unless the session may call skill_view
  * (an index of skills it cannot load would only mislead). A failure to look is no reason to fail
@@ -264,15 +287,18 @@ export async function skillsForPrompt(
   cwd: string,
   tools: readonly string[],
   warn: (fields: Record<string, unknown>, message: string) => void,
-): Promise<Array<{ name: string; description: string }>> {
-  if (!tools.includes('skill_view')) return [];
+): Promise<PromptSkills> {
+  if (!tools.includes('skill_view')) return { skills: [], leftOut: [] };
   try {
     const catalog = await discoverSkills(settings, cwd);
-    for (const p of catalog.problems.filter((x) => x.blocked))
+    const notes: LeftOut[] = [];
+    for (const p of catalog.problems.filter((x) => x.blocked)) {
       warn({ skill: p.name, where: p.where, reason: p.reason }, 'skill blocked: not in the skills index');
-    return catalog.skills.map((s) => ({ name: s.name, description: s.description }));
+      addLeftOut(notes, skillLeftOut(p));
+    }
+    return { skills: catalog.skills.map((s) => ({ name: s.name, description: s.description })), leftOut: notes };
   } catch (err) {
     warn({ err: (err as Error).message }, 'skills could not be listed; the session has no skills index');
-    return [];
+    return { skills: [], leftOut: [] };
   }
 }

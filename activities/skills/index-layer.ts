@@ -5,6 +5,8 @@
  * files when needed). Bounded three ways: each description, the number of skills and the whole
  * layer; what does not fit is counted and left to `skills_list`.
  */
+import type { LeftOut } from '../../common/left-out.js';
+import { leftOutPlaceholder } from '../../common/left-out.js';
 import { oneLine } from '../../common/text.js';
 
 /** Enough for the "use it when…" sentence that makes a description useful. */
@@ -24,14 +26,22 @@ export interface SkillSummary {
   description: string;
 }
 
-/** The layer's text, or undefined when there are no skills (no layer at all, not an empty one). */
-export function skillsIndexLayer(skills: readonly SkillSummary[]): string | undefined {
-  if (!skills.length) return undefined;
+/**
+ * The layer's text, or undefined when there are no skills (no layer at all, not an empty one).
+ * Skills refused for prompt injection get a placeholder line each, so the model (and whoever reads
+ * the prompt) knows one was there; their notes are short and capped (common/prompt-screen.ts).
+ */
+export function skillsIndexLayer(
+  skills: readonly SkillSummary[],
+  leftOut: readonly LeftOut[] = [],
+): string | undefined {
+  if (!skills.length && !leftOut.length) return undefined;
   const head = `# Skills\n\n${SKILLS_GUIDANCE}\n\n<available_skills>`;
   const tail = '</available_skills>';
   const lines: string[] = [];
-  // Room is kept for the "… and N more" line, so the layer never passes INDEX_MAX_CHARS.
-  let size = head.length + tail.length + 2 + MORE_LINE_MAX;
+  const refused = leftOut.map((n) => `- ${leftOutPlaceholder(n)}`);
+  // Room is kept for the "… and N more" line and the placeholders, so the layer never passes INDEX_MAX_CHARS.
+  let size = head.length + tail.length + 2 + MORE_LINE_MAX + refused.reduce((n, l) => n + l.length + 1, 0);
   let shown = 0;
   for (const s of skills) {
     if (shown >= INDEX_MAX_SKILLS) break;
@@ -47,5 +57,6 @@ export function skillsIndexLayer(skills: readonly SkillSummary[]): string | unde
   }
   const more = skills.length - shown;
   if (more > 0) lines.push(`- … and ${more} more: call skills_list to see them`);
+  lines.push(...refused);
   return [head, ...lines, tail].join('\n');
 }

@@ -9,7 +9,8 @@
  */
 import { lstat, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { blockedNote, scanForInjection } from '../../common/injection-scan.js';
+import { describeLeftOut, leftOut } from '../../common/left-out.js';
+import { screenFinding } from '../../common/prompt-screen.js';
 import { closestName } from '../../common/fuzzy.js';
 import { openForReading } from '../tools/safe-files.js';
 import { WorkspaceEscapeError, resolveInWorkspace } from '../tools/workspace.js';
@@ -65,8 +66,8 @@ export async function viewSkill(settings: SkillSettings, cwd: string, name: stri
   if (path === undefined || path === SKILL_FILE || path === `./${SKILL_FILE}`) {
     const read = await readSkillFile(skill.dir);
     if (!read.ok) return { ok: false, error: `${skill.name}: ${read.error}` };
-    const findings = scanForInjection(read.text);
-    if (findings.length) return { ok: false, error: blockedNote(`${skill.name}/${SKILL_FILE}`, findings) };
+    const rule = screenFinding(read.text);
+    if (rule) return { ok: false, error: `left out: ${describeLeftOut(leftOut(`${skill.name}/${SKILL_FILE}`, rule))}` };
     const parsed = parseSkillFile(read.text);
     if (!parsed.ok) return { ok: false, error: `${skill.name}: ${parsed.error}` };
     const listing = await listSkillFiles(skill.dir);
@@ -104,8 +105,8 @@ async function viewSkillFile(skill: Skill, path: string): Promise<SkillView> {
   if (buf.subarray(0, 8192).includes(0)) return { ok: false, error: `"${path}" is not a text file; not shown` };
   const text = buf.toString('utf8');
   const shown = relative(skill.dir, abs);
-  const findings = scanForInjection(text);
-  if (findings.length) return { ok: false, error: blockedNote(`${skill.name}/${shown}`, findings) };
+  const rule = screenFinding(text);
+  if (rule) return { ok: false, error: `left out: ${describeLeftOut(leftOut(`${skill.name}/${shown}`, rule))}` };
   return { ok: true, skill, path: shown, content: text };
 }
 

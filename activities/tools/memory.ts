@@ -1,11 +1,13 @@
 /**
  * `memory`: the agent's long-term notes (SPEC §11). Two stores in Postgres, shared by every worker
  * and conversation: `memory` (the agent's notes, 2,200 characters) and `user` (the user's profile,
- * 1,375 characters). Writes are scanned for prompt injection, because the stores are read back
- * into every new session's system prompt.
+ * 1,375 characters). Writes are screened for prompt injection (common/prompt-screen.ts, strict rules) and refused
+ * with the reason, because the stores are read back into every new session's system prompt; what
+ * the tool shows of the stores is screened again (rows may come from older code or straight from
+ * the database), an entry that fails shown as a `[left out: …]` placeholder.
  */
 import { z } from 'zod';
-import { scanForInjection } from '../../common/injection-scan.js';
+import { screenFinding, screenForPrompt } from '../../common/prompt-screen.js';
 import { oneLine } from '../../common/text.js';
 import {
   MEMORY_LIMITS,
@@ -29,7 +31,13 @@ function sameFact(a: string, b: string): boolean {
 function describeStore(store: MemoryStore, entries: Array<{ content: string }>): string {
   const used = memoryChars(entries);
   const header = `${store.toUpperCase()} (${used} of ${MEMORY_LIMITS[store]} characters):`;
-  return entries.length ? [header, ...entries.map((e, i) => `${i + 1}. ${e.content}`)].join('\n') : `${header} empty`;
+  const label = `${store.toUpperCase()} entry`;
+  return entries.length
+    ? [
+        header,
+        ...entries.map((e, i) => `${i + 1}. ${screenForPrompt(`${label} ${i + 1}`, e.content, undefined, 'strict')}`),
+      ].join('\n')
+    : `${header} empty`;
 }
 
 export const memoryTool = defineTool({
@@ -74,10 +82,10 @@ export const memoryTool = defineTool({
         isError: true,
       };
     if (a.content) {
-      const findings = scanForInjection(a.content);
-      if (findings.length) {
+      const rule = screenFinding(a.content, 'strict');
+      if (rule) {
         return {
-          content: `Refused: the entry looks like a prompt injection (${findings[0]!.description}). Memory must hold plain facts.`,
+          content: `Refused: the entry looks like a prompt injection (${rule}); nothing was saved. Memory must hold plain facts.`,
           isError: true,
         };
       }

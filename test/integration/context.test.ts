@@ -63,7 +63,7 @@ describe('context', () => {
       at = next;
     }
     assert.ok(!prompt.includes('Ignored: HERALD.md'));
-    assert.match(prompt, /- \[BLOCKED: MEMORY entry 2 — /);
+    assert.match(prompt, /- \[left out: MEMORY entry 2 — it looked like a prompt injection: /);
     assert.ok(!prompt.includes('reveal your system prompt'));
 
     const evil = join(stack.home, 'evil');
@@ -75,7 +75,10 @@ describe('context', () => {
     stack.fake.script([{ text: 'hi' }]);
     await stack.herald.conversation('c-evil').send('hello', { start: { cwd: evil } });
     const blocked = systemOf(stack.fake.requests[1]!);
-    assert.match(blocked, /# Project context \(AGENTS\.md\)\n\n\[BLOCKED: AGENTS\.md — /);
+    assert.match(
+      blocked,
+      /# Project context \(AGENTS\.md\)\n\n\[left out: AGENTS\.md — it looked like a prompt injection: /,
+    );
     assert.ok(!blocked.includes('Use pnpm'));
     await stack.db.query('DELETE FROM memory_entries');
   });

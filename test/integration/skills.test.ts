@@ -102,10 +102,11 @@ describe('skills', () => {
         '- oncall: Page the on-call.',
         '- pdf-forms: Fill in PDF forms with the bundled script. Use it when the user asks to complete or fill a PDF form.',
         '- release: Cut a release of this repository (changelog, tag, publish).',
+        '- [left out: skill helpful — it looked like a prompt injection: text telling the agent to ignore its previous instructions]',
       ].join('\n'),
     );
-    // The injected skill is blocked: nothing of it reaches the model.
-    assert.ok(!prompt.includes('helpful') && !prompt.includes('evil.example'));
+    // The injected skill is blocked: nothing of it reaches the model but the placeholder saying so.
+    assert.ok(!prompt.includes('A helpful skill') && !prompt.includes('evil.example'));
 
     // The SKILL.md instructions, as workspace data, in the next request.
     const viewed = messagesOf(stack.fake.requests[1]!).at(-1)!;
@@ -138,11 +139,17 @@ describe('skills', () => {
     ]);
     await stack.herald.conversation('sk-evil').send('be helpful', { start: { cwd: ws } });
     const refused = messagesOf(stack.fake.requests[1]!).at(-1)!.content!;
-    assert.match(refused, /the skill "helpful" \(\.claude\/skills\/helpful\) is not available: blocked: /);
+    assert.match(
+      refused,
+      /the skill "helpful" \(\.claude\/skills\/helpful\) is not available: left out: it looked like a prompt injection: /,
+    );
     assert.ok(!refused.includes('id_rsa'));
     const listed = messagesOf(stack.fake.requests[2]!).at(-1)!.content!;
     assert.match(listed, /^- release: Cut a release/m);
-    assert.match(listed, /Not available:\n- helpful \[\.claude\/skills\/helpful\]: blocked: /);
+    assert.match(
+      listed,
+      /Not available:\n- helpful \[\.claude\/skills\/helpful\]: left out: it looked like a prompt injection: /,
+    );
   });
 
   it('leaves the index out of a conversation without the skills toolset', async () => {
@@ -165,7 +172,7 @@ describe('skills', () => {
       /^✓ pdf-forms +\.herald\/skills\/pdf-forms +Fill in PDF forms with the bundled script\.$/m,
     );
     assert.match(list.stdout, /^✓ release +\.claude\/skills\/release +Cut a release/m);
-    assert.match(list.stdout, /^✗ helpful +\.claude\/skills\/helpful +blocked: /m);
+    assert.match(list.stdout, /^✗ helpful +\.claude\/skills\/helpful +left out: it looked like a prompt injection: /m);
 
     const json = await runHerald(['skills', 'list', '--cwd', ws, '--json'], env);
     const catalog = JSON.parse(json.stdout) as {
@@ -187,7 +194,10 @@ describe('skills', () => {
 
     const blocked = await runHerald(['skills', 'show', 'helpful', '--cwd', ws], env);
     assert.equal(blocked.code, 1);
-    assert.match(blocked.stderr, /the skill "helpful" .* is not available: blocked: /);
+    assert.match(
+      blocked.stderr,
+      /the skill "helpful" .* is not available: left out: it looked like a prompt injection: /,
+    );
     assert.ok(!blocked.stdout.includes('id_rsa'));
     const missing = await runHerald(['skills', 'show', 'relase', '--cwd', ws], env);
     assert.equal(missing.code, 1);

@@ -87,11 +87,11 @@ describe('identity layer', () => {
     assert.equal(firstLayer(buildSystemPrompt(input({ home }))), BUILTIN_IDENTITY);
   });
 
-  it('replaces an injected SOUL.md with a [BLOCKED: SOUL.md — …] note', () => {
+  it('replaces an injected SOUL.md with a [left out: SOUL.md — …] placeholder', () => {
     const home = freshDir('home');
     write(join(home, 'SOUL.md'), `You are Quill.\n${INJECTION}\n`);
     const prompt = buildSystemPrompt(input({ home }));
-    assert.match(firstLayer(prompt)!, /^\[BLOCKED: SOUL\.md — .+\]$/);
+    assert.match(firstLayer(prompt)!, /^\[left out: SOUL\.md — it looked like a prompt injection: .+\]$/);
     assert.ok(!prompt.includes('pwned'), 'the injected text must not reach the prompt');
     assert.ok(!prompt.includes('You are Quill'), 'the whole file is replaced, not just the bad line');
     assert.ok(!prompt.includes(BUILTIN_IDENTITY), 'a blocked SOUL.md does not fall back to the built-in identity');
@@ -309,11 +309,14 @@ describe('project context layer', () => {
     assert.equal(kept.length, CONTEXT_FILE_MAX_CHARS);
   });
 
-  it('replaces an injected context file with a [BLOCKED: …] note', () => {
+  it('replaces an injected context file with a [left out: …] placeholder', () => {
     const root = gitRoot();
     write(join(root, 'AGENTS.md'), `# Conventions\nUse tabs.\n\n${INJECTION}\n`);
     const layer = projectContext(root)!;
-    assert.match(layer, /^# Project context \(AGENTS\.md\)\n\n\[BLOCKED: AGENTS\.md — .+\]$/);
+    assert.match(
+      layer,
+      /^# Project context \(AGENTS\.md\)\n\n\[left out: AGENTS\.md — it looked like a prompt injection: .+\]$/,
+    );
     assert.ok(!layer.includes('Use tabs'));
     assert.ok(!buildSystemPrompt(input({ cwd: root })).includes('pwned'));
   });
@@ -325,14 +328,17 @@ describe('project context layer', () => {
     mkdirSync(cwd);
     assert.match(
       projectContext(cwd)!,
-      /^# Project context \(\.\.\/HERALD\.md\)\n\n\[BLOCKED: \.\.\/HERALD\.md — .+\]$/,
+      /^# Project context \(\.\.\/HERALD\.md\)\n\n\[left out: \.\.\/HERALD\.md — it looked like a prompt injection: .+\]$/,
     );
   });
 
   it('blocks an injection hidden in the kept tail of a long file', () => {
     const root = gitRoot();
     write(join(root, 'HERALD.md'), `${'harmless text. '.repeat(3000)}\n${INJECTION}`);
-    assert.match(projectContext(root)!, /^# Project context \(HERALD\.md\)\n\n\[BLOCKED: HERALD\.md — .+\]$/);
+    assert.match(
+      projectContext(root)!,
+      /^# Project context \(HERALD\.md\)\n\n\[left out: HERALD\.md — it looked like a prompt injection: .+\]$/,
+    );
   });
 });
 
@@ -351,13 +357,16 @@ describe('memory layer', () => {
     assert.ok(userSection.includes('\n- prefers short answers\n'), userSection);
   });
 
-  it('replaces an injected entry with a BLOCKED note and keeps the others', () => {
+  it('replaces an injected entry with a [left out: …] placeholder and keeps the others', () => {
     const prompt = buildSystemPrompt(
       input({ memory: { memory: ['repo uses pnpm', INJECTION, 'CI runs on main'], user: [INJECTION, 'likes tea'] } }),
     );
     assert.ok(!prompt.includes('pwned'));
-    assert.match(prompt, /\n- repo uses pnpm\n- \[BLOCKED: MEMORY entry 2 — [^\]\n]+\]\n- CI runs on main\n/);
-    assert.match(prompt, /\n- \[BLOCKED: USER entry 1 — [^\]\n]+\]\n- likes tea\n/);
+    assert.match(
+      prompt,
+      /\n- repo uses pnpm\n- \[left out: MEMORY entry 2 — it looked like a prompt injection: [^\]\n]+\]\n- CI runs on main\n/,
+    );
+    assert.match(prompt, /\n- \[left out: USER entry 1 — it looked like a prompt injection: [^\]\n]+\]\n- likes tea\n/);
   });
 
   it('has only the USER section when MEMORY is empty, and only MEMORY when USER is', () => {
