@@ -1,110 +1,339 @@
 /**
- * What the read-only mounts cannot stop in a repository, checked around each sandboxed call.
- * `.git/commondir` is a plain file git reads to find the repository's config and hooks: written
- * by a sandboxed command, it would point the user's next `git status` at attacker-made ones, so a
- * change to it is undone when the call ends. A repository created during the call (`git init` in
- * a subfolder, then a submodule entry) had nothing to protect yet: whatever in its config would
- * run a program (fsmonitor, hooksPath, pager, aliases, filters, credential helpers, includes) is
- * removed and its hooks lose their execute bits before the user's own git can read them; it is
- * protected like the others from the next call on.
+ * What the read-only mounts cannot stop in a repository, checked around each sandboxed call: the
+ * user's own `git` on the host must never run a program that a sandboxed command planted. Before
+ * the call, every repository in the workspace is found (git-repos.ts, any depth, no folder
+ * skipped) and everything in it that would make git run a program is listed: configuration keys
+ * read with git's own parser (git-config.ts, git-run-keys.ts) in the repository's config, its
+ * worktree configs, its common directory's, every file they include and its `.gitmodules`;
+ * executable hooks; `.git` files, links, `commondir` files and includes that lead out of the
+ * workspace. After the call the same list is made again, and whatever is on it that was not there
+ * before is neutralised before the user's git can read it: a key is removed (the file is rewritten
+ * in git's plainest form and re-parsed to prove it), a hook loses its execute bits, a link out of
+ * the workspace or a file git cannot parse is renamed aside. `.git/commondir` files of repositories
+ * that existed before are restored as they were. What the user had before the call is left alone.
+ *
+ * The walk has a budget (`sandbox.gitGuard.maxEntries`); when the workspace is larger the guard
+ * cannot know what a command planted, so the sandbox refuses to start commands there (fail closed)
+ * and a call that grows the workspace past it says so in its result.
  */
-import { chmodSync, lstatSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { gitDirs } from './protected-mounts.js';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { ConfigEntry } from './git-config.js';
+import { fileSignature, parseBytes, readConfig, renderConfig, splitKey } from './git-config.js';
+import { DEFAULT_GIT_GUARD_MAX_ENTRIES } from '../../common/sandbox-policy.js';
+import { findRepositories } from './git-repos.js';
+import type { RepoScan } from './git-repos.js';
+import { isInside } from './host.js';
+import { runsProgram } from './git-run-keys.js';
 
-interface Snapshot {
-  commondirs: Map<string, string | undefined>;
-  repos: Set<string>;
+type Fix =
+  | { kind: 'drop'; file: string; entry: ConfigEntry }
+  | { kind: 'aside'; path: string }
+  | { kind: 'unexec'; path: string };
+
+interface Finding {
+  /** The same thing before and after the call has the same id. */
+  id: string;
+  fix: Fix;
+  /** What it is, for the note (`core.fsmonitor`, `hooks/pre-commit`, `a .git file pointing outside`). */
+  what: string;
 }
 
-function readIfFile(p: string): string | undefined {
+export interface GitGuardOptions {
+  maxEntries?: number;
+}
+
+export interface GitSnapshot {
+  scan: RepoScan;
+  ids: Set<string>;
+  /** `commondir` files of the repositories found before the call, and what they held. */
+  commondirs: Map<string, string | undefined>;
+  maxEntries: number;
+}
+
+/** Git stops following includes at this depth (and fails); the guard follows as far. */
+const MAX_INCLUDE_DEPTH = 10;
+const MAX_NOTES = 20;
+/** Suffix of what the guard renames aside: git never reads a file of that name. */
+export const ASIDE_SUFFIX = '.herald-disabled';
+
+function readSmall(p: string, limit = 4096): string | undefined {
   try {
-    return lstatSync(p).isFile() ? readFileSync(p, 'utf8') : undefined;
+    const st = lstatSync(p);
+    if (!st.isFile() || st.size > limit) return undefined;
+    return readFileSync(p, 'utf8');
   } catch {
     return undefined;
   }
 }
 
-export function snapshotGit(workspace: string): Snapshot {
-  const repos = gitDirs(workspace);
+function real(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a path leads once links are followed; for a path that does not exist yet, its parent's real path. */
+function whereItLeads(p: string): string {
+  return real(p) ?? join(real(dirname(p)) ?? dirname(p), basename(p));
+}
+
+/** Everything in the workspace's repositories that would make git run a program. */
+function survey(workspace: string, scan: RepoScan): { findings: Finding[]; gitDirs: string[] } {
+  const findings: Finding[] = [];
+  const gitDirs = new Set<string>([...scan.dotGitDirs, ...scan.bareDirs]);
+  const worktreeRoots = new Set<string>(scan.dotGitDirs.map((d) => dirname(d)));
+  const outside = (path: string, what: string, target: string) =>
+    findings.push({ id: `outside:${path}->${target}`, fix: { kind: 'aside', path }, what });
+
+  for (const p of scan.pointers) {
+    worktreeRoots.add(dirname(p));
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    let target: string | undefined;
+    if (st.isSymbolicLink()) target = whereItLeads(p);
+    else {
+      // A gitfile: `gitdir: <path>`, relative to the file's folder (git's own rule).
+      const m = /^gitdir: (.*?)\r?\n?$/.exec(readSmall(p)?.split('\n')[0] ?? '');
+      if (m) target = whereItLeads(isAbsolute(m[1]!) ? m[1]! : resolve(dirname(p), m[1]!));
+    }
+    if (target === undefined) continue; // git refuses a gitfile it cannot read
+    if (!isInside(workspace, target)) outside(p, 'a .git file or link leading out of the workspace', target);
+    else gitDirs.add(target);
+  }
+
+  const examined = new Set<string>();
+  /** One configuration file; `via` is the include entry that led here, if any. */
+  const examine = (file: string, gitDir: string, depth: number, via?: { file: string; entry: ConfigEntry }) => {
+    const target = whereItLeads(file);
+    if (!isInside(workspace, target)) {
+      if (via)
+        findings.push({
+          id: `include-out:${via.file}:${via.entry.key}=${via.entry.value}`,
+          fix: { kind: 'drop', ...via },
+          what: `${via.entry.key} (leads out of the workspace)`,
+        });
+      else if (lstatSync(file, { throwIfNoEntry: false }))
+        outside(file, `${basename(file)} linked out of the workspace`, target);
+      return;
+    }
+    if (examined.has(target)) return;
+    examined.add(target);
+    const read = readConfig(target);
+    if (!read.ok) {
+      if (read.why === 'missing') return;
+      const id = `unreadable:${target}:${fileSignature(target) ?? read.why}`;
+      if (via)
+        findings.push({
+          id,
+          fix: { kind: 'drop', ...via },
+          what: `${via.entry.key} (includes a file git cannot read: ${read.why})`,
+        });
+      else findings.push({ id, fix: { kind: 'aside', path: target }, what: `${basename(target)} (${read.why})` });
+      return;
+    }
+    for (const entry of read.entries) {
+      const { section, name } = splitKey(entry.key.toLowerCase());
+      if ((section === 'include' || section === 'includeif') && name === 'path') {
+        // Followed whatever its condition: the guard does not guess which branch or folder will match.
+        const v = entry.value ?? '';
+        const next = v.startsWith('~') ? '/nonexistent-home' : isAbsolute(v) ? v : resolve(dirname(target), v);
+        if (depth < MAX_INCLUDE_DEPTH && v !== '') examine(next, gitDir, depth + 1, { file: target, entry });
+        continue;
+      }
+      if (runsProgram(entry, { gitDir, workspace }))
+        findings.push({
+          id: `key:${target}:${entry.key}=${entry.value}`,
+          fix: { kind: 'drop', file: target, entry },
+          what: entry.key,
+        });
+    }
+  };
+
+  const hooksSeen = new Set<string>();
+  for (const g of gitDirs) {
+    let common = g;
+    const commondir = readSmall(join(g, 'commondir'))?.trim();
+    if (commondir) {
+      const c = whereItLeads(isAbsolute(commondir) ? commondir : resolve(g, commondir));
+      if (!isInside(workspace, c)) outside(join(g, 'commondir'), 'a commondir leading out of the workspace', c);
+      else common = c;
+    }
+    for (const f of new Set([join(common, 'config'), join(g, 'config.worktree'), join(common, 'config.worktree')]))
+      examine(f, g, 0);
+    for (const hooks of new Set([join(common, 'hooks'), join(g, 'hooks')])) {
+      const dir = whereItLeads(hooks);
+      if (hooksSeen.has(dir)) continue;
+      hooksSeen.add(dir);
+      if (!isInside(workspace, dir)) {
+        if (lstatSync(hooks, { throwIfNoEntry: false })) outside(hooks, 'hooks linked out of the workspace', dir);
+        continue;
+      }
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (name.endsWith('.sample') || name.endsWith(ASIDE_SUFFIX)) continue;
+        const p = join(dir, name);
+        const st = lstatSync(p, { throwIfNoEntry: false });
+        if (!st) continue;
+        const what = `hooks/${name}`;
+        if (!st.isFile())
+          findings.push({ id: `hook:${p}:${st.mode}:${st.ino}`, fix: { kind: 'aside', path: p }, what });
+        else if (st.mode & 0o111)
+          findings.push({ id: `hook:${p}:${fileSignature(p)}:${st.mode}`, fix: { kind: 'unexec', path: p }, what });
+      }
+    }
+  }
+  // `.gitmodules` beside each working tree: git ignores `update = !cmd` there, but a later
+  // `git submodule init` by an older git copied it; removed all the same.
+  for (const root of worktreeRoots) {
+    const f = join(root, '.gitmodules');
+    if (lstatSync(f, { throwIfNoEntry: false })) examine(f, join(root, '.git'), MAX_INCLUDE_DEPTH);
+  }
+  return { findings, gitDirs: [...gitDirs] };
+}
+
+export function snapshotGit(workspace: string, options: GitGuardOptions = {}): GitSnapshot {
+  const maxEntries = options.maxEntries ?? DEFAULT_GIT_GUARD_MAX_ENTRIES;
+  const scan = findRepositories(workspace, maxEntries);
+  const { findings, gitDirs } = survey(workspace, scan);
   return {
-    commondirs: new Map(repos.map((g) => [join(g, 'commondir'), readIfFile(join(g, 'commondir'))])),
-    repos: new Set(repos),
+    scan,
+    ids: new Set(findings.map((f) => f.id)),
+    commondirs: new Map(gitDirs.map((g) => [join(g, 'commondir'), readSmall(join(g, 'commondir'))])),
+    maxEntries,
   };
 }
 
-/** Undo what must not stay, and say what happened, for the tool result. */
-export function settleGit(workspace: string, before: Snapshot): string[] {
-  const notes: string[] = [];
-  for (const [path, was] of before.commondirs) {
-    const now = lstatSync(path, { throwIfNoEntry: false });
-    const text = readIfFile(path);
-    if (was === undefined ? now === undefined : text === was) continue;
-    if (was === undefined) rmSync(path, { recursive: true, force: true });
-    else writeFileSync(path, was);
-    notes.push(
-      `[sandbox: undid a change to ${relative(workspace, path)}: it would make git take its config and hooks from elsewhere]`,
-    );
-  }
-  for (const g of gitDirs(workspace).filter((d) => !before.repos.has(d))) {
-    const removed = neutralise(g);
-    notes.push(
-      `[sandbox: this command created the git repository ${relative(workspace, g)}; its hooks and config are ` +
-        `read-only from the next command on${removed.length ? `; removed what would run programs: ${removed.join(', ')}` : ''}]`,
-    );
-  }
-  return notes;
+/** The sentence a refusal or a note uses when the workspace is larger than the walk's budget. */
+export function overBudget(maxEntries: number): string {
+  return (
+    `the workspace holds more than ${maxEntries.toLocaleString('en')} files and folders, more than the git guard ` +
+    `checks for planted git configuration (sandbox.gitGuard.maxEntries)`
+  );
 }
 
-/** Config keys (section.name, subsection elided as `*`) that make git run a program. */
-const RUNS_PROGRAMS =
-  /^(?:core\.(?:fsmonitor|hookspath|sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\.\*\.(?:textconv|command)|merge\.\*\.driver|filter\.\*\.(?:clean|smudge|process)|credential(?:\.\*)?\.helper|gpg(?:\.\*)?\.program|uploadpack\.packobjectshook|alias\..*|include\.path|includeif\.\*\.path|pager\..*|interactive\.difffilter|remote\.\*\.(?:uploadpack|receivepack)|(?:browser|man)\.\*\.cmd|web\.browser)$/;
+/** Rename aside, never over something else: `<name>.herald-disabled[-<random>]`. */
+function putAside(path: string): string {
+  let to = `${path}${ASIDE_SUFFIX}`;
+  if (lstatSync(to, { throwIfNoEntry: false })) to = `${to}-${randomBytes(4).toString('hex')}`;
+  renameSync(path, to);
+  return to;
+}
 
-/** Remove what would run programs from a repository's config and hooks; returns what was removed. */
-function neutralise(gitDir: string): string[] {
-  const removed: string[] = [];
-  const configPath = join(gitDir, 'config');
-  const text = readIfFile(configPath);
-  if (text !== undefined) {
-    let section = '';
-    let skipping = false;
-    const kept: string[] = [];
-    for (const line of text.split('\n')) {
-      if (skipping) {
-        skipping = line.trimEnd().endsWith('\\');
-        continue;
-      }
-      const header = /^\s*\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\]/.exec(line);
-      if (header) section = `${header[1]!.toLowerCase()}${header[2] ? '.*' : ''}`;
-      const kv = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$)/.exec(header ? '' : line);
-      const key = kv ? `${section}.${kv[1]!.toLowerCase()}` : '';
-      if (key && RUNS_PROGRAMS.test(key)) {
-        removed.push(key);
-        skipping = line.trimEnd().endsWith('\\');
-        continue;
-      }
-      kept.push(line);
-    }
-    if (removed.length) writeFileSync(configPath, kept.join('\n'));
+/** Rewrite a configuration file without `drop`, proving the result with git; renames it aside when it cannot. */
+function dropKeys(workspace: string, file: string, drop: readonly ConfigEntry[]): 'rewritten' | 'aside' | 'gone' {
+  const read = readConfig(file);
+  if (!read.ok) {
+    if (read.why === 'missing') return 'gone';
+    putAside(file);
+    return 'aside';
   }
-  const hooks = join(gitDir, 'hooks');
-  let entries: string[] = [];
+  const same = (a: ConfigEntry, b: ConfigEntry) => a.key === b.key && a.value === b.value;
+  const kept = read.entries.filter((e) => !drop.some((d) => same(d, e)));
+  const text = renderConfig(kept);
+  const check = parseBytes(Buffer.from(text));
+  const proven = check.ok && check.entries.length === kept.length && check.entries.every((e, i) => same(e, kept[i]!));
+  // Written beside the file and renamed over it: a link in its place is replaced, never followed.
+  const st = lstatSync(file, { throwIfNoEntry: false });
+  if (!proven || !st?.isFile() || !isInside(workspace, real(dirname(file)) ?? '/')) {
+    putAside(file);
+    return 'aside';
+  }
+  const tmp = join(dirname(file), `.${basename(file)}.herald-${randomBytes(4).toString('hex')}`);
+  writeFileSync(tmp, text, { mode: st.mode & 0o666, flag: 'wx' });
+  renameSync(tmp, file);
+  return 'rewritten';
+}
+
+/** Clear a hook's execute bits through a descriptor opened without following links. */
+function unexec(path: string): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    entries = readdirSync(hooks);
-  } catch {
-    // no hooks folder
+    const st = fstatSync(fd);
+    if (st.isFile()) fchmodSync(fd, st.mode & 0o7666 & ~0o6000);
+  } finally {
+    closeSync(fd);
   }
-  for (const name of entries) {
-    const p = join(hooks, name);
-    const st = lstatSync(p, { throwIfNoEntry: false });
-    if (!st || name.endsWith('.sample')) continue;
-    if (st.isSymbolicLink() || !st.isFile()) {
-      rmSync(p, { recursive: true, force: true });
-      removed.push(`hooks/${name}`);
-    } else if (st.mode & 0o111) {
-      chmodSync(p, st.mode & ~0o111);
-      removed.push(`hooks/${name}`);
+}
+
+/** Undo what must not stay, and say what happened, for the tool result. */
+export function settleGit(workspace: string, before: GitSnapshot): string[] {
+  const notes: string[] = [];
+  const rel = (p: string) => relative(workspace, p) || '.';
+  for (const [path, was] of before.commondirs) {
+    const now = lstatSync(path, { throwIfNoEntry: false });
+    if (was === undefined ? now === undefined : readSmall(path) === was) continue;
+    try {
+      if (now) putAside(path);
+      if (was !== undefined) writeFileSync(path, was, { flag: 'wx' });
+    } catch {
+      // the folder itself went away: nothing left for git to read
+    }
+    notes.push(`[sandbox: undid a change to ${rel(path)}: it would make git take its config and hooks from elsewhere]`);
+  }
+  const scan = findRepositories(workspace, before.maxEntries);
+  const { findings } = survey(workspace, scan);
+  const fresh = findings.filter((f) => !before.ids.has(f.id));
+  const drops = new Map<string, ConfigEntry[]>();
+  const done = new Map<string, string[]>();
+  const record = (path: string, what: string) => done.set(path, [...(done.get(path) ?? []), what]);
+  for (const f of fresh) {
+    try {
+      if (f.fix.kind === 'drop') drops.set(f.fix.file, [...(drops.get(f.fix.file) ?? []), f.fix.entry]);
+      else if (f.fix.kind === 'unexec') {
+        unexec(f.fix.path);
+        record(f.fix.path, `${f.what} is no longer executable`);
+      } else {
+        putAside(f.fix.path);
+        record(f.fix.path, `${f.what}: renamed to ${basename(f.fix.path)}${ASIDE_SUFFIX}`);
+      }
+    } catch (err) {
+      record(
+        f.fix.kind === 'drop' ? f.fix.file : f.fix.path,
+        `${f.what}: could not be neutralised (${(err as Error).message.split('\n')[0]})`,
+      );
     }
   }
-  return removed;
+  for (const [file, entries] of drops) {
+    const keys = [...new Set(entries.map((e) => e.key))].join(', ');
+    try {
+      const how = dropKeys(workspace, file, entries);
+      if (how === 'rewritten') record(file, `removed ${keys}`);
+      else if (how === 'aside') record(file, `renamed to ${basename(file)}${ASIDE_SUFFIX} (it held ${keys})`);
+    } catch (err) {
+      record(file, `could not remove ${keys} (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+  const lines = [...done].map(([path, whats]) => `${rel(path)}: ${whats.join('; ')}`);
+  if (lines.length)
+    notes.push(
+      `[sandbox: this command left git configuration that would run programs when you use git here; neutralised: ` +
+        `${lines.slice(0, MAX_NOTES).join(' | ')}${lines.length > MAX_NOTES ? ` | and ${lines.length - MAX_NOTES} more` : ''}]`,
+    );
+  if (!scan.complete)
+    notes.push(
+      `[sandbox: ${overBudget(before.maxEntries)}: what this command left beyond that was not checked, and ` +
+        'the next commands are refused until the workspace is smaller or the budget larger]',
+    );
+  return notes;
 }
