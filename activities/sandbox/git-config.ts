@@ -126,7 +126,7 @@ export function splitKey(key: string): { section: string; subsection: string | u
 
 const quoteSubsection = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 const quoteValue = (s: string) =>
-  `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\x08/g, '\\b')}"`;
+  `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replaceAll('\u0008', '\\b')}"`;
 
 /**
  * Configuration text holding exactly `entries`, in order, in git's plainest form (one header per

@@ -9,7 +9,6 @@
  */
 import type { Dirent } from 'node:fs';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULT_GIT_GUARD_MAX_ENTRIES } from '../../common/sandbox-policy.js';
 
 export interface RepoScan {
@@ -25,6 +24,9 @@ export interface RepoScan {
   complete: boolean;
   ms: number;
 }
+
+/** The names that make a folder a repository (or a git directory itself). */
+const PARTS = new Set(['.git', 'objects', 'refs', 'HEAD', 'commondir']);
 
 export function findRepositories(workspace: string, maxEntries = DEFAULT_GIT_GUARD_MAX_ENTRIES): RepoScan {
   const started = performance.now();
@@ -50,19 +52,16 @@ export function findRepositories(workspace: string, maxEntries = DEFAULT_GIT_GUA
     let commondir = false;
     for (const e of list) {
       const name = e.name;
-      const p = join(dir, name);
-      if (name === '.git') {
-        if (e.isDirectory()) scan.dotGitDirs.push(p);
-        else scan.pointers.push(p);
-      }
       // Links are not followed (a link's target is walked where it lies, if inside), but git
       // follows them when it checks a git directory's parts.
-      if (e.isDirectory()) stack.push(p);
-      const dirLike = e.isDirectory() || e.isSymbolicLink();
-      if (name === 'objects') objects ||= dirLike;
-      else if (name === 'refs') refs ||= dirLike;
-      else if (name === 'HEAD') head = !e.isDirectory();
-      else if (name === 'commondir') commondir = !e.isDirectory();
+      const isDir = e.isDirectory();
+      if (isDir) stack.push(`${dir}/${name}`);
+      if (name.length > 9 || !PARTS.has(name)) continue;
+      if (name === '.git') (isDir ? scan.dotGitDirs : scan.pointers).push(`${dir}/${name}`);
+      else if (name === 'objects') objects ||= isDir || e.isSymbolicLink();
+      else if (name === 'refs') refs ||= isDir || e.isSymbolicLink();
+      else if (name === 'HEAD') head = !isDir;
+      else if (name === 'commondir') commondir = !isDir;
     }
     if (head && ((objects && refs) || commondir) && !dir.endsWith('/.git')) scan.bareDirs.push(dir);
   }
