@@ -65,13 +65,13 @@ export function fileSignature(path: string): string | undefined {
 }
 
 /** Read a configuration file the way git will. `path` must not be a link (checked without following). */
-export function readConfig(path: string): ConfigRead {
+export function readConfig(path: string, cached = true): ConfigRead {
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st) return { ok: false, why: 'missing' };
   if (!st.isFile()) return { ok: false, why: 'not a regular file' };
   if (st.size > MAX_CONFIG_BYTES) return { ok: false, why: 'too large' };
   const sig = signature(st);
-  const hit = cache.get(path);
+  const hit = cached ? cache.get(path) : undefined;
   if (hit?.sig === sig) return hit.read;
   // Git is handed the bytes on stdin, read through a descriptor opened without following links,
   // so what it parses is the file that was checked, not whatever a link swapped in meanwhile.
@@ -94,6 +94,7 @@ export function readConfig(path: string): ConfigRead {
     closeSync(fd);
   }
   const read = parseBytes(bytes);
+  if (!cached) return read;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(path, { sig, read });
   return read;

@@ -37,6 +37,7 @@ import { DEFAULT_GIT_GUARD_MAX_ENTRIES } from '../../common/sandbox-policy.js';
 import { findRepositories } from './git-repos.js';
 import type { RepoScan } from './git-repos.js';
 import { isInside } from './host.js';
+import { holdDir } from './workspace-dir.js';
 import { runsProgram } from './git-run-keys.js';
 
 type Fix =
@@ -233,46 +234,71 @@ export function overBudget(maxEntries: number): string {
 }
 
 /** Rename aside, never over something else: `<name>.herald-disabled[-<random>]`. */
-function putAside(path: string): string {
-  let to = `${path}${ASIDE_SUFFIX}`;
-  if (lstatSync(to, { throwIfNoEntry: false })) to = `${to}-${randomBytes(4).toString('hex')}`;
-  renameSync(path, to);
-  return to;
+function putAside(workspace: string, path: string): string {
+  const dir = holdDir(workspace, dirname(path));
+  try {
+    let to = `${basename(path)}${ASIDE_SUFFIX}`;
+    if (lstatSync(dir.at(to), { throwIfNoEntry: false })) to = `${to}-${randomBytes(4).toString('hex')}`;
+    renameSync(dir.at(basename(path)), dir.at(to));
+    return to;
+  } finally {
+    dir.close();
+  }
 }
 
 /** Rewrite a configuration file without `drop`, proving the result with git; renames it aside when it cannot. */
 function dropKeys(workspace: string, file: string, drop: readonly ConfigEntry[]): 'rewritten' | 'aside' | 'gone' {
-  const read = readConfig(file);
-  if (!read.ok) {
-    if (read.why === 'missing') return 'gone';
-    putAside(file);
-    return 'aside';
+  const dir = holdDir(workspace, dirname(file));
+  try {
+    const name = basename(file);
+    const read = readConfig(dir.at(name), false);
+    if (!read.ok && read.why === 'missing') return 'gone';
+    const same = (a: ConfigEntry, b: ConfigEntry) => a.key === b.key && a.value === b.value;
+    const kept = read.ok ? read.entries.filter((e) => !drop.some((d) => same(d, e))) : [];
+    const text = renderConfig(kept);
+    const check = parseBytes(Buffer.from(text));
+    const proven =
+      read.ok && check.ok && check.entries.length === kept.length && check.entries.every((e, i) => same(e, kept[i]!));
+    if (!proven) {
+      putAside(workspace, file);
+      return 'aside';
+    }
+    // Written beside the file and renamed over it: a link in its place is replaced, never followed.
+    const mode = lstatSync(dir.at(name)).mode & 0o666;
+    const tmp = `.${name}.herald-${randomBytes(4).toString('hex')}`;
+    writeFileSync(dir.at(tmp), text, { mode, flag: 'wx' });
+    renameSync(dir.at(tmp), dir.at(name));
+    return 'rewritten';
+  } finally {
+    dir.close();
   }
-  const same = (a: ConfigEntry, b: ConfigEntry) => a.key === b.key && a.value === b.value;
-  const kept = read.entries.filter((e) => !drop.some((d) => same(d, e)));
-  const text = renderConfig(kept);
-  const check = parseBytes(Buffer.from(text));
-  const proven = check.ok && check.entries.length === kept.length && check.entries.every((e, i) => same(e, kept[i]!));
-  // Written beside the file and renamed over it: a link in its place is replaced, never followed.
-  const st = lstatSync(file, { throwIfNoEntry: false });
-  if (!proven || !st?.isFile() || !isInside(workspace, real(dirname(file)) ?? '/')) {
-    putAside(file);
-    return 'aside';
-  }
-  const tmp = join(dirname(file), `.${basename(file)}.herald-${randomBytes(4).toString('hex')}`);
-  writeFileSync(tmp, text, { mode: st.mode & 0o666, flag: 'wx' });
-  renameSync(tmp, file);
-  return 'rewritten';
 }
 
 /** Clear a hook's execute bits through a descriptor opened without following links. */
-function unexec(path: string): void {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+function unexec(workspace: string, path: string): void {
+  const dir = holdDir(workspace, dirname(path));
   try {
-    const st = fstatSync(fd);
-    if (st.isFile()) fchmodSync(fd, st.mode & 0o7666 & ~0o6000);
+    const fd = openSync(dir.at(basename(path)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const st = fstatSync(fd);
+      if (st.isFile()) fchmodSync(fd, st.mode & 0o1666);
+    } finally {
+      closeSync(fd);
+    }
   } finally {
-    closeSync(fd);
+    dir.close();
+  }
+}
+
+/** Put a `commondir` back as it was before the call (the changed one is renamed aside). */
+function restore(workspace: string, path: string, was: string | undefined): void {
+  if (lstatSync(path, { throwIfNoEntry: false })) putAside(workspace, path);
+  if (was === undefined) return;
+  const dir = holdDir(workspace, dirname(path));
+  try {
+    writeFileSync(dir.at(basename(path)), was, { flag: 'wx' });
+  } finally {
+    dir.close();
   }
 }
 
@@ -284,8 +310,7 @@ export function settleGit(workspace: string, before: GitSnapshot): string[] {
     const now = lstatSync(path, { throwIfNoEntry: false });
     if (was === undefined ? now === undefined : readSmall(path) === was) continue;
     try {
-      if (now) putAside(path);
-      if (was !== undefined) writeFileSync(path, was, { flag: 'wx' });
+      restore(workspace, path, was);
     } catch {
       // the folder itself went away: nothing left for git to read
     }
@@ -301,10 +326,10 @@ export function settleGit(workspace: string, before: GitSnapshot): string[] {
     try {
       if (f.fix.kind === 'drop') drops.set(f.fix.file, [...(drops.get(f.fix.file) ?? []), f.fix.entry]);
       else if (f.fix.kind === 'unexec') {
-        unexec(f.fix.path);
+        unexec(workspace, f.fix.path);
         record(f.fix.path, `${f.what} is no longer executable`);
       } else {
-        putAside(f.fix.path);
+        putAside(workspace, f.fix.path);
         record(f.fix.path, `${f.what}: renamed to ${basename(f.fix.path)}${ASIDE_SUFFIX}`);
       }
     } catch (err) {

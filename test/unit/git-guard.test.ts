@@ -25,6 +25,7 @@ import type { ConfigEntry } from '../../activities/sandbox/git-config.js';
 import { settleGit, snapshotGit } from '../../activities/sandbox/git-guard.js';
 import { findRepositories } from '../../activities/sandbox/git-repos.js';
 import { runsProgram } from '../../activities/sandbox/git-run-keys.js';
+import { holdDir } from '../../activities/sandbox/workspace-dir.js';
 
 const root = mkdtempSync(join(tmpdir(), 'herald-git-guard-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -167,5 +168,19 @@ describe('git guard: before and after a command', () => {
     assert.equal(before.scan.complete, true);
     for (let i = 0; i < 1200; i++) writeFileSync(join(ws, `f${i}`), '');
     assert.match(settleGit(ws, before).join('\n'), /more than 1,000 files and folders.*sandbox\.gitGuard\.maxEntries/);
+  });
+
+  it('changes files only through folders opened without following links, so a swapped folder sends no write outside', () => {
+    const ws = fresh();
+    const outside = fresh();
+    mkdirSync(join(ws, 'real/sub'), { recursive: true });
+    symlinkSync(outside, join(ws, 'swapped'));
+    const held = holdDir(ws, join(ws, 'real/sub'));
+    writeFileSync(held.at('f'), 'x');
+    held.close();
+    assert.equal(readFileSync(join(ws, 'real/sub/f'), 'utf8'), 'x');
+    assert.throws(() => holdDir(ws, join(ws, 'swapped')), /ELOOP|ENOTDIR/);
+    mkdirSync(join(outside, 'deeper'));
+    assert.throws(() => holdDir(ws, join(ws, 'swapped/deeper')), /ELOOP|ENOTDIR/);
   });
 });
