@@ -19,7 +19,23 @@ export interface ConfigEntry {
 
 export type ConfigRead =
   | { ok: true; entries: ConfigEntry[] }
-  | { ok: false; why: 'missing' | 'not a regular file' | 'too large' | 'unparsable' };
+  | {
+      ok: false;
+      why: 'missing' | 'not a regular file' | 'too large' | 'unparsable' | 'not checked: too many to parse';
+    };
+
+export interface ReadOptions {
+  /** Use and fill the cache (default true). */
+  cached?: boolean;
+  /**
+   * Lower-case words one of which a file must contain to hold a key of interest (key names cannot
+   * be escaped or split, so a file without any of them holds none): git is not started for it,
+   * and it reads as empty.
+   */
+  marks?: readonly string[];
+  /** Git parses left for this check: at zero a file that needs one is reported as not checked. */
+  budget?: { left: number };
+}
 
 /** Larger configuration files are not parsed: treated as unreadable (git's own are a few KB). */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -65,7 +81,8 @@ export function fileSignature(path: string): string | undefined {
 }
 
 /** Read a configuration file the way git will. `path` must not be a link (checked without following). */
-export function readConfig(path: string, cached = true): ConfigRead {
+export function readConfig(path: string, options: ReadOptions = {}): ConfigRead {
+  const cached = options.cached ?? true;
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st) return { ok: false, why: 'missing' };
   if (!st.isFile()) return { ok: false, why: 'not a regular file' };
@@ -93,6 +110,11 @@ export function readConfig(path: string, cached = true): ConfigRead {
   } finally {
     closeSync(fd);
   }
+  if (options.marks) {
+    const text = bytes.toString('latin1').toLowerCase();
+    if (!options.marks.some((m) => text.includes(m))) return { ok: true, entries: [] };
+  }
+  if (options.budget && options.budget.left-- <= 0) return { ok: false, why: 'not checked: too many to parse' };
   const read = parseBytes(bytes);
   if (!cached) return read;
   if (cache.size >= CACHE_LIMIT) cache.clear();

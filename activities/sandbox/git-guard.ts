@@ -38,7 +38,7 @@ import { findRepositories } from './git-repos.js';
 import type { RepoScan } from './git-repos.js';
 import { isInside } from './host.js';
 import { holdDir } from './workspace-dir.js';
-import { runsProgram } from './git-run-keys.js';
+import { RUN_KEY_MARKS, runsProgram } from './git-run-keys.js';
 
 type Fix =
   | { kind: 'drop'; file: string; entry: ConfigEntry }
@@ -68,6 +68,14 @@ export interface GitSnapshot {
 /** Git stops following includes at this depth (and fails); the guard follows as far. */
 const MAX_INCLUDE_DEPTH = 10;
 const MAX_NOTES = 20;
+/**
+ * Git processes started by the check after a call, for configurations it has not parsed before
+ * (about a second's worth): a command that plants thousands of them must not stall the worker, so
+ * past it a new configuration is not parsed but renamed aside. The check before a call has no such
+ * limit: it reads what the user has (each file once; parses are cached), and nothing a command
+ * planted survives unparsed to it.
+ */
+const MAX_PARSES_AFTER = 300;
 /** Suffix of what the guard renames aside: git never reads a file of that name. */
 export const ASIDE_SUFFIX = '.herald-disabled';
 
@@ -95,7 +103,7 @@ function whereItLeads(p: string): string {
 }
 
 /** Everything in the workspace's repositories that would make git run a program. */
-function survey(workspace: string, scan: RepoScan): { findings: Finding[]; gitDirs: string[] } {
+function survey(workspace: string, scan: RepoScan, maxParses: number): { findings: Finding[]; gitDirs: string[] } {
   const findings: Finding[] = [];
   const gitDirs = new Set<string>([...scan.dotGitDirs, ...scan.bareDirs]);
   const worktreeRoots = new Set<string>(scan.dotGitDirs.map((d) => dirname(d)));
@@ -119,6 +127,7 @@ function survey(workspace: string, scan: RepoScan): { findings: Finding[]; gitDi
   }
 
   const examined = new Set<string>();
+  const budget = { left: maxParses };
   /** One configuration file; `via` is the include entry that led here, if any. */
   const examine = (file: string, gitDir: string, depth: number, via?: { file: string; entry: ConfigEntry }) => {
     const target = whereItLeads(file);
@@ -135,7 +144,7 @@ function survey(workspace: string, scan: RepoScan): { findings: Finding[]; gitDi
     }
     if (examined.has(target)) return;
     examined.add(target);
-    const read = readConfig(target);
+    const read = readConfig(target, { marks: RUN_KEY_MARKS, budget });
     if (!read.ok) {
       if (read.why === 'missing') return;
       const id = `unreadable:${target}:${fileSignature(target) ?? read.why}`;
@@ -216,7 +225,7 @@ function survey(workspace: string, scan: RepoScan): { findings: Finding[]; gitDi
 export function snapshotGit(workspace: string, options: GitGuardOptions = {}): GitSnapshot {
   const maxEntries = options.maxEntries ?? DEFAULT_GIT_GUARD_MAX_ENTRIES;
   const scan = findRepositories(workspace, maxEntries);
-  const { findings, gitDirs } = survey(workspace, scan);
+  const { findings, gitDirs } = survey(workspace, scan, Infinity);
   return {
     scan,
     ids: new Set(findings.map((f) => f.id)),
@@ -251,7 +260,7 @@ function dropKeys(workspace: string, file: string, drop: readonly ConfigEntry[])
   const dir = holdDir(workspace, dirname(file));
   try {
     const name = basename(file);
-    const read = readConfig(dir.at(name), false);
+    const read = readConfig(dir.at(name), { cached: false });
     if (!read.ok && read.why === 'missing') return 'gone';
     const same = (a: ConfigEntry, b: ConfigEntry) => a.key === b.key && a.value === b.value;
     const kept = read.ok ? read.entries.filter((e) => !drop.some((d) => same(d, e))) : [];
@@ -317,7 +326,7 @@ export function settleGit(workspace: string, before: GitSnapshot): string[] {
     notes.push(`[sandbox: undid a change to ${rel(path)}: it would make git take its config and hooks from elsewhere]`);
   }
   const scan = findRepositories(workspace, before.maxEntries);
-  const { findings } = survey(workspace, scan);
+  const { findings } = survey(workspace, scan, MAX_PARSES_AFTER);
   const fresh = findings.filter((f) => !before.ids.has(f.id));
   const drops = new Map<string, ConfigEntry[]>();
   const done = new Map<string, string[]>();

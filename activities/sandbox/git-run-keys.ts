@@ -21,6 +21,8 @@ interface Row {
   section: string;
   /** Names (lower case) in that section; `*` for every name. */
   names: readonly string[] | '*';
+  /** Text a file must contain for the row to match (default: the names, or the section for `*`). */
+  mark?: string;
   /** When present, the value decides (the key alone is harmless). */
   runs?: (value: string | undefined, ctx: KeyContext) => boolean;
   why: string;
@@ -123,6 +125,7 @@ export const RUN_KEYS: readonly Row[] = [
     section: 'submodule',
     names: ['update'],
     runs: (v) => v !== undefined && v.trim().startsWith('!'),
+    mark: '!',
     why: 'a submodule update command',
     examples: [['submodule.x.update', '!touch /tmp/x']],
   },
@@ -144,6 +147,11 @@ const HARMLESS: ReadonlyArray<[string, string | undefined]> = [
   ['submodule.x.update', 'rebase'],
   ['user.name', 'a'],
   ['include.path', 'x'],
+];
+
+/** Words one of which a configuration file must contain to hold a key of the table, or an include. */
+export const RUN_KEY_MARKS: readonly string[] = [
+  ...new Set(['include', ...RUN_KEYS.flatMap((r) => (r.mark ? [r.mark] : r.names === '*' ? [r.section] : r.names))]),
 ];
 
 /** Whether a listed configuration entry makes git run a program. */

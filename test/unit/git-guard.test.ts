@@ -170,6 +170,28 @@ describe('git guard: before and after a command', () => {
     assert.match(settleGit(ws, before).join('\n'), /more than 1,000 files and folders.*sandbox\.gitGuard\.maxEntries/);
   });
 
+  it('keeps its cost bounded when a command plants hundreds of repositories: past its parse budget they are renamed aside', () => {
+    const ws = fresh();
+    const before = snapshotGit(ws);
+    for (let i = 0; i < 500; i++) {
+      const g = join(ws, 'many', `g${i}`);
+      mkdirSync(join(g, 'objects'), { recursive: true });
+      mkdirSync(join(g, 'refs'));
+      writeFileSync(join(g, 'HEAD'), 'ref: refs/heads/main\n');
+      writeFileSync(join(g, 'config'), `[alias]\n\tx${i} = !touch /tmp/x\n`);
+    }
+    const t0 = performance.now();
+    const notes = settleGit(ws, before).join('\n');
+    const took = performance.now() - t0;
+    assert.ok(took < 20_000, `took ${took} ms`);
+    assert.match(notes, /and \d+ more/);
+    for (let i = 0; i < 500; i++) {
+      const config = join(ws, 'many', `g${i}`, 'config');
+      if (!existsSync(config)) continue; // renamed aside
+      assert.doesNotMatch(readFileSync(config, 'utf8'), /alias/, `g${i}`);
+    }
+  });
+
   it('changes files only through folders opened without following links, so a swapped folder sends no write outside', () => {
     const ws = fresh();
     const outside = fresh();
