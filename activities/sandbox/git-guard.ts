@@ -28,6 +28,7 @@ import {
   readdirSync,
   realpathSync,
   renameSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -61,7 +62,7 @@ export interface GitSnapshot {
   scan: RepoScan;
   ids: Set<string>;
   /** `commondir` files of the repositories found before the call, and what they held. */
-  commondirs: Map<string, string | undefined>;
+  commondirs: Map<string, Commondir>;
   maxEntries: number;
 }
 
@@ -79,6 +80,20 @@ const MAX_PARSES_AFTER = 300;
 /** Suffix of what the guard renames aside: git never reads a file of that name. */
 export const ASIDE_SUFFIX = '.herald-disabled';
 
+/** A `commondir` as it was: its identity (type, inode, size, times) and, for a small file, its text. */
+interface Commondir {
+  id: string;
+  text: string | undefined;
+}
+
+function commondirState(p: string): Commondir {
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  return {
+    id: st ? `${st.mode}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'missing',
+    text: readSmall(p, 65_536),
+  };
+}
+
 function readSmall(p: string, limit = 4096): string | undefined {
   try {
     const st = lstatSync(p);
@@ -95,6 +110,33 @@ function real(p: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+type Named = { kind: 'path'; path: string } | { kind: 'none' } | { kind: 'odd'; why: string; sig: string };
+
+/**
+ * The path a gitfile (`gitdir: <path>`) or a `commondir` names, read as git reads it: through a
+ * link, the whole file, up to a NUL, without trailing CR and LF. `none` when git would not use it;
+ * `odd` when the guard will not follow it (a link out of the workspace, larger than 64 KB).
+ */
+function namedIn(workspace: string, p: string, prefix: string): Named {
+  const st = statSync(p, { throwIfNoEntry: false });
+  if (!st?.isFile()) return { kind: 'none' };
+  const to = real(p);
+  const sig = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  if (!to || !isInside(workspace, to)) return { kind: 'odd', why: 'a link out of the workspace', sig };
+  if (st.size > 65_536) return { kind: 'odd', why: 'larger than 64 KB', sig };
+  let text: string;
+  try {
+    text = readFileSync(to, 'utf8');
+  } catch {
+    return { kind: 'none' };
+  }
+  const nul = text.indexOf('\0');
+  if (nul >= 0) text = text.slice(0, nul);
+  if (!text.startsWith(prefix)) return { kind: 'none' };
+  const path = text.slice(prefix.length).replace(/[\r\n]+$/, '');
+  return path ? { kind: 'path', path } : { kind: 'none' };
 }
 
 /** Where a path leads once links are followed; for a path that does not exist yet, its parent's real path. */
@@ -117,11 +159,18 @@ function survey(workspace: string, scan: RepoScan, maxParses: number): { finding
     let target: string | undefined;
     if (st.isSymbolicLink()) target = whereItLeads(p);
     else {
-      // A gitfile: `gitdir: <path>`, relative to the file's folder (git's own rule).
-      const m = /^gitdir: (.*?)\r?\n?$/.exec(readSmall(p)?.split('\n')[0] ?? '');
-      if (m) target = whereItLeads(isAbsolute(m[1]!) ? m[1]! : resolve(dirname(p), m[1]!));
+      const named = namedIn(workspace, p, 'gitdir: ');
+      if (named.kind === 'none') continue; // git refuses a gitfile it cannot read
+      if (named.kind === 'odd') {
+        findings.push({
+          id: `odd:${p}:${named.sig}`,
+          fix: { kind: 'aside', path: p },
+          what: `a .git file (${named.why})`,
+        });
+        continue;
+      }
+      target = whereItLeads(isAbsolute(named.path) ? named.path : resolve(dirname(p), named.path));
     }
-    if (target === undefined) continue; // git refuses a gitfile it cannot read
     if (!isInside(workspace, target)) outside(p, 'a .git file or link leading out of the workspace', target);
     else gitDirs.add(target);
   }
@@ -161,9 +210,16 @@ function survey(workspace: string, scan: RepoScan, maxParses: number): { finding
       const { section, name } = splitKey(entry.key.toLowerCase());
       if ((section === 'include' || section === 'includeif') && name === 'path') {
         // Followed whatever its condition: the guard does not guess which branch or folder will match.
+        // A relative path starts at the including file's folder: as git names that file, and where
+        // it really is (they differ when the file is a link); both are followed.
         const v = entry.value ?? '';
-        const next = v.startsWith('~') ? '/nonexistent-home' : isAbsolute(v) ? v : resolve(dirname(target), v);
-        if (depth < MAX_INCLUDE_DEPTH && v !== '') examine(next, gitDir, depth + 1, { file: target, entry });
+        if (v === '' || depth >= MAX_INCLUDE_DEPTH) continue;
+        const nexts = v.startsWith('~')
+          ? ['/nonexistent-home']
+          : isAbsolute(v)
+            ? [v]
+            : [...new Set([resolve(dirname(file), v), resolve(dirname(target), v)])];
+        for (const next of nexts) examine(next, gitDir, depth + 1, { file: target, entry });
         continue;
       }
       if (runsProgram(entry, { gitDir, workspace }))
@@ -178,9 +234,15 @@ function survey(workspace: string, scan: RepoScan, maxParses: number): { finding
   const hooksSeen = new Set<string>();
   for (const g of gitDirs) {
     let common = g;
-    const commondir = readSmall(join(g, 'commondir'))?.trim();
-    if (commondir) {
-      const c = whereItLeads(isAbsolute(commondir) ? commondir : resolve(g, commondir));
+    const named = namedIn(workspace, join(g, 'commondir'), '');
+    if (named.kind === 'odd')
+      findings.push({
+        id: `odd:${join(g, 'commondir')}:${named.sig}`,
+        fix: { kind: 'aside', path: join(g, 'commondir') },
+        what: `a commondir (${named.why})`,
+      });
+    else if (named.kind === 'path') {
+      const c = whereItLeads(isAbsolute(named.path) ? named.path : resolve(g, named.path));
       if (!isInside(workspace, c)) outside(join(g, 'commondir'), 'a commondir leading out of the workspace', c);
       else common = c;
     }
@@ -229,7 +291,7 @@ export function snapshotGit(workspace: string, options: GitGuardOptions = {}): G
   return {
     scan,
     ids: new Set(findings.map((f) => f.id)),
-    commondirs: new Map(gitDirs.map((g) => [join(g, 'commondir'), readSmall(join(g, 'commondir'))])),
+    commondirs: new Map(gitDirs.map((g) => [join(g, 'commondir'), commondirState(join(g, 'commondir'))])),
     maxEntries,
   };
 }
@@ -316,10 +378,9 @@ export function settleGit(workspace: string, before: GitSnapshot): string[] {
   const notes: string[] = [];
   const rel = (p: string) => relative(workspace, p) || '.';
   for (const [path, was] of before.commondirs) {
-    const now = lstatSync(path, { throwIfNoEntry: false });
-    if (was === undefined ? now === undefined : readSmall(path) === was) continue;
+    if (commondirState(path).id === was.id) continue;
     try {
-      restore(workspace, path, was);
+      restore(workspace, path, was.text);
     } catch {
       // the folder itself went away: nothing left for git to read
     }

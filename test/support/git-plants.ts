@@ -183,4 +183,13 @@ export const GIT_PLANTS: readonly GitPlant[] = [
     where: 'r',
     git: [['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'host']],
   },
+  {
+    id: 'commondir-link',
+    // A common directory needs objects and refs, not HEAD: nothing else marks it as git's.
+    command:
+      `${repo('r')} && git -C r worktree add -q ../wt && mkdir -p cd/objects cd/refs && ` +
+      `printf '[core]\\n\\tfsmonitor = ${FSM}\\n' > cd/config && echo "$PWD/cd" > cdpath && ` +
+      'rm r/.git/worktrees/wt/commondir && ln -s ../../../../cdpath r/.git/worktrees/wt/commondir',
+    where: 'wt',
+  },
 ];
