@@ -284,7 +284,8 @@ function survey(workspace: string, scan: RepoScan, maxParses: number): { finding
   return { findings, gitDirs: [...gitDirs] };
 }
 
-export function snapshotGit(workspace: string, options: GitGuardOptions = {}): GitSnapshot {
+export function snapshotGit(workspaceAsGiven: string, options: GitGuardOptions = {}): GitSnapshot {
+  const workspace = real(workspaceAsGiven) ?? workspaceAsGiven;
   const maxEntries = options.maxEntries ?? DEFAULT_GIT_GUARD_MAX_ENTRIES;
   const scan = findRepositories(workspace, maxEntries);
   const { findings, gitDirs } = survey(workspace, scan, Infinity);
@@ -374,7 +375,8 @@ function restore(workspace: string, path: string, was: string | undefined): void
 }
 
 /** Undo what must not stay, and say what happened, for the tool result. */
-export function settleGit(workspace: string, before: GitSnapshot): string[] {
+export function settleGit(workspaceAsGiven: string, before: GitSnapshot): string[] {
+  const workspace = real(workspaceAsGiven) ?? workspaceAsGiven;
   const notes: string[] = [];
   const rel = (p: string) => relative(workspace, p) || '.';
   for (const [path, was] of before.commondirs) {

@@ -129,6 +129,33 @@ describe('git guard', () => {
     assert.deepEqual(fired(), []);
   });
 
+  it('checks around file tools too: a bare repository or a .git file written with write_file runs nothing', async () => {
+    const ws = project('files');
+    const write = (path: string, content: string) => ({ name: 'write_file', arguments: { path, content } });
+    stack.fake.script([
+      {
+        toolCalls: [
+          write('b/HEAD', 'ref: refs/heads/main\n'),
+          write('b/objects/info/keep', ''),
+          write('b/refs/heads/keep', ''),
+          write('b/config', `[core]\n\tbare = true\n[alias]\n\tst = !touch ${marks}/file-alias\n`),
+          write('p/.git', `gitdir: ${outside}/.git\n`),
+        ],
+      },
+      { text: 'Written.' },
+    ]);
+    await stack.herald.conversation('git-files').send('write', { id: 'f-1', start: { cwd: ws } });
+    const notes = (await stack.transcript('git-files'))
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content ?? '')
+      .join('\n');
+    assert.match(notes, /b\/config: removed alias\.st/);
+    assert.match(notes, /p\/\.git: a \.git file or link leading out of the workspace: renamed/);
+    userGit(join(ws, 'b'), { id: 'b', command: '', where: '', git: [['st']] });
+    userGit(join(ws, 'p'), { id: 'p', command: '', where: '' });
+    assert.deepEqual(fired(), []);
+  });
+
   it('lets git work in a new repository: ordinary configuration stays and nothing is said', async () => {
     const ws = project('work');
     const command =
