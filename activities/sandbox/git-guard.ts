@@ -69,6 +69,7 @@ export interface GitSnapshot {
 /** Git stops following includes at this depth (and fails); the guard follows as far. */
 const MAX_INCLUDE_DEPTH = 10;
 const MAX_NOTES = 20;
+const MAX_NOTE_PART = 200;
 /**
  * Git processes started by the check after a call, for configurations it has not parsed before
  * (about a second's worth): a command that plants thousands of them must not stall the worker, so
@@ -421,7 +422,9 @@ export function settleGit(workspaceAsGiven: string, before: GitSnapshot): string
       record(file, `could not remove ${keys} (${(err as Error).message.split('\n')[0]})`);
     }
   }
-  const lines = [...done].map(([path, whats]) => `${rel(path)}: ${whats.join('; ')}`);
+  // Paths and key names are the command's choice: each is clipped, so the note stays short.
+  const clip = (t: string) => (t.length > MAX_NOTE_PART ? `${t.slice(0, MAX_NOTE_PART)}…` : t);
+  const lines = [...done].map(([path, whats]) => `${clip(rel(path))}: ${clip(whats.join('; '))}`);
   if (lines.length)
     notes.push(
       `[sandbox: this command left git configuration that would run programs when you use git here; neutralised: ` +
