@@ -13,12 +13,14 @@
  *   - the injection scanner's speed on a large file and on long hostile lines,
  *   - the approval gate's command classification (corpus and 2,000-character commands),
  *   - what the tool sandbox adds to a terminal call,
- *   - the built CLI's start-up: `herald --help`, `herald sessions`, the chat prompt (bench/startup.ts).
+ *   - the built CLI's start-up: `herald --help`, `herald sessions`, the chat prompt (bench/startup.ts),
+ *   - the git guard's walk of a workspace with a 50,000-file node_modules.
  *   - then the scale table (bench/scale.ts: K concurrent conversations on one worker and three, against
  *     the issue's goals; `--no-scale` skips it, `--quick` runs K=50 and 200 on one worker).
  * Not part of `npm test`: numbers, not assertions.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredEvent } from '../client/events.js';
 import { lastEventSeq } from '../activities/store/events.js';
@@ -351,6 +353,36 @@ try {
       line('  herald chat, to the prompt', s.chatPrompt, '≤ 1,500 ms');
     } catch (err) {
       say(`CLI start-up: not measured (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+
+  // 11. The git guard's walk of a workspace with a 50,000-file node_modules (it runs before and after every call).
+  {
+    const { findRepositories } = await import('../activities/sandbox/git-repos.js');
+    const { snapshotGit } = await import('../activities/sandbox/git-guard.js');
+    const big = mkdtempSync(join(tmpdir(), 'herald-bench-git-'));
+    try {
+      for (let d = 0; d < 5000; d++) {
+        const dir = join(big, 'node_modules', `pkg${d % 500}`, `lib${d}`);
+        mkdirSync(dir, { recursive: true });
+        for (let f = 0; f < 10; f++) writeFileSync(join(dir, `f${f}.js`), '');
+      }
+      const walks: number[] = [];
+      const checks: number[] = [];
+      let entries = 0;
+      for (let i = 0; i < (quick ? 3 : 10); i++) {
+        const scan = findRepositories(big);
+        entries = scan.entries;
+        walks.push(scan.ms);
+        const t0 = performance.now();
+        snapshotGit(big);
+        checks.push(performance.now() - t0);
+      }
+      say(
+        `git guard walk, ${entries.toLocaleString('en')} entries (a 50,000-file node_modules): p50 ${ms(pct(walks, 50))}; whole check p50 ${ms(pct(checks, 50))} (twice per sandboxed call)`,
+      );
+    } finally {
+      rmSync(big, { recursive: true, force: true });
     }
   }
 } finally {

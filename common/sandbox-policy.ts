@@ -40,6 +40,9 @@ export const DEFAULT_PROTECTED_PATHS = ['.git/hooks', '.git/config', '.herald-re
 
 export const DEFAULT_SANDBOX_LIMITS = { processes: 1024, memoryMb: 4096, fileSizeMb: 4096, tmpMb: 1024 } as const;
 
+/** Directory entries the git guard walks per check (about 1.5 s on a small machine at that size). */
+export const DEFAULT_GIT_GUARD_MAX_ENTRIES = 1_000_000;
+
 export const sandboxConfigSchema = z
   .object({
     mode: z.enum(SANDBOX_MODES).default('auto'),
@@ -62,6 +65,11 @@ export const sandboxConfigSchema = z
       })
       .strict()
       .default({ ...DEFAULT_SANDBOX_LIMITS }),
+    /** The git guard's walk of the workspace: over this many files and folders, commands are refused. */
+    gitGuard: z
+      .object({ maxEntries: z.number().int().min(1000).max(100_000_000).default(DEFAULT_GIT_GUARD_MAX_ENTRIES) })
+      .strict()
+      .default({ maxEntries: DEFAULT_GIT_GUARD_MAX_ENTRIES }),
     /** The bubblewrap binary (default: `bwrap` on PATH). */
     bwrapPath: z.string().min(1).optional(),
   })

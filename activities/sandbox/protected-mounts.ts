@@ -1,13 +1,14 @@
 /**
  * Which workspace paths the sandbox mounts read-only for one call: the configured protected paths
- * plus, for every git repository in the workspace (bounded search), its hooks, its config, the
+ * plus, for the git repositories in the workspace (the shallowest MAX_PINNED of them), its hooks, its config, the
  * hooks and config of its submodules, and a `core.hooksPath` inside the workspace. Each `.git`
  * folder is also made a mount point of its own, so a command cannot rename it away
  * (`mv .git .old && mkdir -p .git/hooks`) and plant hooks in a fresh one.
  */
-import type { Dirent } from 'node:fs';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { readConfig } from './git-config.js';
+import { findRepositories } from './git-repos.js';
 import { isInside } from './host.js';
 
 export interface ProtectedMounts {
@@ -17,56 +18,22 @@ export interface ProtectedMounts {
   readOnly: string[];
 }
 
-const SEARCH_DEPTH = 3;
-const MAX_DIRS = 2000;
-const SKIP = new Set(['node_modules', '.herald-results', 'vendor', 'target', 'dist', 'build', '.venv', 'venv']);
+/**
+ * Repositories given mounts of their own, shallowest first. The rest (a workspace can hold
+ * thousands, in node_modules) are still checked after every call by the git guard; the mounts are
+ * the first wall, which also holds while a call runs.
+ */
+const MAX_PINNED = 200;
 
 function isDir(p: string): boolean {
   return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
-/** Real `.git` folders at most SEARCH_DEPTH levels down (a `.git` file, as in worktrees, points elsewhere). */
-export function gitDirs(workspace: string): string[] {
-  const found: string[] = [];
-  let visited = 0;
-  const queue: Array<[string, number]> = [[workspace, 0]];
-  while (queue.length && visited < MAX_DIRS) {
-    const [dir, depth] = queue.shift()!;
-    visited++;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (!e.isDirectory()) continue;
-      const p = join(dir, e.name);
-      if (e.name === '.git') found.push(p);
-      else if (depth < SEARCH_DEPTH && !SKIP.has(e.name) && !e.name.startsWith('.')) queue.push([p, depth + 1]);
-    }
-  }
-  return found;
-}
-
-/** `core.hooksPath` from a repository's config, when it is set (read as git does, last one wins). */
+/** `core.hooksPath` from a repository's config, read by git's own parser (last one wins). */
 function hooksPath(gitDir: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(gitDir, 'config'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  let section = '';
-  let value: string | undefined;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
-    if (header) section = header[1]!.toLowerCase();
-    const kv = /^([A-Za-z0-9-]+)\s*=\s*(.*)$/.exec(line);
-    if (kv && section === 'core' && kv[1]!.toLowerCase() === 'hookspath') value = kv[2]!.replace(/^"(.*)"$/, '$1');
-  }
-  return value;
+  const read = readConfig(join(gitDir, 'config'));
+  if (!read.ok) return undefined;
+  return read.entries.filter((e) => e.key.toLowerCase() === 'core.hookspath').at(-1)?.value;
 }
 
 /** Hooks and config of submodules (`.git/modules/<name>/…`, nested ones included). */
@@ -83,7 +50,12 @@ function moduleDirs(gitDir: string, depth = 0): string[] {
   return out;
 }
 
-export function protectedMounts(workspace: string, configured: readonly string[]): ProtectedMounts {
+/** `dotGitDirs`: the `.git` folders the git guard found (found here when not given). */
+export function protectedMounts(
+  workspace: string,
+  configured: readonly string[],
+  dotGitDirs: readonly string[] = findRepositories(workspace).dotGitDirs,
+): ProtectedMounts {
   const readOnly = new Set<string>();
   const pinned: string[] = [];
   /** Protect what the path really is: a link into the workspace protects its target; one out of it shows nothing. */
@@ -103,7 +75,9 @@ export function protectedMounts(workspace: string, configured: readonly string[]
     if (rel === '.herald-results' && !lstatSync(p, { throwIfNoEntry: false })) mkdirSync(p, { recursive: true });
     protect(p);
   }
-  for (const g of gitDirs(workspace)) {
+  const depth = (p: string) => p.split(sep).length;
+  const shallowFirst = [...dotGitDirs].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+  for (const g of shallowFirst.slice(0, MAX_PINNED)) {
     pinned.push(g);
     // Hooks that do not exist yet must not be creatable either: an empty hooks folder is harmless.
     const hooks = join(g, 'hooks');

@@ -32,7 +32,7 @@ import { explainWalls } from './explain.js';
 import type { SandboxDenial } from '../metrics.js';
 import { seccompProgram } from './seccomp.js';
 import { protectedMounts } from './protected-mounts.js';
-import { settleGit, snapshotGit } from './git-guard.js';
+import { overBudget, settleGit, snapshotGit } from './git-guard.js';
 
 export interface SandboxStatus {
   mode: SandboxMode;
@@ -282,6 +282,7 @@ export class ToolSandbox {
     network: CallPlan['network'],
     files: CallPlan['files'],
     seccompFd: number | undefined,
+    dotGitDirs?: readonly string[],
   ): CallPlan {
     const home = this.machine!.host.home;
     const readablePaths = this.config.readablePaths.map((p) => expandHome(p, home));
@@ -292,7 +293,7 @@ export class ToolSandbox {
       workspace,
       cwd: workspace,
       network,
-      protectedMounts: protectedMounts(workspace, this.config.protectedPaths),
+      protectedMounts: protectedMounts(workspace, this.config.protectedPaths, dotGitDirs),
       readablePaths,
       writablePaths,
       masks: treeMasks(trees, this.hidden, home),
@@ -330,6 +331,9 @@ export class ToolSandbox {
         error: `Refused: the workspace ${req.workspace} contains system folders; give the conversation a project folder.`,
       };
 
+    const git = snapshotGit(req.workspace, this.config.gitGuard);
+    if (!git.scan.complete)
+      return { ok: false, error: `Refused: ${overBudget(git.maxEntries)}; raise it or work in a smaller folder.` };
     const network = req.network ?? this.config.network;
     const id = randomBytes(8).toString('hex');
     let proxy: AllowlistProxy | undefined;
@@ -354,7 +358,6 @@ export class ToolSandbox {
         `${JSON.stringify(process.execPath)} /run/herald/bridge.cjs & ` +
         `for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; `;
     }
-    const git = snapshotGit(req.workspace);
     // The filter reaches bubblewrap as file descriptor 3 of the spawned process.
     const seccomp = m.seccomp ? openSync(m.seccomp, 'r') : undefined;
     const plan = this.plan(
@@ -362,6 +365,7 @@ export class ToolSandbox {
       network === 'all' ? 'all' : typeof network === 'object' ? 'proxy' : 'none',
       files,
       seccomp === undefined ? undefined : 3,
+      git.scan.dotGitDirs,
     );
     const limits = this.config.limits;
     // Descriptors above 2 (the seccomp filter, anything the worker inherited) are closed before the command starts.

@@ -6,6 +6,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js';
 import { narrowNetwork } from '../../common/sandbox-policy.js';
+import { overBudget, settleGit, snapshotGit } from '../sandbox/git-guard.js';
 import { oneLine } from '../../common/text.js';
 import { wrapUntrusted } from '../../common/untrusted.js';
 import { heraldNote, neutraliseMarkers } from '../../common/markers.js';
@@ -85,6 +86,14 @@ export function toolActivities(deps: ActivityDeps) {
     const blocked = await deps.hooks.preToolCall(scope);
     if (blocked) return { content: blocked, isError: true };
     const started = Date.now();
+    // File tools write without the sandbox: the git guard checks around them as around a command.
+    const git =
+      tool.traits.pathScoped && !tool.traits.readOnly && deps.sandbox.status.active
+        ? snapshotGit(a.cwd, deps.config.file.sandbox.gitGuard)
+        : undefined;
+    if (git && !git.scan.complete) return { content: `Refused: ${overBudget(git.maxEntries)}.`, isError: true };
+    let gitNotes: string[] | undefined;
+    const settle = () => (gitNotes ??= git ? settleGit(a.cwd, git) : []);
     let output: ToolOutput;
     try {
       output = await tool.handler(parsed.args, {
@@ -102,9 +111,11 @@ export function toolActivities(deps: ActivityDeps) {
         sessionId: a.sessionId,
       });
     } catch (err) {
+      settle(); // part of a write may be on disk
       if (ctx.cancellationSignal.aborted) throw err;
       output = { content: `Error running ${a.call.name}: ${(err as Error).message ?? String(err)}`, isError: true };
     }
+    if (settle().length) output = { ...output, content: [output.content, ...settle()].join('\n') };
     const isError = output.isError ?? false;
     const content = await deps.hooks.transformToolResult({ ...scope, result: output.content, isError });
     await deps.hooks.postToolCall({ ...scope, result: content, isError, durationMs: Date.now() - started });
