@@ -157,10 +157,7 @@ function removeDirs(dirs: readonly string[]): void {
  * call's cgroup (for the sandbox user on the host, `RLIMIT_NPROC` would count every call's processes
  * together).
  */
-export function rlimitScript(
-  limits: Limits,
-  o: { fileSizeKb?: number | undefined; processes?: boolean } = {},
-): string {
+export function rlimitScript(limits: Limits, o: { fileSizeKb?: number | undefined; processes?: boolean } = {}): string {
   const kb = (mb: number) => mb * 1024;
   return [
     `ulimit -S -H -c 0`,

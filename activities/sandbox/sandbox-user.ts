@@ -43,12 +43,19 @@ export function sandboxIdentity(passwd = '/etc/passwd', group = '/etc/group'): I
   if (account) {
     const g = groups.find((x) => x.name === SANDBOX_ACCOUNT)?.id ?? account.gid;
     if (account.id === 0 || g === 0 || g < 0)
-      return { ok: false, reason: `the ${SANDBOX_ACCOUNT} account has uid ${account.id} / gid ${g}: it must not be root` };
+      return {
+        ok: false,
+        reason: `the ${SANDBOX_ACCOUNT} account has uid ${account.id} / gid ${g}: it must not be root`,
+      };
     return { ok: true, identity: { uid: account.id, gid: g, source: 'account' } };
   }
   const userClash = users.find((u) => u.id === FIXED_SANDBOX_ID);
   const groupClash = groups.find((x) => x.id === FIXED_SANDBOX_ID);
-  const clash = userClash ? `uid ${FIXED_SANDBOX_ID} (${userClash.name})` : groupClash ? `gid ${FIXED_SANDBOX_ID} (${groupClash.name})` : '';
+  const clash = userClash
+    ? `uid ${FIXED_SANDBOX_ID} (${userClash.name})`
+    : groupClash
+      ? `gid ${FIXED_SANDBOX_ID} (${groupClash.name})`
+      : '';
   if (clash)
     return {
       ok: false,

@@ -15,7 +15,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import type { NetworkPolicy, SandboxConfig, SandboxMode } from '../../common/sandbox-policy.js';
@@ -69,6 +79,11 @@ export interface PreparedProcess {
   fds: number[];
   /** A line to put first in the tool's result (the unsandboxed warning), if any. */
   banner: string | undefined;
+  /**
+   * Told once the process runs, with a way to kill it and everything it started: the sandbox then
+   * watches the workspace's disk use and stops the command when it goes over the cap.
+   */
+  started?: (kill: () => void) => void;
   /**
    * Release what the call held (proxy, cgroup) and undo what must not outlive it; returns notes on
    * sandbox limits the command ran into, for the model to read. Call it once, whatever happened
@@ -239,7 +254,9 @@ export class ToolSandbox {
       const id = sandboxIdentity();
       if (!id.ok) return unavailable(id.reason);
       if (!SETPRIV.some((p) => existsSync(p)))
-        return unavailable('setpriv (util-linux) is not installed: a root worker cannot drop tools to the sandbox user');
+        return unavailable(
+          'setpriv (util-linux) is not installed: a root worker cannot drop tools to the sandbox user',
+        );
       identity = id.identity;
       runAs = { kind: 'host', uid: identity.uid, gid: identity.gid };
       user = { kind: 'host', ...identity };
@@ -549,6 +566,10 @@ export class ToolSandbox {
       }
       const callFds = fds;
       let finished = false;
+      const watch =
+        cap !== undefined && before && before.bytes < cap
+          ? new DiskWatch(req.workspace, cap, before.bytes, skip)
+          : undefined;
       return {
         ok: true,
         process: {
@@ -557,28 +578,38 @@ export class ToolSandbox {
           env: this.environment(extra),
           fds: callFds.list,
           banner: undefined,
+          ...(watch ? { started: (kill: () => void) => watch.start(kill) } : {}),
           finish: async (outcome) => {
             if (finished) return [];
             finished = true;
             callFds.close();
-            const walls = outcome
-              ? explainWalls(outcome, {
-                  limits,
-                  network,
-                  denied: proxy ? [...proxy.denied] : [],
-                  memoryHit: cgroup?.memoryHit() ?? false,
-                  ...(fileSizeKb !== undefined && before
-                    ? { workspace: { capMb: limits.workspaceMb, usedMb: toMb(before.bytes) } }
-                    : {}),
-                })
-              : [];
+            watch?.stop();
+            const overBefore = cap !== undefined && before !== undefined && before.bytes >= cap;
+            const walls = (
+              outcome
+                ? explainWalls(outcome, {
+                    limits,
+                    network,
+                    denied: proxy ? [...proxy.denied] : [],
+                    memoryHit: cgroup?.memoryHit() ?? false,
+                    ...(fileSizeKb !== undefined && before && before.bytes < (cap ?? 0)
+                      ? { workspace: { capMb: limits.workspaceMb, usedMb: toMb(before.bytes) } }
+                      : {}),
+                  })
+                : []
+            ).filter((w) => !(overBefore && w.kind === 'file_size')); // the note above already says why
             for (const w of walls) this.onDenial?.(w.kind);
             await proxy?.close();
             cgroup?.killAll();
             cgroup?.dispose();
             if (callDir) rmSync(callDir, { recursive: true, force: true });
             const after = await this.settleWorkspace(req.workspace, skip, before);
-            return [...settleGit(req.workspace, git), ...notes, ...walls.map((w) => w.note), ...after];
+            const stopped = watch?.stopped
+              ? [
+                  `[sandbox: stopped the command: the workspace went over its disk cap of ${limits.workspaceMb} MB (sandbox.limits.workspaceMb)]`,
+                ]
+              : [];
+            return [...settleGit(req.workspace, git), ...notes, ...stopped, ...walls.map((w) => w.note), ...after];
           },
         },
       };
@@ -607,6 +638,62 @@ export class ToolSandbox {
     return notes;
   }
 }
+
+/**
+ * Watches a running command's disk use: the file size cap alone bounds each file, not how many a
+ * command writes. Once a second the filesystem's used space is read (cheap); when it grew by more
+ * than the room left, the workspace is measured, and a command that took it over the cap is killed.
+ */
+class DiskWatch {
+  stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly workspace: string,
+    private readonly cap: number,
+    private readonly usedBefore: number,
+    private readonly skip: readonly string[],
+  ) {}
+
+  private fsUsed(): number | undefined {
+    try {
+      const st = statfsSync(this.workspace);
+      return (st.blocks - st.bfree) * st.bsize;
+    } catch {
+      return undefined;
+    }
+  }
+
+  start(kill: () => void): void {
+    const base = this.fsUsed();
+    if (base === undefined) return;
+    const room = this.cap - this.usedBefore;
+    this.timer = setInterval(() => {
+      if (this.busy || this.stopped) return;
+      const now = this.fsUsed();
+      if (now === undefined || now - base <= room) return;
+      this.busy = true;
+      walkWorkspace(this.workspace, { skip: this.skip })
+        .then((r) => {
+          if (r.bytes > this.cap && this.timer) {
+            this.stopped = true;
+            kill();
+          }
+        })
+        .catch(() => {})
+        .finally(() => (this.busy = false));
+    }, DISK_WATCH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+const DISK_WATCH_MS = 500;
 
 interface CallFiles {
   /** Descriptors to pass, in order, as fd 3, 4, … of the spawned process. */

@@ -29,7 +29,7 @@ export class SealedFile {
       rmdirSync(dir);
     }
     try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
       // Read-only from here on: the writable descriptor is closed.
       const ro = openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY);
       return new SealedFile(ro);

@@ -71,7 +71,11 @@ export async function walkWorkspace(root: string, o: WalkOptions = {}): Promise<
   };
 
   /** Change one entry through a descriptor checked to be the same inode, inside the workspace. */
-  const onDescriptor = async (path: string, st: Stats, change: (fh: import('node:fs/promises').FileHandle) => Promise<void>) => {
+  const onDescriptor = async (
+    path: string,
+    st: Stats,
+    change: (fh: import('node:fs/promises').FileHandle) => Promise<void>,
+  ) => {
     let fh;
     try {
       fh = await open(path, OPEN_FLAGS | (st.isDirectory() ? constants.O_DIRECTORY : 0));
