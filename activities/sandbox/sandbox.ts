@@ -630,7 +630,10 @@ export class ToolSandbox {
       return [];
     }
     const notes: string[] = [];
-    if (after.stripped) notes.push(`[sandbox: removed the setuid/setgid bit from ${after.stripped} file(s)]`);
+    if (after.stripped)
+      notes.push(
+        `[sandbox: removed setuid/setgid/sticky bits or write access for all users from ${after.stripped} workspace entries]`,
+      );
     if (cap !== undefined && after.bytes > cap && before.bytes <= cap)
       notes.push(
         `[sandbox: the workspace now holds ${toMb(after.bytes)} MB, over its disk cap of ${this.config.limits.workspaceMb} MB (sandbox.limits.workspaceMb): commands can only read and delete until files are removed]`,
@@ -641,7 +644,7 @@ export class ToolSandbox {
 
 /**
  * Watches a running command's disk use: the file size cap alone bounds each file, not how many a
- * command writes. Once a second the filesystem's used space is read (cheap); when it grew by more
+ * command writes. Ten times a second the filesystem's used space is read (cheap); when it grew by more
  * than the room left, the workspace is measured, and a command that took it over the cap is killed.
  */
 class DiskWatch {
@@ -693,7 +696,7 @@ class DiskWatch {
   }
 }
 
-const DISK_WATCH_MS = 500;
+const DISK_WATCH_MS = 100;
 
 interface CallFiles {
   /** Descriptors to pass, in order, as fd 3, 4, … of the spawned process. */

@@ -9,7 +9,9 @@
  *   two for ownership) and are shared with the sandbox group instead (group-writable, setgid).
  *   Protected and hidden paths are left as they are.
  * - Strip (after a call): a setuid or setgid bit on a regular file is removed (the seccomp filter
- *   refuses setting one; this is the second wall).
+ *   refuses setting one; this is the second wall), and so is write access for every host user
+ *   ("others") on files and folders, through which another local user could plant what the worker
+ *   or the workspace's owner later trusts.
  *
  * Nothing is changed through a path: each entry is opened without following a final symlink and
  * without blocking, its real path (`/proc/self/fd/N`) must still be inside the workspace, and the
@@ -47,7 +49,7 @@ export interface WalkResult {
 export const WALK_MAX_ENTRIES = 200_000;
 export const WALK_DEADLINE_MS = 15_000;
 const BATCH = 64;
-const SET_ID = 0o6000;
+const OTHERS_WRITE = 0o002;
 const SHARED_DIR_BITS = 0o2070;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 
@@ -115,9 +117,12 @@ export async function walkWorkspace(root: string, o: WalkOptions = {}): Promise<
         if (done) result.adopted++;
       }
     }
-    if (o.strip && st.isFile() && (st.mode & SET_ID) !== 0) {
-      const done = await onDescriptor(path, st, (fh) => fh.chmod(st.mode & 0o777 & ~SET_ID));
-      if (done) result.stripped++;
+    if (o.strip && !st.isFIFO()) {
+      const keep = st.isFile() ? 0o777 & ~OTHERS_WRITE : 0o7777 & ~OTHERS_WRITE;
+      if ((st.mode & 0o7777 & ~keep) !== 0) {
+        const done = await onDescriptor(path, st, (fh) => fh.chmod(st.mode & keep));
+        if (done) result.stripped++;
+      }
     }
   };
 

@@ -24,6 +24,7 @@ import {
   connectionCounter,
   freshWorkspace,
   leaksIn,
+  loadProbes,
   plantMachine,
   secretForms,
   treeState,
@@ -254,7 +255,7 @@ describe('tool sandbox and secrets', () => {
     assert.ok(places.some(([, t]) => t.includes('[REDACTED:OPENAI_API_KEY]')));
   });
 
-  it('holds against the whole attack corpus (281 probes, each in a fresh workspace, judged on the host)', async () => {
+  it('holds against the whole attack corpus (295 probes, each in a fresh workspace, judged on the host)', async () => {
     const lanes = 3;
     const verdicts: ProbeVerdict[] = [];
     await Promise.all(
@@ -302,7 +303,7 @@ describe('tool sandbox and secrets', () => {
         for (const line of out.split('\n').filter(Boolean)) verdicts.push(JSON.parse(line) as ProbeVerdict);
       }),
     );
-    assert.equal(verdicts.length, 281);
+    assert.equal(verdicts.length, loadProbes().length);
     const escaped = verdicts.filter((v) => {
       const real = v.escaped.filter((e) => !(e === 'ESCAPED' && ESCAPED_LINE_IS_NOT_AN_ESCAPE[v.id]));
       return real.length > 0;
