@@ -71,7 +71,7 @@ const capBytes = config.file.sandbox.limits.workspaceMb * 1024 * 1024;
  * protected paths are the worker's own), an entry every host user may write, a workspace larger
  * than its disk cap.
  */
-function leftBehind(ws: string): string[] {
+function leftBehind(ws: string, since: number): string[] {
   const out: string[] = [];
   let blocks = 0;
   const walk = (dir: string, depth: number) => {
@@ -94,7 +94,9 @@ function leftBehind(ws: string): string[] {
       if ((st.mode & 0o002) !== 0) out.push(`left ${rel} writable by every host user`);
       const workerOwn =
         name === '.git' || /^(\.git\/(hooks|config)|\.herald-results)(\/|$)/.test(rel) || rel.includes('/.git/hooks');
-      if (process.getuid?.() === 0 && st.uid === 0 && !workerOwn) out.push(`left a root-owned ${rel}`);
+      // Made or changed during the probe (a blocked command leaves the template's own files as they were).
+      if (process.getuid?.() === 0 && st.uid === 0 && !workerOwn && st.ctimeMs >= since)
+        out.push(`left a root-owned ${rel}`);
       if (st.isDirectory()) walk(p, depth + 1);
     }
   };
@@ -151,7 +153,7 @@ for (const [i, probe] of probes.entries()) {
   const durationMs = Date.now() - started;
   await sleep(50);
   const escaped = leaksIn(output, forms);
-  escaped.push(...leftBehind(ws));
+  escaped.push(...leftBehind(ws, started));
   if (hostModes().join('\n') !== hostBefore.join('\n')) escaped.push('changed the owner or mode of a host file');
   watched.forEach((dir, k) => {
     if (treeState(dir) !== before[k]) escaped.push(`changed ${dir}`);
