@@ -21,6 +21,7 @@
  */
 import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isInside } from './host.js';
@@ -73,11 +74,7 @@ export async function walkWorkspace(root: string, o: WalkOptions = {}): Promise<
   };
 
   /** Change one entry through a descriptor checked to be the same inode, inside the workspace. */
-  const onDescriptor = async (
-    path: string,
-    st: Stats,
-    change: (fh: import('node:fs/promises').FileHandle) => Promise<void>,
-  ) => {
+  const onDescriptor = async (path: string, st: Stats, change: (fh: FileHandle) => Promise<void>) => {
     let fh;
     try {
       fh = await open(path, OPEN_FLAGS | (st.isDirectory() ? constants.O_DIRECTORY : 0));

@@ -45,7 +45,6 @@ const ESCAPED_LINE_IS_NOT_AN_ESCAPE: Record<string, string> = {
     'works inside the call; the host-side check finds .git/commondir restored and host git unaffected',
   'git-submodule-fsmonitor':
     'fires inside the sandbox; host git afterwards runs nothing (the new repository was stripped)',
-  'disk-fill-many-files': 'the workspace is the project’s own disk: only the size of each file is capped (documented)',
 };
 
 /** Concatenated text of a value: strings as they are, byte arrays (Temporal payloads) decoded. */
