@@ -527,7 +527,8 @@ export class ToolSandbox {
       const git = snapshotGit(req.workspace);
       const hostUser = m.runAs.kind === 'host' ? m.runAs : undefined;
       const cap = this.capBytes;
-      const skip = [...this.hidden, ...mounts.readOnly];
+      // Never handed over or measured: the Herald home, protected paths, the worker's credentials.
+      const skip = [...this.hidden, ...mounts.readOnly, ...HOME_CREDENTIALS.map((c) => join(m.host.home, c))];
       // Before: the sandbox user's workspace (root worker), and the room left under the cap.
       const before =
         hostUser || cap !== undefined

@@ -71,7 +71,7 @@ const capBytes = config.file.sandbox.limits.workspaceMb * 1024 * 1024;
  * protected paths are the worker's own), an entry every host user may write, a workspace larger
  * than its disk cap.
  */
-function leftBehind(ws: string, since: number): string[] {
+function leftBehind(ws: string, template: ReadonlySet<string>): string[] {
   const out: string[] = [];
   let blocks = 0;
   const walk = (dir: string, depth: number) => {
@@ -94,8 +94,8 @@ function leftBehind(ws: string, since: number): string[] {
       if ((st.mode & 0o002) !== 0) out.push(`left ${rel} writable by every host user`);
       const workerOwn =
         name === '.git' || /^(\.git\/(hooks|config)|\.herald-results)(\/|$)/.test(rel) || rel.includes('/.git/hooks');
-      // Made or changed during the probe (a blocked command leaves the template's own files as they were).
-      if (process.getuid?.() === 0 && st.uid === 0 && !workerOwn && st.ctimeMs >= since)
+      // Not one of the template's own files (a blocked command leaves them as they were).
+      if (process.getuid?.() === 0 && st.uid === 0 && !workerOwn && !template.has(rel))
         out.push(`left a root-owned ${rel}`);
       if (st.isDirectory()) walk(p, depth + 1);
     }
@@ -115,6 +115,17 @@ function hostGit(ws: string, args: string[]): void {
     stdio: 'ignore',
   });
 }
+
+/** Relative paths of the template workspace (the worker's own files, as copied for each probe). */
+const templatePaths = new Set<string>();
+const listTemplate = (dir: string) => {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    templatePaths.add(relative(plant.workspaceTemplate, p));
+    if (lstatSync(p).isDirectory()) listTemplate(p);
+  }
+};
+listTemplate(plant.workspaceTemplate);
 
 const probes = loadProbes().filter(
   (p, i) => (!plan.only || plan.only.includes(p.id)) && i % (plan.lanes ?? 1) === (plan.lane ?? 0),
@@ -153,7 +164,7 @@ for (const [i, probe] of probes.entries()) {
   const durationMs = Date.now() - started;
   await sleep(50);
   const escaped = leaksIn(output, forms);
-  escaped.push(...leftBehind(ws, started));
+  escaped.push(...leftBehind(ws, templatePaths));
   if (hostModes().join('\n') !== hostBefore.join('\n')) escaped.push('changed the owner or mode of a host file');
   watched.forEach((dir, k) => {
     if (treeState(dir) !== before[k]) escaped.push(`changed ${dir}`);
