@@ -300,6 +300,8 @@ export class ToolSandbox {
     const check = sandbox.selfTest();
     if (check) {
       rmSync(runtimeDir, { recursive: true, force: true });
+      const mm = sandbox.machine!;
+      for (const f of [mm.gitconfig, mm.seccomp, mm.bridge, mm.accounts?.passwd, mm.accounts?.group]) f?.close();
       return unavailable(check);
     }
     if (host.uid === 0 && !cgroups)
