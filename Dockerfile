@@ -31,8 +31,10 @@ RUN mkdir -p /data/herald /workspace
 VOLUME ["/data/herald", "/workspace"]
 
 # The worker runs as an unprivileged user: tool processes then map to it (not to root) inside the
-# sandbox, and the sandbox's process cap applies to them.
-RUN useradd --system --uid 10001 --home-dir /data/herald herald && chown -R herald /data/herald /workspace
+# sandbox, and the sandbox's process cap applies to them. herald-sandbox is the account a worker
+# started as root (`docker run --user 0`) drops its tools to: never root (docs/sandbox-user.md).
+RUN useradd --system --uid 10001 --home-dir /data/herald herald && chown -R herald /data/herald /workspace \
+ && useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin herald-sandbox
 USER herald
 
 CMD ["node", "bin/herald.js", "worker"]

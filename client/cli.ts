@@ -415,9 +415,10 @@ export function buildProgram(): Command {
     .description('check Temporal, Postgres, the providers, the tool sandbox and disk space on this machine')
     .option('--offline', 'do not call the providers (only check that their keys are set)')
     .option('--json', 'print JSON')
-    .action(async (o: { offline?: boolean; json?: boolean }) => {
+    .option('--fix', 'create what is missing and can be made here (the herald-sandbox account, as root)')
+    .action(async (o: { offline?: boolean; json?: boolean; fix?: boolean }) => {
       const { renderChecks, runDoctor } = await import('./doctor.js');
-      const checks = await runDoctor(config(), { offline: Boolean(o.offline) });
+      const checks = await runDoctor(config(), { offline: Boolean(o.offline), fix: Boolean(o.fix) });
       print(Boolean(o.json), checks, renderChecks(checks));
       if (checks.some((c) => c.status === 'fail')) process.exitCode = EXIT.error;
     });

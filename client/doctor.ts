@@ -14,6 +14,14 @@ import type { ProviderRef } from '../common/providers.js';
 import { keyOptional, resolveProvider } from '../common/providers.js';
 import { describeNetwork } from '../common/sandbox-policy.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
+import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
+import {
+  CREATE_ACCOUNT,
+  FIXED_SANDBOX_ID,
+  SANDBOX_ACCOUNT,
+  sandboxIdentity,
+} from '../activities/sandbox/sandbox-user.js';
+import { spawnSync } from 'node:child_process';
 import { redactUrl } from '../activities/store/db.js';
 import type { ClientOptions } from '../activities/model/clients.js';
 import { anthropicClient, openaiClient } from '../activities/model/clients.js';
@@ -249,7 +257,7 @@ function sandboxCheck(config: HeraldConfig, env: NodeJS.ProcessEnv): Check {
       name: 'sandbox',
       status: 'ok',
       detail:
-        `bubblewrap works: tools run as uid 65534 in their own namespaces; network: ${describeNetwork(config.file.sandbox.network)}; ` +
+        `bubblewrap works: tools run as ${runsAs(s.user)} in their own namespaces; network: ${describeNetwork(config.file.sandbox.network)}; ` +
         `caps by ${s.caps === 'cgroup' ? 'per-call cgroups' : 'rlimits'}${s.caps === 'rlimit' && process.getuid?.() === 0 ? ' (the process cap does not bind a root worker)' : ''}`,
     };
   if (s.mode === 'off')
@@ -258,6 +266,55 @@ function sandboxCheck(config: HeraldConfig, env: NodeJS.ProcessEnv): Check {
     name: 'sandbox',
     status: s.mode === 'required' ? 'fail' : 'warn',
     detail: `${s.reason}; ${s.mode === 'required' ? 'tools that start processes will refuse (sandbox.mode: required)' : 'tools would run UNSANDBOXED (sandbox.mode: auto)'}`,
+  };
+}
+
+function runsAs(user: SandboxStatus['user']): string {
+  if (!user) return 'an unprivileged user';
+  if (user.kind === 'namespace') return `uid 65534 (your uid ${user.uid} on the host)`;
+  return user.source === 'account'
+    ? `${SANDBOX_ACCOUNT} (uid ${user.uid}, gid ${user.gid})`
+    : `the sandbox user (uid/gid ${user.uid}, no account)`;
+}
+
+/**
+ * The sandbox user: what a root worker's tools run as on the host. `fix` creates the
+ * herald-sandbox account when there is none (useradd; root only).
+ */
+export function sandboxUserCheck(o: { fix?: boolean; uid?: number } = {}): Check {
+  const name = 'sandbox user';
+  const uid = o.uid ?? process.getuid?.() ?? -1;
+  if (uid !== 0)
+    return {
+      name,
+      status: 'ok',
+      detail: `the worker is not root: tools keep its uid ${uid} behind a user namespace (uid 65534 inside); no account needed`,
+    };
+  let id = sandboxIdentity();
+  let made = '';
+  if (o.fix && id.ok && id.identity.source === 'fixed') {
+    const r = spawnSync(CREATE_ACCOUNT[0]!, CREATE_ACCOUNT.slice(1), { encoding: 'utf8', timeout: 30_000 });
+    if (r.status !== 0)
+      return {
+        name,
+        status: 'fail',
+        detail: `could not create the ${SANDBOX_ACCOUNT} account (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]}): run \`${CREATE_ACCOUNT.join(' ')}\``,
+      };
+    made = 'created just now; ';
+    id = sandboxIdentity();
+  }
+  if (!id.ok) return { name, status: 'fail', detail: id.reason };
+  const { identity } = id;
+  if (identity.source === 'account')
+    return {
+      name,
+      status: 'ok',
+      detail: `${made}tools of this root worker run as ${SANDBOX_ACCOUNT} (uid ${identity.uid}, gid ${identity.gid}), never as root`,
+    };
+  return {
+    name,
+    status: 'ok',
+    detail: `no ${SANDBOX_ACCOUNT} account: tools of this root worker run as the fixed uid/gid ${FIXED_SANDBOX_ID}, never as root (\`herald doctor --fix\` creates the account)`,
   };
 }
 
@@ -279,15 +336,18 @@ function diskCheck(config: HeraldConfig): Check {
 
 export async function runDoctor(
   config: HeraldConfig,
-  o: { offline?: boolean; env?: NodeJS.ProcessEnv } = {},
+  o: { offline?: boolean; env?: NodeJS.ProcessEnv; fix?: boolean } = {},
 ): Promise<Check[]> {
   const env = o.env ?? process.env;
+  // First: --fix may create the account the sandbox check then finds.
+  const user = sandboxUserCheck({ fix: o.fix ?? false });
   return [
     { name: 'config', status: 'ok', detail: config.configPath ?? `no config file (${config.home}/config.yaml)` },
     ...(await temporalChecks(config)),
     ...(await postgresChecks(config)),
     ...(await providerChecks(config, env, o.offline ?? false)),
     sandboxCheck(config, env),
+    user,
     await payloadCheck(config),
     diskCheck(config),
   ];

@@ -38,7 +38,13 @@ const relativePath = z
 
 export const DEFAULT_PROTECTED_PATHS = ['.git/hooks', '.git/config', '.herald-results'] as const;
 
-export const DEFAULT_SANDBOX_LIMITS = { processes: 1024, memoryMb: 4096, fileSizeMb: 4096, tmpMb: 1024 } as const;
+export const DEFAULT_SANDBOX_LIMITS = {
+  processes: 1024,
+  memoryMb: 4096,
+  fileSizeMb: 4096,
+  tmpMb: 1024,
+  workspaceMb: 1024,
+} as const;
 
 /** Directory entries the git guard walks per check (about 1.5 s on a small machine at that size). */
 export const DEFAULT_GIT_GUARD_MAX_ENTRIES = 1_000_000;
@@ -62,6 +68,8 @@ export const sandboxConfigSchema = z
         fileSizeMb: z.number().int().min(1).default(DEFAULT_SANDBOX_LIMITS.fileSizeMb),
         /** Size of each private in-memory folder (/tmp, /var/tmp, the empty home): it is RAM. */
         tmpMb: z.number().int().min(16).default(DEFAULT_SANDBOX_LIMITS.tmpMb),
+        /** Disk one workspace may hold (tools and file tools together), in MB; 0 turns the cap off. */
+        workspaceMb: z.number().int().min(0).default(DEFAULT_SANDBOX_LIMITS.workspaceMb),
       })
       .strict()
       .default({ ...DEFAULT_SANDBOX_LIMITS }),

@@ -12,6 +12,8 @@ export interface ExplainContext {
   network: NetworkPolicy;
   denied: readonly string[];
   memoryHit: boolean;
+  /** Set when the workspace cap narrowed the file size cap for this call (sizes in MB). */
+  workspace?: { capMb: number; usedMb: number };
 }
 
 export interface Outcome {
@@ -53,7 +55,12 @@ export function explainWalls(o: Outcome, c: ExplainContext): Array<{ kind: Sandb
       '[sandbox: only the workspace is writable (except .git/hooks, .git/config and .herald-results) plus a private /tmp and an empty home]',
     );
   if (o.signal === 'SIGXFSZ' || o.code === 153 || FILE_SIZE.test(o.output))
-    add('file_size', `[sandbox: a file reached the size cap of ${c.limits.fileSizeMb} MB]`);
+    add(
+      'file_size',
+      c.workspace
+        ? `[sandbox: the workspace reached its disk cap of ${c.workspace.capMb} MB (sandbox.limits.workspaceMb; it held ${c.workspace.usedMb} MB before this command): delete files to make room, or ask the user to raise the cap]`
+        : `[sandbox: a file reached the size cap of ${c.limits.fileSizeMb} MB]`,
+    );
   if (PROCESS_CAP.test(o.output)) add('processes', `[sandbox: the process cap of ${c.limits.processes} was reached]`);
   if (c.memoryHit || (failed && MEMORY_CAP.test(o.output)))
     add('memory', `[sandbox: the memory cap of ${c.limits.memoryMb} MB was reached]`);

@@ -14,6 +14,8 @@ export interface Limits {
   memoryMb: number;
   fileSizeMb: number;
   tmpMb: number;
+  /** Disk the workspace may hold, in MB (0: no cap). */
+  workspaceMb: number;
 }
 
 const V1 = { pids: '/sys/fs/cgroup/pids', memory: '/sys/fs/cgroup/memory' };
@@ -150,14 +152,17 @@ function removeDirs(dirs: readonly string[]): void {
 
 /**
  * Shell that sets the rlimits (soft and hard, so the command cannot raise them) inside the sandbox.
- * `ulimit -f` counts 1024-byte blocks in bash, as does `-d`.
+ * `ulimit -f` counts 1024-byte blocks in bash, as does `-d`. `fileSizeKb` narrows the file size
+ * cap to the room left under the workspace cap; `processes: false` leaves the process count to the
+ * call's cgroup (for the sandbox user on the host, `RLIMIT_NPROC` would count every call's processes
+ * together).
  */
-export function rlimitScript(limits: Limits): string {
+export function rlimitScript(limits: Limits, o: { fileSizeKb?: number | undefined; processes?: boolean } = {}): string {
   const kb = (mb: number) => mb * 1024;
   return [
     `ulimit -S -H -c 0`,
-    `ulimit -S -H -f ${kb(limits.fileSizeMb)}`,
+    `ulimit -S -H -f ${Math.max(0, Math.floor(o.fileSizeKb ?? kb(limits.fileSizeMb)))}`,
     `ulimit -S -H -d ${kb(limits.memoryMb)}`,
-    `ulimit -S -H -u ${limits.processes}`,
+    ...(o.processes === false ? [] : [`ulimit -S -H -u ${limits.processes}`]),
   ].join(' && ');
 }

@@ -50,6 +50,15 @@ function moduleDirs(gitDir: string, depth = 0): string[] {
   return out;
 }
 
+/** mkdir of one folder whose parent exists; a folder that cannot be made is simply not protected here. */
+function mkdirOnce(p: string): void {
+  try {
+    mkdirSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 /** `dotGitDirs`: the `.git` folders the git guard found (found here when not given). */
 export function protectedMounts(
   workspace: string,
@@ -71,8 +80,10 @@ export function protectedMounts(
   for (const rel of configured) {
     const p = resolve(workspace, rel);
     if (!isInside(workspace, p) || p === workspace) continue;
-    // Herald's results folder is created by Herald, so the sandbox can never create it first.
-    if (rel === '.herald-results' && !lstatSync(p, { throwIfNoEntry: false })) mkdirSync(p, { recursive: true });
+    // Herald's results folder is created by Herald, so the sandbox can never create it first (one
+    // level, never recursively: the workspace itself exists, and a recursive mkdir on a path the
+    // caller chose can loop forever where the filesystem lies, as /proc does).
+    if (rel === '.herald-results' && !lstatSync(p, { throwIfNoEntry: false })) mkdirOnce(p);
     protect(p);
   }
   const depth = (p: string) => p.split(sep).length;
@@ -81,7 +92,7 @@ export function protectedMounts(
     pinned.push(g);
     // Hooks that do not exist yet must not be creatable either: an empty hooks folder is harmless.
     const hooks = join(g, 'hooks');
-    if (!lstatSync(hooks, { throwIfNoEntry: false })) mkdirSync(hooks, { recursive: true });
+    if (!lstatSync(hooks, { throwIfNoEntry: false })) mkdirOnce(hooks);
     for (const dir of [g, ...moduleDirs(g)])
       for (const name of ['hooks', 'config', 'config.worktree']) protect(join(dir, name));
     const custom = hooksPath(g);

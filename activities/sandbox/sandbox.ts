@@ -2,8 +2,10 @@
  * The tool sandbox (SPEC §7.8): every process a tool starts goes through `ToolSandbox.prepare`,
  * which returns how to start it — inside bubblewrap when the sandbox is on, else plainly (with a
  * warning when that was not the user's choice). Built once per worker: it learns the machine,
- * checks that bubblewrap really works here, and keeps a private runtime folder for the network
- * bridge, the proxy sockets and a git identity file.
+ * checks that bubblewrap really works here, builds the files every call needs (seccomp program,
+ * network bridge, git identity) once and holds them open with no path a sandbox could reach (see
+ * sealed-file.ts), and keeps a private runtime folder for the per-call proxy sockets only. A root
+ * worker's tools run as the sandbox user (sandbox-user.ts), never as root.
  *
  * Why bubblewrap directly and not `@anthropic-ai/sandbox-runtime`: that package needs Node 22.12
  * (Herald supports Node 20), shows the whole filesystem unless told otherwise (Herald shows only
@@ -13,14 +15,24 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import type { NetworkPolicy, SandboxConfig, SandboxMode } from '../../common/sandbox-policy.js';
 import { describeNetwork } from '../../common/sandbox-policy.js';
 import type { Logger } from '../../runtime/logger.js';
 import { bwrapArgs } from './bwrap-args.js';
-import type { CallPlan } from './bwrap-args.js';
+import type { CallPlan, SandboxRunAs } from './bwrap-args.js';
 import { toolEnvironment } from './environment.js';
 import type { HostFacts, Mask } from './host.js';
 import { HOME_CREDENTIALS, isInside, learnHost } from './host.js';
@@ -33,6 +45,11 @@ import type { SandboxDenial } from '../metrics.js';
 import { seccompProgram } from './seccomp.js';
 import { protectedMounts } from './protected-mounts.js';
 import { overBudget, settleGit, snapshotGit } from './git-guard.js';
+import { SealedFile } from './sealed-file.js';
+import type { SandboxIdentity } from './sandbox-user.js';
+import { accountFiles, sandboxIdentity } from './sandbox-user.js';
+import type { WalkResult } from './workspace-walk.js';
+import { walkWorkspace } from './workspace-walk.js';
 
 export interface SandboxStatus {
   mode: SandboxMode;
@@ -43,6 +60,8 @@ export interface SandboxStatus {
   /** How the caps are enforced: per-call cgroups, or rlimits only. */
   caps?: 'cgroup' | 'rlimit';
   network: string;
+  /** Who tools run as: the worker's own uid behind a user namespace, or the sandbox user on the host. */
+  user?: { kind: 'namespace'; uid: number } | ({ kind: 'host' } & SandboxIdentity);
 }
 
 export interface ProcessOutcome {
@@ -56,10 +75,15 @@ export interface PreparedProcess {
   file: string;
   args: string[];
   env: Record<string, string>;
-  /** Extra file descriptors for the spawned process (fd 3 onwards): the seccomp filter. */
+  /** Extra file descriptors for the spawned process (fd 3 onwards): seccomp program, bridge, git identity. */
   fds: number[];
   /** A line to put first in the tool's result (the unsandboxed warning), if any. */
   banner: string | undefined;
+  /**
+   * Told once the process runs, with a way to kill it and everything it started: the sandbox then
+   * watches the workspace's disk use and stops the command when it goes over the cap.
+   */
+  started?: (kill: () => void) => void;
   /**
    * Release what the call held (proxy, cgroup) and undo what must not outlive it; returns notes on
    * sandbox limits the command ran into, for the model to read. Call it once, whatever happened
@@ -107,6 +131,17 @@ function treeMasks(trees: readonly string[], hidden: readonly string[], home: st
   return out;
 }
 
+/**
+ * The sandbox's global git config: the worker's identity, so `git commit` works inside the empty
+ * home; for the sandbox user, every repository is safe (the workspace folder and `.git` keep the
+ * user's ownership, which git would otherwise call dubious).
+ */
+function sandboxGitconfig(env: NodeJS.ProcessEnv, hostUser: boolean): string | undefined {
+  const identity = gitIdentity(env);
+  const safe = hostUser ? '[safe]\n\tdirectory = *\n' : '';
+  return identity || safe ? `${identity ?? ''}${safe}` : undefined;
+}
+
 /** The worker's git identity, so `git commit` works inside the sandbox's empty home. */
 function gitIdentity(env: NodeJS.ProcessEnv): string | undefined {
   const get = (key: string) => {
@@ -149,13 +184,24 @@ const TOOLCHAIN_HOMES: Record<string, string> = {
 interface Machine {
   host: HostFacts;
   bwrap: string;
+  /** Per-call proxy sockets only: nothing in it is read back. */
   runtimeDir: string;
   cgroups: CgroupRoot | undefined;
-  gitconfig: string | undefined;
-  seccomp: string | undefined;
+  runAs: SandboxRunAs;
+  gitconfig: SealedFile | undefined;
+  seccomp: SealedFile | undefined;
+  bridge: SealedFile;
+  /** /etc/passwd and /etc/group naming the sandbox user, when it has no account. */
+  accounts: { passwd: SealedFile; group: SealedFile } | undefined;
   /** Variables that point the toolchains at their folders, since HOME is not theirs any more. */
   locators: Record<string, string>;
 }
+
+/** setpriv (util-linux) drops the launcher to the sandbox user. */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'];
+
+const MB = 1024 * 1024;
+const toMb = (bytes: number) => Math.ceil(bytes / MB);
 
 export class ToolSandbox {
   /** Told each wall a command ran into (the worker counts them as metrics). */
@@ -201,14 +247,24 @@ export class ToolSandbox {
       return unavailable('bubblewrap (bwrap) is not installed: apt-get install bubblewrap');
 
     const host = learnHost(env, hidden);
+    let runAs: SandboxRunAs = { kind: 'namespace' };
+    let user: SandboxStatus['user'] = { kind: 'namespace', uid: host.uid };
+    let identity: SandboxIdentity | undefined;
+    if (host.uid === 0) {
+      const id = sandboxIdentity();
+      if (!id.ok) return unavailable(id.reason);
+      if (!SETPRIV.some((p) => existsSync(p)))
+        return unavailable(
+          'setpriv (util-linux) is not installed: a root worker cannot drop tools to the sandbox user',
+        );
+      identity = id.identity;
+      runAs = { kind: 'host', uid: identity.uid, gid: identity.gid };
+      user = { kind: 'host', ...identity };
+    }
     const runtimeDir = mkdtempSync(join(tmpdir(), 'herald-sandbox-'));
     process.once('exit', () => rmSync(runtimeDir, { recursive: true, force: true }));
-    writeFileSync(join(runtimeDir, 'bridge.cjs'), BRIDGE_SOURCE);
-    const write = (name: string, data: string | Buffer | undefined) => {
-      if (data === undefined) return undefined;
-      writeFileSync(join(runtimeDir, name), data);
-      return join(runtimeDir, name);
-    };
+    const seal = (data: string | Buffer | undefined) => (data === undefined ? undefined : SealedFile.create(data));
+    const accounts = identity ? accountFiles(identity, SANDBOX_HOME) : undefined;
     const locators: Record<string, string> = {};
     for (const t of host.toolchains) {
       const name = isInside(host.home, t) ? TOOLCHAIN_HOMES[relative(host.home, t)] : undefined;
@@ -221,6 +277,7 @@ export class ToolSandbox {
         active: true,
         caps: cgroups ? 'cgroup' : 'rlimit',
         network: describeNetwork(config.network),
+        user,
       },
       config,
       env,
@@ -230,14 +287,21 @@ export class ToolSandbox {
         bwrap,
         runtimeDir,
         cgroups,
-        gitconfig: write('gitconfig', gitIdentity(env)),
-        seccomp: write('seccomp.bpf', seccompProgram()),
+        runAs,
+        gitconfig: seal(sandboxGitconfig(env, runAs.kind === 'host')),
+        seccomp: seal(seccompProgram()),
+        bridge: SealedFile.create(BRIDGE_SOURCE),
+        accounts: accounts
+          ? { passwd: SealedFile.create(accounts.passwd), group: SealedFile.create(accounts.group) }
+          : undefined,
         locators,
       },
     );
     const check = sandbox.selfTest();
     if (check) {
       rmSync(runtimeDir, { recursive: true, force: true });
+      const mm = sandbox.machine!;
+      for (const f of [mm.gitconfig, mm.seccomp, mm.bridge, mm.accounts?.passwd, mm.accounts?.group]) f?.close();
       return unavailable(check);
     }
     if (host.uid === 0 && !cgroups)
@@ -247,26 +311,96 @@ export class ToolSandbox {
     return sandbox;
   }
 
-  /** Run `true` in a throwaway workspace with the real arguments: the sandbox works here, or why not. */
+  /** Run `true` in a throwaway workspace with the real arguments and launcher: the sandbox works here, or why not. */
   private selfTest(): string | undefined {
     const m = this.machine!;
     const ws = mkdtempSync(join(m.runtimeDir, 'selftest-'));
-    const seccomp = m.seccomp ? openSync(m.seccomp, 'r') : undefined;
+    // As a workspace is after its first call: the owner's, shared with the sandbox group.
+    if (m.runAs.kind === 'host') {
+      chownSync(ws, 0, m.runAs.gid);
+      chmodSync(ws, 0o2770);
+    }
+    const fds = this.openFiles(false);
     try {
-      const plan = this.plan(ws, 'none', [], seccomp === undefined ? undefined : 3);
-      const r = spawnSync(m.bwrap, bwrapArgs(m.host, plan, ['/bin/sh', '-c', 'true']), {
+      const plan = this.plan({ workspace: ws, network: 'none', files: [], fds, readOnly: [] });
+      const launcher = this.launcher(ws, '', { fileSizeKb: undefined, processes: true }, 'true');
+      const r = spawnSync(m.bwrap, bwrapArgs(m.host, plan, launcher), {
         env: this.environment({}),
         encoding: 'utf8',
         timeout: 10_000,
-        stdio: ['ignore', 'pipe', 'pipe', ...(seccomp === undefined ? [] : [seccomp])],
+        stdio: ['ignore', 'pipe', 'pipe', ...fds.list],
       });
       if (r.status === 0) return undefined;
       const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0];
       return `bubblewrap does not work here: ${why}`;
     } finally {
-      if (seccomp !== undefined) closeSync(seccomp);
+      fds.close();
       rmSync(ws, { recursive: true, force: true });
     }
+  }
+
+  /** Fresh descriptors onto the sealed files for one call, numbered as the spawned process sees them (3 onwards). */
+  private openFiles(withBridge: boolean): CallFiles {
+    const m = this.machine!;
+    const list: number[] = [];
+    const add = (f: SealedFile | undefined) => {
+      if (!f) return undefined;
+      list.push(f.open());
+      return 2 + list.length;
+    };
+    const seccomp = add(m.seccomp);
+    const data: Array<{ fd: number; target: string }> = [];
+    const put = (f: SealedFile | undefined, target: string) => {
+      const fd = add(f);
+      if (fd !== undefined) data.push({ fd, target });
+    };
+    put(m.gitconfig, join(SANDBOX_HOME, '.gitconfig'));
+    if (withBridge) put(m.bridge, BRIDGE_PATH);
+    put(m.accounts?.passwd, '/etc/passwd');
+    put(m.accounts?.group, '/etc/group');
+    let closed = false;
+    return {
+      list,
+      seccomp,
+      data,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        for (const fd of list) closeSync(fd);
+      },
+    };
+  }
+
+  /**
+   * The launcher bubblewrap starts: resource limits, then (for the sandbox user on the host) the
+   * home handed over and the drop to the sandbox user with no groups and no capabilities, then
+   * inherited descriptors closed, the network bridge started, and the command.
+   */
+  private launcher(
+    workspace: string,
+    bridge: string,
+    rlimits: { fileSizeKb: number | undefined; processes: boolean },
+    command: string,
+  ): string[] {
+    const m = this.machine!;
+    const limits = rlimitScript(this.config.limits, rlimits);
+    // For the sandbox user, bubblewrap (root without capabilities) may not enter the workspace: the user does.
+    const asUser =
+      `umask 002; cd -- ${shellQuote(workspace)} || exit 125; ` +
+      `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ` +
+      `${bridge}exec /bin/bash -c "$1"`;
+    let script: string;
+    if (m.runAs.kind === 'host') {
+      const { uid, gid } = m.runAs;
+      script =
+        `${limits} || { echo 'herald sandbox: could not set resource limits' >&2; exit 125; }; ` +
+        `chown ${uid}:${gid} ${SANDBOX_HOME} && ` +
+        `exec setpriv --reuid=${uid} --regid=${gid} --clear-groups --inh-caps=-all --bounding-set=-all -- ` +
+        `/bin/bash -c ${shellQuote(asUser)} herald-sandbox "$1"`;
+    } else {
+      script = `${limits} || { echo 'herald sandbox: could not set resource limits' >&2; exit 125; }; ${asUser.replace(/^umask 002; cd -- .*? \|\| exit 125; /, '')}`;
+    }
+    return ['/bin/bash', '-c', script, 'herald-sandbox', command];
   }
 
   private environment(extra: Record<string, string>): Record<string, string> {
@@ -277,31 +411,50 @@ export class ToolSandbox {
     });
   }
 
-  private plan(
-    workspace: string,
-    network: CallPlan['network'],
-    files: CallPlan['files'],
-    seccompFd: number | undefined,
-    dotGitDirs?: readonly string[],
-  ): CallPlan {
-    const home = this.machine!.host.home;
+  private plan(o: {
+    workspace: string;
+    network: CallPlan['network'];
+    files: CallPlan['files'];
+    fds: CallFiles;
+    readOnly: readonly string[];
+  }): CallPlan {
+    const m = this.machine!;
+    const home = m.host.home;
     const readablePaths = this.config.readablePaths.map((p) => expandHome(p, home));
     const writablePaths = this.config.writablePaths.map((p) => expandHome(p, home));
-    const trees = [workspace, ...readablePaths, ...writablePaths];
-    const gitconfig = this.machine!.gitconfig;
+    const trees = [o.workspace, ...readablePaths, ...writablePaths];
     return {
-      workspace,
-      cwd: workspace,
-      network,
-      protectedMounts: protectedMounts(workspace, this.config.protectedPaths, dotGitDirs),
+      workspace: o.workspace,
+      cwd: m.runAs.kind === 'host' ? '/' : o.workspace,
+      network: o.network,
+      protectedMounts: { pinned: [], readOnly: [...o.readOnly] },
       readablePaths,
       writablePaths,
       masks: treeMasks(trees, this.hidden, home),
       tmpMb: this.config.limits.tmpMb,
       home: SANDBOX_HOME,
-      ...(seccompFd !== undefined ? { seccompFd } : {}),
-      files: [...(gitconfig ? [{ source: gitconfig, target: join(SANDBOX_HOME, '.gitconfig') }] : []), ...files],
+      ...(o.fds.seccomp !== undefined ? { seccompFd: o.fds.seccomp } : {}),
+      files: o.files,
+      dataFiles: o.fds.data,
+      runAs: m.runAs,
     };
+  }
+
+  /** The workspace cap in bytes, or undefined when it is off. */
+  private get capBytes(): number | undefined {
+    const mb = this.config.limits.workspaceMb;
+    return mb > 0 ? mb * MB : undefined;
+  }
+
+  /**
+   * Room left under the workspace cap, in bytes (negative when over), or undefined when there is no
+   * cap. The file tools ask before they write.
+   */
+  async workspaceRoom(workspace: string): Promise<{ room: number; usedMb: number; capMb: number } | undefined> {
+    const cap = this.capBytes;
+    if (cap === undefined) return undefined;
+    const used = await walkWorkspace(workspace, { skip: this.hidden });
+    return { room: cap - used.bytes, usedMb: toMb(used.bytes), capMb: this.config.limits.workspaceMb };
   }
 
   /** How to start `bash -c command` for a tool. */
@@ -331,6 +484,18 @@ export class ToolSandbox {
         error: `Refused: the workspace ${req.workspace} contains system folders; give the conversation a project folder.`,
       };
 
+    try {
+      return await this.prepareSandboxed(req, m);
+    } catch (err) {
+      return {
+        ok: false,
+        error: `Refused: the sandbox could not be prepared in ${req.workspace} (${(err as Error).message ?? String(err)}); nothing ran.`,
+      };
+    }
+  }
+
+  private async prepareSandboxed(req: PrepareRequest, m: Machine): Promise<Prepared> {
+    // The git guard's look before the call; a workspace too big to look at is refused (fails closed).
     const git = snapshotGit(req.workspace, this.config.gitGuard);
     if (!git.scan.complete)
       return { ok: false, error: `Refused: ${overBudget(git.maxEntries)}; raise it or work in a smaller folder.` };
@@ -338,81 +503,218 @@ export class ToolSandbox {
     const id = randomBytes(8).toString('hex');
     let proxy: AllowlistProxy | undefined;
     let callDir: string | undefined;
+    let fds: CallFiles | undefined;
     const files: Array<{ source: string; target: string }> = [];
     const extra: Record<string, string> = {};
     let bridge = '';
-    if (typeof network === 'object') {
-      callDir = join(m.runtimeDir, id);
-      mkdirSync(callDir, { mode: 0o700 });
-      const socket = join(callDir, 'proxy.sock');
-      proxy = await startAllowlistProxy(socket, network.allow);
-      files.push(
-        { source: socket, target: SANDBOX_PROXY_SOCKET },
-        { source: join(m.runtimeDir, 'bridge.cjs'), target: '/run/herald/bridge.cjs' },
-      );
-      const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-      for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'])
-        extra[k] = url;
-      extra.NO_PROXY = extra.no_proxy = 'localhost,127.0.0.1,::1';
-      bridge =
-        `${JSON.stringify(process.execPath)} /run/herald/bridge.cjs & ` +
-        `for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; `;
-    }
-    // The filter reaches bubblewrap as file descriptor 3 of the spawned process.
-    const seccomp = m.seccomp ? openSync(m.seccomp, 'r') : undefined;
-    const plan = this.plan(
-      req.workspace,
-      network === 'all' ? 'all' : typeof network === 'object' ? 'proxy' : 'none',
-      files,
-      seccomp === undefined ? undefined : 3,
-      git.scan.dotGitDirs,
-    );
-    const limits = this.config.limits;
-    // Descriptors above 2 (the seccomp filter, anything the worker inherited) are closed before the command starts.
-    const launcher =
-      `${rlimitScript(limits)} || { echo 'herald sandbox: could not set resource limits' >&2; exit 125; }; ` +
-      `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ` +
-      `${bridge}exec /bin/bash -c "$1"`;
-    const inner = ['/bin/bash', '-c', launcher, 'herald-sandbox', req.command];
-    const cgroup = m.cgroups ? callCgroup(m.cgroups, id, limits) : undefined;
-    let file = m.bwrap;
-    let args = bwrapArgs(m.host, plan, inner);
-    if (cgroup) {
-      // The first process joins the call's cgroup before bubblewrap starts, so every descendant is counted.
-      const join = cgroup.procsFiles.map((f) => `echo $$ > ${f}`).join(' && ');
-      args = ['-c', `${join} && exec "$@"`, 'herald-cgroup', file, ...args];
-      file = '/bin/sh';
-    }
-    let finished = false;
-    return {
-      ok: true,
-      process: {
-        file,
-        args,
-        env: this.environment(extra),
-        fds: seccomp === undefined ? [] : [seccomp],
-        banner: undefined,
-        finish: async (outcome) => {
-          if (finished) return [];
-          finished = true;
-          if (seccomp !== undefined) closeSync(seccomp);
-          const walls = outcome
-            ? explainWalls(outcome, {
-                limits,
-                network,
-                denied: proxy ? [...proxy.denied] : [],
-                memoryHit: cgroup?.memoryHit() ?? false,
-              })
-            : [];
-          for (const w of walls) this.onDenial?.(w.kind);
-          const notes = walls.map((w) => w.note);
-          await proxy?.close();
-          cgroup?.killAll();
-          cgroup?.dispose();
-          if (callDir) rmSync(callDir, { recursive: true, force: true });
-          return [...settleGit(req.workspace, git), ...notes];
-        },
-      },
+    const release = async () => {
+      fds?.close();
+      await proxy?.close();
+      if (callDir) rmSync(callDir, { recursive: true, force: true });
     };
+    try {
+      if (typeof network === 'object') {
+        callDir = join(m.runtimeDir, id);
+        mkdirSync(callDir, { mode: 0o700 });
+        const socket = join(callDir, 'proxy.sock');
+        proxy = await startAllowlistProxy(socket, network.allow);
+        // The sandbox user connects to it (the folder around it stays the worker's alone).
+        if (m.runAs.kind === 'host') chmodSync(socket, 0o666);
+        files.push({ source: socket, target: SANDBOX_PROXY_SOCKET });
+        const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+        for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'])
+          extra[k] = url;
+        extra.NO_PROXY = extra.no_proxy = 'localhost,127.0.0.1,::1';
+        bridge =
+          `${JSON.stringify(process.execPath)} ${BRIDGE_PATH} & ` +
+          `for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; `;
+      }
+      const mounts = protectedMounts(req.workspace, this.config.protectedPaths, git.scan.dotGitDirs);
+      const hostUser = m.runAs.kind === 'host' ? m.runAs : undefined;
+      const cap = this.capBytes;
+      // Never handed over or measured: the Herald home, protected paths, the worker's credentials.
+      const skip = [...this.hidden, ...mounts.readOnly, ...HOME_CREDENTIALS.map((c) => join(m.host.home, c))];
+      // Before: the sandbox user's workspace (root worker), and the room left under the cap.
+      const before =
+        hostUser || cap !== undefined
+          ? await walkWorkspace(req.workspace, { ...(hostUser ? { adopt: hostUser } : {}), skip })
+          : undefined;
+      const limits = this.config.limits;
+      let fileSizeKb: number | undefined;
+      const notes: string[] = [];
+      if (cap !== undefined && before) {
+        const room = cap - before.bytes;
+        if (room < limits.fileSizeMb * MB) fileSizeKb = Math.max(0, Math.floor(room / 1024));
+        if (room <= 0)
+          notes.push(
+            `[sandbox: the workspace holds ${toMb(before.bytes)} MB, over its disk cap of ${limits.workspaceMb} MB (sandbox.limits.workspaceMb): nothing can be written until files are deleted]`,
+          );
+      }
+      fds = this.openFiles(bridge !== '');
+      const plan = this.plan({
+        workspace: req.workspace,
+        network: network === 'all' ? 'all' : typeof network === 'object' ? 'proxy' : 'none',
+        files,
+        fds,
+        readOnly: mounts.readOnly,
+      });
+      plan.protectedMounts.pinned.push(...mounts.pinned);
+      const cgroup = m.cgroups ? callCgroup(m.cgroups, id, limits) : undefined;
+      // The sandbox user's process count is system-wide: the call's cgroup counts it instead, when there is one.
+      const inner = this.launcher(req.workspace, bridge, { fileSizeKb, processes: !(hostUser && cgroup) }, req.command);
+      let file = m.bwrap;
+      let args = bwrapArgs(m.host, plan, inner);
+      if (cgroup) {
+        // The first process joins the call's cgroup before bubblewrap starts, so every descendant is counted.
+        const joinCgroup = cgroup.procsFiles.map((f) => `echo $$ > ${f}`).join(' && ');
+        args = ['-c', `${joinCgroup} && exec "$@"`, 'herald-cgroup', file, ...args];
+        file = '/bin/sh';
+      }
+      const callFds = fds;
+      let finished = false;
+      const watch =
+        cap !== undefined && before && before.bytes < cap
+          ? new DiskWatch(req.workspace, cap, before.bytes, skip)
+          : undefined;
+      return {
+        ok: true,
+        process: {
+          file,
+          args,
+          env: this.environment(extra),
+          fds: callFds.list,
+          banner: undefined,
+          ...(watch ? { started: (kill: () => void) => watch.start(kill) } : {}),
+          finish: async (outcome) => {
+            if (finished) return [];
+            finished = true;
+            callFds.close();
+            watch?.stop();
+            const overBefore = cap !== undefined && before !== undefined && before.bytes >= cap;
+            const walls = (
+              outcome
+                ? explainWalls(outcome, {
+                    limits,
+                    network,
+                    denied: proxy ? [...proxy.denied] : [],
+                    memoryHit: cgroup?.memoryHit() ?? false,
+                    ...(fileSizeKb !== undefined && before && before.bytes < (cap ?? 0)
+                      ? { workspace: { capMb: limits.workspaceMb, usedMb: toMb(before.bytes) } }
+                      : {}),
+                  })
+                : []
+            ).filter((w) => !(overBefore && w.kind === 'file_size')); // the note above already says why
+            for (const w of walls) this.onDenial?.(w.kind);
+            await proxy?.close();
+            cgroup?.killAll();
+            cgroup?.dispose();
+            if (callDir) rmSync(callDir, { recursive: true, force: true });
+            const after = await this.settleWorkspace(req.workspace, skip, before);
+            const stopped = watch?.stopped
+              ? [
+                  `[sandbox: stopped the command: the workspace went over its disk cap of ${limits.workspaceMb} MB (sandbox.limits.workspaceMb)]`,
+                ]
+              : [];
+            return [...settleGit(req.workspace, git), ...notes, ...stopped, ...walls.map((w) => w.note), ...after];
+          },
+        },
+      };
+    } catch (err) {
+      await release();
+      throw err;
+    }
   }
+
+  /** After a call: setuid/setgid bits gone, and a note when the workspace went over its cap. */
+  private async settleWorkspace(workspace: string, skip: string[], before: WalkResult | undefined): Promise<string[]> {
+    const cap = this.capBytes;
+    if (!before) return [];
+    let after: WalkResult;
+    try {
+      after = await walkWorkspace(workspace, { strip: true, skip });
+    } catch {
+      return [];
+    }
+    const notes: string[] = [];
+    if (after.stripped)
+      notes.push(
+        `[sandbox: removed setuid/setgid/sticky bits or write access for all users from ${after.stripped} workspace entries]`,
+      );
+    if (cap !== undefined && after.bytes > cap && before.bytes <= cap)
+      notes.push(
+        `[sandbox: the workspace now holds ${toMb(after.bytes)} MB, over its disk cap of ${this.config.limits.workspaceMb} MB (sandbox.limits.workspaceMb): commands can only read and delete until files are removed]`,
+      );
+    return notes;
+  }
+}
+
+/**
+ * Watches a running command's disk use: the file size cap alone bounds each file, not how many a
+ * command writes. Ten times a second the filesystem's used space is read (cheap); when it grew by more
+ * than the room left, the workspace is measured, and a command that took it over the cap is killed.
+ */
+class DiskWatch {
+  stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly workspace: string,
+    private readonly cap: number,
+    private readonly usedBefore: number,
+    private readonly skip: readonly string[],
+  ) {}
+
+  private fsUsed(): number | undefined {
+    try {
+      const st = statfsSync(this.workspace);
+      return (st.blocks - st.bfree) * st.bsize;
+    } catch {
+      return undefined;
+    }
+  }
+
+  start(kill: () => void): void {
+    const base = this.fsUsed();
+    if (base === undefined) return;
+    const room = this.cap - this.usedBefore;
+    this.timer = setInterval(() => {
+      if (this.busy || this.stopped) return;
+      const now = this.fsUsed();
+      if (now === undefined || now - base <= room) return;
+      this.busy = true;
+      walkWorkspace(this.workspace, { skip: this.skip })
+        .then((r) => {
+          if (r.bytes > this.cap && this.timer) {
+            this.stopped = true;
+            kill();
+          }
+        })
+        .catch(() => {})
+        .finally(() => (this.busy = false));
+    }, DISK_WATCH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+const DISK_WATCH_MS = 100;
+
+interface CallFiles {
+  /** Descriptors to pass, in order, as fd 3, 4, … of the spawned process. */
+  list: number[];
+  seccomp: number | undefined;
+  data: Array<{ fd: number; target: string }>;
+  close(): void;
+}
+
+/** Where the network bridge's source is inside the sandbox. */
+const BRIDGE_PATH = '/run/herald/bridge.cjs';
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

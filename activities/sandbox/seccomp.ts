@@ -7,8 +7,9 @@
  * file handles, clock and swap control, `reboot`, `acct`, `syslog`, `quotactl`, raw I/O ports), the
  * terminal-injection ioctls TIOCSTI and TIOCLINUX, and tracing the namespace's pid 1 — bubblewrap's
  * reaper, whose parent-death signal is what kills every process when the call ends (strace and gdb
- * on the command's own processes still work). Everything else is allowed: this narrows what the
- * namespaces already hold; it is not the boundary itself.
+ * on the command's own processes still work), and the calls that would leave something privileged
+ * behind on the host (below). Everything else is allowed: this narrows what the namespaces and the
+ * sandbox user already hold; it is not the boundary itself.
  *
  * Written by hand (a few dozen instructions) rather than with libseccomp, which has no maintained
  * Node binding that installs without a compiler.
@@ -97,30 +98,86 @@ const REFUSED: Record<Arch, Record<string, number>> = {
   },
 };
 
-/** Refused when an argument has a value: [syscall, argument index, refused values]. */
-const REFUSED_WHEN: Record<Arch, Array<[nr: number, arg: number, values: number[]]>> = {
+/**
+ * Refused when an argument passes a test: [syscall, argument index, test]. `eq` refuses the listed
+ * values; `bits` refuses any value with one of the mask's bits set.
+ *
+ * Nothing a sandboxed process writes may later grant privileges on the host, so the filter refuses
+ * a mode with the setuid or setgid bit (`chmod`, `fchmod`, `fchmodat`, `fchmodat2`, and the create
+ * calls that take a mode: `open`, `openat`, `creat`, `mknod`, `mknodat`) and an owner or group of 0
+ * (`chown`, `fchown`, `lchown`, `fchownat`). A new user namespace is refused too (`unshare` or
+ * `clone` with CLONE_NEWUSER): where tools run as the sandbox user without one of their own, root in
+ * a fresh namespace would reopen the kernel surface the namespaces close.
+ */
+type Test = { eq: number[] } | { bits: number };
+const SET_ID_BITS = 0o6000;
+const ROOT: Test = { eq: [0] };
+const SET_ID: Test = { bits: SET_ID_BITS };
+const CLONE_NEWUSER = 0x10000000;
+const NEWUSER: Test = { bits: CLONE_NEWUSER };
+
+const REFUSED_WHEN: Record<Arch, Array<[nr: number, arg: number, test: Test]>> = {
   x64: [
-    [16, 1, [0x5412 /* TIOCSTI */, 0x541c /* TIOCLINUX */]], // ioctl(fd, request)
-    [101, 1, [1]], // ptrace(request, pid 1)
-    [310, 0, [1]], // process_vm_readv(pid 1)
-    [311, 0, [1]], // process_vm_writev(pid 1)
+    [16, 1, { eq: [0x5412 /* TIOCSTI */, 0x541c /* TIOCLINUX */] }], // ioctl(fd, request)
+    [101, 1, { eq: [1] }], // ptrace(request, pid 1)
+    [310, 0, { eq: [1] }], // process_vm_readv(pid 1)
+    [311, 0, { eq: [1] }], // process_vm_writev(pid 1)
+    [90, 1, SET_ID], // chmod(path, mode)
+    [91, 1, SET_ID], // fchmod(fd, mode)
+    [268, 2, SET_ID], // fchmodat(dirfd, path, mode)
+    [452, 2, SET_ID], // fchmodat2(dirfd, path, mode, flags)
+    [2, 2, SET_ID], // open(path, flags, mode)
+    [257, 3, SET_ID], // openat(dirfd, path, flags, mode)
+    [85, 1, SET_ID], // creat(path, mode)
+    [133, 1, SET_ID], // mknod(path, mode, dev)
+    [259, 2, SET_ID], // mknodat(dirfd, path, mode, dev)
+    [92, 1, ROOT], // chown(path, uid, gid)
+    [92, 2, ROOT],
+    [93, 1, ROOT], // fchown(fd, uid, gid)
+    [93, 2, ROOT],
+    [94, 1, ROOT], // lchown(path, uid, gid)
+    [94, 2, ROOT],
+    [260, 2, ROOT], // fchownat(dirfd, path, uid, gid, flags)
+    [260, 3, ROOT],
+    [272, 0, NEWUSER], // unshare(flags)
+    [56, 0, NEWUSER], // clone(flags, …)
   ],
   arm64: [
-    [29, 1, [0x5412, 0x541c]],
-    [117, 1, [1]],
-    [270, 0, [1]],
-    [271, 0, [1]],
+    [29, 1, { eq: [0x5412, 0x541c] }],
+    [117, 1, { eq: [1] }],
+    [270, 0, { eq: [1] }],
+    [271, 0, { eq: [1] }],
+    [52, 1, SET_ID], // fchmod
+    [53, 2, SET_ID], // fchmodat
+    [452, 2, SET_ID], // fchmodat2
+    [56, 3, SET_ID], // openat
+    [33, 2, SET_ID], // mknodat
+    [55, 1, ROOT], // fchown
+    [55, 2, ROOT],
+    [54, 2, ROOT], // fchownat
+    [54, 3, ROOT],
+    [97, 0, NEWUSER], // unshare
+    [220, 0, NEWUSER], // clone
   ],
 };
+
+/**
+ * Answered "not implemented" (ENOSYS): calls whose arguments sit behind a pointer the filter cannot
+ * read. `clone3` (flags in a struct: a new user namespace) and `openat2` (mode in a struct): libc
+ * falls back to `clone` and `openat`, which the rules above see.
+ */
+const NOT_IMPLEMENTED: Record<Arch, number[]> = { x64: [435, 437], arm64: [435, 437] };
 
 // Classic BPF.
 const LD_W_ABS = 0x20;
 const JEQ_K = 0x15;
 const JGE_K = 0x35;
+const JSET_K = 0x45;
 const RET_K = 0x06;
 const SECCOMP_RET_ALLOW = 0x7fff0000;
 const SECCOMP_RET_ERRNO = 0x00050000;
 const EPERM = 1;
+const ENOSYS = 38;
 // struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6] — the low word of args[i] is at 16 + 8i.
 const OFF_NR = 0;
 const OFF_ARCH = 4;
@@ -165,13 +222,22 @@ export function seccompProgram(arch: string = process.arch): Buffer | undefined 
   ];
   if (arch === 'x64') ops.push({ code: JGE_K, k: X32_SYSCALL_BIT, jt: 'deny' });
   for (const nr of Object.values(REFUSED[arch])) ops.push({ code: JEQ_K, k: nr, jt: 'deny' });
-  REFUSED_WHEN[arch].forEach(([nr], i) => ops.push({ code: JEQ_K, k: nr, jt: `when${i}` }));
+  for (const nr of NOT_IMPLEMENTED[arch]) ops.push({ code: JEQ_K, k: nr, jt: 'nosys' });
+  // One check block per system call with argument rules; the block tests each rule in turn.
+  const rules = new Map<number, Array<[number, Test]>>();
+  for (const [nr, arg, test] of REFUSED_WHEN[arch]) rules.set(nr, [...(rules.get(nr) ?? []), [arg, test]]);
+  const calls = [...rules.keys()];
+  calls.forEach((nr, i) => ops.push({ code: JEQ_K, k: nr, jt: `when${i}` }));
   ops.push({ code: RET_K, k: SECCOMP_RET_ALLOW, label: 'allow' });
-  REFUSED_WHEN[arch].forEach(([, arg, values], i) => {
-    ops.push({ code: LD_W_ABS, k: argLow(arg), label: `when${i}` });
-    for (const v of values) ops.push({ code: JEQ_K, k: v, jt: 'deny' });
+  calls.forEach((nr, i) => {
+    rules.get(nr)!.forEach(([arg, test], j) => {
+      ops.push({ code: LD_W_ABS, k: argLow(arg), ...(j === 0 ? { label: `when${i}` } : {}) });
+      if ('eq' in test) for (const v of test.eq) ops.push({ code: JEQ_K, k: v, jt: 'deny' });
+      else ops.push({ code: JSET_K, k: test.bits, jt: 'deny' });
+    });
     ops.push({ code: RET_K, k: SECCOMP_RET_ALLOW });
   });
+  ops.push({ code: RET_K, k: SECCOMP_RET_ERRNO | ENOSYS, label: 'nosys' });
   ops.push({ code: RET_K, k: SECCOMP_RET_ERRNO | EPERM, label: 'deny' });
   return assemble(ops);
 }

@@ -12,6 +12,7 @@ import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
 import { shortHash } from './short-hash.js';
 import { editDiff } from './tool-display.js';
 import { workspaceRelative } from './workspace.js';
+import { diskRoomRefusal } from './disk-room.js';
 import { isProtected, plural, resolveAllowingNotADirectory, statIfExists } from './write-file.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -96,6 +97,9 @@ export const patchTool = defineTool({
       from = p + oldStr.length;
     }
     updated += text.slice(from);
+    const grows = Buffer.byteLength(updated, 'utf8') - buf.length;
+    const refusal = await diskRoomRefusal(ctx, grows, `${plural(grows, 'more byte')} to ${rel}`);
+    if (refusal) return { content: refusal, isError: true };
     await writeFileAtomic(ctx.cwd, abs, updated, info.mode);
 
     const delta = newStr.length - oldStr.length;

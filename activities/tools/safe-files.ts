@@ -73,8 +73,9 @@ export async function readWorkspaceFile(root: string, abs: string, shown: string
 /**
  * Write `data` to `target` atomically: a temporary file in the same directory (same filesystem, so
  * the rename is atomic), created exclusively and checked to be inside the workspace, is written,
- * given `mode` (the replaced file's permissions) and renamed over the target once its directory is
- * checked again. On any failure the temporary file is removed and the target is untouched.
+ * given `mode` (the replaced file's permission bits — never setuid, setgid or sticky: the worker
+ * must not hand a privileged bit on to content it wrote) and renamed over the target once its
+ * directory is checked again. On any failure the temporary file is removed and the target is untouched.
  */
 export async function writeFileAtomic(root: string, target: string, data: string, mode?: number): Promise<void> {
   const dir = dirname(target);
@@ -89,7 +90,7 @@ export async function writeFileAtomic(root: string, target: string, data: string
     try {
       await assertInside(fh, root, tmp, target);
       await fh.writeFile(data, 'utf8');
-      if (mode !== undefined) await fh.chmod(mode & 0o7777);
+      if (mode !== undefined) await fh.chmod(mode & 0o777);
     } finally {
       await fh.close();
     }

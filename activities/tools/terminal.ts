@@ -111,7 +111,7 @@ const PIPE_DRAIN_MS = 2000;
 
 /** Start a prepared process in its own process group; abort or timeout kills the whole group. */
 export function runCommand(
-  proc: Pick<PreparedProcess, 'file' | 'args' | 'env' | 'fds'>,
+  proc: Pick<PreparedProcess, 'file' | 'args' | 'env' | 'fds' | 'started'>,
   cwd: string,
   timeoutMs: number,
   signal: AbortSignal,
@@ -142,6 +142,7 @@ export function runCommand(
         // the group is already gone
       }
     };
+    proc.started?.(killGroup);
     const beat = setInterval(() => heartbeat(), 1000);
     const timer = setTimeout(() => {
       timedOut = true;

@@ -4,8 +4,8 @@
  * so a crash, a cancelled activity or a concurrent reader never sees a half-written file.
  */
 import type { Stats } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, mkdir, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { isProtectedPath, protectedPathMessage } from '../../common/protected-paths.js';
 import { DEFAULT_PROTECTED_PATHS } from '../../common/sandbox-policy.js';
@@ -16,6 +16,7 @@ import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
 import type { ToolDisplay } from './tool-display.js';
 import { MAX_DIFF_INPUT_BYTES, editDiff } from './tool-display.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
+import { diskRoomRefusal } from './disk-room.js';
 
 const params = z
   .object({
@@ -46,8 +47,14 @@ export const writeFileTool = defineTool({
     const existing = await statIfExists(abs);
     if (existing?.isDirectory()) return { content: `${args.path} is a directory, not a file`, isError: true };
     if (existing && !existing.isFile()) return { content: `${args.path} is not a regular file`, isError: true };
+    const refusal = await diskRoomRefusal(
+      ctx,
+      Buffer.byteLength(args.content, 'utf8') - (existing?.size ?? 0),
+      plural(Buffer.byteLength(args.content, 'utf8'), 'byte'),
+    );
+    if (refusal) return { content: refusal, isError: true };
     try {
-      await mkdir(dirname(abs), { recursive: true });
+      await mkdirParents(ctx.cwd, dirname(abs));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOTDIR' || code === 'EEXIST') return notADirectory;
@@ -91,6 +98,28 @@ function diffDisplay(path: string, before: string | undefined, after: string): {
 /** Whether the resolved path is one no tool may write (symlink aliases included: `abs` is the real path). */
 export function isProtected(ctx: ToolContext, abs: string): boolean {
   return isProtectedPath(workspaceRelative(ctx.cwd, abs), ctx.protectedPaths ?? DEFAULT_PROTECTED_PATHS);
+}
+
+/**
+ * Create `dir` and its missing parents below the workspace, one level at a time: a bounded loop (one
+ * step a path component), never a recursive mkdir, which loops forever where a filesystem answers
+ * ENOENT for a folder whose parent exists (procfs does).
+ */
+export async function mkdirParents(root: string, dir: string): Promise<void> {
+  const parts = relative(root, dir)
+    .split(sep)
+    .filter((p) => p && p !== '.');
+  let at = root;
+  for (const part of parts) {
+    at = join(at, part);
+    try {
+      await mkdir(at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!(await lstat(at)).isDirectory())
+        throw Object.assign(new Error(`${at} is not a directory`), { code: 'ENOTDIR' });
+    }
+  }
 }
 
 /** `stat`, or undefined when nothing is there. */

@@ -24,6 +24,7 @@ import {
   connectionCounter,
   freshWorkspace,
   leaksIn,
+  loadProbes,
   plantMachine,
   secretForms,
   treeState,
@@ -44,7 +45,6 @@ const ESCAPED_LINE_IS_NOT_AN_ESCAPE: Record<string, string> = {
     'works inside the call; the host-side check finds .git/commondir restored and host git unaffected',
   'git-submodule-fsmonitor':
     'fires inside the sandbox; host git afterwards runs nothing (the new repository was stripped)',
-  'disk-fill-many-files': 'the workspace is the project’s own disk: only the size of each file is capped (documented)',
 };
 
 /** Concatenated text of a value: strings as they are, byte arrays (Temporal payloads) decoded. */
@@ -254,7 +254,7 @@ describe('tool sandbox and secrets', () => {
     assert.ok(places.some(([, t]) => t.includes('[REDACTED:OPENAI_API_KEY]')));
   });
 
-  it('holds against the whole attack corpus (281 probes, each in a fresh workspace, judged on the host)', async () => {
+  it('holds against the whole attack corpus (295 probes, each in a fresh workspace, judged on the host)', async () => {
     const lanes = 3;
     const verdicts: ProbeVerdict[] = [];
     await Promise.all(
@@ -302,7 +302,7 @@ describe('tool sandbox and secrets', () => {
         for (const line of out.split('\n').filter(Boolean)) verdicts.push(JSON.parse(line) as ProbeVerdict);
       }),
     );
-    assert.equal(verdicts.length, 281);
+    assert.equal(verdicts.length, loadProbes().length);
     const escaped = verdicts.filter((v) => {
       const real = v.escaped.filter((e) => !(e === 'ESCAPED' && ESCAPED_LINE_IS_NOT_AN_ESCAPE[v.id]));
       return real.length > 0;

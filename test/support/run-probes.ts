@@ -9,7 +9,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolSandbox } from '../../activities/sandbox/sandbox.js';
 import { terminalTool } from '../../activities/tools/terminal.js';
@@ -56,6 +57,55 @@ const forms = secretForms(plant);
 const watched = [plant.outside, plant.otherWorkspace, plant.realHome, plant.heraldHome];
 const gitState = (ws: string) => `${treeState(`${ws}/.git/hooks`)}\n${readFileSync(`${ws}/.git/config`, 'utf8')}`;
 
+/** Host files whose owner and mode no probe may change (through a symlink the worker followed, say). */
+const hostFiles = ['/', '/etc', '/etc/passwd', '/etc/hostname', '/usr/bin', '/usr/bin/passwd', '/tmp'].filter((f) =>
+  existsSync(f),
+);
+const hostModes = () =>
+  hostFiles.map((f) => `${f} ${statSync(f).uid}:${statSync(f).gid} ${statSync(f).mode.toString(8)}`);
+const capBytes = config.file.sandbox.limits.workspaceMb * 1024 * 1024;
+
+/**
+ * What a probe left in its workspace that the host would later run or trust: a setuid/setgid file,
+ * a device node, a root-owned entry the sandbox made (the workspace folder, `.git` folders and the
+ * protected paths are the worker's own), an entry every host user may write, a workspace larger
+ * than its disk cap.
+ */
+function leftBehind(ws: string, template: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  let blocks = 0;
+  const walk = (dir: string, depth: number) => {
+    if (depth > 20) return;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = join(dir, name);
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      blocks += st.blocks;
+      const rel = relative(ws, p);
+      if (st.isSymbolicLink()) continue;
+      if ((st.mode & 0o6000) !== 0 && st.isFile()) out.push(`left a setuid/setgid file ${rel}`);
+      if (st.isCharacterDevice() || st.isBlockDevice()) out.push(`left a device node ${rel}`);
+      if ((st.mode & 0o002) !== 0) out.push(`left ${rel} writable by every host user`);
+      const workerOwn =
+        name === '.git' || /^(\.git\/(hooks|config)|\.herald-results)(\/|$)/.test(rel) || rel.includes('/.git/hooks');
+      // Not one of the template's own files (a blocked command leaves them as they were).
+      if (process.getuid?.() === 0 && st.uid === 0 && !workerOwn && !template.has(rel))
+        out.push(`left a root-owned ${rel}`);
+      if (st.isDirectory()) walk(p, depth + 1);
+    }
+  };
+  walk(ws, 0);
+  if (capBytes > 0 && blocks * 512 > capBytes + 64 * 1024 * 1024)
+    out.push(`the workspace holds ${Math.round((blocks * 512) / 1048576)} MB, over its cap`);
+  return out;
+}
+
 /** Git as the user would run it on the host, in the workspace the probe left behind. */
 function hostGit(ws: string, args: string[]): void {
   spawnSync('git', args, {
@@ -65,6 +115,17 @@ function hostGit(ws: string, args: string[]): void {
     stdio: 'ignore',
   });
 }
+
+/** Relative paths of the template workspace (the worker's own files, as copied for each probe). */
+const templatePaths = new Set<string>();
+const listTemplate = (dir: string) => {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    templatePaths.add(relative(plant.workspaceTemplate, p));
+    if (lstatSync(p).isDirectory()) listTemplate(p);
+  }
+};
+listTemplate(plant.workspaceTemplate);
 
 const probes = loadProbes().filter(
   (p, i) => (!plan.only || plan.only.includes(p.id)) && i % (plan.lanes ?? 1) === (plan.lane ?? 0),
@@ -79,6 +140,7 @@ for (const [i, probe] of probes.entries()) {
   if (probe.id !== 'bind-source-symlink-harvest') ws = freshWorkspace(plant, `p${i}`);
   const template = gitState(plant.workspaceTemplate);
   const before = watched.map(treeState);
+  const hostBefore = hostModes();
   const connections = listener.count();
   const command = substitute(probe.command, {
     workspace: ws,
@@ -102,6 +164,8 @@ for (const [i, probe] of probes.entries()) {
   const durationMs = Date.now() - started;
   await sleep(50);
   const escaped = leaksIn(output, forms);
+  escaped.push(...leftBehind(ws, templatePaths));
+  if (hostModes().join('\n') !== hostBefore.join('\n')) escaped.push('changed the owner or mode of a host file');
   watched.forEach((dir, k) => {
     if (treeState(dir) !== before[k]) escaped.push(`changed ${dir}`);
   });
