@@ -130,7 +130,7 @@ export function guardsFor(f: WorkerFacts): { guarded: GuardedFolder[]; names: Gu
       why: 'a dot-folder of the worker’s home (credentials, configuration)',
     })),
     ...f.tmps.flatMap((parent) => [
-      { parent, name: /^herald-sandbox-/, why: 'a Herald sandbox’s runtime files' },
+      { parent, name: /^herald-sandbox-[A-Za-z0-9]{6}$/, why: 'a Herald sandbox’s runtime files (mkdtemp’s name)' },
       { parent, name: /^\./, why: 'a hidden folder of the temp folder (X11 and other sockets)' },
       { parent, name: /^(tmux-|ssh-|systemd-private-|snap-private-tmp)/, why: 'another program’s sockets' },
     ]),

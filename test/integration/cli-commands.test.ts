@@ -35,7 +35,7 @@ describe('herald CLI commands', () => {
 
   before(async () => {
     stack = await createTestStack();
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     env = stack.workerEnv();
   });

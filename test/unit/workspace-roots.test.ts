@@ -73,7 +73,8 @@ describe('decideCwd (resolved paths)', () => {
     ['/tmp', /shared temp folder/],
     ['/tmp/herald-sandbox-abc', /the sandbox’s runtime files/],
     ['/tmp/herald-sandbox-abc/seccomp', /lies in \/tmp\/herald-sandbox-abc/],
-    ['/tmp/herald-sandbox-other-worker', /a Herald sandbox’s runtime files/],
+    ['/tmp/herald-sandbox-Xy12Zq', /a Herald sandbox’s runtime files/],
+    ['/tmp/herald-sandbox-it-Xy12Zq', 'ok'],
     ['/tmp/.X11-unix', /hidden folder of the temp folder/],
     ['/tmp/tmux-0', /another program’s sockets/],
     ['/tmp/ssh-XXXXabcd', /another program’s sockets/],
@@ -135,7 +136,7 @@ describe('vetRoot', () => {
     ['/home/alice/.herald/ws', /Herald home/],
     ['/opt/herald', /Herald’s own install/],
     ['/opt/herald/ws', /lies in \/opt\/herald/],
-    ['/tmp/herald-sandbox-x', /sandbox/],
+    ['/tmp/herald-sandbox-x1y2z3', /sandbox/],
     ['/home/alice/.config/ws', /dot-folder/],
   ];
   for (const [root, want] of cases)
