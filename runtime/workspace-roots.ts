@@ -196,8 +196,7 @@ export function vetRoot(
     if (g.kind !== 'shared' && fold(real, ci) === fold(g.path, ci)) return `it is ${g.why}`;
     if (g.kind === 'sealed' && within(g.path, real, ci)) return `it lies in ${g.path}, ${g.why}`;
   }
-  const inNamed = guardedReason(real, { ...p, guarded: [] });
-  return inNamed;
+  return guardedReason(real, { ...p, guarded: [] });
 }
 
 /** The caller's string, before any file-system step: why it cannot name a folder, or undefined. Pure. */
