@@ -12,9 +12,11 @@
  * `buildWorkspacePolicy` and `confineCwd` are the only file-system steps: one `realpath` and one
  * `stat` of the caller's path, each bounded in time, and nothing before the verdict.
  */
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { MountEntry } from './mount-aliases.js';
+import { mountAliases, mountsInside, parseMountinfo } from './mount-aliases.js';
 import { PROJECT_ROOT } from './paths.js';
 
 /**
@@ -174,10 +176,22 @@ export function guardedReason(
 
 export type CwdVerdict = { ok: true; cwd: string } | { ok: false; why: string };
 
-/** Whether a resolved folder may be a workspace under `policy`. Pure. */
-export function decideCwd(real: string, policy: WorkspacePolicy): CwdVerdict {
+/**
+ * Whether a resolved folder may be a workspace under `policy`. With the mount table, the names it
+ * has through bind mounts are decided too, and so are the mounts it holds. Pure.
+ */
+export function decideCwd(real: string, policy: WorkspacePolicy, mounts: readonly MountEntry[] = []): CwdVerdict {
   const guarded = guardedReason(real, policy);
   if (guarded) return { ok: false, why: `${real} is refused: ${guarded}` };
+  for (const alias of mountAliases(real, mounts)) {
+    const why = guardedReason(alias, policy);
+    if (why) return { ok: false, why: `${real} is refused: it is ${alias} mounted again, and ${why}` };
+  }
+  for (const inner of mountsInside(real, mounts))
+    for (const alias of [inner, ...mountAliases(inner, mounts)]) {
+      const why = alias === inner ? undefined : guardedReason(alias, policy);
+      if (why) return { ok: false, why: `${real} is refused: it holds ${inner}, a mount of ${alias}, and ${why}` };
+    }
   if (!policy.roots.some((r) => within(r, real, policy.caseInsensitive)))
     return { ok: false, why: `${real} is outside the workspace roots` };
   return { ok: true, cwd: real };
@@ -240,6 +254,15 @@ async function bounded<T>(what: Promise<T>, ms = FS_STEP_MS): Promise<T> {
     ]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** This process's mount table ([] where there is none to read, e.g. macOS). */
+async function mountTable(): Promise<MountEntry[]> {
+  try {
+    return parseMountinfo(await bounded(readFile('/proc/self/mountinfo', 'utf8')));
+  } catch {
+    return [];
   }
 }
 
@@ -361,7 +384,7 @@ export async function confineCwd(
           : `no such directory ${shown(named)}${code && code !== 'ENOENT' ? ` (${code})` : ''}`,
     };
   }
-  const verdict = decideCwd(resolved, policy);
+  const verdict = decideCwd(resolved, policy, await mountTable());
   if (!verdict.ok) return { ok: false, why: shown(verdict.why, 400) };
   try {
     if (!(await bounded(stat(resolved))).isDirectory())

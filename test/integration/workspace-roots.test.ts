@@ -5,7 +5,8 @@
  * session's stored folder and a workspace swapped for a symlink after the start are decided again.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -134,6 +135,33 @@ describe('confined workspaces', () => {
       ['/nonexistent/folder', /no such directory/],
     ];
     for (const [cwd, why] of corpus) await refused(cwd, why);
+  });
+
+  it('a bind mount of the worker’s node_modules inside a root is refused, and so is a folder holding a bind of /etc', async (t) => {
+    const nm = join(stack.workspaces, 'nm');
+    const conf = join(stack.workspaces, 'holder', 'conf');
+    mkdirSync(nm);
+    mkdirSync(conf, { recursive: true });
+    const mounted: string[] = [];
+    try {
+      for (const [from, to] of [
+        [realpathSync(join(PROJECT_ROOT, 'node_modules')), nm],
+        ['/etc', conf],
+      ] as const) {
+        try {
+          execFileSync('mount', ['--bind', from, to], { stdio: 'ignore' });
+          mounted.push(to);
+        } catch {
+          t.skip('bind mounts are not allowed here');
+          return;
+        }
+      }
+      await refused(nm, /node_modules mounted again/);
+      await refused(join(nm, 'zod'), /node_modules\/zod mounted again/);
+      await refused(join(stack.workspaces, 'holder'), /a mount of \/etc/);
+    } finally {
+      for (const m of mounted.reverse()) execFileSync('umount', [m]);
+    }
   });
 
   it('a resumed session whose stored workspace is no longer allowed is refused', async () => {

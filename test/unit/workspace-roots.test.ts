@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WorkerFacts, WorkspacePolicy } from '../../runtime/workspace-roots.js';
+import { mountAliases, mountsInside, parseMountinfo } from '../../runtime/mount-aliases.js';
 import {
   MAX_CWD_CHARS,
   buildWorkspacePolicy,
@@ -261,5 +262,38 @@ describe('confineCwd (real folders)', () => {
       create: true,
     });
     assert.deepEqual(q.roots, [made]);
+  });
+});
+
+describe('bind mounts (the mount table)', () => {
+  const table = parseMountinfo(
+    [
+      '22 27 0:21 / /proc rw,relatime - proc proc rw',
+      '27 1 254:0 / / rw,relatime - ext4 /dev/vda rw',
+      '40 27 254:0 /opt/herald/node_modules /home/alice/workspaces/nm rw - ext4 /dev/vda rw',
+      '41 27 254:0 /etc /home/alice/workspaces/proj/conf rw - ext4 /dev/vda rw',
+      '42 27 254:0 /srv/data /home/alice/workspaces/with\\040space rw - ext4 /dev/vda rw',
+      '43 27 0:50 / /home/alice/workspaces/scratch rw - tmpfs tmpfs rw',
+      'not a mount line',
+    ].join('\n'),
+  );
+  it('parses /proc/self/mountinfo, octal escapes included', () => {
+    assert.equal(table.length, 6);
+    assert.equal(table[4]!.mountPoint, '/home/alice/workspaces/with space');
+  });
+  it('names a folder by every mount of its file system', () => {
+    assert.deepEqual(mountAliases('/home/alice/workspaces/nm/zod', table), ['/opt/herald/node_modules/zod']);
+    assert.deepEqual(mountAliases('/opt/herald/node_modules', table), ['/home/alice/workspaces/nm']);
+    assert.deepEqual(mountAliases('/home/alice/workspaces/scratch/x', table), []);
+    assert.deepEqual(mountsInside('/home/alice/workspaces/proj', table), ['/home/alice/workspaces/proj/conf']);
+  });
+  it('a bind of a guarded folder inside a root is refused, and so is a workspace holding one', () => {
+    assert.match(
+      (decideCwd('/home/alice/workspaces/nm', P, table) as { why: string }).why,
+      /it is \/opt\/herald\/node_modules mounted again/,
+    );
+    assert.match((decideCwd('/home/alice/workspaces/proj', P, table) as { why: string }).why, /a mount of \/etc/);
+    assert.equal(decideCwd('/home/alice/workspaces/with space', P, table).ok, true);
+    assert.equal(decideCwd('/home/alice/workspaces/scratch', P, table).ok, true);
   });
 });
