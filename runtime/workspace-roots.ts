@@ -341,7 +341,7 @@ export async function buildWorkspacePolicy(o: {
   const roots: string[] = [];
   const refusedRoots: WorkspacePolicy['refusedRoots'] = [];
   for (const root of o.setting.roots) {
-    if (o.create && o.setting.isDefault) await mkdir(root, { recursive: true, mode: 0o700 }).catch(() => {});
+    if (o.create && o.setting.isDefault) await mkdir(root, { recursive: true }).catch(() => {});
     const r = await real(root);
     if (!r) {
       refusedRoots.push({ root, why: 'no such folder' });
