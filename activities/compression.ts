@@ -12,6 +12,7 @@ import type { ChatMessage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { repairMessageOrder } from '../common/role-order.js';
+import { confineWorkspace } from './workspace-policy.js';
 import type { ContextEngine } from './context-engine.js';
 import type { CompressionOutcome } from './metrics.js';
 import { startCompressionSpan } from './tracing.js';
@@ -168,14 +169,24 @@ export function compressionActivities(
         const body = engineOut.messages;
         // Keep every tool call paired with its result, and the order legal.
         const compacted = repairMessageOrder(body);
-        const cwd = session.cwd ?? process.cwd();
-        const skills = await skillsForPrompt(skillSettings(config), cwd, a.tools, (f, m) =>
-          deps.log.warn({ ...f, sessionId: a.newSessionId }, m),
-        );
+        // The workspace's context files and skills are read only from a folder this worker's roots allow.
+        const where = await confineWorkspace(deps, session.cwd ?? undefined);
+        const cwd = where.ok ? where.cwd : (session.cwd ?? '');
+        const skills = where.ok
+          ? await skillsForPrompt(skillSettings(config), cwd, a.tools, (f, m) =>
+              deps.log.warn({ ...f, sessionId: a.newSessionId }, m),
+            )
+          : undefined;
+        if (!where.ok)
+          deps.log.warn(
+            { sessionId: a.sessionId, why: where.why },
+            'compression: the workspace is refused; no context files',
+          );
         const leftOut: LeftOut[] = [];
         const systemPrompt = buildSystemPrompt({
           home: config.home,
           cwd,
+          ...(where.ok ? {} : { skipContextFiles: true }),
           platform: session.source === 'cli' ? 'cli' : 'api',
           systemMessage: config.file.agent.systemMessage,
           model: a.provider.model,
@@ -184,8 +195,7 @@ export function compressionActivities(
           memory: await memorySnapshot(db),
           // The compressed session goes on with the same marker (the new row copies it).
           markerNonce: await sessionMarkerNonce(db, a.sessionId),
-          skills: skills.skills,
-          skillsLeftOut: skills.leftOut,
+          ...(skills ? { skills: skills.skills, skillsLeftOut: skills.leftOut } : {}),
           leftOut,
         });
         const title = `${(session.title ?? a.conversationId).replace(/ #\d+$/, '')} #${a.compressionNumber + 2}`;

@@ -3,8 +3,8 @@
  * synthetic messages, close a turn, end the conversation. Each is idempotent so Temporal can
  * retry it freely.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type {
   EndConversationArgs,
@@ -29,6 +29,7 @@ import { discoverFor, mcpToolsetNames } from './mcp/activities.js';
 import { mcpGuidance, mcpLeftOutLines } from './mcp/discovery.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
+import { confineWorkspace, cwdRefusal } from './workspace-policy.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { skillSettings, skillsForPrompt } from './skills/discover.js';
 import type { LeftOut } from '../common/left-out.js';
@@ -56,8 +57,9 @@ import { asTurnAttempts, attemptsBeyond, withLateAttempts } from '../common/atte
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
 
-function invalid(message: string, field: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'InvalidInput', message, nonRetryable: true, details: [{ field }] });
+function invalid(message: string, field: string, roots?: string[], source?: string): ApplicationFailure {
+  const detail = roots ? { field, roots: roots.slice(0, 8), ...(source ? { from: source } : {}) } : { field };
+  return ApplicationFailure.create({ type: 'InvalidInput', message, nonRetryable: true, details: [detail] });
 }
 
 export function conversationActivities(deps: ActivityDeps) {
@@ -97,16 +99,27 @@ export function conversationActivities(deps: ActivityDeps) {
     }
   }
 
-  function resolveCwd(cwd: string | undefined): string {
-    const dir = resolve(cwd ?? config.workspace ?? process.cwd());
-    if (!existsSync(dir) || !statSync(dir).isDirectory())
-      throw invalid(`invalid conversation input: cwd: no such directory ${dir}`, 'cwd');
-    return dir;
+  /**
+   * The conversation's workspace, confined to this worker's roots (runtime/workspace-roots.ts):
+   * decided before anything reads or writes the folder.
+   */
+  async function confinedCwd(cwd: string | undefined, what = 'cwd'): Promise<string> {
+    const v = await confineWorkspace(deps, cwd);
+    if (!v.ok) throw invalid(`invalid conversation input: ${cwdRefusal(v.why, v.policy)}`, 'cwd', v.policy.roots, what);
+    return v.cwd;
   }
 
   return {
     /** Resolve provider, workspace and tools against this worker's configuration; create the session row. */
     async prepareConversation(a: PrepareConversationArgs): Promise<PrepareConversationResult> {
+      // First: nothing below (window discovery, MCP, skills, the prompt's context files) may touch a
+      // folder the caller named before it is known to be a workspace. A resumed session keeps its
+      // stored workspace, decided again by today's roots; a `cwd` named with it is decided too.
+      const existing = await getSession(db, a.sessionId);
+      if (a.cwd !== undefined) await confinedCwd(a.cwd);
+      const cwd = existing?.cwd
+        ? await confinedCwd(existing.cwd, "the resumed session's cwd")
+        : await confinedCwd(a.cwd);
       // A local server's model without a configured window: the server says what it runs with.
       const discovered = (ref: ProviderRef) =>
         withDiscoveredWindow(ref, { env: deps.env, endpoints: config.providerDefaults });
@@ -115,7 +128,6 @@ export function conversationActivities(deps: ActivityDeps) {
       const fallbacks = await Promise.all(chain.map((f, i) => discovered(resolveRef(f, `fallbackProviders.${i}.`))));
       const aux = config.file.auxiliary;
       const auxiliary = aux ? await discovered(resolveRef(aux, 'auxiliary.')) : provider;
-      const cwd = resolveCwd(a.cwd);
       const network = narrowNetwork(config.file.sandbox.network, a.sandbox?.network);
       if (!network.ok) throw invalid(`invalid conversation input: ${network.error}`, 'sandbox.network');
       const toolsets = a.toolsets ?? config.file.tools.toolsets;
@@ -130,7 +142,6 @@ export function conversationActivities(deps: ActivityDeps) {
       }
       // MCP servers the toolsets select: connected and listed now, so the prompt can say what is missing.
       const mcp = (await discoverFor(deps, toolsets))?.snapshot;
-      const existing = await getSession(db, a.sessionId);
       // What the new session's system prompt left out (a resumed session keeps the prompt it had).
       let leftOut: LeftOut[] | undefined;
       // Resuming: go on in the lineage's latest session (after compressions), reopened.
@@ -187,7 +198,7 @@ export function conversationActivities(deps: ActivityDeps) {
         provider,
         fallbacks,
         auxiliary,
-        cwd: existing?.cwd ?? cwd,
+        cwd,
         tools: deps.tools.enabled(toolsets),
         ...(mcp ? { mcp } : {}),
         ...(leftOut?.length ? { leftOut } : {}),

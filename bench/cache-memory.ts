@@ -31,7 +31,7 @@ async function settledHeapMb(): Promise<number> {
 const stack = await createTestStack({ worker: false });
 try {
   stack.fake.respond(scaleResponder);
-  const ws = join(stack.home, 'ws');
+  const ws = join(stack.workspaces, 'ws');
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, SCALE_FILE), 'hello\n');
   const config = loadConfig({ PATH: process.env.PATH ?? '', ...(stack.workerEnv() as Record<string, string>) });

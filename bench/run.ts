@@ -63,7 +63,7 @@ const pct = (xs: number[], p: number) => {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 try {
-  const ws = join(stack.home, 'bench');
+  const ws = join(stack.workspaces, 'bench');
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, 'small.txt'), 'hello\n');
   writeFileSync(join(ws, 'big.txt'), `${'x'.repeat(199)}\n`.repeat(100)); // 20 KB

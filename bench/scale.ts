@@ -100,7 +100,7 @@ async function run(k: number, workerCount: number): Promise<RunResult> {
   stack = await createTestStack({ worker: false, temporalAddress: server.address });
   const { herald, fake } = stack;
   fake.respond(scaleResponder);
-  const ws = join(stack.home, 'ws');
+  const ws = join(stack.workspaces, 'ws');
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, SCALE_FILE), 'hello\n');
 

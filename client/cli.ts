@@ -111,7 +111,7 @@ function withModelOptions(cmd: Command): Command {
     .addOption(new Option('--api-mode <mode>', 'API mode').choices([...API_MODES]))
     .option('--base-url <url>', 'OpenAI-compatible base URL (provider custom)')
     .option('--system <text>', 'extra system message')
-    .option('--cwd <dir>', 'workspace directory (on the worker)')
+    .option('--cwd <dir>', 'workspace directory (on the worker, inside its workspace roots)')
     .option('--max-iterations <n>', 'model calls per turn')
     .addOption(
       new Option('--busy-policy <policy>', 'what a message does while a turn runs').choices([...BUSY_POLICIES]),

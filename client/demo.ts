@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pc from 'picocolors';
 import type { HeraldConfig } from '../runtime/config.js';
 import { loadConfig } from '../runtime/config.js';
+import { defaultWorkspaceRoot } from '../runtime/workspace-roots.js';
 import { createLogger } from '../runtime/logger.js';
 import { FakeProvider } from '../test/support/fake-provider.js';
 import type { ScriptedReply } from '../test/support/fake-provider.js';
@@ -73,13 +74,15 @@ export async function runDemo(o: { once: boolean }): Promise<void> {
   const base = loadConfig();
   const fake = await FakeProvider.start({ label: 'Herald demo provider (scripted, not a real model)' });
   fake.script(DEMO_SCRIPT, DEMO_MODEL);
-  const workspace = join(base.home, 'demo-workspace');
+  // Outside the Herald home (never a workspace), and a root of the demo's worker whatever the roots are.
+  const workspace = join(defaultWorkspaceRoot(), 'herald-demo');
   mkdirSync(workspace, { recursive: true });
   writeFileSync(join(workspace, 'main.js'), BUGGY_MAIN);
 
   // The demo gets its own task queue and provider, so it never borrows (or lends) a real worker.
   const config: HeraldConfig = {
     ...base,
+    workspaceRoots: { ...base.workspaceRoots, roots: [...base.workspaceRoots.roots, workspace] },
     taskQueue: DEMO_TASK_QUEUE,
     providerDefaults: { provider: 'custom', model: DEMO_MODEL, openaiBaseUrl: fake.url },
   };

@@ -2,7 +2,8 @@
  * `herald doctor`: what works on this machine and what does not, each check one line with the
  * cause and what to do. Temporal (reachable, its version, Herald's search attributes), Postgres
  * (reachable, migrated), each configured provider (key present, endpoint answering — skipped with
- * `--offline`), the tool sandbox (what bubblewrap can do here), and disk space under the home.
+ * `--offline`), the tool sandbox (what bubblewrap can do here), the workspace roots, and disk space
+ * under the home.
  */
 import { statfsSync, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -29,6 +30,7 @@ import type { HeraldConfig } from '../runtime/config.js';
 import { describeSecurity, missingCredentialsHint } from '../runtime/temporal-connection.js';
 import { clientSettings } from './connection.js';
 import { clientCodec } from '../runtime/data-converter.js';
+import { buildWorkspacePolicy, confineCwd } from '../runtime/workspace-roots.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -318,6 +320,34 @@ export function sandboxUserCheck(o: { fix?: boolean; uid?: number } = {}): Check
   };
 }
 
+/** The workspace roots a worker with this config would use, the ones it would set aside, and the default workspace. */
+export async function workspaceCheck(config: HeraldConfig, env: NodeJS.ProcessEnv): Promise<Check> {
+  const setting = config.workspaceRoots;
+  const policy = await buildWorkspacePolicy({ setting, heraldHome: config.home, env });
+  // The built-in default root is made by the worker at its start: missing is no fault yet.
+  const refused = policy.refusedRoots.filter((r) => !(setting.isDefault && r.why === 'no such folder'));
+  const pending = setting.isDefault && !policy.roots.length && !refused.length ? setting.roots : [];
+  const roots = [...policy.roots, ...pending.map((r) => `${r} (made at worker start)`)];
+  const fallback = config.workspace ?? policy.roots[0] ?? pending[0];
+  const verdict = fallback
+    ? await confineCwd(fallback, undefined, { ...policy, roots: [...policy.roots, ...pending] })
+    : undefined;
+  const parts = [
+    roots.length ? `roots ${roots.join(', ')} (${setting.source})` : `no usable root (${setting.source})`,
+    ...refused.map((r) => `set aside ${r.root}: ${r.why}`),
+    fallback
+      ? `default workspace ${fallback}${verdict && !verdict.ok && !pending.includes(fallback) ? ` — refused: ${verdict.why}` : ''}`
+      : 'no default workspace',
+  ];
+  const bad = !roots.length;
+  const warn = refused.length > 0 || (verdict !== undefined && !verdict.ok && !pending.includes(fallback ?? ''));
+  return {
+    name: 'workspaces',
+    status: bad ? 'fail' : warn ? 'warn' : 'ok',
+    detail: `${parts.join('; ')}${bad ? ': every conversation would be refused; set workspaceRoots or HERALD_WORKSPACE_ROOTS' : ''}`,
+  };
+}
+
 function diskCheck(config: HeraldConfig): Check {
   let dir = config.home;
   while (!existsSync(dir) && dir !== '/') dir = dir.replace(/\/[^/]*$/, '') || '/';
@@ -348,6 +378,7 @@ export async function runDoctor(
     ...(await providerChecks(config, env, o.offline ?? false)),
     sandboxCheck(config, env),
     user,
+    await workspaceCheck(config, env),
     await payloadCheck(config),
     diskCheck(config),
   ];

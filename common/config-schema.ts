@@ -211,6 +211,11 @@ export const configFileSchema = z
       .default({}),
     /** A worker's capacity: sticky cache, task slots, pollers, Postgres pool (docs/capacity.md). */
     worker: workerTuningSchema,
+    /**
+     * Folders every conversation's `cwd` must lie in (docs/workspaces.md); `~/` is the worker's
+     * home, relative entries are against this file's folder. HERALD_WORKSPACE_ROOTS wins.
+     */
+    workspaceRoots: z.array(z.string().min(1).max(4096)).min(1).max(64).optional(),
   })
   .strict();
 

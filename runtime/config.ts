@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { ConfigFile } from '../common/config-schema.js';
@@ -15,6 +15,8 @@ import type { ProviderDefaults, ProviderName, ProviderRequest, ProviderSettings 
 import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
 import { configuredKeyNames } from './secrets.js';
+import type { RootsSetting } from './workspace-roots.js';
+import { defaultWorkspaceRoot } from './workspace-roots.js';
 import { describeSchemaIssue, describeYamlError } from './config-errors.js';
 import type { CodecKeyring } from './codec-keys.js';
 import { CodecKeyError, loadCodecKeyring } from './codec-keys.js';
@@ -47,6 +49,8 @@ const envSchema = z.object({
   HERALD_MODEL: z.string().min(1).optional(),
   HERALD_PROVIDER: z.enum(PROVIDER_NAMES).optional(),
   HERALD_WORKSPACE: z.string().min(1).optional(),
+  /** Folders every conversation's `cwd` must lie in, a path list (`:`); wins over the file's `workspaceRoots`. */
+  HERALD_WORKSPACE_ROOTS: z.string().min(1).optional(),
   OPENAI_BASE_URL: optionalUrl,
   ANTHROPIC_BASE_URL: optionalUrl,
   HERALD_TEMPORAL_PORT: port.default(7233),
@@ -90,7 +94,10 @@ export interface HeraldConfig {
   taskQueue: string;
   home: string;
   configPath: string | undefined;
+  /** The default workspace (HERALD_WORKSPACE): a conversation that names no `cwd` works here. */
   workspace: string | undefined;
+  /** Where workspaces may be (runtime/workspace-roots.ts decides each `cwd` against them). */
+  workspaceRoots: RootsSetting;
   providerDefaults: ProviderDefaults;
   ports: { temporal: number; ui: number; postgres: number; codec: number };
   logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
@@ -213,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     home,
     configPath: existsSync(configPath) ? configPath : undefined,
     workspace: e.HERALD_WORKSPACE ? resolve(e.HERALD_WORKSPACE) : undefined,
+    workspaceRoots: rootsSetting(e, file, configPath),
     providerDefaults,
     ports: {
       temporal: e.HERALD_TEMPORAL_PORT,
@@ -228,6 +236,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     codec,
     ...(fileError ? { fileError } : {}),
   };
+}
+
+/**
+ * Where workspaces may be: HERALD_WORKSPACE_ROOTS, else the file's `workspaceRoots` (relative
+ * entries against the file's folder), else HERALD_WORKSPACE, else `~/workspaces`.
+ */
+function rootsSetting(
+  e: { HERALD_WORKSPACE_ROOTS?: string | undefined; HERALD_WORKSPACE?: string | undefined },
+  file: ConfigFile,
+  configPath: string,
+): RootsSetting {
+  const expand = (p: string, base: string) =>
+    p === '~' || p.startsWith('~/') ? join(homedir(), p.slice(1)) : resolve(base, p);
+  if (e.HERALD_WORKSPACE_ROOTS) {
+    const roots = e.HERALD_WORKSPACE_ROOTS.split(delimiter).filter(Boolean);
+    return { roots: roots.map((r) => expand(r, process.cwd())), source: 'HERALD_WORKSPACE_ROOTS', isDefault: false };
+  }
+  if (file.workspaceRoots)
+    return {
+      roots: file.workspaceRoots.map((r) => expand(r, dirname(configPath))),
+      source: 'workspaceRoots in the config file',
+      isDefault: false,
+    };
+  if (e.HERALD_WORKSPACE) return { roots: [resolve(e.HERALD_WORKSPACE)], source: 'HERALD_WORKSPACE', isDefault: false };
+  return { roots: [defaultWorkspaceRoot()], source: 'the default, ~/workspaces', isDefault: true };
 }
 
 /**

@@ -215,7 +215,7 @@ try {
   if (want('base')) {
     const stack = await createTestStack();
     try {
-      const ws = join(stack.home, 'ws');
+      const ws = join(stack.workspaces, 'ws');
       mkdirSync(ws, { recursive: true });
       writeFileSync(join(ws, 'a.txt'), 'A\n');
       writeFileSync(join(ws, 'b.txt'), 'B\n');
@@ -377,7 +377,7 @@ try {
     // 6. Background delegation: the reports come back as a second turn; a second batch is stopped.
     const bg = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
     try {
-      const ws = join(bg.home, 'ws');
+      const ws = join(bg.workspaces, 'ws');
       mkdirSync(ws, { recursive: true });
       writeFileSync(join(ws, 'a.txt'), 'A\n');
       let hang = false;
@@ -436,7 +436,7 @@ try {
     // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
     const stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
     try {
-      const ws = join(stack.home, 'ws');
+      const ws = join(stack.workspaces, 'ws');
       mkdirSync(ws, { recursive: true });
       writeFileSync(join(ws, 'a.txt'), 'A\n');
       if (want('fallback')) await recordFallback(stack, ws);
@@ -985,7 +985,7 @@ async function recordChildDeadline(): Promise<void> {
     configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\ndelegation: { childTimeoutSeconds: 3 }\n',
   });
   try {
-    const ws = join(stack.home, 'ws');
+    const ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     stack.fake.respond((r) => {
       const messages = messagesOf(r);
@@ -1104,7 +1104,7 @@ async function recordMcp(): Promise<void> {
     ].join('\n'),
   });
   try {
-    const ws = join(stack.home, 'ws');
+    const ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     const conv = stack.herald.conversation('replay-mcp');
     stack.fake.script([

@@ -22,7 +22,7 @@ const COLS = 104;
 const ROWS = 34;
 
 const stack = await createTestStack({ env: { HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'auto' } });
-const ws = join(stack.home, 'calc');
+const ws = join(stack.workspaces, 'calc');
 mkdirSync(ws, { recursive: true });
 writeFileSync(join(ws, 'add.js'), 'export function add(a, b) {\n  return a - b;\n}\n');
 writeFileSync(

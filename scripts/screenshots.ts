@@ -167,7 +167,7 @@ try {
   }
   const stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
   cleanups.push(() => stack.close());
-  const ws = join(stack.home, 'ws');
+  const ws = join(stack.workspaces, 'ws');
   mkdirSync(join(ws, 'build'), { recursive: true });
   const workflowId = await drive(stack, ws);
   const { runId } = await stack.temporal.workflow.getHandle(workflowId).describe();

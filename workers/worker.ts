@@ -42,6 +42,7 @@ import { createMetrics } from '../activities/metrics.js';
 import type { MetricsServer } from './metrics-server.js';
 import { startMetricsServer } from './metrics-server.js';
 import { workerCreateTuning } from '../common/worker-tuning.js';
+import { defaultWorkspace, workspacePolicy } from '../activities/workspace-policy.js';
 
 export const WORKFLOWS_PATH = codeModule('workflows/index');
 /** The workflow-side tracing interceptors, bundled only into a tracing worker's workflows. */
@@ -217,12 +218,14 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   // Recorded always (it costs a few counters); served only with a metrics port.
   const metrics = createMetrics({ db, processMetrics: config.metrics !== undefined });
   sandbox.onDenial = (kind) => metrics.sandboxDenial(kind);
+  // Where conversations may work: the roots resolved (the default one made) and any refused said now.
+  const workspaces = await workspacePolicy({ config, sandbox, env, log });
   // MCP connections live as long as the worker: started on first use, restarted when a server dies.
   const mcp = new McpPool({
     sandbox,
     env,
     log,
-    workspace: config.workspace ?? process.cwd(),
+    workspace: defaultWorkspace(config, workspaces) ?? process.cwd(),
     network: config.file.sandbox.network,
     version: HERALD_VERSION,
   });

@@ -215,6 +215,11 @@ export class ToolSandbox {
     private readonly machine?: Machine,
   ) {}
 
+  /** The folder holding this sandbox's runtime files, if it keeps one (no workspace may reach it). */
+  get runtimeFolder(): string | undefined {
+    return this.machine?.runtimeDir;
+  }
+
   static create(o: SandboxOptions): ToolSandbox {
     const { config, env } = o;
     const hidden = o.hidden.map((h) => resolve(h));

@@ -21,16 +21,17 @@ export interface LimitedResult {
 
 /**
  * Keep `content` inline when it fits `limit`; otherwise store it under `<cwd>/.herald-results/`
- * and return the preview. `read_file` results are never stored (reading the stored file would
+ * (a workspace already confined by the caller) and return the preview. `read_file` results are never stored (reading the stored file would
  * produce another oversized result): they are cut, head and tail kept.
  */
 export async function limitResult(
   content: string,
   limit: number,
-  o: { cwd: string; toolName: string; fileStem: string },
+  o: { cwd: string | undefined; toolName: string; fileStem: string },
 ): Promise<LimitedResult> {
   if (content.length <= limit) return { content };
-  if (o.toolName === 'read_file')
+  // No workspace (the call was refused its folder): nowhere to store it, so it is cut.
+  if (o.toolName === 'read_file' || o.cwd === undefined)
     return {
       content: truncateMiddle(
         content,

@@ -28,6 +28,7 @@ import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 import { ToolHeartbeat } from './heartbeat-details.js';
 import { shortHash } from './short-hash.js';
 import { startToolSpan } from '../tracing.js';
+import { confineWorkspace, cwdRefusal } from '../workspace-policy.js';
 
 export const RE_EXECUTED_NOTE =
   '[re-executed after worker restart: an earlier run of this call may have had effects too]';
@@ -59,6 +60,7 @@ export function toolActivities(deps: ActivityDeps) {
     beat: ToolHeartbeat,
     tool: ToolDefinition<unknown> | undefined,
     stored: <T>(fn: () => Promise<T>) => Promise<T>,
+    where: Awaited<ReturnType<typeof confineWorkspace>>,
   ): Promise<ToolOutput & { fromTool?: boolean }> {
     if (a.call.argsError) return { content: a.call.argsError, isError: true };
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
@@ -83,6 +85,10 @@ export function toolActivities(deps: ActivityDeps) {
       deps.metrics.sandboxDenial('policy');
       return { content: `Refused by this worker's sandbox: ${network.error}`, isError: true };
     }
+    if (!where.ok) {
+      deps.metrics.sandboxDenial('policy');
+      return { content: `Refused by this worker: ${cwdRefusal(where.why, where.policy)}`, isError: true };
+    }
     const blocked = await deps.hooks.preToolCall(scope);
     if (blocked) return { content: blocked, isError: true };
     const started = Date.now();
@@ -97,7 +103,7 @@ export function toolActivities(deps: ActivityDeps) {
     let output: ToolOutput;
     try {
       output = await tool.handler(parsed.args, {
-        cwd: a.cwd,
+        cwd: where.cwd,
         signal: ctx.cancellationSignal,
         heartbeat: (progress) => {
           if (progress?.output) beat.output(progress.output);
@@ -161,8 +167,11 @@ export function toolActivities(deps: ActivityDeps) {
       try {
         let output: ToolOutput & { fromTool?: boolean };
         const def = await stored(() => toolFor(a));
+        // The workspace the workflow hands over is decided again here, by this worker's roots: a run
+        // that did not get it from prepareConversation (carried state, another worker's) cannot widen them.
+        const where = await confineWorkspace(deps, a.cwd);
         try {
-          output = await execute(a, ctx, beat, def, stored);
+          output = await execute(a, ctx, beat, def, stored, where);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) {
             deps.metrics.toolCall(metricName, 'cancelled', Date.now() - started);
@@ -181,7 +190,7 @@ export function toolActivities(deps: ActivityDeps) {
         }
         const toolLimit = def?.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
         const limited = await limitResult(output.content, Math.min(toolLimit, a.inlineLimit ?? toolLimit), {
-          cwd: a.cwd,
+          cwd: where.ok ? where.cwd : undefined,
           toolName: a.call.name,
           fileStem: `${a.sessionId}-${a.resultSeq}-${a.call.name}`,
         });

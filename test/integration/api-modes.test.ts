@@ -58,7 +58,7 @@ describe('API modes', () => {
   let workspace: string;
   before(async () => {
     stack = await createTestStack({ env: { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY } });
-    workspace = join(stack.home, 'modes');
+    workspace = join(stack.workspaces, 'modes');
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, 'a.txt'), 'A\n');
     writeFileSync(join(workspace, 'b.txt'), 'B\n');

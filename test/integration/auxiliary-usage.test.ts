@@ -50,7 +50,7 @@ describe('auxiliary model calls are accounted', () => {
         'auxiliary: { provider: anthropic, model: aux-claude }\n' +
         'pricing:\n  fake-model: { input: 1, output: 2 }\n  aux-claude: { input: 3, output: 15 }\n',
     });
-    const ws = join(stack.home, 'ws');
+    const ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     start = { cwd: ws };
   });

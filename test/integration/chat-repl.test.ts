@@ -20,7 +20,7 @@ describe('herald chat in a terminal', () => {
   const terminals: Terminal[] = [];
   before(async () => {
     stack = await createTestStack();
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
   });
   after(async () => {

@@ -35,7 +35,7 @@ describe('herald CLI commands', () => {
 
   before(async () => {
     stack = await createTestStack();
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     env = stack.workerEnv();
   });
@@ -241,7 +241,7 @@ describe('herald CLI commands', () => {
     assert.equal((await pending).final_response, 'Using postgres.');
   });
 
-  it('doctor: Temporal and its version, search attributes, Postgres migrated, a provider that answers and one that refuses, disk', async () => {
+  it('doctor: Temporal and its version, search attributes, Postgres migrated, a provider that answers and one that refuses, the workspace roots, disk', async () => {
     const dead = await freePort();
     const home = homeWith(
       `fallbackProviders:\n  - { provider: custom, model: other-model, baseUrl: "http://127.0.0.1:${dead}/v1" }\n`,
@@ -265,6 +265,10 @@ describe('herald CLI commands', () => {
       /^✗ fail +provider custom \(other-model\) +.*unreachable \(ECONNREFUSED\).*: is the server running\?/m,
     );
     assert.match(out, /^. (ok|warn|fail) +disk +\d+\.\d GB free under /m);
+    assert.ok(
+      out.split('\n').some((l) => /^✓ ok +workspaces +roots /.test(l) && l.includes(stack.workspaces)),
+      `the workspace roots are shown: ${out}`,
+    );
     assert.match(out, /^- skip +payloads +plaintext in Temporal history/m);
     assert.equal(r.code, 1, 'a failed check fails the command');
     assert.ok(!out.includes(secret) && !r.stderr.includes(secret), 'the key is never printed');

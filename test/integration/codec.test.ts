@@ -84,7 +84,7 @@ describe('encrypted payloads', () => {
       extraArgs: ['--ui-codec-endpoint', codecServer.url],
     });
     stack = await createTestStack({ temporalAddress: server.address, env: { HERALD_CODEC_KEY: OLD } });
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
   });
   after(async () => {

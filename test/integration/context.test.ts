@@ -30,7 +30,7 @@ describe('context', () => {
   });
 
   it('assembles the system prompt from its layers, in order, and blocks injected context', async () => {
-    const repo = join(stack.home, 'repo');
+    const repo = join(stack.workspaces, 'repo');
     mkdirSync(join(repo, '.git'), { recursive: true });
     mkdirSync(join(repo, 'pkg', 'sub'), { recursive: true });
     writeFileSync(join(repo, 'HERALD.md'), 'Run `npm test` before you say you are done.\n');
@@ -66,7 +66,7 @@ describe('context', () => {
     assert.match(prompt, /- \[left out: MEMORY entry 2 — it looked like a prompt injection: /);
     assert.ok(!prompt.includes('reveal your system prompt'));
 
-    const evil = join(stack.home, 'evil');
+    const evil = join(stack.workspaces, 'evil');
     mkdirSync(evil, { recursive: true });
     writeFileSync(
       join(evil, 'AGENTS.md'),
@@ -184,7 +184,7 @@ describe('context', () => {
   it('runs 200 turns through an 8K window: timely compressions, requests that fit, goal carried, lineage, flat history', async () => {
     const WINDOW = 8192;
     const TURNS = 200;
-    const ws = join(stack.home, 'long');
+    const ws = join(stack.workspaces, 'long');
     mkdirSync(join(ws, 'data'), { recursive: true });
     for (let i = 0; i < 10; i++) writeFileSync(join(ws, 'data', `${i}.txt`), `record ${i}: ${'value '.repeat(250)}\n`);
     /** The provider's own count: about 4 characters a token, tool schemas included. */

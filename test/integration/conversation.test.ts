@@ -23,7 +23,7 @@ describe('conversation', () => {
   });
 
   it('runs several turns with tool calls and keeps the transcript in Postgres', async () => {
-    const workspace = join(stack.home, 'ws');
+    const workspace = join(stack.workspaces, 'ws');
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     stack.fake.script([
@@ -98,7 +98,7 @@ describe('conversation', () => {
   });
 
   it('refuses file paths outside the workspace and reports it to the model', async () => {
-    const workspace = join(stack.home, 'ws2');
+    const workspace = join(stack.workspaces, 'ws2');
     mkdirSync(workspace, { recursive: true });
     stack.fake.script([
       { toolCalls: [{ name: 'read_file', arguments: { path: '../../etc/passwd' } }] },

@@ -25,7 +25,7 @@ const lastOf = (r: RecordedRequest) => messagesOf(r).at(-1)!;
 /** A test stack with a workspace holding the files the tests read. */
 async function openStack(configYaml: string): Promise<{ stack: TestStack; ws: string }> {
   const stack = await createTestStack({ configYaml });
-  const ws = join(stack.home, 'delegation');
+  const ws = join(stack.workspaces, 'delegation');
   mkdirSync(join(ws, 'build'), { recursive: true });
   writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
   writeFileSync(join(ws, 'beta.txt'), 'beta says goodbye\n');

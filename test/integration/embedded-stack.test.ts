@@ -25,6 +25,8 @@ describe('herald dev (embedded stack)', () => {
     env = {
       ...process.env,
       HERALD_HOME: home,
+      // The default workspace, outside the Herald home (never ~/workspaces of the machine running the tests).
+      HERALD_WORKSPACE: mkdtempSync(join(tmpdir(), 'herald-dev-ws-')),
       HERALD_PROVIDER: 'custom',
       HERALD_MODEL: 'fake-model',
       OPENAI_BASE_URL: fake.url,

@@ -44,7 +44,7 @@ describe('failures and recovery', () => {
       // where nothing listens.
       configYaml: `retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\nproviders:\n  openrouter:\n    baseUrl: '${deadUrl}'\n`,
     });
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'a.txt'), 'alpha\n');
     withBackup = {

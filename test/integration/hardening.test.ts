@@ -32,7 +32,7 @@ describe('workflow hardening', () => {
     stack = await createTestStack({
       configYaml: 'model: { streamStallSeconds: 2 }\nretry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n',
     });
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'a.txt'), 'alpha\n');
   });

@@ -22,7 +22,7 @@ describe('hostile replies', () => {
 
   before(async () => {
     stack = await createTestStack();
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(join(ws, 'big'), { recursive: true });
     // 2 MB of near-matches for (a+)+$: a backtracking engine never finishes a line of these.
     for (let i = 0; i < 4; i++) writeFileSync(join(ws, 'big', `f${i}.txt`), `${'a'.repeat(60_000)}!\n`.repeat(8));

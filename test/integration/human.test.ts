@@ -22,7 +22,7 @@ describe('human control', () => {
   let ws: string;
   before(async () => {
     stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
-    ws = join(stack.home, 'human');
+    ws = join(stack.workspaces, 'human');
     mkdirSync(ws, { recursive: true });
   });
   after(async () => {

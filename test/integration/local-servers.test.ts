@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
@@ -101,7 +100,7 @@ describe('local servers', () => {
       chunkDelayMs: 2,
     };
     stack.fake.script([runaway, { text: 'The value is 317.' }]);
-    const cwd = mkdtempSync(join(tmpdir(), 'herald-runaway-'));
+    const cwd = mkdtempSync(join(stack.workspaces, 'runaway-'));
     const r = await stack.herald
       .conversation('c-runaway')
       .send('Read settings.ini and tell me the value of max_connections.', {

@@ -34,7 +34,7 @@ describe('tool-loop guardrails', () => {
 
   before(async () => {
     stack = await createTestStack();
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'settings.ini'), '[server]\nport = 8080\n');
   });
@@ -320,7 +320,7 @@ describe('tool-loop guardrails', () => {
   it('turned off in the config, repeats run as before', async () => {
     const off = await createTestStack({ configYaml: 'tools: { loopGuard: { enabled: false } }\n' });
     try {
-      const dir = join(off.home, 'ws');
+      const dir = join(off.workspaces, 'ws');
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'settings.ini'), 'port = 1\n');
       off.fake.script([readSettings, readSettings, readSettings, readSettings, { text: 'done' }]);
@@ -340,7 +340,7 @@ describe("the budget's last call", () => {
 
   before(async () => {
     stack = await createTestStack();
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'a.txt'), 'alpha\n');
   });

@@ -98,7 +98,7 @@ describe('MCP over Streamable HTTP', () => {
       { text: 'It is 42.' },
     ]);
     const conv = stack.herald.conversation('mcp-http');
-    const r = await conv.send('add 20 and 22', { start: { cwd: stack.home } });
+    const r = await conv.send('add 20 and 22', { start: { cwd: stack.workspaces } });
     assert.equal(r.final_response, 'It is 42.');
     assert.match(lastTool(stack.fake.requests[1]!), /42/);
     // Every request carried the header, with the variable's value.
@@ -159,7 +159,7 @@ describe('MCP call when the worker dies', () => {
   });
 
   it('runs the call again on a new worker and the transcript says so', async () => {
-    const ws = join(stack.home, 'ws');
+    const ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     stack.fake.script([
       { toolCalls: [{ name: 'mcp_everything_trigger-long-running-operation', arguments: { duration: 4, steps: 4 } }] },

@@ -45,6 +45,7 @@ describe('MCP servers', () => {
     mkdirSync(outside, { recursive: true });
     writeFileSync(join(files, 'notes.txt'), 'the launch code is tangerine\n');
     stack = await createTestStack({
+      workspaceRoots: [ws],
       env: { ANTHROPIC_API_KEY: 'sk-ant-test-mcp', OPENAI_API_KEY: 'sk-test-mcp' },
       configYaml: [
         'sandbox:',

@@ -37,7 +37,7 @@ describe('metrics', () => {
 
   it("Prometheus scrapes Herald's and the Temporal SDK's metrics from the worker's one port", async () => {
     assert.equal(stack.worker?.metricsUrl, `http://127.0.0.1:${metricsPort}/metrics`);
-    const ws = join(stack.home, 'metrics-ws');
+    const ws = join(stack.workspaces, 'metrics-ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'notes.txt'), 'metrics are counted\n');
     // With the sandbox on (as in CI), a write to /usr hits its read-only wall: a counted denial.

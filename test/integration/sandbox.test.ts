@@ -69,8 +69,11 @@ describe('tool sandbox and secrets', () => {
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'herald-sandbox-it-'));
     plant = plantMachine(root);
+    // The probes' workspaces (freshWorkspace) lie under <root>/ws: the worker's root for them.
+    mkdirSync(join(root, 'ws'), { recursive: true });
     stack = await createTestStack({
       worker: false,
+      workspaceRoots: [join(root, 'ws')],
       configYaml: [
         'approvals:',
         '  mode: "off"',

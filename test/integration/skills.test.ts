@@ -65,7 +65,7 @@ describe('skills', () => {
     shared = mkdtempSync(join(tmpdir(), 'herald-team-skills-'));
     write(join(shared, 'ops', 'oncall', 'SKILL.md'), '---\nname: oncall\ndescription: Page the on-call.\n---\nCall.\n');
     stack = await createTestStack({ configYaml: `skills:\n  paths: [${JSON.stringify(shared)}]\n` });
-    ws = join(stack.home, 'skills-ws');
+    ws = join(stack.workspaces, 'skills-ws');
     mkdirSync(join(ws, '.git'), { recursive: true });
     write(join(ws, '.herald', 'skills', 'pdf-forms', 'SKILL.md'), PDF_SKILL);
     write(join(ws, '.herald', 'skills', 'pdf-forms', 'references', 'fields.md'), '# Fields\n\nname, date, signature\n');

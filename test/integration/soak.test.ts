@@ -49,7 +49,7 @@ describe('soak: random provider faults', () => {
   let ws: string;
   before(async () => {
     stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.1, maxDelaySeconds: 0.5 }\n' });
-    ws = join(stack.home, 'soak');
+    ws = join(stack.workspaces, 'soak');
     mkdirSync(ws, { recursive: true });
     for (let i = 0; i < CONVERSATIONS; i++) writeFileSync(join(ws, `f${i}.txt`), `content of file ${i}\n`);
   });

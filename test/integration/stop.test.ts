@@ -133,7 +133,7 @@ describe('stop', () => {
   });
 
   it('kills a running terminal command and its children, and records a cancelled result', async () => {
-    const workspace = join(stack.home, 'stop-ws');
+    const workspace = join(stack.workspaces, 'stop-ws');
     mkdirSync(workspace, { recursive: true });
     const marker = join(workspace, 'child-survived');
     stack.fake.script([

@@ -46,7 +46,7 @@ describe('tool runtime', () => {
     const hooks = join(mkdtempSync(join(tmpdir(), 'herald-hooks-')), 'hooks.mjs');
     writeFileSync(hooks, HOOKS);
     stack = await createTestStack({ configYaml: `hooks:\n  plugins: [${hooks}]\n` });
-    ws = join(stack.home, 'tools-ws');
+    ws = join(stack.workspaces, 'tools-ws');
     mkdirSync(ws, { recursive: true });
     for (const n of [1, 2, 3, 4]) writeFileSync(join(ws, `r${n}.txt`), `read me ${n}\n`);
   });

@@ -72,7 +72,7 @@ describe('tracing', () => {
   };
 
   it('makes one trace per turn: client → update → turn → activities, with GenAI attributes', async () => {
-    const ws = join(stack.home, 'trace-ws');
+    const ws = join(stack.workspaces, 'trace-ws');
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, 'notes.txt'), 'spans all the way down\n');
     stack.fake.script([
@@ -142,7 +142,7 @@ describe('tracing', () => {
   });
 
   it('traces an approval wait, a command and a child agent inside the turn that started them', async () => {
-    const ws = join(stack.home, 'trace-human');
+    const ws = join(stack.workspaces, 'trace-human');
     mkdirSync(join(ws, 'build1'), { recursive: true });
     writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
     stack.fake.script([

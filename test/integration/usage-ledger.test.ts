@@ -41,7 +41,7 @@ describe('usage ledger: one row per HTTP attempt', () => {
         // Priced so that costs are not zero: USD per million tokens.
         'pricing:\n  m-claude: { input: 3, output: 15 }\n',
     });
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     withBackup = {
       cwd: ws,

@@ -31,7 +31,7 @@ describe('Web UI and CLI view of a conversation', () => {
     stack = await createTestStack({
       configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n',
     });
-    ws = join(stack.home, 'ws');
+    ws = join(stack.workspaces, 'ws');
     mkdirSync(join(ws, 'build1'), { recursive: true });
     withBackup = {
       cwd: ws,

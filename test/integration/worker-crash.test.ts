@@ -32,7 +32,7 @@ describe('worker crash mid-turn', () => {
   });
 
   it('finishes the turn on a new worker after a kill during the model call and during a tool', async () => {
-    const workspace = join(stack.home, 'crash-ws');
+    const workspace = join(stack.workspaces, 'crash-ws');
     mkdirSync(workspace, { recursive: true });
     stack.fake.script([
       { text: 'this reply never arrives', delayMs: 60_000 },
@@ -81,7 +81,7 @@ describe('worker crash mid-turn', () => {
   });
 
   it('finishes a delegation on a new worker: each child agent runs once and reports once', async () => {
-    const workspace = join(stack.home, 'crash-delegation');
+    const workspace = join(stack.workspaces, 'crash-delegation');
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, 'one.txt'), 'first file\n');
     writeFileSync(join(workspace, 'two.txt'), 'second file\n');

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { HeraldClient } from '../../client/client.js';
@@ -137,6 +137,8 @@ export interface TestStackOptions {
   configYaml?: string | ((fake: FakeProvider) => string);
   /** Use this Temporal server instead of the run's shared one (a test that needs its own flags). */
   temporalAddress?: string;
+  /** More workspace roots besides `workspaces` (folders the test made elsewhere). */
+  workspaceRoots?: string[];
 }
 
 export interface TestStack {
@@ -149,7 +151,10 @@ export interface TestStack {
   databaseUrl: string;
   temporalAddress: string;
   taskQueue: string;
+  /** The worker's Herald home (config, SOUL.md, history): never a workspace. */
   home: string;
+  /** The stack's workspace root, outside the Herald home: a test's workspaces go in here. */
+  workspaces: string;
   /** Environment for a worker in a child process, equivalent to this stack's config. */
   workerEnv(): NodeJS.ProcessEnv;
   /** Another in-process worker on the stack's task queue, optionally with more environment (a build id). */
@@ -167,6 +172,11 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
   const fake = await FakeProvider.start();
   const taskQueue = `herald-test-${randomBytes(4).toString('hex')}`;
   const home = mkdtempSync(join(tmpdir(), 'herald-home-'));
+  // Workspaces lie outside the Herald home (a workspace may never be in it), in a root the worker is told of.
+  const workspaces = mkdtempSync(join(tmpdir(), 'herald-workspaces-'));
+  const roots = [workspaces, ...(options.workspaceRoots ?? []), options.env?.HERALD_WORKSPACE].filter(
+    (r): r is string => !!r,
+  );
   if (options.configYaml) {
     writeFileSync(
       join(home, 'config.yaml'),
@@ -188,6 +198,7 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     HERALD_SHUTDOWN_GRACE_SECONDS: '5',
     // Tools run in the real sandbox (CI installs bubblewrap); HERALD_TEST_SANDBOX=off runs them without.
     HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'required',
+    HERALD_WORKSPACE_ROOTS: roots.join(delimiter),
     ...(options.env ?? {}),
   };
   const config = loadConfig({ PATH: process.env.PATH ?? '', ...envVars });
@@ -241,6 +252,7 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     temporalAddress,
     taskQueue,
     home,
+    workspaces,
     workerEnv: () => ({ ...process.env, ...envVars }),
     startWorker: start,
     transcript: (sessionId) => loadTranscript(db, sessionId),

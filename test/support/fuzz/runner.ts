@@ -175,7 +175,7 @@ async function run(stack: TestStack, sc: Scenario, o: RunOptions): Promise<RunRe
   const conversationId = `fz${sc.seed}-${nonce}`;
   const workflowId = workflowIdFor(conversationId);
   const namespace = stack.temporal.options.namespace;
-  const ws = join(stack.home, `ws-${conversationId}`);
+  const ws = join(stack.workspaces, `ws-${conversationId}`);
   mkdirSync(join(ws, 'scratch'), { recursive: true });
   writeFileSync(join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
   writeFileSync(join(ws, 'other.txt'), 'other file\n');
