@@ -39,7 +39,7 @@ describe('concurrent sends', () => {
   });
 
   it('60 messages sent at once by three clients each run once, and each sender gets its own reply', async () => {
-    const ws = join(stack.home, 'ws');
+    const ws = join(stack.workspaces, 'ws');
     mkdirSync(ws, { recursive: true });
     stack.fake.respond((req) => {
       const messages = (req.body.messages ?? []) as Array<{ role: string; content?: unknown }>;

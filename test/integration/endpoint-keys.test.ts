@@ -132,7 +132,7 @@ describe('endpoint and key pairs', () => {
 
   it('a declared endpoint named with a default key not paired with it gets no key, and so do its child agents', async () => {
     reset();
-    const ws = join(stack.home, 'delegating');
+    const ws = join(stack.workspaces, 'delegating');
     mkdirSync(ws, { recursive: true });
     const isChild = (r: RecordedRequest) =>
       (r.body.messages as Array<{ role: string; content: string | null }>).some((m) =>

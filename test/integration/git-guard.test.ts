@@ -68,6 +68,7 @@ describe('git guard', () => {
     execFileSync('git', ['init', '-q', outside]);
     execFileSync('git', ['-C', outside, 'config', 'core.fsmonitor', `touch ${marks}/outside; false`]);
     stack = await createTestStack({
+      workspaceRoots: [root],
       configYaml: [
         'approvals:',
         '  mode: "off"',

@@ -102,7 +102,7 @@ describe('tool-loop guardrails', () => {
   });
 
   it('run the tests, fix the code, run them again: the second run really runs, its passing output reaches the model, nothing is paused', async () => {
-    const dir = join(stack.home, 'retest');
+    const dir = join(stack.workspaces, 'retest');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
     writeFileSync(join(dir, 'test_app.py'), TEST_APP);
@@ -138,7 +138,7 @@ describe('tool-loop guardrails', () => {
   });
 
   it('the same failing test run again with nothing changed runs again, and counts as a repeat (a nudge, tools stay)', async () => {
-    const dir = join(stack.home, 'retest-same');
+    const dir = join(stack.workspaces, 'retest-same');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
     writeFileSync(join(dir, 'test_app.py'), TEST_APP);

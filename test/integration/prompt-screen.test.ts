@@ -50,7 +50,7 @@ describe('untrusted text entering the prompt', () => {
         '',
       ].join('\n'),
     });
-    ws = join(stack.home, 'screen-ws');
+    ws = join(stack.workspaces, 'screen-ws');
     mkdirSync(join(ws, '.git'), { recursive: true });
     write(
       join(ws, 'AGENTS.md'),

@@ -47,6 +47,7 @@ describe('the sandbox user and the workspace cap', () => {
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'herald-sbx-user-'));
     stack = await createTestStack({
+      workspaceRoots: [root],
       configYaml: [
         'approvals:',
         '  mode: "off"',

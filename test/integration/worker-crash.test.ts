@@ -152,7 +152,7 @@ describe('worker crash mid-turn', () => {
 
   it('a worker stopped by SIGTERM (a deploy) lets a running 15 s tool finish once, and the turn goes on elsewhere', async () => {
     for (const p of processes.splice(0)) p.kill();
-    const workspace = join(stack.home, 'deploy-ws');
+    const workspace = join(stack.workspaces, 'deploy-ws');
     mkdirSync(workspace, { recursive: true });
     stack.fake
       .reset()
