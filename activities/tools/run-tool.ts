@@ -233,8 +233,9 @@ export function toolActivities(deps: ActivityDeps) {
           ...displayPayload(output.display),
         });
         await pub.flush();
-        // The loop guard compares results by this key (the result as the tool gave it, before Herald's notes).
-        const resultKey = shortHash(`${isError ? 'error' : 'ok'}\u0000${limited.content}`);
+        // The loop guard compares results by this key (the result as the tool gave it, before Herald's
+        // notes), without a command's run time: two runs of one failing test differ only there.
+        const resultKey = shortHash(`${isError ? 'error' : 'ok'}\u0000${withoutRunTime(limited.content)}`);
         return {
           isError,
           preview,
@@ -251,4 +252,9 @@ export function toolActivities(deps: ActivityDeps) {
       }
     },
   };
+}
+
+/** A terminal result's status line without its duration (`[exit code 1, 0.2s]` → `[exit code 1]`). */
+export function withoutRunTime(content: string): string {
+  return content.replace(/(\[(?:exit code -?\d+|killed [^\]\n]*?)), \d+(?:\.\d+)?s\]/g, '$1]');
 }

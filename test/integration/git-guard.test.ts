@@ -167,8 +167,9 @@ describe('git guard', () => {
     const [tool] = (await stack.transcript('git-work')).filter((m) => m.role === 'tool');
     assert.match(tool!.content ?? '', /^1$/m);
     assert.doesNotMatch(tool!.content ?? '', /neutralised|sandbox:/);
+    // Read from the file itself: the host's git rightly calls a repository the sandbox user made "dubious".
     const get = (key: string) =>
-      execFileSync('git', ['-C', join(ws, 'lib'), 'config', '--get', key], { env: env() })
+      execFileSync('git', ['config', '--file', join(ws, 'lib', '.git', 'config'), '--get', key], { env: env() })
         .toString()
         .trim();
     assert.equal(get('pull.rebase'), 'true');

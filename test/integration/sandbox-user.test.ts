@@ -183,6 +183,8 @@ describe('the sandbox user and the workspace cap', () => {
       .conversation('sbx-proc')
       .send('go', { id: 'proc-1', start: { cwd: '/proc' } })
       .catch((err: Error) => assert.match(err.message, /cwd|InvalidInput|workspace/i));
+    // Refused at the start, its scripted replies were never asked for.
+    stack.fake.reset();
     const ws = workspace('after-proc');
     const out = await run('sbx-after-proc', ws, [sh('echo still serving')]);
     assert.match(out[0]!, /still serving/);
