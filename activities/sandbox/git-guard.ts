@@ -27,6 +27,7 @@ import {
   readFileSync,
   readdirSync,
   realpathSync,
+  lchownSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -337,9 +338,12 @@ function dropKeys(workspace: string, file: string, drop: readonly ConfigEntry[])
       return 'aside';
     }
     // Written beside the file and renamed over it: a link in its place is replaced, never followed.
-    const mode = lstatSync(dir.at(name)).mode & 0o666;
+    const was = lstatSync(dir.at(name));
+    const mode = was.mode & 0o666;
     const tmp = `.${name}.herald-${randomBytes(4).toString('hex')}`;
     writeFileSync(dir.at(tmp), text, { mode, flag: 'wx' });
+    // The rewritten file keeps its owner: a root worker leaves no root-owned file in the workspace.
+    keepOwner(dir.at(tmp), was.uid, was.gid);
     renameSync(dir.at(tmp), dir.at(name));
     return 'rewritten';
   } finally {
@@ -370,8 +374,21 @@ function restore(workspace: string, path: string, was: string | undefined): void
   const dir = holdDir(workspace, dirname(path));
   try {
     writeFileSync(dir.at(basename(path)), was, { flag: 'wx' });
+    // Owned like the folder it is in (a root worker leaves no root-owned file in the workspace).
+    const folder = lstatSync(dir.at('.'));
+    keepOwner(dir.at(basename(path)), folder.uid, folder.gid);
   } finally {
     dir.close();
+  }
+}
+
+/** Give a file Herald just wrote this owner; only a root worker can, and only it needs to. */
+function keepOwner(path: string, uid: number, gid: number): void {
+  if (process.getuid?.() !== 0) return;
+  try {
+    lchownSync(path, uid, gid);
+  } catch {
+    // Left as it is: the walk after the call hands workspace entries to the sandbox user anyway.
   }
 }
 
