@@ -54,7 +54,7 @@ import { asTurnAttempts, attemptsBeyond, withLateAttempts } from '../common/atte
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
-import { redactor } from '../runtime/secrets.js';
+import { installRedactor, redactor, workerSecrets } from '../runtime/secrets.js';
 
 /** How much of a user message the workflow gets back to show (title, memo, current details). */
 const SHOWN_MESSAGE_CHARS = 1000;
@@ -282,6 +282,8 @@ export function conversationActivities(deps: ActivityDeps) {
       const file = join(config.home, 'credentials.env');
       if (existsSync(file)) {
         for (const [k, v] of Object.entries(parseEnv(readFileSync(file, 'utf8')))) deps.env[k] = v;
+        // A renewed key is redacted from now on, like the one it replaces.
+        installRedactor(workerSecrets(deps.env, config.file));
         clearClients();
       }
       return { changed: deps.env[name] !== undefined && deps.env[name] !== before };

@@ -4,6 +4,7 @@
  * 4 the turn was interrupted.
  */
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { installRedactor, workerSecrets } from '../runtime/secrets.js';
 import { tracingWanted } from '../runtime/tracing-config.js';
 import pc from 'picocolors';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -71,7 +72,10 @@ function config(): HeraldConfig {
 }
 
 async function connect(): Promise<HeraldClient> {
-  return await HeraldClient.connect(clientSettings(config()));
+  const c = config();
+  // What the user types is redacted with the same rules as the worker's (client/client.ts).
+  installRedactor(workerSecrets(process.env, c.file));
+  return await HeraldClient.connect(clientSettings(c));
 }
 
 /** Connect, run `fn`, and always close the connection (so the process can exit). */

@@ -205,17 +205,19 @@ export class SecretMatcher {
 
   /**
    * How many characters at the end of `text` may be the start of a secret that the next chunk of a
-   * stream completes: the longest tail (4 skeleton characters or more) that is part of some form.
+   * stream completes: the longest tail that is part of some form. Each piece of a secret a stream
+   * let through would be too short to recognise, so even one character is held (ordinary text
+   * waits a few characters, at most, for the next chunk).
    */
   heldTail(text: string): number {
     if (this.size === 0) return 0;
     const tail = text.slice(-4096);
     const sk = skeleton(tail);
     const s = sk.text;
-    let k = 4;
+    let k = 1;
     while (k <= s.length && this.corpus.includes(s.slice(s.length - k))) k++;
     k -= 1;
-    if (k < 4) return 0;
+    if (k < 1) return 0;
     return tail.length - sk.start[s.length - k]!;
   }
 }
