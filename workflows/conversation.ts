@@ -141,10 +141,11 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   let titleFromRecord = false;
   if (!state.titleSet) {
     // Only text the worker redacted leaves the conversation: the start message as prepare returned
-    // it; another first message once it is recorded (its memo then has no title).
+    // it; another first message once it is recorded (HeraldTitle and the details; the memo, set
+    // here once, then names the session).
     const first = run.firstShown;
     const shown = first && first.text === msg.text ? first.shown : undefined;
-    upsertMemo(shown !== undefined ? { title: preview(shown, 120) } : {});
+    upsertMemo({ title: shown !== undefined ? preview(shown, 120) : `Herald session ${state.sessionId}` });
     state.titleSet = true;
     if (run.byStatus) {
       if (shown !== undefined) state.title = titleOf(shown);

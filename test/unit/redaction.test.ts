@@ -14,7 +14,9 @@ const b64url = (s: string) => Buffer.from(s).toString('base64url');
 const hex = (s: string) => Buffer.from(s).toString('hex');
 const quotedPrintable = (s: string) =>
   [...Buffer.from(s)]
-    .map((b) => (b === 0x3d || b < 33 || b > 126 ? `=${b.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(b)))
+    .map((b) =>
+      b === 0x3d || b < 33 || b > 126 ? `=${b.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(b),
+    )
     .join('')
     .replace(/(.{10})/g, '$1=\r\n');
 
@@ -36,7 +38,10 @@ const DISGUISED: Array<[string, string]> = [
   ['with tabs and CRLFs between characters', [...SECRET].join('\t\r\n')],
   ['with zero-width spaces between characters', [...SECRET].join('\u200b')],
   ['with zero-width joiners and word joiners', [...SECRET].join('\u200d\u2060')],
-  ['in fullwidth letters', [...SECRET].map((c) => (/[A-Za-z0-9]/.test(c) ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c)).join('')],
+  [
+    'in fullwidth letters',
+    [...SECRET].map((c) => (/[A-Za-z0-9]/.test(c) ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c)).join(''),
+  ],
   ['in Unicode tag characters', [...SECRET].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')],
   ['inside a longer token', `xyz${SECRET}abc123`],
   ['as a 12-character prefix', `prefix ${SECRET.slice(0, 12)} end`],
@@ -48,7 +53,12 @@ const DISGUISED: Array<[string, string]> = [
   ['base64 after 2 bytes', b64(`xy${SECRET}`)],
   ['base64 of user:secret (Basic auth)', `Authorization: Basic ${b64(`admin:${SECRET}`)}`],
   ['URL-safe base64 without padding', b64url(`..${SECRET}`)],
-  ['base64 wrapped every 8 characters', b64(SECRET).match(/.{1,8}/g)!.join('\n')],
+  [
+    'base64 wrapped every 8 characters',
+    b64(SECRET)
+      .match(/.{1,8}/g)!
+      .join('\n'),
+  ],
   ['hex, lower case', hex(SECRET)],
   ['hex, upper case', hex(SECRET).toUpperCase()],
   ['hex with colons', hex(SECRET).match(/../g)!.join(':')],
@@ -112,7 +122,7 @@ describe('redaction of known secret values', () => {
     for (let trial = 0; trial < 200; trial++) {
       const stream = new StreamRedactor(redactor);
       let out = '';
-      for (let i = 0; i < text.length; ) {
+      for (let i = 0; i < text.length;) {
         const n = 1 + Math.floor(rand() * 6);
         out += stream.push(text.slice(i, i + n));
         i += n;
@@ -130,9 +140,14 @@ describe('redaction of known secret values', () => {
   });
 
   it('scans a 100 KB tool result quickly with 100 secrets indexed', () => {
-    const secrets = Array.from({ length: 100 }, (_, i) => ({ name: `V${i}`, value: `${i}-${b64(String(i * 7919)).repeat(3)}-x${i}` }));
+    const secrets = Array.from({ length: 100 }, (_, i) => ({
+      name: `V${i}`,
+      value: `${i}-${b64(String(i * 7919)).repeat(3)}-x${i}`,
+    }));
     const r = new Redactor(secrets);
-    const text = Array.from({ length: 2500 }, (_, i) => `line ${i}: ordinary output /tmp/file${i}.txt`).join('\n').slice(0, 100_000);
+    const text = Array.from({ length: 2500 }, (_, i) => `line ${i}: ordinary output /tmp/file${i}.txt`)
+      .join('\n')
+      .slice(0, 100_000);
     const t0 = performance.now();
     for (let i = 0; i < 5; i++) assert.equal(r.redact(text), text);
     const ms = (performance.now() - t0) / 5;
@@ -162,19 +177,35 @@ describe('which environment values are secrets', () => {
   const found = (e: Record<string, string>, o = {}) =>
     Object.fromEntries(envSecrets(e, o).map((s) => [s.name, s.value]));
 
-  it('treats a variable whose name says nothing as a secret', () =>
-    assert.equal(found(env).MY_SERVICE_CREDS, SECRET));
+  it('treats a variable whose name says nothing as a secret', () => assert.equal(found(env).MY_SERVICE_CREDS, SECRET));
 
   it('leaves the benign names, short values, numbers, words, paths and host names out', () => {
     const f = found(env);
-    for (const n of ['PATH', 'HOME', 'LC_ALL', 'SHORTONE', 'PORT_NUMBER', 'FEATURE_FLAG', 'DATA_DIR', 'KAFKA_HOST', 'OPENAI_BASE_URL', 'HERALD_MODEL'])
+    for (const n of [
+      'PATH',
+      'HOME',
+      'LC_ALL',
+      'SHORTONE',
+      'PORT_NUMBER',
+      'FEATURE_FLAG',
+      'DATA_DIR',
+      'KAFKA_HOST',
+      'OPENAI_BASE_URL',
+      'HERALD_MODEL',
+    ])
       assert.equal(f[n], undefined, n);
   });
 
-  it("takes a URL apart: its password and a token in its path are secrets, the rest is not", () => {
+  it('takes a URL apart: its password and a token in its path are secrets, the rest is not', () => {
     const all = envSecrets(env);
-    assert.deepEqual(all.filter((s) => s.name === 'DATABASE_URL').map((s) => s.value), ['s3cr3t-pass-word']);
-    assert.deepEqual(all.filter((s) => s.name === 'WEBHOOK_URL').map((s) => s.value), ['XXXXxxxx1234YYYYyyyy5678']);
+    assert.deepEqual(
+      all.filter((s) => s.name === 'DATABASE_URL').map((s) => s.value),
+      ['s3cr3t-pass-word'],
+    );
+    assert.deepEqual(
+      all.filter((s) => s.name === 'WEBHOOK_URL').map((s) => s.value),
+      ['XXXXxxxx1234YYYYyyyy5678'],
+    );
   });
 
   it('keeps anything else secret, fail closed: names, long numbers, token-like "paths"', () => {
