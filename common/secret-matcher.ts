@@ -106,9 +106,9 @@ function slotOf(h: number, length: number): number {
 }
 
 function distinct(s: string, atLeast: number): boolean {
-  const seen = new Set<string>();
-  for (const ch of s) if (seen.add(ch).size >= atLeast) return true;
-  return false;
+  let seen = '';
+  for (let i = 0; i < s.length && seen.length < atLeast; i++) if (!seen.includes(s[i]!)) seen += s[i];
+  return seen.length >= atLeast;
 }
 
 /**
@@ -116,10 +116,14 @@ function distinct(s: string, atLeast: number): boolean {
  * punctuation is dropped (`a-b_c.d…`), never under MIN_SECRET_LENGTH.
  */
 function runOf(value: string): number {
-  const chars = [...value];
+  // Per character of the value: does it stay in the skeleton?
+  const kept = [...value].map((ch) => (skeleton(ch).codes.length > 0 ? 1 : 0));
   let run = SECRET_RUN;
-  for (let i = 0; i + SECRET_RUN <= chars.length; i++)
-    run = Math.min(run, skeleton(chars.slice(i, i + SECRET_RUN).join('')).codes.length);
+  let inWindow = 0;
+  for (let i = 0; i < kept.length; i++) {
+    inWindow += kept[i]! - (i >= SECRET_RUN ? kept[i - SECRET_RUN]! : 0);
+    if (i >= SECRET_RUN - 1) run = Math.min(run, inWindow);
+  }
   return Math.max(run, MIN_SECRET_LENGTH);
 }
 
@@ -153,13 +157,19 @@ export class SecretMatcher {
         const length = Math.min(run, sk.length);
         let windows = this.byLength.get(length);
         if (!windows) this.byLength.set(length, (windows = new Map()));
-        for (let i = 0; i + length <= sk.length; i++) {
+        let pow = 1;
+        for (let i = 1; i < length; i++) pow = Math.imul(pow, BASE);
+        let h = hashOf(codes, 0, length);
+        for (let i = 0; ; i++) {
           const w = sk.slice(i, i + length);
-          if (windows.has(w) || !distinct(w, MIN_DISTINCT)) continue;
-          windows.set(w, name);
-          const slot = slotOf(hashOf(codes, i, length), length);
-          this.filter[slot >>> 5]! |= 1 << (slot & 31);
-          size += 1;
+          if (!windows.has(w) && distinct(w, MIN_DISTINCT)) {
+            windows.set(w, name);
+            const slot = slotOf(h, length);
+            this.filter[slot >>> 5]! |= 1 << (slot & 31);
+            size += 1;
+          }
+          if (i + length >= sk.length) break;
+          h = (Math.imul((h - Math.imul(codes[i]!, pow)) | 0, BASE) + codes[i + length]!) | 0;
         }
       }
     }

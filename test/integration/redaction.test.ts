@@ -134,9 +134,37 @@ describe('redaction of everything that leaves the worker', () => {
   );
 
   it(
+    'redacts the title and memo on the worker when the client did not know the secret',
+    { timeout: 240_000 },
+    async () => {
+      // This test process's client knows no MY_SERVICE_CREDS: the message reaches the workflow as typed.
+      script();
+      await stack.herald.start({ sessionId: 'redact-3', message });
+      const handle = stack.temporal.workflow.getHandle('session-redact-3');
+      await eventually(
+        async () => JSON.stringify((await handle.describe()).searchAttributes).includes('Deploy with key'),
+        120_000,
+      );
+      const d = await handle.describe();
+      assert.match(JSON.stringify(d.searchAttributes), /Deploy with key \[REDACTED:MY_SERVICE_CREDS\] please/);
+      assert.match(JSON.stringify(d.memo), /Deploy with key \[REDACTED:MY_SERVICE_CREDS\] please/);
+      assert.deepEqual(
+        [
+          ...leaks('search attributes', JSON.stringify(d.searchAttributes)),
+          ...leaks('memo', JSON.stringify(d.memo)),
+          ...leaks('transcript', JSON.stringify(await stack.transcript('redact-3'))),
+        ],
+        [],
+      );
+    },
+  );
+
+  it(
     'keeps the pasted secret, in any disguise, out of search attributes, memo, history, every table and the log',
     { timeout: 120_000 },
     async () => {
+      // The detector itself finds what it looks for.
+      assert.ok(leaks('the message', message).length > 3);
       const places: Array<[string, string]> = [['CLI output', outputs.join('\n')]];
       for (const id of ['redact-1', 'redact-2']) {
         const handle = stack.temporal.workflow.getHandle(`session-${id}`);
