@@ -280,7 +280,10 @@ try {
     const t0 = performance.now();
     const r = new Redactor(secrets);
     const built = performance.now() - t0;
-    const lines = Array.from({ length: 3000 }, (_, i) => `${i}: drwxr-xr-x 2 root root 4096 Dec  7 /srv/app/file-${i}.ts ok`);
+    const lines = Array.from(
+      { length: 3000 },
+      (_, i) => `${i}: drwxr-xr-x 2 root root 4096 Dec  7 /srv/app/file-${i}.ts ok`,
+    );
     const text = lines.join('\n').slice(0, 100_000);
     const runs: number[] = [];
     for (let i = 0; i < 20; i++) {

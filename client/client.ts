@@ -301,7 +301,9 @@ export class Conversation {
   /** Answer the pending `clarify` question. */
   async answer(text: string, requestId?: string): Promise<{ requestId: string }> {
     return await rejections(
-      this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: outgoing(text), ...(requestId ? { requestId } : {}) }] }),
+      this.handle.executeUpdate(answerClarifyUpdate, {
+        args: [{ answer: outgoing(text), ...(requestId ? { requestId } : {}) }],
+      }),
     );
   }
 

@@ -92,7 +92,11 @@ function isHostPort(v: string): boolean {
   if (!m) return false;
   const labels = m[1]!.split('.');
   if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m[1]!)) return true;
-  return labels.length >= 2 && /^[A-Za-z]{2,}$/.test(labels[labels.length - 1]!) && labels.every((l) => l.length <= 40 && !tokenLike(l));
+  return (
+    labels.length >= 2 &&
+    /^[A-Za-z]{2,}$/.test(labels[labels.length - 1]!) &&
+    labels.every((l) => l.length <= 40 && !tokenLike(l))
+  );
 }
 
 /** A decimal number up to 12 digits (ports, sizes, timeouts); longer digit strings may be account or card numbers. */

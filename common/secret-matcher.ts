@@ -18,8 +18,9 @@ export const MIN_SECRET_LENGTH = 8;
 export const SECRET_RUN = 12;
 
 /**
- * Per form: the run that identifies it (in skeleton characters, ≈ 12 characters of the value) and
- * the shortest whole form looked for when the value is too short for a run.
+ * Per form: the run that identifies it, in skeleton characters (≈ 12 characters of the value; the
+ * text forms use runOf(value), fewer when punctuation is dropped), and the shortest whole form
+ * looked for when the value is too short for a run.
  */
 const WINDOWS: Record<VariantKind, { run: number; min: number }> = {
   plain: { run: SECRET_RUN, min: MIN_SECRET_LENGTH },
@@ -156,7 +157,7 @@ export class SecretMatcher {
         forms.push(sk);
         const length = Math.min(run, sk.length);
         let windows = this.byLength.get(length);
-        if (!windows) this.byLength.set(length, (windows = new Map()));
+        if (!windows) this.byLength.set(length, (windows = new Map<string, string>()));
         let pow = 1;
         for (let i = 1; i < length; i++) pow = Math.imul(pow, BASE);
         let h = hashOf(codes, 0, length);

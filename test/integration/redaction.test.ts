@@ -145,6 +145,13 @@ describe('redaction of everything that leaves the worker', () => {
         async () => JSON.stringify((await handle.describe()).searchAttributes).includes('Deploy with key'),
         120_000,
       );
+      await eventually(
+        async () =>
+          (await stack.transcript('redact-3')).some(
+            (m) => m.role === 'assistant' && /Your key/.test(String(m.content)),
+          ),
+        120_000,
+      );
       const d = await handle.describe();
       assert.match(JSON.stringify(d.searchAttributes), /Deploy with key \[REDACTED:MY_SERVICE_CREDS\] please/);
       assert.match(JSON.stringify(d.memo), /Deploy with key \[REDACTED:MY_SERVICE_CREDS\] please/);
