@@ -97,10 +97,11 @@ export class Redactor {
   /**
    * How much of the end of `text` to hold back in a stream because a secret may continue in the
    * next chunk: an unfinished private key block, a trailing run of token characters that holds (or
-   * may become) a secret shape, or the longest tail that is part of a known value (in any form).
+   * may become) a secret shape, or the longest tail that is part of a known value (in any form;
+   * `before`, the text already released, tells whether the tail continues one).
    * Ordinary words pass at once, so streaming stays prompt.
    */
-  holdBack(text: string): number {
+  holdBack(text: string, before = ''): number {
     let hold = 0;
     const begin = text.lastIndexOf('-----BEGIN');
     if (begin >= 0 && text.indexOf('-----END', begin) < 0 && text.length - begin < 16_384) hold = text.length - begin;
@@ -110,7 +111,7 @@ export class Redactor {
       if (/\b(?:Bearer|Token)\s*$/.test(before) || /\b(?:Bearer|Token)$/.test(run) || mayHoldShape(run))
         hold = run.length;
     }
-    return Math.max(hold, this.matcher.heldTail(text));
+    return Math.max(hold, this.matcher.heldTail(text, before));
   }
 }
 
@@ -147,19 +148,23 @@ function mayHoldShape(run: string): boolean {
 /** Redacts text as it streams: what it returns can be published, the rest waits for more. */
 export class StreamRedactor {
   private pending = '';
+  /** The end of what was let through (kept here only): whether the next chunk continues a secret. */
+  private released = '';
   constructor(private readonly redactor: Redactor) {}
 
   push(chunk: string): string {
     this.pending += chunk;
-    const hold = this.redactor.holdBack(this.pending);
+    const hold = this.redactor.holdBack(this.pending, this.released);
     const ready = this.pending.slice(0, this.pending.length - hold);
     this.pending = this.pending.slice(this.pending.length - hold);
+    if (ready) this.released = (this.released + ready).slice(-64);
     return this.redactor.redact(ready);
   }
 
   flush(): string {
     const rest = this.redactor.redact(this.pending);
     this.pending = '';
+    this.released = '';
     return rest;
   }
 }

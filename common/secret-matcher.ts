@@ -216,19 +216,20 @@ export class SecretMatcher {
 
   /**
    * How many characters at the end of `text` may be the start of a secret that the next chunk of a
-   * stream completes: the longest tail that is part of some form. Each piece of a secret a stream
-   * let through would be too short to recognise, so even one character is held (ordinary text
-   * waits a few characters, at most, for the next chunk).
+   * stream completes: the longest tail that is part of some form, once it is `least` skeleton
+   * characters long. `before` is what the stream already let through: a secret arriving a few
+   * characters per chunk is held from its `least`-th character on, so at most `least - 1` of its
+   * characters pass before the rest is held and redacted as a run.
    */
-  heldTail(text: string): number {
-    if (this.size === 0) return 0;
-    const tail = text.slice(-4096);
+  heldTail(text: string, before = '', least = 4): number {
+    if (this.size === 0 || text.length === 0) return 0;
+    const tail = (before.slice(-64) + text).slice(-4096);
     const sk = skeleton(tail);
     const s = sk.text;
     let k = 1;
     while (k <= s.length && this.corpus.includes(s.slice(s.length - k))) k++;
     k -= 1;
-    if (k < 1) return 0;
-    return tail.length - sk.start[s.length - k]!;
+    if (k < least) return 0;
+    return Math.min(text.length, tail.length - sk.start[s.length - k]!);
   }
 }

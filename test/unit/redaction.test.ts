@@ -128,15 +128,16 @@ describe('redaction of known secret values', () => {
         i += n;
       }
       out += stream.flush();
-      assert.ok(!holdsRun(out) && !out.toLowerCase().includes(SECRET.slice(0, 8).toLowerCase()), out);
+      // At most the first 3 characters of a secret pass before the stream holds the rest.
+      assert.ok(!holdsRun(out) && !out.toLowerCase().includes(SECRET.slice(0, 5).toLowerCase()), out);
     }
   });
 
-  it('holds back at most the few characters a secret could start with in a stream', () => {
+  it('lets ordinary words through a stream at once', () => {
     const stream = new StreamRedactor(redactor);
-    const out = stream.push('hello world, this is ordinary text');
-    assert.ok(out.startsWith('hello world, this is ordinary te'), out);
-    assert.equal(out + stream.flush(), 'hello world, this is ordinary text');
+    assert.equal(stream.push('Hello'), 'Hello');
+    assert.equal(stream.push(', world, this is ordinary text'), ', world, this is ordinary text');
+    assert.equal(stream.flush(), '');
   });
 
   it('scans a 100 KB tool result quickly with 100 secrets indexed', () => {
