@@ -59,7 +59,7 @@ export class Redactor {
   redact(text: string): string {
     if (text.length < MIN_SECRET_LENGTH) return text;
     let out = text;
-    const found = this.matcher.find(text);
+    const found = outsideMarks(text, this.matcher.find(text));
     if (found.length) {
       let rebuilt = '';
       let at = 0;
@@ -113,6 +113,13 @@ export class Redactor {
     }
     return Math.max(hold, this.matcher.heldTail(text, before));
   }
+}
+
+/** Finds that lie inside an earlier `[REDACTED:<name>]` are left alone: redacting twice changes nothing. */
+function outsideMarks<T extends { start: number; end: number }>(text: string, found: T[]): T[] {
+  if (!found.length || !text.includes('[REDACTED:')) return found;
+  const marks = [...text.matchAll(/\[REDACTED:[A-Za-z0-9_]+\]/g)].map((m) => [m.index, m.index + m[0].length]);
+  return found.filter((f) => !marks.some(([a, b]) => f.start >= a! && f.end <= b!));
 }
 
 /** How the shapes above begin: a run of token characters that contains one, or ends in the start of one, is held. */

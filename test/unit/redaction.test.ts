@@ -77,6 +77,16 @@ describe('redaction of known secret values', () => {
       assert.ok(!holdsRun(out), `${how}: ${out}`);
     });
 
+  it('changes nothing when run twice, even if a secret spells a redaction mark', () => {
+    const r = new Redactor([
+      { name: NAME, value: SECRET },
+      { name: 'NAMES_LIST', value: 'MY_SERVICE_CREDS,OTHER' },
+    ]);
+    const once = r.redact(`k=${SECRET}`);
+    assert.equal(once, `k=${MARK}`);
+    assert.equal(r.redact(once), once);
+  });
+
   it('leaves the text around a secret as it was', () =>
     assert.equal(redactor.redact(`before ${SECRET} after`), `before ${MARK} after`));
 
