@@ -57,7 +57,7 @@ import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
 import { installRedactor, redactor, workerSecrets } from '../runtime/secrets.js';
 
 /** How much of a user message the workflow gets back to show (title, memo, current details). */
-const SHOWN_MESSAGE_CHARS = 1000;
+const SHOWN_MESSAGE_CHARS = 400;
 
 /** A message as the conversation may show it outside itself: redacted whole, then cut. */
 function shownText(text: string): string {
