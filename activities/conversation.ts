@@ -56,6 +56,22 @@ import { asTurnAttempts, attemptsBeyond, withLateAttempts } from '../common/atte
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
 import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
+import { installRedactor, redactor, workerSecrets } from '../runtime/secrets.js';
+
+/** How much of a user message the workflow gets back to show (title, memo, current details). */
+const SHOWN_MESSAGE_CHARS = 400;
+
+/** A message as the conversation may show it outside itself: redacted whole, then cut. */
+function shownText(text: string): string {
+  return clampChars(redactor().redact(text), SHOWN_MESSAGE_CHARS);
+}
+
+function clampChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never half a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
 
 function invalid(message: string, field: string, roots?: string[], source?: string): ApplicationFailure {
   const detail = roots ? { field, roots: roots.slice(0, 8), ...(source ? { from: source } : {}) } : { field };
@@ -195,6 +211,7 @@ export function conversationActivities(deps: ActivityDeps) {
         });
       }
       return {
+        ...(a.firstMessage !== undefined ? { firstShown: shownText(a.firstMessage) } : {}),
         provider,
         fallbacks,
         auxiliary,
@@ -242,13 +259,15 @@ export function conversationActivities(deps: ActivityDeps) {
         turnId: a.turnId,
         messageId: a.messageId,
       });
-      if (a.turn === 1) await setTitleIfMissing(db, a.sessionId, oneLine(titleText(a.text), 60));
+      // Redacted whole, then cut: a cut first could leave a secret's head too short to be recognised.
+      const clean = redactor().redact(a.text);
+      if (a.turn === 1) await setTitleIfMissing(db, a.sessionId, oneLine(titleText(clean), 60));
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
       pub.emit('turn.started', {
         turn: a.turn,
         messageId: a.messageId,
         sessionId: a.sessionId,
-        text: oneLine(a.text, 200),
+        text: oneLine(clean, 200),
       });
       await pub.flush();
       const session = await getSession(db, a.sessionId);
@@ -258,7 +277,11 @@ export function conversationActivities(deps: ActivityDeps) {
         deps.tools.schemas(a.tools ?? []),
         a.model ?? session?.model ?? '',
       );
-      return { contextTokens, searchAttributeNames: registeredAttributes() };
+      return {
+        contextTokens,
+        searchAttributeNames: registeredAttributes(),
+        shown: clampChars(clean, SHOWN_MESSAGE_CHARS),
+      };
     },
 
     /** A status event from the workflow (fallback switches, key rotation, budget warnings). */
@@ -280,6 +303,8 @@ export function conversationActivities(deps: ActivityDeps) {
       const file = join(config.home, 'credentials.env');
       if (existsSync(file)) {
         for (const [k, v] of Object.entries(parseEnv(readFileSync(file, 'utf8')))) deps.env[k] = v;
+        // A renewed key is redacted from now on, like the one it replaces.
+        installRedactor(workerSecrets(deps.env, config.file));
         clearClients();
       }
       return { changed: deps.env[name] !== undefined && deps.env[name] !== before };

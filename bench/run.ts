@@ -11,6 +11,7 @@
  *   - interrupt latency (`stop` signal → the provider's HTTP request aborted),
  *   - delegation round trip (three child agents, one model call each),
  *   - the injection scanner's speed on a large file and on long hostile lines,
+ *   - the redactor's cost on a 100 KB tool result,
  *   - the approval gate's command classification (corpus and 2,000-character commands),
  *   - what the tool sandbox adds to a terminal call,
  *   - the built CLI's start-up: `herald --help`, `herald sessions`, the chat prompt (bench/startup.ts),
@@ -268,6 +269,35 @@ try {
         `injection scan, ${name} (${text.length} chars): ${ms(took)} (${(((text.length / took) * 1000) / 1e6).toFixed(1)} M chars/s)`,
       );
     }
+  }
+
+  // 7b. Redaction of a 100 KB tool result (docs/redaction.md): this process's environment as a
+  // worker would classify it, plus 100 random 40-character secrets; the index is built once.
+  {
+    const { Redactor } = await import('../common/redaction.js');
+    const { envSecrets } = await import('../common/env-secrets.js');
+    const { randomBytes } = await import('node:crypto');
+    const secrets = [
+      ...envSecrets(process.env),
+      ...Array.from({ length: 100 }, (_, i) => ({ name: `BENCH_${i}`, value: randomBytes(30).toString('base64') })),
+    ];
+    const t0 = performance.now();
+    const r = new Redactor(secrets);
+    const built = performance.now() - t0;
+    const lines = Array.from(
+      { length: 3000 },
+      (_, i) => `${i}: drwxr-xr-x 2 root root 4096 Dec  7 /srv/app/file-${i}.ts ok`,
+    );
+    const text = lines.join('\n').slice(0, 100_000);
+    const runs: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t = performance.now();
+      r.redact(text);
+      runs.push(performance.now() - t);
+    }
+    say(
+      `redaction of a 100 KB tool result (${secrets.length} secrets, ${r.indexed} runs indexed in ${ms(built)}): p50 ${ms(pct(runs, 50))}, p95 ${ms(pct(runs, 95))}`,
+    );
   }
 
   // 8. Command classification (the approval gate) on the labelled corpus and on long commands.

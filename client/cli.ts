@@ -46,8 +46,15 @@ function config(): HeraldConfig {
 }
 
 async function connect(): Promise<HeraldClient> {
-  const [{ HeraldClient }, { clientSettings }] = await Promise.all([import('./client.js'), import('./connection.js')]);
-  return await HeraldClient.connect(clientSettings(config()));
+  const c = config();
+  const [{ HeraldClient }, { clientSettings }, { installRedactor, workerSecrets }] = await Promise.all([
+    import('./client.js'),
+    import('./connection.js'),
+    import('../runtime/secrets.js'),
+  ]);
+  // What the user types is redacted with the same rules as the worker's (client/client.ts).
+  installRedactor(workerSecrets(process.env, c.file));
+  return await HeraldClient.connect(clientSettings(c));
 }
 
 /** The session commands' lookups (client/session-ref.ts), loaded with the client. */

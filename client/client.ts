@@ -42,6 +42,7 @@ import {
 import type { ClientSettings } from './connection.js';
 import { clientSettings, connectTemporal } from './connection.js';
 import { loadConfig } from '../runtime/config.js';
+import { installRedactor, redactor, workerSecrets } from '../runtime/secrets.js';
 import type { EventWatch, StoredEvent } from './events.js';
 import { watchEvents } from './events.js';
 import type { StartPhase } from './start-phase.js';
@@ -85,7 +86,9 @@ export class HeraldClient {
 
   /** Connect the way the `herald` CLI does: environment variables, else the running `herald dev`. */
   static async fromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<HeraldClient> {
-    return await HeraldClient.connect(clientSettings(loadConfig(env)));
+    const config = loadConfig(env);
+    installRedactor(workerSecrets(env, config.file));
+    return await HeraldClient.connect(clientSettings(config));
   }
 
   /** A handle on a conversation, started or not. */
@@ -98,7 +101,8 @@ export class HeraldClient {
    * checked here first, with the workflow's own schema; what only the worker can check (the
    * workspace, its endpoints) `conversation.whenStarted()` reports.
    */
-  async start(input: StartOptions = {}): Promise<Conversation> {
+  async start(options: StartOptions = {}): Promise<Conversation> {
+    const input = outgoingStart(options);
     const sessionId = input.sessionId ?? newSessionId();
     checkStart({ ...input, sessionId });
     await this.temporal.workflow.start(CONVERSATION_WORKFLOW, {
@@ -131,6 +135,20 @@ async function rejections<T>(p: Promise<T>): Promise<T> {
       throw new Error(`rejected: ${err.cause.message}`, { cause: err });
     throw err;
   }
+}
+
+/**
+ * What a user typed is redacted before it leaves this process (docs/redaction.md): the message is
+ * in the workflow's input, its summary in Temporal's list, both readable by anyone who can list
+ * workflows. The process's redactor knows what this process installed (the CLI: its own
+ * environment and config; an in-process worker: the worker's secrets) and the secret shapes.
+ */
+function outgoing(text: string): string {
+  return redactor().redact(text);
+}
+
+function outgoingStart(input: StartOptions): StartOptions {
+  return input.message === undefined ? input : { ...input, message: outgoing(input.message) };
 }
 
 function summaryOf(text: string): string {
@@ -231,7 +249,9 @@ export class Conversation {
     }
   }
 
-  private async sendOnce(text: string, id: string, start: StartOptions | undefined): Promise<TurnResult> {
+  private async sendOnce(typed: string, id: string, startOptions: StartOptions | undefined): Promise<TurnResult> {
+    const text = outgoing(typed);
+    const start = startOptions && outgoingStart(startOptions);
     checkMessage(text);
     if (start) checkStart({ ...start, sessionId: this.sessionId });
     if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
@@ -259,7 +279,8 @@ export class Conversation {
   }
 
   /** Fire-and-forget message (signal `userMessage`); the busy policy decides when it runs. */
-  async post(text: string, id?: string): Promise<void> {
+  async post(typed: string, id?: string): Promise<void> {
+    const text = outgoing(typed);
     checkMessage(text);
     await this.handle.signal(userMessageSignal, id ? { text, id } : text);
   }
@@ -279,7 +300,7 @@ export class Conversation {
 
   async steer(text: string): Promise<void> {
     checkMessage(text);
-    await this.handle.signal(steerSignal, text);
+    await this.handle.signal(steerSignal, outgoing(text));
   }
 
   async end(reason?: string): Promise<void> {
@@ -300,7 +321,9 @@ export class Conversation {
   /** Answer the pending `clarify` question. */
   async answer(text: string, requestId?: string): Promise<{ requestId: string }> {
     return await rejections(
-      this.handle.executeUpdate(answerClarifyUpdate, { args: [{ answer: text, ...(requestId ? { requestId } : {}) }] }),
+      this.handle.executeUpdate(answerClarifyUpdate, {
+        args: [{ answer: outgoing(text), ...(requestId ? { requestId } : {}) }],
+      }),
     );
   }
 

@@ -76,6 +76,11 @@ export interface PrepareConversationResult {
    * (absent for new sessions and from results recorded before reopening kept them).
    */
   priorTotals?: { usage: Usage; apiCalls: number; turn: number };
+  /**
+   * The first message as the worker redacted it, cut to a preview: the title and memo the
+   * conversation shows outside itself (absent without a first message, and from older results).
+   */
+  firstShown?: string;
 }
 
 /** The sandbox a conversation's tools run in: its network (narrowed) and whether the sandbox is active. */
@@ -95,6 +100,11 @@ export interface RecordUserMessageResult {
    * Nothing was written; the turn does not run again.
    */
   duplicate?: TurnResult;
+  /**
+   * The message as the worker redacted it, cut to a preview: what the conversation shows outside
+   * itself (title, memo, current details). Absent from results recorded before it existed.
+   */
+  shown?: string;
 }
 
 export interface RecordUserMessageArgs {

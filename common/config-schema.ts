@@ -189,11 +189,22 @@ export const configFileSchema = z
     delegation: delegationSettingsSchema,
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
-    /** More variables whose values are secrets, redacted everywhere like provider keys (SPEC §1.6). */
+    /**
+     * Redaction (docs/redaction.md): every environment value is a secret unless its variable is
+     * on the benign list or its value has a benign shape. `env`: variables that are secrets
+     * whatever their value looks like; `benignEnv`: variables added to the benign list (a name,
+     * or a prefix ending in `*`).
+     */
     secrets: z
-      .object({ env: z.array(envName).default([]) })
+      .object({
+        env: z.array(envName).default([]),
+        benignEnv: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, or a prefix ending in *'))
+          .max(200)
+          .default([]),
+      })
       .strict()
-      .default({ env: [] }),
+      .default({ env: [], benignEnv: [] }),
     /** The OS sandbox every tool process runs in (SPEC §7.8). */
     sandbox: sandboxConfigSchema.prefault({}),
     mcp: mcpConfigSchema,

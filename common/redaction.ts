@@ -1,10 +1,13 @@
 /**
- * The redactor (SPEC §1.6): one function that every text leaving the worker for Temporal, Postgres,
- * the event stream or the logs goes through. It replaces the values of the credentials the worker
- * holds (named after their variable) and well-known secret shapes (named after the shape) with
- * `[REDACTED:<name>]`. Pure; the worker builds it from its environment and configuration
- * (`activities/secrets.ts`).
+ * The redactor (SPEC §1.6): one function that every text leaving the worker for Temporal (results,
+ * failures, search attributes, memo, details), Postgres, the event stream or the logs goes
+ * through. It replaces the values the worker holds as secrets (named after their variable; which
+ * values those are: common/env-secrets.ts), in every form common/secret-matcher.ts recognises,
+ * and well-known secret shapes (named after the shape) with `[REDACTED:<name>]`. Pure; the worker
+ * builds it from its environment and configuration (runtime/secrets.ts).
  */
+
+import { MIN_SECRET_LENGTH, SecretMatcher } from './secret-matcher.js';
 
 export interface SecretValue {
   /** What the redacted text says: the variable name, e.g. `OPENAI_API_KEY`. */
@@ -34,31 +37,38 @@ export const SECRET_SHAPES: ReadonlyArray<{ name: string; re: RegExp }> = [
   { name: 'url_password', re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(@)/gi },
 ];
 
-/** Values shorter than this are not treated as secrets (they would match everywhere). */
-export const MIN_SECRET_LENGTH = 8;
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+export { MIN_SECRET_LENGTH } from './secret-matcher.js';
 
 export class Redactor {
-  private readonly values: RegExp | undefined;
-  private readonly names = new Map<string, string>();
-  /** The longest known value: how much of a stream's tail may still be the start of one. */
-  readonly longest: number;
+  private readonly matcher: SecretMatcher;
 
   constructor(secrets: readonly SecretValue[] = []) {
-    const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_LENGTH);
-    for (const s of usable) if (!this.names.has(s.value)) this.names.set(s.value, s.name);
-    const sorted = [...this.names.keys()].sort((a, b) => b.length - a.length);
-    this.values = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
-    this.longest = sorted[0]?.length ?? 0;
+    this.matcher = new SecretMatcher(secrets.filter((s) => s.value.length >= MIN_SECRET_LENGTH));
   }
 
-  /** The text with every secret replaced by `[REDACTED:<name>]`. */
+  /** How many runs of known secrets are indexed (memory; the benchmark reports it). */
+  get indexed(): number {
+    return this.matcher.size;
+  }
+
+  /**
+   * The text with every known secret value — in any of the forms common/secret-matcher.ts
+   * recognises, whole or any run of 12 of its characters — replaced by `[REDACTED:<name>]`, then
+   * every well-known secret shape by `[REDACTED:<shape>]`.
+   */
   redact(text: string): string {
     if (text.length < MIN_SECRET_LENGTH) return text;
-    let out = this.values ? text.replace(this.values, (v) => `[REDACTED:${this.names.get(v) ?? 'secret'}]`) : text;
+    let out = text;
+    const found = outsideMarks(text, this.matcher.find(text));
+    if (found.length) {
+      let rebuilt = '';
+      let at = 0;
+      for (const m of found) {
+        rebuilt += `${text.slice(at, m.start)}[REDACTED:${m.name}]`;
+        at = m.end;
+      }
+      out = rebuilt + text.slice(at);
+    }
     for (const { name, re } of SECRET_SHAPES) {
       re.lastIndex = 0;
       if (!re.test(out)) continue;
@@ -87,10 +97,11 @@ export class Redactor {
   /**
    * How much of the end of `text` to hold back in a stream because a secret may continue in the
    * next chunk: an unfinished private key block, a trailing run of token characters that holds (or
-   * may become) a secret shape, or the longest suffix that starts a known value. Ordinary words
-   * pass at once, so streaming stays prompt.
+   * may become) a secret shape, or the longest tail that is part of a known value (in any form;
+   * `before`, the text already released, tells whether the tail continues one).
+   * Ordinary words pass at once, so streaming stays prompt.
    */
-  holdBack(text: string): number {
+  holdBack(text: string, before = ''): number {
     let hold = 0;
     const begin = text.lastIndexOf('-----BEGIN');
     if (begin >= 0 && text.indexOf('-----END', begin) < 0 && text.length - begin < 16_384) hold = text.length - begin;
@@ -100,17 +111,15 @@ export class Redactor {
       if (/\b(?:Bearer|Token)\s*$/.test(before) || /\b(?:Bearer|Token)$/.test(run) || mayHoldShape(run))
         hold = run.length;
     }
-    for (const v of this.names.keys()) {
-      for (let i = Math.max(0, text.length - (v.length - 1)); i < text.length - hold; i++) {
-        if (text.charCodeAt(i) !== v.charCodeAt(0)) continue;
-        if (v.startsWith(text.slice(i))) {
-          hold = text.length - i;
-          break;
-        }
-      }
-    }
-    return hold;
+    return Math.max(hold, this.matcher.heldTail(text, before));
   }
+}
+
+/** Finds that lie inside an earlier `[REDACTED:<name>]` are left alone: redacting twice changes nothing. */
+function outsideMarks<T extends { start: number; end: number }>(text: string, found: T[]): T[] {
+  if (!found.length || !text.includes('[REDACTED:')) return found;
+  const marks = [...text.matchAll(/\[REDACTED:[A-Za-z0-9_]+\]/g)].map((m) => [m.index, m.index + m[0].length]);
+  return found.filter((f) => !marks.some(([a, b]) => f.start >= a! && f.end <= b!));
 }
 
 /** How the shapes above begin: a run of token characters that contains one, or ends in the start of one, is held. */
@@ -146,19 +155,23 @@ function mayHoldShape(run: string): boolean {
 /** Redacts text as it streams: what it returns can be published, the rest waits for more. */
 export class StreamRedactor {
   private pending = '';
+  /** The end of what was let through (kept here only): whether the next chunk continues a secret. */
+  private released = '';
   constructor(private readonly redactor: Redactor) {}
 
   push(chunk: string): string {
     this.pending += chunk;
-    const hold = this.redactor.holdBack(this.pending);
+    const hold = this.redactor.holdBack(this.pending, this.released);
     const ready = this.pending.slice(0, this.pending.length - hold);
     this.pending = this.pending.slice(this.pending.length - hold);
+    if (ready) this.released = (this.released + ready).slice(-64);
     return this.redactor.redact(ready);
   }
 
   flush(): string {
     const rest = this.redactor.redact(this.pending);
     this.pending = '';
+    this.released = '';
     return rest;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The worker's secrets and the process-wide redactor built from them (SPEC §1.6). A process has one
+ * The worker's secrets and the process-wide redactor built from them (docs/redaction.md). A process has one
  * redactor because everything it sends out must pass it — activity results and failures, every
  * Postgres write, the event stream, the logs (Herald's, the Temporal core's, a library's) — and
  * those leave through many doors that should not each need to be handed the key list.
@@ -8,15 +8,10 @@ import type { ConfigFile } from '../common/config-schema.js';
 import type { SecretValue } from '../common/redaction.js';
 import { Redactor } from '../common/redaction.js';
 import { mcpSecretEnvNames } from '../common/mcp-config.js';
+import { envSecrets } from '../common/env-secrets.js';
 
 /** The providers' standard key variables. */
 const STANDARD_KEYS = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENROUTER_API_KEY'];
-
-/** Names that hold credentials by convention, whatever the prefix (`KEY_A`, `GH_PAT`, `PGPASSWORD`, `AWS_SESSION_TOKEN`). */
-const CREDENTIAL_NAME =
-  /(^|_)(API_?KEY|KEY|KEYS|TOKEN|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PWD|PAT|CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE|DSN)(_|$)|(KEY|TOKEN|SECRET|PASSWORD)$/i;
-/** Variables that match the pattern above but hold no secret. */
-const NOT_SECRET = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XAUTHORITY', 'KEYTIMEOUT']);
 
 /** Every key variable the configuration names (provider settings, pools, fallbacks, auxiliary, delegation). */
 export function configuredKeyNames(file: ConfigFile): string[] {
@@ -35,26 +30,15 @@ export function configuredKeyNames(file: ConfigFile): string[] {
   return [...names];
 }
 
-/** The credential values this worker holds, each named after its variable. */
+/**
+ * The secret values this worker holds, each named after its variable: every environment value
+ * but the benign ones (common/env-secrets.ts); the keys the configuration names always.
+ */
 export function workerSecrets(env: NodeJS.ProcessEnv, file?: ConfigFile): SecretValue[] {
-  const out: SecretValue[] = [];
-  const named = new Set([...STANDARD_KEYS, ...(file ? configuredKeyNames(file) : []), ...(file?.secrets.env ?? [])]);
-  for (const [name, value] of Object.entries(env)) {
-    if (!value) continue;
-    if (named.has(name) || (CREDENTIAL_NAME.test(name) && !NOT_SECRET.has(name))) out.push({ name, value });
-  }
-  // Connection strings: the password is the secret (the rest is shown, redacted, in logs and banners).
-  for (const name of ['DATABASE_URL', ...Object.keys(env).filter((k) => /_URL$|_URI$|_DSN$/.test(k))]) {
-    const v = env[name];
-    if (!v) continue;
-    try {
-      const password = decodeURIComponent(new URL(v).password);
-      if (password) out.push({ name, value: password });
-    } catch {
-      // not a URL
-    }
-  }
-  return out;
+  return envSecrets(env, {
+    benign: file?.secrets.benignEnv ?? [],
+    secret: [...STANDARD_KEYS, ...(file ? configuredKeyNames(file) : []), ...(file?.secrets.env ?? [])],
+  });
 }
 
 let current = new Redactor();

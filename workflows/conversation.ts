@@ -79,7 +79,10 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
 
 async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boolean): Promise<void> {
   const { state, hardened } = run;
-  if (!carried) await prepare(state, input);
+  if (!carried) {
+    const shown = await prepare(state, input);
+    if (input.message !== undefined) run.firstShown = { text: input.message, shown };
+  }
   if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'idle');
   if (input.message && !carried) {
     if (hardened) {
@@ -135,14 +138,22 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
 
 async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   const { state } = run;
+  let titleFromRecord = false;
   if (!state.titleSet) {
-    upsertMemo({ title: preview(msg.text, 120) });
+    // Only text the worker redacted leaves the conversation: the start message as prepare returned
+    // it; another first message once it is recorded (HeraldTitle and the details; the memo, set
+    // here once, then names the session).
+    const first = run.firstShown;
+    const shown = first && first.text === msg.text ? first.shown : undefined;
+    upsertMemo({ title: shown !== undefined ? preview(shown, 120) : `Herald session ${state.sessionId}` });
     state.titleSet = true;
-    if (run.byStatus) state.title = titleOf(msg.text);
+    if (run.byStatus) {
+      if (shown !== undefined) state.title = titleOf(shown);
+      else titleFromRecord = true;
+    }
   }
   state.turn += 1;
   const current = new TurnProgress(`${state.conversationId}:${state.turn}`, state.turn, msg.id);
-  current.messageText = msg.text;
   run.current = current;
   if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'running');
   const host = {
@@ -152,6 +163,11 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
       run.background.push(batch);
       // Outside the turn's scope: stopping or ending the turn that dispatched them must not end the watch.
       void CancellationScope.nonCancellable(() => watchBackground(run, batch));
+    },
+    onRecorded: (shown: string) => {
+      // Shown from the next refresh on (no refresh here: it would add an upsert to the history).
+      current.messageText = shown;
+      if (titleFromRecord) state.title = titleOf(shown);
     },
     takeSteer: () => {
       const text = state.pendingSteer.join('\n');

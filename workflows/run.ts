@@ -93,6 +93,9 @@ export class Run {
       this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
   }
 
+  /** The start message and the worker's redacted preview of it (prepare): the title the memo may show. */
+  firstShown: { text: string; shown: string | undefined } | undefined;
+
   backgroundSessions(): string[] {
     return this.background.flatMap((b) => b.children.map((c) => c.sessionId));
   }

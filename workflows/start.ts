@@ -165,8 +165,11 @@ export function initialState(conversationId: string, input: ConversationInput): 
   };
 }
 
-/** Resolve provider, workspace and tools in the worker (which knows the environment), once per session. */
-export async function prepare(state: ConversationState, input: ConversationInput): Promise<void> {
+/**
+ * Resolve provider, workspace and tools in the worker (which knows the environment), once per
+ * session. Returns the first message as the worker redacted it (what the title may show).
+ */
+export async function prepare(state: ConversationState, input: ConversationInput): Promise<string | undefined> {
   try {
     const r = await store.prepareConversation({
       conversationId: state.conversationId,
@@ -226,6 +229,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     if (r.sandbox) state.sandbox = r.sandbox;
     adoptMcp(state, r.mcp);
     adoptLeftOut(state, r.leftOut);
+    return r.firstShown;
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && (cause.type === 'InvalidInput' || cause.type === 'ConfigError')) {

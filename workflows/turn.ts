@@ -98,6 +98,11 @@ export interface TurnHost {
   takeSteer(): string | undefined;
   /** Children started in the background: the conversation watches them and queues their reports. */
   adoptBackground(batch: ChildBatch): void;
+  /**
+   * The user message is recorded: `shown` is its text as the worker redacted it, the only form of
+   * it the conversation shows outside itself (title, memo, current details).
+   */
+  onRecorded(shown: string): void;
 }
 
 interface Outcome {
@@ -145,6 +150,7 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
     return recorded.duplicate;
   }
   s.nextSeq = userSeq + 1;
+  host.onRecorded(recorded?.shown ?? '');
   if (recorded?.searchAttributeNames) s.searchAttributeNames = recorded.searchAttributeNames;
 
   const guardSettings = s.loopGuard ?? DEFAULT_LOOP_GUARD;
