@@ -9,13 +9,15 @@ import type { Interface } from 'node:readline';
 import pc from 'picocolors';
 import { describeMcpServers } from '../common/mcp-state.js';
 import type { ReloadToolsResult } from '../workflows/definitions.js';
-import type { ApprovalDecision, ApprovalScope, TurnResult } from '../common/contract.js';
+import type { TurnResult } from '../common/contract.js';
 import { Redactor } from '../common/redaction.js';
 import { lastEventSeq } from '../activities/store/events.js';
 import type { Db } from '../activities/store/db.js';
 import { createDb } from '../activities/store/db.js';
 import { loadConfig } from '../runtime/config.js';
 import { workerSecrets } from '../runtime/secrets.js';
+import type { ApprovalAnswer } from './approval-input.js';
+import { parseApprovalAnswer } from './approval-input.js';
 import { decideResume } from './chat-session.js';
 import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
@@ -42,6 +44,7 @@ export const HELP_LINES: ReadonlyArray<[string, string]> = [
   ['/stop', 'interrupt the running turn (also Ctrl-C while the agent works)'],
   ['/steer <text>', 'add guidance to the running turn without stopping it'],
   ['/approve <o|s|a|d|sr|ar>', 'answer the pending approval: once, session, always, deny, or for the whole rule'],
+  ['/approve d <reason>', 'deny, and tell the model why (it reads the reason)'],
   ['/compress [focus]', 'summarise older context now, optionally focused on a topic'],
   ['/usage', 'tokens and cost of this session'],
   ['/status', 'session, model, context use and cost'],
@@ -58,24 +61,6 @@ export function helpText(): string {
   const width = Math.max(...HELP_LINES.map(([c]) => c.length));
   return HELP_LINES.map(([c, what]) => `  ${pc.bold(c.padEnd(width))}  ${what}`).join('\n');
 }
-
-/** What can be typed at the approval prompt (or after /approve); `sr`/`ar` widen the approval to the rule. */
-const DECISIONS: Record<string, { decision: ApprovalDecision; scope?: ApprovalScope }> = {
-  o: { decision: 'once' },
-  once: { decision: 'once' },
-  s: { decision: 'session' },
-  session: { decision: 'session' },
-  sr: { decision: 'session', scope: 'rule' },
-  'session rule': { decision: 'session', scope: 'rule' },
-  a: { decision: 'always' },
-  always: { decision: 'always' },
-  ar: { decision: 'always', scope: 'rule' },
-  'always rule': { decision: 'always', scope: 'rule' },
-  d: { decision: 'deny' },
-  deny: { decision: 'deny' },
-  n: { decision: 'deny' },
-  no: { decision: 'deny' },
-};
 
 /** Two Ctrl-C at an idle prompt within this long exit. */
 export const EXIT_WINDOW_MS = 2000;
@@ -252,10 +237,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
   };
   onIdle = prompt;
 
-  const decide = async ({ decision, scope }: { decision: ApprovalDecision; scope?: ApprovalScope }) => {
+  const decide = async ({ decision, scope, reason }: ApprovalAnswer) => {
     const id = pendingApproval!.requestId;
     restorePrompt();
-    await conv.approve(id, decision, scope).catch(fail);
+    await conv.approve(id, decision, scope, reason).catch(fail);
   };
 
   /** Wait until the turn of message `id` has been rendered to its end (or a short while). */
@@ -325,11 +310,11 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         else err('nothing is running');
         break;
       case '/approve': {
-        const decision = DECISIONS[arg.toLowerCase().replace(/\s+/g, ' ')];
+        const decision = parseApprovalAnswer(arg);
         if (!pendingApproval || !decision)
           err(
             pendingApproval
-              ? 'usage: /approve once|session|always|deny (session rule|always rule: every command of the rule)'
+              ? 'usage: /approve once|session|always|deny [reason] (session rule|always rule: every command of the rule)'
               : 'no approval is pending',
           );
         else await decide(decision);
@@ -410,10 +395,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       const line = text.trim();
       if (!line) return prompt();
       if (pendingApproval && !line.startsWith('/')) {
-        const decision = DECISIONS[line.toLowerCase().replace(/\s+/g, ' ')];
+        const decision = parseApprovalAnswer(line);
         if (!decision) {
           err(
-            'answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)',
+            'answer o (once), s (session), a (always), d (deny; `d <reason>` tells the model why), or sr/ar (session/always for every command of the rule)',
           );
           return rl.prompt();
         }

@@ -51,7 +51,7 @@ import { runCodecKey, runCodecServer } from './codec-command.js';
 import { renderChecks, runDoctor } from './doctor.js';
 import { findSession, runningConversation } from './session-ref.js';
 import { workflowStatuses } from './session-status.js';
-import { renderSessionsTable } from './sessions-table.js';
+import { needsYouLine, renderSessionsTable } from './sessions-table.js';
 import { runWatch } from './watch.js';
 import { renderUsage, usageReport } from './usage.js';
 import {
@@ -288,9 +288,11 @@ export function buildProgram(): Command {
     .argument('<request>', 'approval request id (see `herald state`)')
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
     .option('--rule', 'session/always: cover every command of the same rules, not only this command')
-    .action(async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean }) => {
+    .option('--reason <text>', 'deny: why, for the model (it reads this in the tool result)')
+    .action(async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean; reason?: string }) => {
+      if (o.reason && decision !== 'deny') throw new Error('--reason goes with deny (the model reads why it may not run the command)');
       await withClient(async (client) => {
-        await (await runningConversation(client, session)).approve(request, decision, o.rule ? 'rule' : undefined);
+        await (await runningConversation(client, session)).approve(request, decision, o.rule ? 'rule' : undefined, o.reason);
         const covers =
           decision === 'session' || decision === 'always'
             ? o.rule
@@ -689,6 +691,9 @@ export function buildProgram(): Command {
             })),
           ),
         );
+        const settings = clientSettings(config());
+        const needsYou = o.json ? undefined : needsYouLine([...statuses.values()], settings.uiUrl, settings.namespace);
+        if (needsYou) process.stderr.write(`${pc.dim(needsYou)}\n`);
       } finally {
         await db.end();
       }

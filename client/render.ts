@@ -140,7 +140,7 @@ export class EventRenderer {
         for (const l of command.split('\n')) this.line(`    ${l}`);
         this.line(
           pc.yellow(
-            `  [o]nce · [s]ession · [a]lways · [d]eny · [sr]/[ar] session/always for every ${rules || 'such'} command   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
+            `  [o]nce · [s]ession · [a]lways · [d]eny [reason] · [sr]/[ar] session/always for every ${rules || 'such'} command   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
           ),
         );
         this.options.onApproval?.({ requestId: str(p.requestId), command: str(p.command) });

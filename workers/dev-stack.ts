@@ -187,7 +187,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     writeFileSync(paths.runtimeFile, `${JSON.stringify(info, null, 2)}\n`);
     stops.push(() => Promise.resolve(rmSync(paths.runtimeFile, { force: true })));
     say(`Temporal:  ${temporalAddress} (namespace ${config.namespace}, task queue ${config.taskQueue})`);
-    if (uiUrl) say(`Web UI:    ${uiUrl}`);
+    for (const line of webUiLines(uiUrl, config.namespace)) say(line);
     if (config.codec)
       say(
         `Payloads:  encrypted (key ${config.codec.keys[0]!.id}, from ${config.codec.source})${codecUrl ? `; the Web UI decodes them through ${codecUrl}` : ''}`,
