@@ -18,6 +18,8 @@ import { loadConfig } from '../runtime/config.js';
 import { workerSecrets } from '../runtime/secrets.js';
 import type { ApprovalAnswer } from './approval-input.js';
 import { parseApprovalAnswer } from './approval-input.js';
+import { slashCompleter } from './chat-completion.js';
+import { lastTurnDiffs } from './chat-diff.js';
 import { decideResume } from './chat-session.js';
 import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
@@ -50,6 +52,8 @@ export const HELP_LINES: ReadonlyArray<[string, string]> = [
   ['/status', 'session, model, context use and cost'],
   ['/model <name> [--provider p]', 'switch this conversation to another model in place (same session)'],
   ['/reload-mcp', "list the MCP servers' tools again (servers, status, tools)"],
+  ['/diff', 'the file edits of the last turn (write_file/patch diffs; not what commands changed)'],
+  ['/clear', 'clear the screen and start a new session (the old one keeps running: its resume line is shown)'],
   ['/new', 'start a new session'],
   ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
   ['/quit', 'leave (also /exit, Ctrl-D, or Ctrl-C twice); the session keeps running'],
@@ -224,6 +228,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     history: interactive ? history.load().reverse() : [],
     historySize: 1000,
     removeHistoryDuplicates: true,
+    completer: slashCompleter([...HELP_LINES.map(([c]) => c.split(' ')[0]!).filter((c) => c.startsWith('/')), '/exit']),
   });
   /** The prompt, once idle; after a turn, with the status line above it. */
   const prompt = () => {
@@ -262,6 +267,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     inflight += 1;
     started = true;
     reopening = false;
+    renderer.beginTurn();
     renderer.startSpinner('thinking');
     conv
       .send(text, { start: { source: 'cli', ...options.start }, id })
@@ -330,6 +336,24 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         if (arg) await conv.steer(arg);
         else err('usage: /steer <text>');
         break;
+      case '/diff':
+        if (!started || !db) err('no turn yet');
+        else err(await lastTurnDiffs(db, conv.sessionId));
+        break;
+      case '/clear':
+        // Like /new, on a clean screen: a fresh context for the model. The old session is not
+        // ended (it may hold work the person returns to): its resume line is printed first.
+        if (busy()) {
+          err('a turn is running: /stop it first');
+          break;
+        }
+        if (tty) process.stdout.write('\x1b[2J\x1b[3J\x1b[H');
+        if (started) err(pc.dim(`previous session: ${resumeCommand(conv.sessionId)}`));
+        conv = client.conversation(newSessionId());
+        started = false;
+        await attach();
+        err(pc.dim(`new session ${conv.sessionId}`));
+        break;
       case '/new':
         conv = client.conversation(newSessionId());
         started = false;
@@ -371,7 +395,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
 
   await new Promise<void>((resolve) => {
     const finish = () => {
-      closing ??= (async () => {
+      // `rl.close()` emits 'close' at once, whose handler calls finish again: `closing` must be set
+      // before the body runs (assigned after it, a second body printed the resume line twice).
+      closing ??= Promise.resolve().then(async () => {
         renderer.stopSpinner();
         rl.close();
         await ui.catch(() => {});
@@ -383,7 +409,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
           );
         else err(pc.dim('nothing was sent; no session to resume'));
         resolve();
-      })();
+      });
     };
     // Piped input runs one line at a time, each after the previous turn ends; typed input while a
     // turn runs follows the conversation's busy policy.
@@ -462,7 +488,14 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       }
       const now = Date.now();
       if (busy()) {
-        process.stdout.write('\n');
+        // The spinner first: a newline under it would leave its frame drawn on the line above.
+        renderer.stopSpinner();
+        renderer.endLine();
+        if (rl.line) {
+          rl.write(null, { ctrl: true, name: 'e' });
+          rl.write(null, { ctrl: true, name: 'u' });
+        }
+        renderer.typing = false;
         // A second Ctrl-C soon after the first leaves even when the stop got no answer (no worker
         // polls the queue, the server is gone): the turn goes on or stops without this terminal.
         if (now - lastInterrupt < EXIT_WINDOW_MS) return finish();

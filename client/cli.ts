@@ -289,19 +289,24 @@ export function buildProgram(): Command {
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
     .option('--rule', 'session/always: cover every command of the same rules, not only this command')
     .option('--reason <text>', 'deny: why, for the model (it reads this in the tool result)')
-    .action(async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean; reason?: string }) => {
-      if (o.reason && decision !== 'deny') throw new Error('--reason goes with deny (the model reads why it may not run the command)');
-      await withClient(async (client) => {
-        await (await runningConversation(client, session)).approve(request, decision, o.rule ? 'rule' : undefined, o.reason);
-        const covers =
-          decision === 'session' || decision === 'always'
-            ? o.rule
-              ? ' (every command of its rules)'
-              : ' (this command)'
-            : '';
-        process.stderr.write(`${decision}${covers}: ${request}\n`);
-      });
-    });
+    .action(
+      async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean; reason?: string }) => {
+        if (o.reason && decision !== 'deny')
+          throw new Error('--reason goes with deny (the model reads why it may not run the command)');
+        await withClient(async (client) => {
+          await (
+            await runningConversation(client, session)
+          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason);
+          const covers =
+            decision === 'session' || decision === 'always'
+              ? o.rule
+                ? ' (every command of its rules)'
+                : ' (this command)'
+              : '';
+          process.stderr.write(`${decision}${covers}: ${request}\n`);
+        });
+      },
+    );
 
   program
     .command('answer')

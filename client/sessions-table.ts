@@ -61,7 +61,11 @@ export function renderSessionsTable(rows: readonly SessionLine[]): string {
  * the Web UI link that lists every conversation needing one (common/needs-person.ts). None without
  * a Web UI (a stack started without it, or a remote one whose UI Herald does not know).
  */
-export function needsYouLine(statuses: readonly string[], uiUrl: string | undefined, namespace: string): string | undefined {
+export function needsYouLine(
+  statuses: readonly string[],
+  uiUrl: string | undefined,
+  namespace: string,
+): string | undefined {
   if (!uiUrl) return undefined;
   const waiting = statuses.filter((s) => s === 'awaiting_approval' || s === 'awaiting_clarify').length;
   const count = waiting ? `${waiting} listed conversation(s) wait for your reply · ` : '';

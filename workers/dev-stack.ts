@@ -25,7 +25,7 @@ import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
 import { clientCodec } from '../runtime/data-converter.js';
 import { startCodecServer } from '../runtime/codec-server.js';
-import { observabilityLines, providerLines, providerSummary } from './dev-banner.js';
+import { observabilityLines, providerLines, providerSummary, webUiLines } from './dev-banner.js';
 
 export interface DevStackOptions {
   config: HeraldConfig;

@@ -164,8 +164,7 @@ export function describe(
     );
     // The choices the model offered, numbered as the chat numbers them (any other answer is fine too).
     const choices = state.clarify.choices.slice(0, MAX_DETAIL_CHOICES);
-    if (choices.length)
-      lines.push(`**Choices:** ${choices.map((c, i) => `${i + 1}) ${preview(c, 100)}`).join(' · ')}`);
+    if (choices.length) lines.push(`**Choices:** ${choices.map((c, i) => `${i + 1}) ${preview(c, 100)}`).join(' · ')}`);
   }
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
   const guard = state.loopGuardStats;

@@ -138,6 +138,7 @@ describe('herald chat in a terminal', () => {
     t.keys('C-c');
     await t.waitFor(`resume this session with: herald chat --resume ${id}`);
     await eventually(() => t.exited());
+    assert.equal(t.screen().match(/resume this session with:/g)?.length, 1, 'the resume line, once');
     assert.match(readFileSync(join(stack.home, 'chat_history'), 'utf8'), /the first question/);
 
     stack.fake.script([{ text: 'The second answer.' }]);
@@ -149,6 +150,8 @@ describe('herald chat in a terminal', () => {
     await again.waitFor('The second answer.');
     again.keys('C-d');
     await again.waitFor(`resume this session with: herald chat --resume ${id}`);
+    await eventually(() => again.exited());
+    assert.equal(again.screen().match(/resume this session with:/g)?.length, 1, 'the resume line, once');
   });
 
   it('resuming an ended session is refused, and --reopen goes on with its messages', async () => {

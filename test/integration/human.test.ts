@@ -179,7 +179,10 @@ describe('human control', () => {
     await conv.approve(ev.payload.requestId as string, 'deny', undefined, 'use the test database instead');
     assert.equal((await pending).final_response, 'I will use the test database.');
     const result = messagesOf(stack.fake.requests[1]!).at(-1)!.content!;
-    assert.match(result, /The user denied running this command: dropdb production\. The user's reason: use the test database instead\n/);
+    assert.match(
+      result,
+      /The user denied running this command: dropdb production\. The user's reason: use the test database instead\n/,
+    );
   });
 
   it('treats silence as a denial after the approval timeout', async () => {
