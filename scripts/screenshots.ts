@@ -1,6 +1,10 @@
 /**
  * Screenshots of the Temporal Web UI showing real Herald conversations, for the README:
- * docs/images/webui-list.png (the workflow list with Herald's search attributes as columns) and
+ * docs/images/webui-list.png (the workflow list with Herald's search attributes as columns),
+ * docs/images/webui-needs-you.png (the list opened from the "needs you" link `herald dev` and
+ * `herald sessions` print), docs/images/webui-columns.png (the Web UI's own column settings, where a
+ * person adds HeraldTitle and HeraldStatus by hand), docs/images/webui-update.png (Send an Update
+ * with the `approve` update and its JSON, filled in, not sent) and
  * docs/images/webui-details.png (a conversation waiting for an approval: its summary and current
  * details) and docs/images/webui-history.png (its event history: labelled timers and activities,
  * small activity results).
@@ -19,6 +23,7 @@ import { join, resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import type { Page } from 'puppeteer-core';
 import { SEARCH_ATTRIBUTES } from '../common/constants.js';
+import { needsPersonUrl } from '../common/needs-person.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
 import { freePort } from '../runtime/ports.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';
@@ -107,7 +112,7 @@ async function waitForText(page: Page, text: string): Promise<void> {
   }
 }
 
-async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<void> {
+async function shoot(uiUrl: string, workflowId: string, runId: string, requestId: string): Promise<void> {
   const chromium = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(chromium)) throw new Error(`no Chromium at ${chromium}: install it or set HERALD_CHROMIUM`);
   const browser = await puppeteer.launch({
@@ -127,6 +132,23 @@ async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<
     await page.screenshot({ path: join(outDir, 'webui-list.png') });
     log(`wrote ${join(outDir, 'webui-list.png')}`);
 
+    // The link the banner prints: only the conversations that need a person (the waiting one and
+    // the one whose turn failed), not the answered one or the child agent.
+    await page.goto(needsPersonUrl(uiUrl, 'default'), { waitUntil: 'domcontentloaded' });
+    await waitForText(page, 'demo-cleanup');
+    await waitForText(page, 'demo-broken-key');
+    await page.waitForFunction(`!document.body.innerText.includes('demo-explore')`, { timeout: 30_000 });
+    await page.screenshot({ path: join(outDir, 'webui-needs-you.png') });
+    log(`wrote ${join(outDir, 'webui-needs-you.png')}`);
+
+    // Where a person adds the columns by hand (what the injected storage above stands for).
+    await page.locator('button[data-track-intent="configure-columns"]').click();
+    await waitForText(page, 'Custom Search Attributes');
+    await waitForText(page, SEARCH_ATTRIBUTES.title);
+    await new Promise((r) => setTimeout(r, 1000)); // the drawer slides in
+    await page.screenshot({ path: join(outDir, 'webui-columns.png') });
+    log(`wrote ${join(outDir, 'webui-columns.png')}`);
+
     // The conversation's page: its history (labelled timers), then its summary and current details.
     const base = `${uiUrl}/namespaces/default/workflows/${workflowId}/${runId}`;
     await page.setViewport({ width: 1600, height: 1200, deviceScaleFactor: 1 });
@@ -140,6 +162,28 @@ async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<
     await waitForText(page, 'Approval needed');
     await page.screenshot({ path: join(outDir, 'webui-details.png') });
     log(`wrote ${join(outDir, 'webui-details.png')}`);
+    // Acting from the Web UI: More Actions → Send an Update → `approve` with the request's JSON.
+    // "More Actions" is a visible button among hidden ones with the same text (menus, dialogs).
+    for (const b of await page.$$('button')) {
+      const text = await b.evaluate((e) => (e as unknown as { innerText: string }).innerText.trim());
+      if (text === 'More Actions' && (await b.boundingBox())) {
+        await b.click();
+        break;
+      }
+    }
+    await (await page.waitForSelector('[data-testid="update-button"]', { visible: true, timeout: 10_000 }))!.click();
+    await waitForText(page, 'Submit');
+    try {
+      await page.locator('[data-testid="update-select-button"]').click();
+      await page.locator('[role="option"] ::-p-text(approve), li ::-p-text(approve)').setTimeout(5000).click();
+      await page.locator('.cm-content').setTimeout(5000).click();
+      await page.keyboard.type(JSON.stringify({ requestId, decision: 'deny', reason: 'run only the tests' }));
+    } catch (err) {
+      log(`the update dialog is shown without its input filled in: ${(err as Error).message}`);
+    }
+    await new Promise((r) => setTimeout(r, 800));
+    await page.screenshot({ path: join(outDir, 'webui-update.png') });
+    log(`wrote ${join(outDir, 'webui-update.png')}`);
   } finally {
     await browser.close();
   }
@@ -171,7 +215,8 @@ try {
   mkdirSync(join(ws, 'build'), { recursive: true });
   const workflowId = await drive(stack, ws);
   const { runId } = await stack.temporal.workflow.getHandle(workflowId).describe();
-  await shoot(server.uiUrl!, workflowId, runId);
+  const { pending_approvals } = await stack.herald.conversation('demo-cleanup').state();
+  await shoot(server.uiUrl!, workflowId, runId, pending_approvals[0]!.request_id);
   await stack.temporal.workflow.getHandle(workflowId).terminate('screenshots taken');
   await pendingSend;
 } catch (err) {
