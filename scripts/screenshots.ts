@@ -3,8 +3,7 @@
  * docs/images/webui-list.png (the workflow list with Herald's search attributes as columns),
  * docs/images/webui-needs-you.png (the list opened from the "needs you" link `herald dev` and
  * `herald sessions` print), docs/images/webui-columns.png (the Web UI's own column settings, where a
- * person adds HeraldTitle and HeraldStatus by hand), docs/images/webui-update.png (Send an Update
- * with the `approve` update and its JSON, filled in, not sent) and
+ * person adds HeraldTitle and HeraldStatus by hand) and
  * docs/images/webui-details.png (a conversation waiting for an approval: its summary and current
  * details) and docs/images/webui-history.png (its event history: labelled timers and activities,
  * small activity results).
@@ -112,7 +111,7 @@ async function waitForText(page: Page, text: string): Promise<void> {
   }
 }
 
-async function shoot(uiUrl: string, workflowId: string, runId: string, requestId: string): Promise<void> {
+async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<void> {
   const chromium = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(chromium)) throw new Error(`no Chromium at ${chromium}: install it or set HERALD_CHROMIUM`);
   const browser = await puppeteer.launch({
@@ -162,28 +161,6 @@ async function shoot(uiUrl: string, workflowId: string, runId: string, requestId
     await waitForText(page, 'Approval needed');
     await page.screenshot({ path: join(outDir, 'webui-details.png') });
     log(`wrote ${join(outDir, 'webui-details.png')}`);
-    // Acting from the Web UI: More Actions → Send an Update → `approve` with the request's JSON.
-    // "More Actions" is a visible button among hidden ones with the same text (menus, dialogs).
-    for (const b of await page.$$('button')) {
-      const text = await b.evaluate((e) => (e as unknown as { innerText: string }).innerText.trim());
-      if (text === 'More Actions' && (await b.boundingBox())) {
-        await b.click();
-        break;
-      }
-    }
-    await (await page.waitForSelector('[data-testid="update-button"]', { visible: true, timeout: 10_000 }))!.click();
-    await waitForText(page, 'Submit');
-    try {
-      await page.locator('[data-testid="update-select-button"]').click();
-      await page.locator('[role="option"] ::-p-text(approve), li ::-p-text(approve)').setTimeout(5000).click();
-      await page.locator('.cm-content').setTimeout(5000).click();
-      await page.keyboard.type(JSON.stringify({ requestId, decision: 'deny', reason: 'run only the tests' }));
-    } catch (err) {
-      log(`the update dialog is shown without its input filled in: ${(err as Error).message}`);
-    }
-    await new Promise((r) => setTimeout(r, 800));
-    await page.screenshot({ path: join(outDir, 'webui-update.png') });
-    log(`wrote ${join(outDir, 'webui-update.png')}`);
   } finally {
     await browser.close();
   }
@@ -215,8 +192,7 @@ try {
   mkdirSync(join(ws, 'build'), { recursive: true });
   const workflowId = await drive(stack, ws);
   const { runId } = await stack.temporal.workflow.getHandle(workflowId).describe();
-  const { pending_approvals } = await stack.herald.conversation('demo-cleanup').state();
-  await shoot(server.uiUrl!, workflowId, runId, pending_approvals[0]!.request_id);
+  await shoot(server.uiUrl!, workflowId, runId);
   await stack.temporal.workflow.getHandle(workflowId).terminate('screenshots taken');
   await pendingSend;
 } catch (err) {

@@ -44,7 +44,6 @@ describe('README screenshots', () => {
       'webui-list.png',
       'webui-needs-you.png',
       'webui-columns.png',
-      'webui-update.png',
       'webui-details.png',
       'webui-history.png',
     ])
