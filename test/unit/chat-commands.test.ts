@@ -39,10 +39,10 @@ const event = (
 function stdoutOf(fn: () => void): string {
   const write = process.stdout.write.bind(process.stdout);
   let out = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     out += String(chunk);
     return true;
-  });
+  };
   try {
     fn();
   } finally {
