@@ -9,13 +9,17 @@ import type { Interface } from 'node:readline';
 import pc from 'picocolors';
 import { describeMcpServers } from '../common/mcp-state.js';
 import type { ReloadToolsResult } from '../workflows/definitions.js';
-import type { ApprovalDecision, ApprovalScope, TurnResult } from '../common/contract.js';
+import type { TurnResult } from '../common/contract.js';
 import { Redactor } from '../common/redaction.js';
 import { lastEventSeq } from '../activities/store/events.js';
 import type { Db } from '../activities/store/db.js';
 import { createDb } from '../activities/store/db.js';
 import { loadConfig } from '../runtime/config.js';
 import { workerSecrets } from '../runtime/secrets.js';
+import type { ApprovalAnswer } from './approval-input.js';
+import { parseApprovalAnswer } from './approval-input.js';
+import { slashCompleter } from './chat-completion.js';
+import { lastTurnDiffs } from './chat-diff.js';
 import { decideResume } from './chat-session.js';
 import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
@@ -42,11 +46,14 @@ export const HELP_LINES: ReadonlyArray<[string, string]> = [
   ['/stop', 'interrupt the running turn (also Ctrl-C while the agent works)'],
   ['/steer <text>', 'add guidance to the running turn without stopping it'],
   ['/approve <o|s|a|d|sr|ar>', 'answer the pending approval: once, session, always, deny, or for the whole rule'],
+  ['/approve d <reason>', 'deny, and tell the model why (it reads the reason)'],
   ['/compress [focus]', 'summarise older context now, optionally focused on a topic'],
   ['/usage', 'tokens and cost of this session'],
   ['/status', 'session, model, context use and cost'],
   ['/model <name> [--provider p]', 'switch this conversation to another model in place (same session)'],
   ['/reload-mcp', "list the MCP servers' tools again (servers, status, tools)"],
+  ['/diff', 'the file edits of the last turn (write_file/patch diffs; not what commands changed)'],
+  ['/clear', 'clear the screen and start a new session (the old one keeps running: its resume line is shown)'],
   ['/new', 'start a new session'],
   ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
   ['/quit', 'leave (also /exit, Ctrl-D, or Ctrl-C twice); the session keeps running'],
@@ -58,24 +65,6 @@ export function helpText(): string {
   const width = Math.max(...HELP_LINES.map(([c]) => c.length));
   return HELP_LINES.map(([c, what]) => `  ${pc.bold(c.padEnd(width))}  ${what}`).join('\n');
 }
-
-/** What can be typed at the approval prompt (or after /approve); `sr`/`ar` widen the approval to the rule. */
-const DECISIONS: Record<string, { decision: ApprovalDecision; scope?: ApprovalScope }> = {
-  o: { decision: 'once' },
-  once: { decision: 'once' },
-  s: { decision: 'session' },
-  session: { decision: 'session' },
-  sr: { decision: 'session', scope: 'rule' },
-  'session rule': { decision: 'session', scope: 'rule' },
-  a: { decision: 'always' },
-  always: { decision: 'always' },
-  ar: { decision: 'always', scope: 'rule' },
-  'always rule': { decision: 'always', scope: 'rule' },
-  d: { decision: 'deny' },
-  deny: { decision: 'deny' },
-  n: { decision: 'deny' },
-  no: { decision: 'deny' },
-};
 
 /** Two Ctrl-C at an idle prompt within this long exit. */
 export const EXIT_WINDOW_MS = 2000;
@@ -239,6 +228,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     history: interactive ? history.load().reverse() : [],
     historySize: 1000,
     removeHistoryDuplicates: true,
+    completer: slashCompleter([...HELP_LINES.map(([c]) => c.split(' ')[0]!).filter((c) => c.startsWith('/')), '/exit']),
   });
   /** The prompt, once idle; after a turn, with the status line above it. */
   const prompt = () => {
@@ -252,10 +242,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
   };
   onIdle = prompt;
 
-  const decide = async ({ decision, scope }: { decision: ApprovalDecision; scope?: ApprovalScope }) => {
+  const decide = async ({ decision, scope, reason }: ApprovalAnswer) => {
     const id = pendingApproval!.requestId;
     restorePrompt();
-    await conv.approve(id, decision, scope).catch(fail);
+    await conv.approve(id, decision, scope, reason).catch(fail);
   };
 
   /** Wait until the turn of message `id` has been rendered to its end (or a short while). */
@@ -277,6 +267,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     inflight += 1;
     started = true;
     reopening = false;
+    renderer.beginTurn();
     renderer.startSpinner('thinking');
     conv
       .send(text, { start: { source: 'cli', ...options.start }, id })
@@ -325,11 +316,11 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         else err('nothing is running');
         break;
       case '/approve': {
-        const decision = DECISIONS[arg.toLowerCase().replace(/\s+/g, ' ')];
+        const decision = parseApprovalAnswer(arg);
         if (!pendingApproval || !decision)
           err(
             pendingApproval
-              ? 'usage: /approve once|session|always|deny (session rule|always rule: every command of the rule)'
+              ? 'usage: /approve once|session|always|deny [reason] (session rule|always rule: every command of the rule)'
               : 'no approval is pending',
           );
         else await decide(decision);
@@ -344,6 +335,24 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       case '/steer':
         if (arg) await conv.steer(arg);
         else err('usage: /steer <text>');
+        break;
+      case '/diff':
+        if (!started || !db) err('no turn yet');
+        else err(await lastTurnDiffs(db, conv.sessionId));
+        break;
+      case '/clear':
+        // Like /new, on a clean screen: a fresh context for the model. The old session is not
+        // ended (it may hold work the person returns to): its resume line is printed first.
+        if (busy()) {
+          err('a turn is running: /stop it first');
+          break;
+        }
+        if (tty) process.stdout.write('\x1b[2J\x1b[3J\x1b[H');
+        if (started) err(pc.dim(`previous session: ${resumeCommand(conv.sessionId)}`));
+        conv = client.conversation(newSessionId());
+        started = false;
+        await attach();
+        err(pc.dim(`new session ${conv.sessionId}`));
         break;
       case '/new':
         conv = client.conversation(newSessionId());
@@ -386,7 +395,9 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
 
   await new Promise<void>((resolve) => {
     const finish = () => {
-      closing ??= (async () => {
+      // `rl.close()` emits 'close' at once, whose handler calls finish again: `closing` must be set
+      // before the body runs (assigned after it, a second body printed the resume line twice).
+      closing ??= Promise.resolve().then(async () => {
         renderer.stopSpinner();
         rl.close();
         await ui.catch(() => {});
@@ -398,7 +409,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
           );
         else err(pc.dim('nothing was sent; no session to resume'));
         resolve();
-      })();
+      });
     };
     // Piped input runs one line at a time, each after the previous turn ends; typed input while a
     // turn runs follows the conversation's busy policy.
@@ -410,10 +421,10 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       const line = text.trim();
       if (!line) return prompt();
       if (pendingApproval && !line.startsWith('/')) {
-        const decision = DECISIONS[line.toLowerCase().replace(/\s+/g, ' ')];
+        const decision = parseApprovalAnswer(line);
         if (!decision) {
           err(
-            'answer o (once), s (session), a (always), d (deny), or sr/ar (session/always for every command of the rule)',
+            'answer o (once), s (session), a (always), d (deny; `d <reason>` tells the model why), or sr/ar (session/always for every command of the rule)',
           );
           return rl.prompt();
         }
@@ -477,7 +488,14 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
       }
       const now = Date.now();
       if (busy()) {
-        process.stdout.write('\n');
+        // The spinner first: a newline under it would leave its frame drawn on the line above.
+        renderer.stopSpinner();
+        renderer.endLine();
+        if (rl.line) {
+          rl.write(null, { ctrl: true, name: 'e' });
+          rl.write(null, { ctrl: true, name: 'u' });
+        }
+        renderer.typing = false;
         // A second Ctrl-C soon after the first leaves even when the stop got no answer (no worker
         // polls the queue, the server is gone): the turn goes on or stops without this terminal.
         if (now - lastInterrupt < EXIT_WINDOW_MS) return finish();

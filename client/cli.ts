@@ -36,7 +36,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { HeraldClient, StartOptions } from './client.js';
 import { onStopRequest } from '../runtime/stop-signals.js';
-import { renderSessionsTable } from './sessions-table.js';
+import { needsYouLine, renderSessionsTable } from './sessions-table.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
@@ -282,18 +282,25 @@ export function buildProgram(): Command {
     .argument('<request>', 'approval request id (see `herald state`)')
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
     .option('--rule', 'session/always: cover every command of the same rules, not only this command')
-    .action(async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean }) => {
-      await withClient(async (client) => {
-        await (await runningConversation(client, session)).approve(request, decision, o.rule ? 'rule' : undefined);
-        const covers =
-          decision === 'session' || decision === 'always'
-            ? o.rule
-              ? ' (every command of its rules)'
-              : ' (this command)'
-            : '';
-        process.stderr.write(`${decision}${covers}: ${request}\n`);
-      });
-    });
+    .option('--reason <text>', 'deny: why, for the model (it reads this in the tool result)')
+    .action(
+      async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean; reason?: string }) => {
+        if (o.reason && decision !== 'deny')
+          throw new Error('--reason goes with deny (the model reads why it may not run the command)');
+        await withClient(async (client) => {
+          await (
+            await runningConversation(client, session)
+          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason);
+          const covers =
+            decision === 'session' || decision === 'always'
+              ? o.rule
+                ? ' (every command of its rules)'
+                : ' (this command)'
+              : '';
+          process.stderr.write(`${decision}${covers}: ${request}\n`);
+        });
+      },
+    );
 
   program
     .command('answer')
@@ -725,6 +732,9 @@ export function buildProgram(): Command {
             })),
           ),
         );
+        const settings = clientSettings(config());
+        const needsYou = o.json ? undefined : needsYouLine([...statuses.values()], settings.uiUrl, settings.namespace);
+        if (needsYou) process.stderr.write(`${pc.dim(needsYou)}\n`);
       } finally {
         await db.end();
       }

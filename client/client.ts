@@ -310,11 +310,14 @@ export class Conversation {
   /** Decide a pending approval (update `approve`: an unknown request id is rejected). */
   /**
    * Decide a pending approval. `session` and `always` cover this command; `scope: 'rule'` widens them
-   * to every command of the same rules.
+   * to every command of the same rules. `reason` (with `deny`) is passed to the model in the tool's
+   * result (at most MAX_DENY_REASON_CHARS).
    */
-  async approve(requestId: string, decision: ApprovalDecision, scope?: ApprovalScope): Promise<void> {
+  async approve(requestId: string, decision: ApprovalDecision, scope?: ApprovalScope, reason?: string): Promise<void> {
     await rejections(
-      this.handle.executeUpdate(approveUpdate, { args: [{ requestId, decision, ...(scope ? { scope } : {}) }] }),
+      this.handle.executeUpdate(approveUpdate, {
+        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}) }],
+      }),
     );
   }
 

@@ -39,6 +39,12 @@ export class EventRenderer {
   private spinner: ReturnType<typeof yoctoSpinner> | undefined;
   private spinnerText = '';
   private spinnerSince = 0;
+  /** When the running turn began (the spinner counts from it, not from its latest step). */
+  private turnSince: number | undefined;
+  /** A turn's `turn.started` came and its `turn.ended` not yet. */
+  private turnOpen = false;
+  /** The user stopped a turn that had not started: mute the next one to start. */
+  private muteNext = false;
   private ticker: NodeJS.Timeout | undefined;
   private atLineStart = true;
   private inReasoning = false;
@@ -58,6 +64,17 @@ export class EventRenderer {
     if (on) this.stopSpinner();
   }
 
+  /** A turn begins now (the REPL sent a message): the spinner's seconds count from here. */
+  beginTurn(at = Date.now()): void {
+    this.turnSince = at;
+    this.muteNext = false;
+  }
+
+  /** What the spinner shows now (undefined when it is not shown). */
+  get spinnerStatus(): string | undefined {
+    return this.spinner ? this.spinnerLabel() : undefined;
+  }
+
   /** The turn whose events arrived last (undefined before any). */
   get currentTurn(): string | undefined {
     return this.current;
@@ -67,9 +84,12 @@ export class EventRenderer {
    * Show nothing more of `turnId` (default: the current turn) but its end: after `/stop` a late
    * text fragment or tool line of the stopped turn would read as if it went on.
    */
-  mute(turnId = this.current): void {
-    if (!turnId) return;
-    this.muted.add(turnId);
+  mute(turnId?: string): void {
+    // Stopped before its turn started (no event of it yet): mute the turn that starts next, or
+    // its first words would stream in after the stop notice and stay there, cut off.
+    if (turnId === undefined && !this.turnOpen) this.muteNext = true;
+    const target = turnId ?? (this.turnOpen ? this.current : undefined);
+    if (target) this.muted.add(target);
     // What is held back of the stopped reply is dropped, not shown.
     this.md.reset();
     this.blocks = 0;
@@ -79,9 +99,17 @@ export class EventRenderer {
   render(e: StoredEvent): void {
     const p = e.payload;
     if (e.turn_id) this.current = e.turn_id;
+    if (e.kind === 'turn.started') {
+      this.turnOpen = true;
+      if (this.muteNext && e.turn_id) this.muted.add(e.turn_id);
+      this.muteNext = false;
+    }
+    if (e.kind === 'turn.ended') this.turnOpen = false;
     if (e.turn_id && this.muted.has(e.turn_id) && e.kind !== 'turn.ended') return;
     switch (e.kind) {
       case 'turn.started':
+        // `herald watch` joins turns already running: count from when the turn began.
+        this.turnSince ??= startOf(e);
         if (this.options.userMessages) this.line(pc.bold(`› ${visibleControls(str(p.text))}`));
         break;
       case 'thinking':
@@ -140,7 +168,7 @@ export class EventRenderer {
         for (const l of command.split('\n')) this.line(`    ${l}`);
         this.line(
           pc.yellow(
-            `  [o]nce · [s]ession · [a]lways · [d]eny · [sr]/[ar] session/always for every ${rules || 'such'} command   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
+            `  [o]nce · [s]ession · [a]lways · [d]eny [reason] · [sr]/[ar] session/always for every ${rules || 'such'} command   (no answer in ${str(p.timeoutSeconds)} s = deny; request ${str(p.requestId)})`,
           ),
         );
         this.options.onApproval?.({ requestId: str(p.requestId), command: str(p.command) });
@@ -162,6 +190,7 @@ export class EventRenderer {
         this.stopSpinner();
         this.endReasoning();
         if (e.turn_id) this.muted.delete(e.turn_id);
+        this.turnSince = undefined;
         const result = p.result as TurnResult | undefined;
         if (this.options.onTurnEnded) {
           if (!this.atLineStart) this.write('\n');
@@ -181,7 +210,7 @@ export class EventRenderer {
     this.spinner = undefined;
   }
 
-  /** Show a spinner (TTY only) with `text` and the seconds since it started. */
+  /** Show a spinner (TTY only) with `text` and the seconds since the turn began (else since now). */
   startSpinner(text: string): void {
     if (!this.options.spinner || this.holding) return;
     this.spinnerText = text;
@@ -190,7 +219,7 @@ export class EventRenderer {
       return;
     }
     if (!this.atLineStart) this.write('\n');
-    this.spinnerSince = Date.now();
+    this.spinnerSince = this.turnSince ?? Date.now();
     this.spinner = yoctoSpinner({ text: this.spinnerLabel(), stream: process.stderr }).start();
     this.ticker = setInterval(() => {
       if (this.spinner) this.spinner.text = this.spinnerLabel();
@@ -255,12 +284,23 @@ export class EventRenderer {
     this.atLineStart = text.endsWith('\n');
   }
 
+  /** End a partial line of reply text (before the REPL writes its own line). */
+  endLine(): void {
+    if (!this.atLineStart) this.write('\n');
+  }
+
   /** A line on stderr (after ending any partial line of reply text). */
   line(text: string): void {
     if (!this.atLineStart) process.stdout.write('\n');
     (this.options.oneStream ? process.stdout : process.stderr).write(`${text}\n`);
     this.atLineStart = true;
   }
+}
+
+/** When an event was stored (not later than now: a clock ahead must not count negative seconds). */
+function startOf(e: StoredEvent): number {
+  const at = new Date(e.created_at).getTime();
+  return Number.isFinite(at) ? Math.min(Date.now(), at) : Date.now();
 }
 
 /** What a turn's end says besides its numbers: interrupted, failed, out of budget. */

@@ -2,6 +2,8 @@
  * The `herald sessions` table: a header and aligned columns, one conversation a line. The session
  * column is the id every command takes; a compressed conversation says how often it compressed.
  */
+import { needsPersonUrl } from '../common/needs-person.js';
+
 export interface SessionLine {
   session: string;
   status: string;
@@ -52,4 +54,20 @@ export function renderSessionsTable(rows: readonly SessionLine[]): string {
       .join('  ')
       .trimEnd();
   return [line(header), ...cells.map(line)].join('\n');
+}
+
+/**
+ * The line under the table (stderr): how many listed conversations wait for a person's reply, and
+ * the Web UI link that lists every conversation needing one (common/needs-person.ts). None without
+ * a Web UI (a stack started without it, or a remote one whose UI Herald does not know).
+ */
+export function needsYouLine(
+  statuses: readonly string[],
+  uiUrl: string | undefined,
+  namespace: string,
+): string | undefined {
+  if (!uiUrl) return undefined;
+  const waiting = statuses.filter((s) => s === 'awaiting_approval' || s === 'awaiting_clarify').length;
+  const count = waiting ? `${waiting} listed conversation(s) wait for your reply · ` : '';
+  return `${count}needs you (approvals, questions, failed turns) in the Web UI: ${needsPersonUrl(uiUrl, namespace)}`;
 }

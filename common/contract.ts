@@ -79,6 +79,8 @@ export const fallbackProviderSchema = z
   .strict();
 
 export const APPROVAL_DECISIONS = ['once', 'session', 'always', 'deny'] as const;
+/** The longest reason a person may give with a decision (it reaches the model and the history). */
+export const MAX_DENY_REASON_CHARS = 500;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -173,13 +175,15 @@ function workflowSchemas(str: StringBound) {
   /**
    * Signal or update `approve`: the user's decision on a pending dangerous command. `session` and
    * `always` cover that command (as parsed: spacing and quoting aside); `scope: "rule"` widens them to
-   * every command of the same rules.
+   * every command of the same rules. `reason` (a deny's): the person's words, passed to the model
+   * in the tool's result so it knows what to do instead.
    */
   const approveSchema = z
     .object({
       requestId: str(300).min(1),
       decision: z.enum(APPROVAL_DECISIONS),
       scope: z.enum(APPROVAL_SCOPES).optional(),
+      reason: str(MAX_DENY_REASON_CHARS).min(1).optional(),
     })
     .strict();
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { YAMLParseError, parse as parseYaml } from 'yaml';
+import { YAMLParseError, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { ConfigFile } from '../common/config-schema.js';
 import { configFileSchema } from '../common/config-schema.js';
@@ -310,8 +310,12 @@ function loadConfigFile(path: string, required: boolean): ConfigFile {
   }
   const text = readFileSync(path, 'utf8');
   let raw: unknown;
+  // Every problem at once, not the first: fixing one to meet the next is a slow loop.
+  const doc = parseDocument(text);
+  if (doc.errors.length)
+    throw new ConfigError(allOf(doc.errors.map((err) => describeYamlError(path, text, err))), '(file)');
   try {
-    raw = parseYaml(text) ?? {};
+    raw = doc.toJS() ?? {};
   } catch (err) {
     const message =
       err instanceof YAMLParseError
@@ -321,10 +325,19 @@ function loadConfigFile(path: string, required: boolean): ConfigFile {
   }
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
-    const { key, message } = describeSchemaIssue(path, text, parsed.error.issues[0]!, configFileSchema);
-    throw new ConfigError(message, key);
+    const issues = parsed.error.issues.map((issue) => describeSchemaIssue(path, text, issue, configFileSchema));
+    throw new ConfigError(allOf(issues.map((i) => i.message)), issues[0]!.key);
   }
   return parsed.data;
+}
+
+/** Errors reported at once (a file of errors says how many more there are past the first few). */
+const MAX_REPORTED_ERRORS = 10;
+
+function allOf(messages: string[]): string {
+  const shown = messages.slice(0, MAX_REPORTED_ERRORS);
+  const more = messages.length - shown.length;
+  return [...shown, ...(more > 0 ? [`… and ${more} more error(s)`] : [])].join('\n');
 }
 
 /** Whether a (broken) config file has a top-level `codec` section. */

@@ -1,6 +1,9 @@
 /**
  * Screenshots of the Temporal Web UI showing real Herald conversations, for the README:
- * docs/images/webui-list.png (the workflow list with Herald's search attributes as columns) and
+ * docs/images/webui-list.png (the workflow list with Herald's search attributes as columns),
+ * docs/images/webui-needs-you.png (the list opened from the "needs you" link `herald dev` and
+ * `herald sessions` print), docs/images/webui-columns.png (the Web UI's own column settings, where a
+ * person adds HeraldTitle and HeraldStatus by hand) and
  * docs/images/webui-details.png (a conversation waiting for an approval: its summary and current
  * details) and docs/images/webui-history.png (its event history: labelled timers and activities,
  * small activity results).
@@ -19,6 +22,7 @@ import { join, resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import type { Page } from 'puppeteer-core';
 import { SEARCH_ATTRIBUTES } from '../common/constants.js';
+import { needsPersonUrl } from '../common/needs-person.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
 import { freePort } from '../runtime/ports.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';
@@ -126,6 +130,23 @@ async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<
     await waitForText(page, 'Clean the build folder');
     await page.screenshot({ path: join(outDir, 'webui-list.png') });
     log(`wrote ${join(outDir, 'webui-list.png')}`);
+
+    // The link the banner prints: only the conversations that need a person (the waiting one and
+    // the one whose turn failed), not the answered one or the child agent.
+    await page.goto(needsPersonUrl(uiUrl, 'default'), { waitUntil: 'domcontentloaded' });
+    await waitForText(page, 'demo-cleanup');
+    await waitForText(page, 'demo-broken-key');
+    await page.waitForFunction(`!document.body.innerText.includes('demo-explore')`, { timeout: 30_000 });
+    await page.screenshot({ path: join(outDir, 'webui-needs-you.png') });
+    log(`wrote ${join(outDir, 'webui-needs-you.png')}`);
+
+    // Where a person adds the columns by hand (what the injected storage above stands for).
+    await page.locator('button[data-track-intent="configure-columns"]').click();
+    await waitForText(page, 'Custom Search Attributes');
+    await waitForText(page, SEARCH_ATTRIBUTES.title);
+    await new Promise((r) => setTimeout(r, 1000)); // the drawer slides in
+    await page.screenshot({ path: join(outDir, 'webui-columns.png') });
+    log(`wrote ${join(outDir, 'webui-columns.png')}`);
 
     // The conversation's page: its history (labelled timers), then its summary and current details.
     const base = `${uiUrl}/namespaces/default/workflows/${workflowId}/${runId}`;

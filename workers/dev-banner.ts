@@ -6,6 +6,7 @@
  */
 import type { ProviderDefaults, ProviderRef } from '../common/providers.js';
 import { keyOptional, resolveProvider } from '../common/providers.js';
+import { needsPersonUrl } from '../common/needs-person.js';
 import { tracingWanted } from '../runtime/tracing-config.js';
 
 export interface ProviderSummary {
@@ -76,4 +77,13 @@ export function observabilityLines(metricsUrl: string | undefined, env: NodeJS.P
   if (tracingWanted(env))
     lines.push(`Traces:    OTLP to ${endpoint ? displayBaseUrl(endpoint) : 'http://localhost:4318'}`);
   return lines;
+}
+
+/**
+ * `Web UI:` and, under it, `Needs you:`: the list filtered to the conversations waiting for an
+ * approval, an answer, or a look after a failed turn (common/needs-person.ts).
+ */
+export function webUiLines(uiUrl: string | undefined, namespace: string): string[] {
+  if (!uiUrl) return [];
+  return [`Web UI:    ${uiUrl}`, `Needs you: ${needsPersonUrl(uiUrl, namespace)}`];
 }

@@ -25,7 +25,7 @@ import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
 import { startWorker } from './worker.js';
 import { clientCodec } from '../runtime/data-converter.js';
 import { startCodecServer } from '../runtime/codec-server.js';
-import { observabilityLines, providerLines, providerSummary } from './dev-banner.js';
+import { observabilityLines, providerLines, providerSummary, webUiLines } from './dev-banner.js';
 
 export interface DevStackOptions {
   config: HeraldConfig;
@@ -187,7 +187,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     writeFileSync(paths.runtimeFile, `${JSON.stringify(info, null, 2)}\n`);
     stops.push(() => Promise.resolve(rmSync(paths.runtimeFile, { force: true })));
     say(`Temporal:  ${temporalAddress} (namespace ${config.namespace}, task queue ${config.taskQueue})`);
-    if (uiUrl) say(`Web UI:    ${uiUrl}`);
+    for (const line of webUiLines(uiUrl, config.namespace)) say(line);
     if (config.codec)
       say(
         `Payloads:  encrypted (key ${config.codec.keys[0]!.id}, from ${config.codec.source})${codecUrl ? `; the Web UI decodes them through ${codecUrl}` : ''}`,

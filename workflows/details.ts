@@ -14,6 +14,9 @@ import type { ConversationState } from './state.js';
 import { leftOutLines, preview } from './state.js';
 import type { TurnProgress } from './turn.js';
 
+/** Choices shown in the details (a clarify offers a handful; the details stay short). */
+const MAX_DETAIL_CHOICES = 10;
+
 const SA = {
   sessionId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId, 'KEYWORD'),
   model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
@@ -159,6 +162,9 @@ export function describe(
     lines.push(
       `**Question for the user:** ${preview(state.clarify.question, 300)} — \`herald answer ${state.conversationId} "…"\``,
     );
+    // The choices the model offered, numbered as the chat numbers them (any other answer is fine too).
+    const choices = state.clarify.choices.slice(0, MAX_DETAIL_CHOICES);
+    if (choices.length) lines.push(`**Choices:** ${choices.map((c, i) => `${i + 1}) ${preview(c, 100)}`).join(' · ')}`);
   }
   const left = leftOutLines(state, 8);
   if (left.length)

@@ -144,6 +144,7 @@ export function registerHandlers(run: Run): void {
     else {
       req.decision = parsed.data.decision;
       if (parsed.data.scope) req.scope = parsed.data.scope;
+      if (parsed.data.reason) req.denyReason = parsed.data.reason;
     }
   });
   setHandler(
@@ -152,6 +153,7 @@ export function registerHandlers(run: Run): void {
       const req = findApproval(input.requestId)!;
       req.decision = input.decision;
       if (input.scope) req.scope = input.scope;
+      if (input.reason) req.denyReason = input.reason;
       return { requestId: input.requestId, decision: input.decision, scope: input.scope ?? 'command' };
     },
     {

@@ -39,6 +39,15 @@ function approveForSession(
 const DO_NOT_RETRY =
   'Do not retry it, rephrase it, or work around it with another command; continue without it, or ask the user what to do.';
 
+/**
+ * A denied command's tool result. With the person's reason, the model is told to follow it (the
+ * reason often says what to do instead); without one, to go on without the command.
+ */
+export function deniedResult(command: string, reason: string | undefined): string {
+  if (!reason) return `The user denied running this command: ${command}. ${DO_NOT_RETRY}`;
+  return `The user denied running this command: ${command}. The user's reason: ${reason}\nDo not run this command again; take the user's reason into account and continue, or ask the user what to do.`;
+}
+
 export function hardlineResult(description: string): string {
   return `BLOCKED: this command is never allowed (${description}). ${DO_NOT_RETRY}`;
 }
@@ -154,8 +163,7 @@ export async function gateCommand(
       };
     }
     await resolve(req.decision!, 'user');
-    if (req.decision === 'deny')
-      return { run: false, result: `The user denied running this command: ${check.command}. ${DO_NOT_RETRY}` };
+    if (req.decision === 'deny') return { run: false, result: deniedResult(check.command, req.denyReason) };
     if (req.decision === 'session') approveForSession(s, call, byCommand, req.scope ?? 'command');
     return { run: true };
   } catch (err) {

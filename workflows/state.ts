@@ -134,6 +134,8 @@ export interface ApprovalRequest {
   timeoutSeconds: number;
   decision?: ApprovalDecision;
   scope?: ApprovalScope;
+  /** The person's reason, given with a deny: the model reads it in the tool's result. */
+  denyReason?: string;
 }
 
 export interface ClarifyRequest {

@@ -138,6 +138,7 @@ describe('herald chat in a terminal', () => {
     t.keys('C-c');
     await t.waitFor(`resume this session with: herald chat --resume ${id}`);
     await eventually(() => t.exited());
+    assert.equal(t.screen().match(/resume this session with:/g)?.length, 1, 'the resume line, once');
     assert.match(readFileSync(join(stack.home, 'chat_history'), 'utf8'), /the first question/);
 
     stack.fake.script([{ text: 'The second answer.' }]);
@@ -149,6 +150,8 @@ describe('herald chat in a terminal', () => {
     await again.waitFor('The second answer.');
     again.keys('C-d');
     await again.waitFor(`resume this session with: herald chat --resume ${id}`);
+    await eventually(() => again.exited());
+    assert.equal(again.screen().match(/resume this session with:/g)?.length, 1, 'the resume line, once');
   });
 
   it('resuming an ended session is refused, and --reopen goes on with its messages', async () => {
@@ -204,6 +207,28 @@ describe('herald chat in a terminal', () => {
     t.type('typed meanwhile', true);
     await t.waitFor('› typed meanwhile  (interrupts the running turn and runs next)');
     await t.waitFor('Second reply.');
+  });
+
+  it("Tab completes /diff, which shows the last turn's edits; /clear starts a new session and prints the old one's resume line", async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'clear-me.txt', content: 'gamma\ndelta\n' } }] },
+      { text: 'Wrote it.' },
+    ]);
+    const t = chat();
+    const id = await sessionOf(t);
+    t.type('write the file', true);
+    await t.waitFor('Wrote it.', 60_000);
+    await idle(t);
+    t.type('/di');
+    t.keys('Tab');
+    await t.waitFor('› /diff');
+    t.keys('Enter');
+    const shown = await t.waitFor(/write_file: clear-me\.txt\s*\n\s*@@/, 10_000, 'the diff under its call');
+    assert.match(shown, /\+gamma\s*\n\s*\+delta/);
+    t.type('/clear', true);
+    const cleared = await t.waitFor(/new session (\S+)/, 10_000);
+    assert.match(cleared, new RegExp(`previous session: herald chat --resume ${id}`));
+    assert.notEqual(/new session (\S+)/.exec(cleared)![1], id);
   });
 
   it('/model switches the conversation in place: the same session, the next request on the new model', async () => {

@@ -163,6 +163,28 @@ describe('human control', () => {
     assert.equal(done.payload.summary, 'terminal: git reset --hard HEAD~3');
   });
 
+  it("passes the person's reason for a deny to the model", async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'dropdb production' } }] },
+      { text: 'I will use the test database.' },
+    ]);
+    const conv = stack.herald.conversation('h-deny-reason');
+    const pending = conv.send('reset the database', { start: { cwd: ws } });
+    const ev = await waitForEvent('h-deny-reason', 'approval.requested');
+    await assert.rejects(
+      conv.approve(ev.payload.requestId as string, 'deny', undefined, 'x'.repeat(501)),
+      /reason/,
+      'a reason over the bound is refused',
+    );
+    await conv.approve(ev.payload.requestId as string, 'deny', undefined, 'use the test database instead');
+    assert.equal((await pending).final_response, 'I will use the test database.');
+    const result = messagesOf(stack.fake.requests[1]!).at(-1)!.content!;
+    assert.match(
+      result,
+      /The user denied running this command: dropdb production\. The user's reason: use the test database instead\n/,
+    );
+  });
+
   it('treats silence as a denial after the approval timeout', async () => {
     stack.fake.script([
       { toolCalls: [{ name: 'terminal', arguments: { command: 'chmod 777 secrets' } }] },

@@ -36,10 +36,17 @@ describe('README screenshots', () => {
     assertPicture(out);
   });
 
-  it('the Web UI list and a conversation waiting for an approval', async () => {
+  it('the Web UI list, the needs-you list, its column settings, and a conversation waiting for an approval', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'herald-shots-'));
     const r = await runScript('screenshots.ts', [dir]);
     assert.equal(r.code, 0, r.output);
-    for (const name of ['webui-list.png', 'webui-details.png', 'webui-history.png']) assertPicture(join(dir, name));
+    for (const name of [
+      'webui-list.png',
+      'webui-needs-you.png',
+      'webui-columns.png',
+      'webui-details.png',
+      'webui-history.png',
+    ])
+      assertPicture(join(dir, name));
   });
 });

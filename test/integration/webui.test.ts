@@ -13,6 +13,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { StartOptions } from '../../client/client.js';
+import { NEEDS_PERSON_QUERY } from '../../common/needs-person.js';
 import type { RecordedRequest } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { FAKE_MODEL, createTestStack, eventually } from '../support/stack.js';
@@ -117,6 +118,31 @@ describe('Web UI and CLI view of a conversation', () => {
       assert.notEqual(Buffer.from(p.metadata!.encoding!).toString(), 'binary/null');
     }
     assert.ok(results.some((p) => JSON.stringify(decode(p)) === '{"ok":true}'));
+  });
+
+  it("the needs-you query finds a conversation waiting on a question, and its details show the question's choices", async () => {
+    stack.fake.script([
+      { toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }] },
+      { text: 'Using sqlite.' },
+    ]);
+    const conv = stack.herald.conversation('w-clarify');
+    const pending = conv.send('Set up the database', { start: { cwd: ws } });
+    await eventually(async () => (await conv.state()).clarify ?? undefined);
+    // The same query `herald dev` and `herald sessions` put in their Web UI link.
+    await eventually(async () => {
+      const r = await temporal(stack.temporalAddress, ['workflow', 'list', '--query', NEEDS_PERSON_QUERY]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.includes(conv.workflowId) || undefined;
+    });
+    const handle = stack.temporal.workflow.getHandle(conv.workflowId);
+    const meta = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    assert.match(meta.currentDetails, /\*\*Question for the user:\*\* Which database\?/);
+    assert.match(meta.currentDetails, /\*\*Choices:\*\* 1\) postgres · 2\) sqlite/);
+    await conv.answer('sqlite');
+    assert.equal((await pending).final_response, 'Using sqlite.');
+    await eventually(async () => (await attributes(conv.workflowId)).HeraldStatus?.[0] === 'idle');
+    const after = await temporal(stack.temporalAddress, ['workflow', 'list', '--query', NEEDS_PERSON_QUERY]);
+    assert.ok(!after.stdout.includes(conv.workflowId), after.stdout);
   });
 
   it("a running tool's heartbeat shows its command, elapsed time and output tail", async () => {

@@ -225,6 +225,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reports every error of a file at once, not only the first', () => {
+    const path = configFile(
+      'two-errors.yaml',
+      'agent:\n  maxIteratons: 5\ntools:\n  terminal:\n    timeoutSeconds: "soon"\n',
+    );
+    const err = configError({ HERALD_CONFIG: path });
+    assert.equal(err.key, 'agent', 'the first error names the key');
+    assert.match(err.message, /agent: unknown key "maxIteratons"/);
+    assert.match(err.message, /tools\.terminal\.timeoutSeconds: .*\(line 5, column 21\)/);
+    const yaml = configError({ HERALD_CONFIG: configFile('two-syntax.yaml', 'a: 1\na: 2\nb:\n  c: 1\n d: 2\n') });
+    assert.match(yaml.message, /not valid YAML: Map keys must be unique \(line 2, column 1\)/);
+    assert.match(yaml.message, /not valid YAML: All mapping items must start at the same column \(line 5, column 1\)/);
+  });
+
   it('lists the known keys when nothing is close', () => {
     const err = configError({ HERALD_CONFIG: configFile('far.yaml', 'retry:\n  zzz: 1\n') });
     assert.match(err.message, /unknown key "zzz"; known: baseDelaySeconds, maxDelaySeconds, maxRetryAfterSeconds/);
