@@ -1,5 +1,5 @@
 /**
- * The redactor (SPEC §1.6): one function that every text leaving the worker for Temporal, Postgres,
+ * The redactor (docs/tool-sandbox.md): one function that every text leaving the worker for Temporal, Postgres,
  * the event stream or the logs goes through. It replaces the values of the credentials the worker
  * holds (named after their variable) and well-known secret shapes (named after the shape) with
  * `[REDACTED:<name>]`. Pure; the worker builds it from its environment and configuration

@@ -1,5 +1,5 @@
 /**
- * The worker's secrets and the process-wide redactor built from them (SPEC §1.6). A process has one
+ * The worker's secrets and the process-wide redactor built from them (docs/tool-sandbox.md). A process has one
  * redactor because everything it sends out must pass it — activity results and failures, every
  * Postgres write, the event stream, the logs (Herald's, the Temporal core's, a library's) — and
  * those leave through many doors that should not each need to be handed the key list.
