@@ -37,7 +37,7 @@ export type ApiMode = (typeof API_MODES)[number];
 
 /**
  * What the workflow knows about the provider of a model call: names and references only.
- * The key itself is read from `apiKeyEnv` inside the worker and never enters Temporal (docs/tool-sandbox.md).
+ * The key itself is read from `apiKeyEnv` inside the worker and never enters Temporal (docs/providers.md).
  */
 export interface ProviderRef {
   provider: ProviderName;
@@ -141,7 +141,7 @@ export interface ProviderDefaults {
   providers?: Partial<Record<ProviderName, ProviderSettings>>;
   /**
    * Endpoints and key variables the worker declares (config file and environment). A request may
-   * only pick among these and the providers' standard ones (docs/tool-sandbox.md): workflow input must not be
+   * only pick among these and the providers' standard ones (docs/endpoints.md): workflow input must not be
    * able to send a worker's variable to a host of its choosing.
    */
   declared?: {
