@@ -1,5 +1,5 @@
 /**
- * Approvals and clarify questions (SPEC §7.5, §7.7): the workflow waits for the human; these
+ * Approvals and clarify questions (docs/human-control.md): the workflow waits for the human; these
  * activities record the audit trail, publish the request events clients prompt on, persist
  * "always" decisions, and (in `smart` mode) ask the auxiliary model whether a command is low-risk.
  */

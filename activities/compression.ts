@@ -1,5 +1,5 @@
 /**
- * The compression activity (SPEC §9): the context engine (context-engine.ts) shortens the
+ * The compression activity (docs/long-conversations.md): the context engine (context-engine.ts) shortens the
  * transcript; this writes the result to a new session linked to the old one, with a rebuilt
  * system prompt. Idempotent: the new session is written in one transaction, and a retry finds it.
  */

@@ -1,5 +1,5 @@
 /**
- * The pluggable context engine (SPEC §9: "the compressor is a pluggable interface"). An engine
+ * The pluggable context engine (docs/long-conversations.md: the compressor can be replaced). An engine
  * turns a session's transcript into a shorter one; the compression activity does the rest (the
  * new session, lineage, system prompt, events). The default engine is Hermes' algorithm: prune old
  * tool results, keep the head and the tail verbatim, summarise the middle with the auxiliary model

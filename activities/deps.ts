@@ -19,7 +19,7 @@ export interface ActivityDeps {
   /** Whether Herald's search attributes exist on the namespace (checked at worker start). */
   searchAttributes: boolean;
   env: NodeJS.ProcessEnv;
-  /** Where every process a tool starts runs (SPEC §7.8). */
+  /** Where every process a tool starts runs (docs/tool-sandbox.md). */
   sandbox: ToolSandbox;
   /** Herald's Prometheus metrics (activities/metrics.ts); recorded always, served with a metrics port. */
   metrics: HeraldMetrics;

@@ -1,5 +1,5 @@
 /**
- * Plugin hooks (SPEC §7.4): a small typed interface, loaded from the config file
+ * Plugin hooks (docs/tools.md): a small typed interface, loaded from the config file
  * (`hooks.plugins: [./my-hooks.mjs]`), run by the worker at the points Hermes has them.
  * A hook that throws is logged and skipped; it never breaks a turn.
  */

@@ -37,7 +37,7 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
 export const DONE_RESULT = { ok: true } as const;
 
 /**
- * Every activity's result and failure pass the redactor before they reach Temporal (SPEC §1.6);
+ * Every activity's result and failure pass the redactor before they reach Temporal (docs/tool-sandbox.md);
  * a database refusal fails at once instead of being retried into the same refusal.
  */
 function redactingAll<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {

@@ -1,7 +1,7 @@
 /**
  * An activity's failure redacted in place before the SDK turns it into a Temporal failure: message,
  * stack and `ApplicationFailure` details, down the cause chain. A provider's 401 that echoes the key
- * it was sent is the case this exists for (SPEC §1.6).
+ * it was sent is the case this exists for (docs/tool-sandbox.md).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { redactor } from '../runtime/secrets.js';

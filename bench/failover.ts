@@ -1,5 +1,5 @@
 /**
- * Failover after a worker death (issue 16 point 6, goal < 5 s for model calls): a worker process
+ * Failover after a worker death (goal < 5 s for model calls, docs/reliability.md): a worker process
  * runs a model call that streams slowly, a second worker process starts, the first is killed with
  * SIGKILL, and the figure is the time from the kill to the call's re-run reaching the provider
  * from the second worker. What sets it: the model call's heartbeat timeout (3 s) after its last

@@ -1,5 +1,5 @@
 /**
- * Orchestration overhead, the two figures of issue 16 point 6 (goals: per-step p50 ≤ 20 ms, a
+ * Orchestration overhead, the two figures docs/reliability.md states (goals: per-step p50 ≤ 20 ms, a
  * 1-step turn ≤ 50 ms):
  *   - per step: in a 10-step tool turn, the time between one activity's end and the next one's
  *     start, read from the history's own event timestamps (the server's clock): what Temporal,

@@ -2,7 +2,7 @@
  * `npm run bench`: Herald's speed and footprint on the real stack (Temporal dev server, Postgres,
  * an in-process worker, the fake provider over HTTP with zero model latency). Prints:
  *   - orchestration overhead per step (what Herald adds around each model call and tool call),
- *   - the figures of issue 16 point 6 against their goals: per-step overhead p50 from history
+ *   - the figures docs/reliability.md states, against their goals: per-step overhead p50 from history
  *     timestamps, a 1-step turn's overhead (bench/overhead.ts), failover after a worker's SIGKILL
  *     during a model call (bench/failover.ts),
  *   - history bytes per step against transcript length (must stay flat: history holds references),
@@ -103,7 +103,7 @@ try {
     say('');
   }
 
-  // 1b. Issue 16's overhead figures: per-step gaps from history timestamps, a 1-step turn.
+  // 1b. The overhead figures of docs/reliability.md: per-step gaps from history timestamps, a 1-step turn.
   {
     const o = await measureOverhead(stack, ws, quick);
     say(

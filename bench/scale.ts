@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale`: Herald at scale (issue 16 point 5). K conversations at once, each three
+ * `npm run bench:scale`: Herald at scale (docs/capacity.md). K conversations at once, each three
  * turns of model call (1–3 s latency from the fake provider) → read_file → answer, against real
  * worker processes (`herald worker`), a file-backed Temporal dev server (as `herald dev` runs it:
  * SQLite in WAL mode, workers/temporal-dev-server.ts) and Postgres. For each K and worker count it
@@ -278,7 +278,7 @@ console.log(
   )}`,
 );
 for (const r of results) if (r.firstError) console.log(`K=${r.k}×${r.workers}: first error: ${r.firstError}`);
-// Issue 16's goals for the 2-core development machine, each against this run's figures.
+// The goals for the 2-core development machine (docs/capacity.md), each against this run's figures.
 const one = results.filter((r) => r.workers === 1);
 const maxRate = Math.max(...one.map((r) => r.turnsPerS));
 const k500 = one.find((r) => r.k === 500);

@@ -1,5 +1,5 @@
 /**
- * The `herald` command line (SPEC §14). Errors are one clear line on stderr; `--json` prints
+ * The `herald` command line (docs/cli.md). Errors are one clear line on stderr; `--json` prints
  * machine-readable results on stdout. Exit codes: 0 ok, 1 error, 2 usage, 3 the turn failed,
  * 4 the turn was interrupted.
  *

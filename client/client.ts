@@ -1,7 +1,7 @@
 /**
  * Herald's typed client library. `HeraldClient` starts and steers conversations; `HeraldAgent`
  * mirrors the seeds' two entry points: `chat(text)` → the final response string, and
- * `runConversation({ userMessage, … })` → the full turn result (SPEC §14).
+ * `runConversation({ userMessage, … })` → the full turn result (docs/cli.md).
  */
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -399,7 +399,7 @@ export class HeraldAgent {
     return r.final_response ?? '';
   }
 
-  /** Send a user message; resolves to the full turn result (SPEC §2.4). */
+  /** Send a user message; resolves to the full turn result (docs/temporal-cli.md). */
   async runConversation(o: RunConversationOptions): Promise<TurnResult> {
     const start: StartOptions = { ...this.start };
     if (o.systemMessage !== undefined) start.systemMessage = o.systemMessage;

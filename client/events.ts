@@ -1,5 +1,5 @@
 /**
- * Following a conversation's events (SPEC §6.4): replay from an offset, then live through
+ * Following a conversation's events (docs/cli.md): replay from an offset, then live through
  * LISTEN/NOTIFY, with a slow poll as a safety net for a dropped notification or connection.
  */
 import pg from 'pg';

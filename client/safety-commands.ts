@@ -1,5 +1,5 @@
 /**
- * `herald check-command` and `herald scan-text` (SPEC §7.5, §10): the approval gate's command
+ * `herald check-command` and `herald scan-text` (docs/command-safety.md): the approval gate's command
  * classifier and the prompt-injection scanner, run on the caller's own input, for users tuning
  * their allowlists and for CI. Nothing here talks to Temporal or Postgres.
  *

@@ -197,7 +197,7 @@ export interface RunToolArgs {
   cwd: string;
   /** This call's share of the 200,000-character budget for all results of one assistant turn. */
   inlineLimit?: number;
-  /** The conversation's network for tool processes, when it narrowed the worker's (SPEC §7.8). */
+  /** The conversation's network for tool processes, when it narrowed the worker's (docs/tool-sandbox.md). */
   network?: NetworkPolicy;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Every HTTP attempt counts (issue 14): a turn's `api_calls`, its usage and the session totals are
+ * Every HTTP attempt counts: a turn's `api_calls`, its usage and the session totals are
  * the usage ledger's — failed and cancelled attempts included, with what the provider reported for
  * them (none reported: a call with zero tokens). The ledger (activities/store/ledger.ts) is the
  * source of truth; the activities that already report to the workflow (a model call's result, its

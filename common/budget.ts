@@ -1,5 +1,5 @@
 /**
- * Iteration budget arithmetic (SPEC §8). Each model call consumes one iteration; pressure
+ * Iteration budget arithmetic (docs/providers.md). Each model call consumes one iteration; pressure
  * warnings ride on the request only (never stored).
  */
 

@@ -33,7 +33,7 @@ export const loopGuardSchema = z
   .strict()
   .default({ ...DEFAULT_LOOP_GUARD });
 
-/** `delegation`: child agents run by `delegate_task` (SPEC §12). */
+/** `delegation`: child agents run by `delegate_task` (docs/delegation.md). */
 export const delegationSettingsSchema = z
   .object({
     mode: z.enum(DELEGATION_MODES).default(DEFAULT_DELEGATION.mode),

@@ -1,5 +1,5 @@
 /**
- * One message for a fallback chain that failed as a whole (SPEC §5.3): every provider's own
+ * One message for a fallback chain that failed as a whole (docs/providers.md): every provider's own
  * error, the primary's first, so a user whose primary is misconfigured does not see only the last
  * fallback's complaint. Pure and bounded (the message reaches the turn result and history).
  */

@@ -1,5 +1,5 @@
 /**
- * Provider error classifier (SPEC §5.1, hermes-reference §3.1): HTTP status, provider error body
+ * Provider error classifier (docs/providers.md; detection rules as Hermes has them): HTTP status, provider error body
  * and message text → one failure reason. Pure and table-driven; the first matching rule wins.
  */
 import type { FailureReason } from './error-reasons.js';

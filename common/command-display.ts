@@ -1,5 +1,5 @@
 /**
- * Showing a command to the human who approves it (SPEC §7.5): all of it, with nothing that can
+ * Showing a command to the human who approves it (docs/command-safety.md): all of it, with nothing that can
  * hide part of it. Control characters and escape sequences (which could redraw the terminal),
  * bidirectional overrides and invisible characters are shown as visible markers; a long run of
  * spaces, which could push a dangerous tail out of view, is shown as its length. Pure.

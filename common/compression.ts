@@ -1,5 +1,5 @@
 /**
- * Context compression planning (SPEC §9), pure: which messages stay verbatim (head and tail),
+ * Context compression planning (docs/long-conversations.md), pure: which messages stay verbatim (head and tail),
  * which are pruned to one line, which are summarised, and how the summary is framed. The
  * compression activity supplies token counts and the summariser; this module decides.
  */

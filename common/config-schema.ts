@@ -1,5 +1,5 @@
 /**
- * The Herald config file (YAML, SPEC §1.4), validated by one zod schema. Every number is a
+ * The Herald config file (YAML, docs/configuration.md), validated by one zod schema. Every number is a
  * default that can be changed here. Environment variables override the file where both exist.
  */
 import { z } from 'zod';
@@ -176,7 +176,7 @@ export const configFileSchema = z
       })
       .strict()
       .default({ paths: [] }),
-    /** Dangerous-command approvals and clarify questions (SPEC §7.5). */
+    /** Dangerous-command approvals and clarify questions (docs/command-safety.md). */
     approvals: z
       .object({
         mode: z.enum(['manual', 'off', 'smart']).default('manual'),
@@ -185,7 +185,7 @@ export const configFileSchema = z
       })
       .strict()
       .default({ mode: 'manual', timeoutSeconds: 300, clarifyTimeoutSeconds: 600 }),
-    /** Child agents run by `delegate_task` (SPEC §12). */
+    /** Child agents run by `delegate_task` (docs/delegation.md). */
     delegation: delegationSettingsSchema,
     /** Session-wide caps over every model call (retries, compression and child agents included). */
     budget: sessionBudgetSchema.default({}),
@@ -205,7 +205,7 @@ export const configFileSchema = z
       })
       .strict()
       .default({ env: [], benignEnv: [] }),
-    /** The OS sandbox every tool process runs in (SPEC §7.8). */
+    /** The OS sandbox every tool process runs in (docs/tool-sandbox.md). */
     sandbox: sandboxConfigSchema.prefault({}),
     mcp: mcpConfigSchema,
     events: z

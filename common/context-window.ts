@@ -1,5 +1,5 @@
 /**
- * Context windows and compression thresholds (SPEC §9). A conversation's `contextLength` (input or
+ * Context windows and compression thresholds (docs/long-conversations.md). A conversation's `contextLength` (input or
  * config) wins; otherwise a window is guessed from the model family.
  */
 

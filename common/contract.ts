@@ -1,5 +1,5 @@
 /**
- * The conversation workflow's public contract (SPEC §2): its input, the payloads of its signals
+ * The conversation workflow's public contract (docs/temporal-cli.md): its input, the payloads of its signals
  * and updates, the turn result and the state query. zod is the single source of truth; these
  * schemas run in the workflow sandbox too (zod is deterministic), so validation happens where the
  * data enters.
@@ -98,7 +98,7 @@ export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
  */
 function workflowSchemas(str: StringBound) {
   const messageText = str(MAX_MESSAGE_CHARS, MESSAGE_TOO_LARGE).min(1);
-  /** Workflow input: one JSON object, every field optional (SPEC §2.2). */
+  /** Workflow input: one JSON object, every field optional (docs/temporal-cli.md). */
   const conversationInputSchema = z
     .object({
       sessionId: sessionIdSchema.optional(),
@@ -139,7 +139,7 @@ function workflowSchemas(str: StringBound) {
         .strict()
         .optional(),
       cwd: z.string().min(1).optional(),
-      /** The tool sandbox for this conversation: `{ network }` may only narrow what the worker allows (SPEC §7.8). */
+      /** The tool sandbox for this conversation: `{ network }` may only narrow the worker's (docs/tool-sandbox.md). */
       sandbox: sandboxInputSchema.optional(),
       /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
       toolTaskQueue: str(200).min(1).optional(),
@@ -150,7 +150,7 @@ function workflowSchemas(str: StringBound) {
       /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
       continueAsNewAfterTurns: z.number().int().min(1).optional(),
       /**
-       * Set by a parent conversation that delegated a task (SPEC §12): the child runs its one
+       * Set by a parent conversation that delegated a task (docs/delegation.md): the child runs its one
        * turn and ends; nobody is there to approve or answer, so approvals resolve on their own.
        */
       subagent: z
@@ -205,7 +205,7 @@ export type ConversationInput = z.infer<typeof conversationInputSchema>;
 /**
  * Sizes the schema above does not check (so that runs started before these bounds still replay):
  * checked when a run starts, so that nothing the input carries through every continue-as-new, or
- * into a search attribute, can outgrow what Temporal accepts (issue 12).
+ * into a search attribute, can outgrow what Temporal accepts.
  */
 export const INPUT_BOUNDS = {
   model: 200,
@@ -380,7 +380,7 @@ export interface TurnUsage {
   session: Usage;
 }
 
-/** The result of one turn, and the shape of the workflow's final result (SPEC §2.4). */
+/** The result of one turn, and the shape of the workflow's final result (docs/temporal-cli.md). */
 export interface TurnResult {
   final_response: string | null;
   last_reasoning: string | null;
@@ -427,7 +427,7 @@ export interface QueuedMessageView {
   preview: string;
 }
 
-/** What the `state` query returns (SPEC §2.3). */
+/** What the `state` query returns (docs/temporal-cli.md). */
 export interface ConversationStateView {
   status: ConversationStatus;
   session_id: string;

@@ -1,5 +1,5 @@
 /**
- * Delegation (SPEC §12): `delegate_task` runs child agents as child conversation workflows. This
+ * Delegation (docs/delegation.md): `delegate_task` runs child agents as child conversation workflows. This
  * module is the pure part — the settings, which tools a child gets, the brief it starts from, the
  * ids of its session, and the report the parent's model reads back. The workflow side is
  * workflows/delegation.ts.

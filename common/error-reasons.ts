@@ -1,5 +1,5 @@
 /**
- * The provider failure reasons (SPEC §5.1) and what each one means for the workflow.
+ * The provider failure reasons (docs/providers.md) and what each one means for the workflow.
  * The model activity throws an ApplicationFailure whose `type` is the reason; the workflow reads
  * these flags to decide between retrying, compressing, rotating a credential and falling back.
  */

@@ -1,5 +1,5 @@
 /**
- * Prompt-injection scanning (SPEC §10, hermes-reference §9). Pure: the prompt builder scans each
+ * Prompt-injection scanning (docs/untrusted-text.md; families as in Hermes). Pure: the prompt builder scans each
  * context file and the memory snapshot before they enter the system prompt, the memory tool scans
  * what it is asked to store, and tool results can be scanned before they are sent back to the model.
  * A hit replaces the text with a `[BLOCKED: …]` note (see `blockedNote`).

@@ -1,5 +1,5 @@
 /**
- * Tool-loop guardrails (issue 14): small models call the same tool with the same arguments again
+ * Tool-loop guardrails (docs/loop-guard.md): small models call the same tool with the same arguments again
  * and again. Pure decisions over small keys (a hash of the tool name and canonical arguments, a
  * hash of the result); the workflow keeps one LoopGuard per turn and acts on its answers. The
  * guard never stands in the way of real work: run the tests, fix the code, run them again.
@@ -319,7 +319,7 @@ const refusalText = (name: string, times: number) =>
 
 /**
  * The note of a request sent without tools because the model was repeating itself. Worded against
- * the real model (Qwen2.5-Coder 1.5B on llama.cpp, issue 14): told only that tools were "paused", it
+ * the real model (Qwen2.5-Coder 1.5B, docs/decisions/small-models.md): told only that tools were "paused", it
  * wrote the repeated call as a ```json block in 6 of 9 seeds (that text became the answer); told
  * that a call written now is not run and to answer in sentences, not JSON, in 3 of 9.
  */

@@ -1,5 +1,5 @@
 /**
- * Herald's own notes in the conversation (SPEC §10): a message the user sent while the agent was
+ * Herald's own notes in the conversation (docs/human-control.md): a message the user sent while the agent was
  * working (steer), background children's reports, budget and pressure notes, the note that a tool
  * ran again after a restart. Each carries the session's marker, `[herald:<nonce>]`, where the nonce
  * is random per session and told to the model in the system prompt. Tool results can say anything,

@@ -1,5 +1,5 @@
 /**
- * The `mcp.servers.<name>` section of the config file (issue 15): MCP servers Herald connects to
+ * The `mcp.servers.<name>` section of the config file (docs/mcp.md): MCP servers Herald connects to
  * as a client. Secrets are named, never written: an `env` or `headers` value is either plain text
  * (with `${VAR}` references expanded from the worker's environment at connect time) or
  * `{ fromEnv: VAR }`. The config stays in the worker; workflows only ever see server names,

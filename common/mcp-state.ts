@@ -1,5 +1,5 @@
 /**
- * What a conversation knows about its MCP tools (issue 15), kept in workflow state so a replay
+ * What a conversation knows about its MCP tools (docs/mcp.md), kept in workflow state so a replay
  * never asks a live server: the tools' exposed names and schema hashes (the schemas themselves
  * are in Postgres, keyed by hash) and each server's status. Bounded by construction. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * What to do with a model reply that arrived but is not (yet) a usable step (SPEC §5.5): tool
+ * What to do with a model reply that arrived but is not (yet) a usable step (docs/providers.md): tool
  * calls with unknown names or broken JSON, empty replies, text cut off by the output limit,
  * truncated tool calls, an unterminated scratchpad, a content-filter refusal. Pure; the workflow
  * keeps the counters and carries out the step.

@@ -1,4 +1,4 @@
-/** Cost of a model call from configured per-million-token prices (SPEC §11 usage ledger). */
+/** Cost of a model call from configured per-million-token prices (the usage ledger, docs/cli.md). */
 import type { Usage } from './messages.js';
 import { roundCost } from './messages.js';
 

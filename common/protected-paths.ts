@@ -1,5 +1,5 @@
 /**
- * Workspace paths no tool may write (SPEC §7.8): git hooks and git config run code on the user's
+ * Workspace paths no tool may write (docs/tool-sandbox.md): git hooks and git config run code on the user's
  * next harmless `git status` or `git commit`, outside any sandbox, and `.herald-results` holds
  * Herald's stored tool results. The sandbox mounts them read-only; `write_file` and `patch` refuse
  * them by name with this check. Pure.

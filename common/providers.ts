@@ -1,5 +1,5 @@
 /**
- * Provider names, API modes and how a model call's API mode is resolved (SPEC §4.2).
+ * Provider names, API modes and how a model call's API mode is resolved (docs/providers.md).
  * Pure: the worker supplies defaults from its environment, the workflow carries the result.
  */
 import type { EndpointKeyPair, EndpointKeyVerdict } from './endpoint-keys.js';
@@ -37,7 +37,7 @@ export type ApiMode = (typeof API_MODES)[number];
 
 /**
  * What the workflow knows about the provider of a model call: names and references only.
- * The key itself is read from `apiKeyEnv` inside the worker and never enters Temporal (SPEC §1.5).
+ * The key itself is read from `apiKeyEnv` inside the worker and never enters Temporal (docs/providers.md).
  */
 export interface ProviderRef {
   provider: ProviderName;
@@ -141,7 +141,7 @@ export interface ProviderDefaults {
   providers?: Partial<Record<ProviderName, ProviderSettings>>;
   /**
    * Endpoints and key variables the worker declares (config file and environment). A request may
-   * only pick among these and the providers' standard ones (SPEC §1.6): workflow input must not be
+   * only pick among these and the providers' standard ones (docs/endpoints.md): workflow input must not be
    * able to send a worker's variable to a host of its choosing.
    */
   declared?: {
@@ -387,7 +387,7 @@ export function currentEndpoint(ref: ProviderRef, defaults: ProviderDefaults): P
   };
 }
 
-/** The output cap of a local server's call when nothing configured one (issue 14). */
+/** The output cap of a local server's call when nothing configured one (docs/providers.md). */
 export const LOCAL_DEFAULT_OUTPUT_CAP = 4096;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What to do when a model call slot fails (SPEC §5.3–5.4). Pure: the workflow calls it with the
+ * What to do when a model call slot fails (docs/providers.md). Pure: the workflow calls it with the
  * failure reason and where the slot stands, and carries out the answer. Two layers decide:
  * the activity's retry policy retries the same call (`retryInActivity`); when the activity gives
  * up, the workflow recovers (`decideRecovery`): rotate a key, refresh a credential, switch to the

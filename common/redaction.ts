@@ -1,5 +1,5 @@
 /**
- * The redactor (SPEC §1.6): one function that every text leaving the worker for Temporal (results,
+ * The redactor (docs/redaction.md): one function that every text leaving the worker for Temporal (results,
  * failures, search attributes, memo, details), Postgres, the event stream or the logs goes
  * through. It replaces the values the worker holds as secrets (named after their variable; which
  * values those are: common/env-secrets.ts), in every form common/secret-matcher.ts recognises,

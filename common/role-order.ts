@@ -1,5 +1,5 @@
 /**
- * Message-order repairs applied to the API copy before every model call (SPEC §13).
+ * Message-order repairs applied to the API copy before every model call (docs/architecture.md).
  * The transcript obeys: system, then user/assistant alternating; an assistant message with tool
  * calls is followed by exactly one tool message per call. These repairs restore that invariant
  * whatever interrupts, crashes or model misbehaviour left behind, without touching the store.

@@ -1,5 +1,5 @@
 /**
- * What the tool sandbox allows (SPEC §7.8), as data: the config file's `sandbox` section, the
+ * What the tool sandbox allows (docs/tool-sandbox.md), as data: the config file's `sandbox` section, the
  * narrower network choice a conversation may make, and how the two combine. Pure; the sandbox
  * itself lives in `activities/sandbox/`.
  */

@@ -1,5 +1,5 @@
 /**
- * Sampling temperature of a model call (issue 14). Resolved by the worker at each call from its own
+ * Sampling temperature of a model call (docs/providers.md). Resolved by the worker at each call from its own
  * configuration (like the endpoint of a `fromWorker` ref), so it never enters workflow history and a
  * corrected config file applies to running conversations after a worker restart.
  */

@@ -1,5 +1,5 @@
 /**
- * A tool call written as text (issue 14): small models asked to answer without tools often write
+ * A tool call written as text (docs/decisions/small-models.md): small models asked to answer without tools often write
  * the call they wanted instead — a fenced JSON object with `name` and `arguments`, or the
  * Hermes/Qwen template's `<tool_call>{…}</tool_call>` tags. Recognised so that such a reply is
  * not shipped as the final answer.

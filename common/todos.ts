@@ -1,5 +1,5 @@
 /**
- * The agent's task list (SPEC §7.7): workflow state, carried across continue-as-new and
+ * The agent's task list (docs/tools.md): workflow state, carried across continue-as-new and
  * re-injected after compression. Pure, so the workflow applies `todo` calls itself.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Tool batch planning (SPEC §7.3): several tool calls from one assistant message run
+ * Tool batch planning (docs/tools.md): several tool calls from one assistant message run
  * concurrently only when that is safe; everything else runs in call order.
  * Pure: the workflow calls it with the small call descriptors the model activity returned.
  */
@@ -20,7 +20,7 @@ export interface ToolCallRef {
   unknownTool?: boolean;
   /** The arguments are not valid JSON (as opposed to valid JSON that fails the schema). */
   invalidJson?: boolean;
-  /** A shell command that must be checked before it runs (SPEC §7.5). */
+  /** A shell command that must be checked before it runs (docs/command-safety.md). */
   approval?: CommandCheck;
   /** A `clarify` call: the workflow asks the user itself. */
   clarify?: { question: string; choices: string[] };

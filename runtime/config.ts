@@ -1,5 +1,5 @@
 /**
- * Herald's configuration: environment variables for the basics (SPEC §1.4) plus one optional YAML
+ * Herald's configuration: environment variables for the basics (docs/configuration.md) plus one optional YAML
  * file, both validated with zod. A bad value is one clear error that names the key.
  */
 import { existsSync, readFileSync } from 'node:fs';

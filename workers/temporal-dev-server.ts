@@ -65,7 +65,7 @@ export async function startTemporalDevServer(o: DevServerOptions): Promise<DevSe
 }
 
 /**
- * Dynamic config for throughput (issue 16; measured on the 2-core bench machine):
+ * Dynamic config for throughput (docs/capacity.md; measured on the 2-core bench machine):
  * - `history.transferProcessorMaxPollRPS`: the transfer queue (which dispatches every workflow and
  *   activity task) polls at 20/s by default; back-to-back turns waited ≈25 ms a step on it.
  * - `system.enableActivityEagerExecution`: an activity scheduled by a workflow task completion comes

@@ -1,5 +1,5 @@
 /**
- * Every model-call attempt of a turn counts (issue 14, common/attempts.ts): `api_calls`, the turn's
+ * Every model-call attempt of a turn counts (common/attempts.ts): `api_calls`, the turn's
  * usage, the session totals and so the session caps. The activities the turn already calls report
  * the turn's ledger totals — a model call's result, its failure's or cancellation's details, and
  * `finishTurn` for attempts no earlier report carried — and the workflow adds what is new.
@@ -136,7 +136,7 @@ export function sessionCapReached(s: ConversationState): string | undefined {
   return undefined;
 }
 
-/** Before a model call (SPEC §8): a session cap reached ends the turn. */
+/** Before a model call (docs/providers.md): a session cap reached ends the turn. */
 export function checkSessionBudget(s: ConversationState): void {
   const reached = sessionCapReached(s);
   if (reached) throw new TurnEnd('session_budget_exceeded', reached);

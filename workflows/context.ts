@@ -1,5 +1,5 @@
 /**
- * Compression from the workflow's side (SPEC §9): when to compress, and switching the
+ * Compression from the workflow's side (docs/long-conversations.md): when to compress, and switching the
  * conversation to the compressed session. The algorithm itself runs in the compression activity.
  */
 import type { CompressionReason } from '../common/activity-types.js';

@@ -1,5 +1,5 @@
 /**
- * The conversation workflow (SPEC §2): one per session, alive between turns. It owns the order of
+ * The conversation workflow (docs/temporal-cli.md): one per session, alive between turns. It owns the order of
  * the transcript and the turn queue; turns never run concurrently. Messages arrive as signals and
  * updates (workflows/handlers.ts), `/stop` cancels only the running turn, and the workflow
  * continues-as-new between turns when its history grows, carrying its small, bounded state.
@@ -207,7 +207,7 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   // The waiting caller gets the full result; the remembered copy is compacted.
   if (msg.awaited) run.delivered.set(msg.id, result);
   if (state.pendingSteer.length) {
-    // Steer that found no model call becomes the next user message (SPEC §6.3).
+    // Steer that found no model call becomes the next user message (docs/human-control.md).
     state.queue.unshift({
       id: `${msg.id}:steer`,
       text: state.pendingSteer.join('\n'),

@@ -1,5 +1,5 @@
 /**
- * `delegate_task` in the workflow (SPEC §12): each task becomes a child conversation workflow
+ * `delegate_task` in the workflow (docs/delegation.md): each task becomes a child conversation workflow
  * (same loop, `platform: subagent`) with restricted tools, its own iteration budget and what is
  * left of the session budget. The parent waits for all of them; `/stop` (or the child timeout)
  * sends each running child the ordinary `stop` signal, so children end their turn cleanly —

@@ -1,5 +1,5 @@
 /**
- * The conversation's signals, updates and query (SPEC §2.3). Signals cannot be refused, so a
+ * The conversation's signals, updates and query (docs/temporal-cli.md). Signals cannot be refused, so a
  * signal that is malformed, undecodable (workflows/payload-converter.ts), over a bound or too late
  * is logged and ignored; an update is refused by its validator with a message saying why, so the
  * caller knows. Nothing here can fail a workflow task.

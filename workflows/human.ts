@@ -1,5 +1,5 @@
 /**
- * The agent waits for its human (SPEC §7.5, §7.7): dangerous commands need an approval, and the
+ * The agent waits for its human (docs/human-control.md): dangerous commands need an approval, and the
  * `clarify` tool asks a question. Waits are durable timers in the turn's scope, so `/stop`
  * cancels them and a worker restart does not lose them. Silence is a denial.
  */
@@ -106,7 +106,7 @@ export async function gateCommand(
   }
 
   if (s.subagent) {
-    // A child agent has nobody to ask: its parent's configuration decides (SPEC §7.5).
+    // A child agent has nobody to ask: its parent's configuration decides (docs/human-control.md).
     if (s.subagent.autoApprove) return { run: true };
     return {
       run: false,

@@ -1,6 +1,6 @@
 /**
  * Byte bounds on everything the conversation workflow keeps in memory and hands to Temporal
- * (issue 12): each value that can enter history or a payload has one, single and aggregated.
+ * (docs/architecture.md, bounds): each value that can enter history or a payload has one, single and aggregated.
  * Temporal refuses a payload over 2 MB (and a history over 50 MB or 51,200 events), and a
  * refused workflow task is retried forever; so the workflow refuses or drops input that would
  * cross these lines, before it gets anywhere near them. Pure.

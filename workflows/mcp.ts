@@ -1,5 +1,5 @@
 /**
- * MCP tools in the workflow (issue 15). The tool list lives in state (`state.mcp`: exposed names,
+ * MCP tools in the workflow (docs/mcp.md). The tool list lives in state (`state.mcp`: exposed names,
  * schema hashes, server statuses — bounded), so a replay never depends on a live server. It is
  * found by `prepareConversation`, again by the `reloadTools` update (the REPL's `/reload-mcp`),
  * and before a turn when a model call reported that a server's list changed. Behind

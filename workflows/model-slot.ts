@@ -1,5 +1,5 @@
 /**
- * One model call slot with failure recovery (SPEC §5): the activity's retry policy retries the
+ * One model call slot with failure recovery (docs/providers.md): the activity's retry policy retries the
  * same call; when it gives up, this decides (common/recovery.ts) whether to refresh or rotate a
  * credential, fall back to the next provider, compress, strip reasoning signatures, wait for the
  * database, or end the turn. Every path is bounded.

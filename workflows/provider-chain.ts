@@ -1,5 +1,5 @@
 /**
- * The active provider of a turn (SPEC §5.3): turn-scoped fallback through the ordered chain, a
+ * The active provider of a turn (docs/providers.md): turn-scoped fallback through the ordered chain, a
  * cooldown on the primary after rate limits and billing errors, and credential-pool rotation.
  */
 import { log } from '@temporalio/workflow';

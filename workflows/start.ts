@@ -1,5 +1,5 @@
 /**
- * How a conversation run begins and hands over (SPEC §2.2): the input read and bounded, the
+ * How a conversation run begins and hands over (docs/temporal-cli.md): the input read and bounded, the
  * state carried from the previous run parsed tolerantly (a deploy that adds a field must not fail
  * running conversations at their next continue-as-new; one that removes a field keeps it), a
  * fresh state, the session prepared by the worker, and the input of the next run.

@@ -101,9 +101,9 @@ export interface ConversationState {
   clarify: ClarifyRequest | null;
   /** The agent's task list (`todo` tool). */
   todos: TodoItem[];
-  /** Task queue for tool activities (SPEC §16); the conversation's own queue when unset. */
+  /** Task queue for tool activities (docs/tools.md); the conversation's own queue when unset. */
   toolTaskQueue?: string;
-  /** Settings for the child agents this conversation may start (SPEC §12). */
+  /** Settings for the child agents this conversation may start (docs/delegation.md). */
   delegation: DelegationSettings;
   /** Set when this conversation is itself a child agent. */
   subagent?: SubagentInfo;

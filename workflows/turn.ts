@@ -1,8 +1,8 @@
 /**
- * One turn of the conversation (SPEC §3): record the user message, compress if the context is
+ * One turn of the conversation (docs/architecture.md): record the user message, compress if the context is
  * over the threshold, then loop model call → tools until the model answers without tools, the
  * budget runs out, the user stops it, or a failure ends it. Every exit path returns the same
- * TurnResult and leaves a transcript that obeys SPEC §13.
+ * TurnResult and leaves a transcript in a valid message order (docs/architecture.md).
  */
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { NotRunReason, SyntheticMessage } from '../common/activity-types.js';
@@ -44,11 +44,11 @@ export { TurnProgress };
 
 /** The largest final response carried in a turn result; the full text is always in the transcript. */
 const MAX_RESULT_TEXT = 200_000;
-/** Concurrent tool activities of one batch at most, and how long a batch may take (SPEC §7.3). */
+/** Concurrent tool activities of one batch at most, and how long a batch may take (docs/tools.md). */
 const MAX_PARALLEL_TOOLS = 8;
 const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
 const BATCH_DEADLINE_SECONDS = 420;
-/** Repeated identical tool calls are nudged, refused, and a turn without progress ends (issue 14). */
+/** Repeated identical tool calls are nudged, refused, and a turn without progress ends (docs/loop-guard.md). */
 const PATCH_LOOP_GUARD = 'tool-loop-guard';
 /**
  * A request after the loop guard answered a repeated call goes out without tools, and a repeat of a
@@ -81,7 +81,7 @@ async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) =>
   if (failures.length) throw failures[0];
 }
 
-/** All tool results of one assistant turn together (SPEC §7.6); each call gets an equal share. */
+/** All tool results of one assistant turn together (docs/tools.md); each call gets an equal share. */
 const MAX_TURN_RESULT_CHARS = 200_000;
 /** Preflight compression passes at most (while each one makes progress). */
 const MAX_PREFLIGHT_PASSES = 3;
@@ -176,7 +176,7 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   return await CancellationScope.nonCancellable(() => finish(host, msg, progress, outcome));
 }
 
-/** Preflight (SPEC §9): over the threshold at turn start → compress, up to 3 passes while it helps. */
+/** Preflight (docs/long-conversations.md): over threshold at turn start → compress, up to 3 passes while it helps. */
 async function preflightCompression(host: TurnHost, p: TurnProgress, tokens: number): Promise<void> {
   const s = host.state;
   let estimate = tokens;
@@ -470,7 +470,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
   s.lastPromptTokens += Math.ceil(resultChars / 4);
 }
 
-/** Post-tool (SPEC §9): the reported prompt plus the new results over the threshold → compress. */
+/** Post-tool (docs/long-conversations.md): the reported prompt plus the new results over the threshold → compress. */
 async function postToolCompression(host: TurnHost, p: TurnProgress): Promise<void> {
   const s = host.state;
   if (!mayAutoCompress(s) || !overThreshold(s, s.lastPromptTokens)) return;
@@ -505,7 +505,7 @@ async function guardrailHalt(
   outcome.exit = 'guardrail_halt';
 }
 
-/** Budget spent: one last tool-less call asks the model to summarise (SPEC §8). */
+/** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
   const lastCall = patched(PATCH_BUDGET_LAST_CALL);

@@ -1,5 +1,5 @@
 /**
- * The approval gate's classifier (SPEC §7.5): every simple command anywhere in the command line is
+ * The approval gate's classifier (docs/command-safety.md): every simple command anywhere in the command line is
  * found (shell.ts), its runners peeled off (runners.ts), its redirections and environment checked,
  * and the rules of its group applied (rules/). Strings handed to another shell — `sh -c`, `eval`,
  * `su -c`, `ssh host cmd`, `watch`, a literal script piped into `sh` — are read the same way,

@@ -1,5 +1,5 @@
 /**
- * Reading a bash command the way bash would, for the approval gate (SPEC §7.5). The syntax comes
+ * Reading a bash command the way bash would, for the approval gate (docs/command-safety.md). The syntax comes
  * from tree-sitter-bash (through web-tree-sitter: WASM, no native build, synchronous once loaded);
  * this module turns its tree into the simple commands that will run — wherever they sit: lists,
  * pipelines, `if`/`while`/`for`/`case`/`select`, functions, subshells, `$(…)`, backticks,

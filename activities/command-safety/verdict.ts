@@ -1,5 +1,5 @@
 /**
- * What the approval gate says about a command (SPEC §7.5): its level and the findings behind it,
+ * What the approval gate says about a command (docs/command-safety.md): its level and the findings behind it,
  * each naming its group (what a user fears), its rule, why, and the exact words that triggered it.
  */
 

@@ -9,11 +9,11 @@
  * statements), and adds one write per stream burst.
  * Writes coalesce: what is queued within one tick (a tool's `tool.started` and `status`, a call's
  * last delta and its `step`) goes out as one statement on a microtask, and whatever queues while a
- * write is in flight goes out in one statement after it — never one statement per event (issue 16:
+ * write is in flight goes out in one statement after it — never one statement per event (measured:
  * event publishing was three quarters of Postgres's statements). A microtask is not a delay: the
  * first delta still reaches Postgres in the same turn of the event loop.
  * Deltas pass a stream redactor first: a secret split across two batches is held back until it is
- * whole, so it is redacted like any other (SPEC §1.6).
+ * whole, so it is redacted like any other (docs/tool-sandbox.md).
  */
 import { StreamRedactor } from '../../common/redaction.js';
 import { redactor } from '../../runtime/secrets.js';

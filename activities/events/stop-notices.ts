@@ -1,5 +1,5 @@
 /**
- * The stop side channel (issue 16 point 6). A `stop` signal reaches a running model call only on
+ * The stop side channel (docs/architecture.md). A `stop` signal reaches a running model call only on
  * a heartbeat reply (hundreds of milliseconds: the worker's heartbeat throttle, then the server's
  * answer). So a client that stops a turn also says so through Postgres, `NOTIFY herald_stops`
  * with the conversation id (and the turn id when it knows it); every worker LISTENs on one

@@ -1,5 +1,5 @@
 /**
- * MCP discovery (issue 15): connect to the configured servers the conversation's toolsets select,
+ * MCP discovery (docs/mcp.md): connect to the configured servers the conversation's toolsets select,
  * list their tools, store each schema in Postgres under its hash, and return what the workflow
  * keeps — exposed names, hashes, each server's status — bounded. A server that cannot start is a
  * status with its reason, never an error: its tools are simply not offered.

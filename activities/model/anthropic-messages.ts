@@ -2,7 +2,7 @@
  * The `anthropic_messages` API mode through `@anthropic-ai/sdk`: the system prompt outside the
  * messages, `tool_use` / `tool_result` blocks, thinking blocks replayed with their signatures,
  * consecutive same-role messages merged, placeholders for empty content, and prompt-cache
- * breakpoints on the system prompt and the last three messages (SPEC §4.4).
+ * breakpoints on the system prompt and the last three messages (docs/providers.md).
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicThinkingBlock, ChatMessage, ToolCall } from '../../common/messages.js';

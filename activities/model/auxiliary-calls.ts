@@ -1,6 +1,6 @@
 /**
  * The auxiliary model's requests (compression summaries, `smart` approval assessments) are paid
- * for like the agent loop's, so they are accounted like them (issue 14): each HTTP attempt writes a
+ * for like the agent loop's, so they are accounted like them (docs/cli.md): each HTTP attempt writes a
  * usage-ledger row whatever its outcome, with the usage the provider reported and a `purpose`; the
  * session caps stop them; and the activity reports the totals for the workflow to count
  * (workflows/attempts.ts `countAuxiliary`).

@@ -1,6 +1,6 @@
 /**
  * SDK clients per provider endpoint. Keys are read here, in the worker, from the environment
- * variable the workflow names; they never enter Temporal or the database (SPEC §1.5).
+ * variable the workflow names; they never enter Temporal or the database (docs/providers.md).
  * Clients run with `maxRetries: 0`: Temporal owns retries.
  */
 import Anthropic from '@anthropic-ai/sdk';

@@ -3,7 +3,7 @@
  * calls of its current step as one digest instead of the calls themselves.
  *
  * Why: small models copy the pattern in front of them. Measured against Qwen2.5-Coder 1.5B on
- * llama.cpp (issue 14), on requests Herald had actually sent: with the turn's repeated calls in
+ * llama.cpp (docs/decisions/small-models.md), on requests Herald had actually sent: with the turn's repeated calls in
  * the transcript, the tool-less reply was that call again, written as text, in 5 of 5 samples for a
  * memory save and 3 of 6 for a file read (even one earlier repeat of a call was enough: 0 of 6 plain
  * answers); with the same results as one digest after the user's request, 6 of 6 were plain answers

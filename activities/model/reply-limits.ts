@@ -1,5 +1,5 @@
 /**
- * Bounds on what one model reply can put into the conversation (issue 11). Temporal refuses a
+ * Bounds on what one model reply can put into the conversation (docs/architecture.md, bounds). Temporal refuses a
  * payload over 2 MB and warns past 512 KB; a reply with thousands of tool calls, or a few huge
  * `delegate_task`/`clarify` arguments, would make the activity's result too large on every retry
  * — paid model calls repeated for nothing. So:

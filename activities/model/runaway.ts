@@ -1,5 +1,5 @@
 /**
- * Runaway output from a local model (issue 14). Qwen2.5-Coder 1.5B on llama.cpp, having patched the
+ * Runaway output of a local model (docs/decisions/small-models.md). Qwen2.5-Coder 1.5B on llama.cpp, having patched the
  * file it was only asked about, called `write_file` with the content "1\n2\n3\n…" and counted until
  * the 4,096-token output cap: six minutes of a 2-core CPU, and the cut-off call was then asked for
  * again with a doubled cap (common/model-response.ts), six more. Two of six conversations did it.

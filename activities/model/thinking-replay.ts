@@ -1,5 +1,5 @@
 /**
- * Which assistant thinking an Anthropic-compatible endpoint wants back (issue 14). Anthropic itself
+ * Which assistant thinking an Anthropic-compatible endpoint wants back (docs/providers.md). Anthropic itself
  * needs the signed thinking of the current tool loop only. DeepSeek's Anthropic-compatible endpoint
  * answers 400 "… must be passed back …" unless every assistant message carries its thinking.
  * MiniMax rejects a thinking block without a signature. The endpoint is known by its host.

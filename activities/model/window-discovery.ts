@@ -1,5 +1,5 @@
 /**
- * Context-window discovery for local model servers (issue 14). A model served by llama.cpp,
+ * Context-window discovery for local model servers (docs/providers.md). A model served by llama.cpp,
  * vLLM, LM Studio or Ollama has the window the server was started with (often 2K–8K), which no
  * model-family table can guess; without it Herald assumes 128K and never compresses. Before the
  * first call of a conversation whose model has no configured `contextLength`, the worker asks the

@@ -1,5 +1,5 @@
 /**
- * The system prompt (SPEC §10), built once per session and stored with it so every call sends
+ * The system prompt (docs/long-conversations.md), built once per session and stored with it so every call sends
  * the same bytes (provider prompt caches depend on it); rebuilt only after compression. Layers,
  * in order: identity (SOUL.md or built-in), tool-use guidance, platform hint, skills index
  * (activities/skills/index-layer.ts; its skills were scanned and blocked ones left out when they

@@ -1,5 +1,5 @@
 /**
- * The bubblewrap command line for one call: what the sandboxed process sees (SPEC §7.8). Order
+ * The bubblewrap command line for one call: what the sandboxed process sees (docs/tool-sandbox.md). Order
  * matters to bubblewrap (later mounts cover earlier ones), so the plan is built from the outside in:
  * namespaces and identity, system directories, what must be hidden inside them, private /tmp and
  * home, toolchains, extra paths, the workspace, then what is read-only or hidden inside it.

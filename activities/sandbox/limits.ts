@@ -1,5 +1,5 @@
 /**
- * Resource caps for one sandboxed call (SPEC §7.8): processes, memory, file size; wall time is the
+ * Resource caps for one sandboxed call (docs/tool-sandbox.md): processes, memory, file size; wall time is the
  * tool's timeout. Where the worker may create cgroups (a root worker with the v1 `pids` and `memory`
  * hierarchies writable) each call gets its own cgroup, which caps the whole process tree. Otherwise
  * the caps are rlimits set inside the sandbox before the command starts: `RLIMIT_NPROC` counts the

@@ -1,5 +1,5 @@
 /**
- * The tool sandbox (SPEC §7.8): every process a tool starts goes through `ToolSandbox.prepare`,
+ * The tool sandbox (docs/tool-sandbox.md): every process a tool starts goes through `ToolSandbox.prepare`,
  * which returns how to start it — inside bubblewrap when the sandbox is on, else plainly (with a
  * warning when that was not the user's choice). Built once per worker: it learns the machine,
  * checks that bubblewrap really works here, builds the files every call needs (seccomp program,

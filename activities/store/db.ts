@@ -1,5 +1,5 @@
 /**
- * The Postgres connection pool. Every worker and client shares one database (SPEC §11): Postgres
+ * The Postgres connection pool. Every worker and client shares one database (docs/architecture.md): Postgres
  * is the single source of truth for transcripts, usage, events and memory.
  */
 import pg from 'pg';
@@ -11,7 +11,7 @@ export type Db = pg.Pool;
 /**
  * A pool whose every query parameter is made storable (common/storable-text.ts: no NUL, no lone
  * surrogate — a write that Postgres refuses would be retried forever) and, with `redact`, passes
- * the process's redactor (SPEC §1.6): nothing a worker writes — messages, tool calls, events,
+ * the process's redactor (docs/tool-sandbox.md): nothing a worker writes — messages, tool calls, events,
  * ledger rows, approvals, memory — can hold a credential it knows. Clients of the pool
  * (transactions included) are wrapped as they connect.
  */

@@ -1,5 +1,5 @@
 /**
- * The event side channel (SPEC §6.4): what clients watch live, kept out of Temporal history.
+ * The event side channel (docs/architecture.md): what clients watch live, kept out of Temporal history.
  * Each conversation has its own gap-free sequence so a client can reconnect from an offset;
  * `NOTIFY herald_events` tells listeners that new rows are there (the payload stays tiny because
  * NOTIFY payloads are capped at 8,000 bytes).

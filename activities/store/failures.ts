@@ -3,7 +3,7 @@
  * the same write will work in a moment. A value the database refuses (SQLSTATE classes 22 data,
  * 23 integrity, 42 syntax or access, P0 a trigger's RAISE, XX internal), or a bug of ours: no —
  * retrying writes the same thing and fails the same way, forever, and after a model call each
- * retry pays for the call again (issue 12). Those fail at once, with the database's own message.
+ * retry pays for the call again. Those fail at once, with the database's own message.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { STORE_REJECTED } from '../../common/error-reasons.js';

@@ -191,7 +191,7 @@ export interface LedgerTotals {
 
 /**
  * The conversations whose attempts `id` accounts for: the one `id` names (itself, or the conversation
- * of the context session `id`, `demo.2`) and its child agents', recursively (SPEC §12: child usage
+ * of the context session `id`, `demo.2`) and its child agents', recursively (docs/delegation.md: child usage
  * rolls up into the parent's), found through the sessions' parent links.
  */
 const CONVERSATION_OF = `coalesce((SELECT conversation_id FROM sessions WHERE id = $1),

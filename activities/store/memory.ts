@@ -1,4 +1,4 @@
-/** The memory stores (SPEC §11): ordered entries per store, with a character budget each. */
+/** The memory stores (docs/long-conversations.md): ordered entries per store, with a character budget each. */
 import type { Db } from './db.js';
 
 export const MEMORY_STORES = ['memory', 'user'] as const;

@@ -35,7 +35,7 @@ export function builtinTools(config: ConfigFile, skills: SkillSettings = { paths
       .register(clarifyTool)
       .register(delegateTaskTool(config.delegation))
       // `toolsets: [readonly]` gives a look-but-don't-touch agent; `coding` is everything but asking the user.
-      // `minimal` is for small local models: the fewest tools that still read, edit and run (issue 14).
+      // `minimal` is for small local models: the fewest tools that still read, edit and run (docs/providers.md).
       .defineToolset('minimal', ['file', 'terminal'])
       // Skills only read, so every composite has them (as Hermes enables them by default).
       .defineToolset('readonly', ['read_file', 'search_files', 'todo', 'session_search', 'skills'])

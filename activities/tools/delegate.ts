@@ -1,5 +1,5 @@
 /**
- * `delegate_task` (SPEC §12): hand one task, or a few independent ones, to child agents that work
+ * `delegate_task` (docs/delegation.md): hand one task, or a few independent ones, to child agents that work
  * in their own sessions and report back. An agent-level tool: the workflow starts the children as
  * child workflows and waits for them (workflows/delegation.ts); this definition gives the model its
  * schema and the workflow the parsed tasks.

@@ -1,5 +1,5 @@
 /**
- * `memory`: the agent's long-term notes (SPEC §11). Two stores in Postgres, shared by every worker
+ * `memory`: the agent's long-term notes (docs/long-conversations.md). Two stores in Postgres, shared by every worker
  * and conversation: `memory` (the agent's notes, 2,200 characters) and `user` (the user's profile,
  * 1,375 characters). Writes are screened for prompt injection (common/prompt-screen.ts, strict rules) and refused
  * with the reason, because the stores are read back into every new session's system prompt; what

@@ -41,7 +41,7 @@ export const patchTool = defineTool({
   toolset: 'file',
   description:
     // The first sentence is the whole description in compact mode: it says when, because a small model
-    // offered an edit tool edited the file it was only asked about (issue 14).
+    // offered an edit tool edited the file it was only asked about (docs/decisions/small-models.md).
     'Change a file the user asked you to change, by replacing an exact string. old_string must match the file exactly (whitespace and indentation ' +
     'included) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.',
   parameters: params,

@@ -1,5 +1,5 @@
 /**
- * The tool registry (SPEC §7.1): each tool is a name, a toolset, a description, a zod schema for
+ * The tool registry (docs/tools.md): each tool is a name, a toolset, a description, a zod schema for
  * its arguments (JSON Schema generated from it), a handler, an optional availability check and a
  * result size limit. Invalid arguments become a readable tool error for the model, never a crash.
  */
@@ -22,7 +22,7 @@ export interface ToolContext {
    * produced: the heartbeat shows its tail (bounded and redacted).
    */
   heartbeat: (progress?: { output?: string }) => void;
-  /** Every process a tool starts goes through the sandbox (SPEC §7.8). */
+  /** Every process a tool starts goes through the sandbox (docs/tool-sandbox.md). */
   sandbox: ToolSandbox;
   /** The conversation's network for tool processes (narrowed from the worker's). */
   network?: NetworkPolicy;

@@ -1,5 +1,5 @@
 /**
- * Result size limits (SPEC §7.6): a result over its limit (100,000 characters by default) is
+ * Result size limits (docs/tools.md): a result over its limit (100,000 characters by default) is
  * stored in full in the workspace and replaced by a 1,500-character preview that says how to read
  * the rest with `read_file` (offset/limit); all results of one assistant turn are capped at
  * 200,000 characters together (the workflow gives each call its share).

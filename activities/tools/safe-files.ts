@@ -1,6 +1,6 @@
 /**
  * Opening workspace files so that neither a race nor a special file can turn a file tool against
- * the worker (SPEC §7.2, §7.8). The path is first resolved inside the workspace
+ * the worker (docs/tools.md, docs/tool-sandbox.md). The path is first resolved inside the workspace
  * (`resolveInWorkspace`); then the file is opened without following a symlink at its last
  * component and without blocking (a FIFO would otherwise hold one of Node's four file-pool threads
  * forever, and five of them stall every conversation on the worker), only a regular file is

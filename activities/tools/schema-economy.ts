@@ -1,5 +1,5 @@
 /**
- * Prompt economy for small context windows (issue 14). The built-in tools' JSON Schemas cost ≈1,800
+ * Prompt economy for small context windows (docs/providers.md). The built-in tools' JSON Schemas cost ≈1,800
  * tokens per request, every request: on a 128K model that is nothing, on a local 8K–16K model it is a
  * tenth of the window or more, and small models read long descriptions worse, not better. When the
  * full schemas would take more than `compactShare` of the window, each tool is sent in compact form:

@@ -1,5 +1,5 @@
 /**
- * `session_search`: full-text search over earlier conversations (SPEC §11), through the
+ * `session_search`: full-text search over earlier conversations (docs/long-conversations.md), through the
  * `tsvector` column and GIN index of the messages table. The current conversation is left out:
  * its context is already in front of the model, and so are child-agent sessions (their reports
  * reached the conversation that delegated them; they were never conversations with the user).

@@ -1,5 +1,5 @@
 /**
- * `terminal`: run a shell command in the workspace, inside the tool sandbox (SPEC §7.8). The
+ * `terminal`: run a shell command in the workspace, inside the tool sandbox (docs/tool-sandbox.md). The
  * command runs in its own process group (and, sandboxed, its own PID namespace), so `/stop`,
  * timeouts and worker shutdown kill it and everything it started. The exit code is always
  * reported; so is a sandbox limit the command ran into.
@@ -76,7 +76,7 @@ export function terminalTool(settings: TerminalSettings) {
       }
       const notes = await proc.finish(r);
       // Long output is not cut here: over maxOutputChars the runtime stores it whole in the
-      // workspace and shows a preview (SPEC §7.6), so nothing is lost.
+      // workspace and shows a preview (docs/tools.md), so nothing is lost.
       const output = r.output;
       const status = r.timedOut
         ? `killed after ${timeoutSeconds}s timeout`

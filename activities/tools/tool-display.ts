@@ -1,5 +1,5 @@
 /**
- * What a tool shows the human beside its result (SPEC §6.4 `tool.completed`): a command's exit code
+ * What a tool shows the human beside its result (the `tool.completed` event, docs/cli.md): a command's exit code
  * and the tail of its output, an edit's unified diff. It rides on the event side channel only, never
  * into the transcript or Temporal history, and every field has a size bound so an event row stays
  * small whatever the tool printed.

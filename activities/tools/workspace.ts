@@ -1,5 +1,5 @@
 /**
- * Workspace confinement for file tools (SPEC §7.2): a path resolves inside the conversation's
+ * Workspace confinement for file tools (docs/tools.md): a path resolves inside the conversation's
  * workspace or is refused. `..`, absolute paths elsewhere, and symlinks that lead out are all
  * caught by comparing real paths.
  */

@@ -1,6 +1,6 @@
 /**
  * The auxiliary model's requests are paid for like the agent loop's, so they are accounted like
- * them (issue 14): compression summaries (a manual `/compress`, an automatic compression, a summary
+ * them: compression summaries (a manual `/compress`, an automatic compression, a summary
  * that failed) and `smart` approval assessments each leave a ledger row per HTTP attempt, labelled
  * with its purpose in `herald usage`; their tokens and cost are in the turn's usage and the session
  * totals (turn result, `state`, sessions row) but not in `api_calls`; and the session cost cap stops

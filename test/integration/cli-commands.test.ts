@@ -1,5 +1,5 @@
 /**
- * The everyday `herald` commands as a user runs them (issue 13), through the real CLI in a child
+ * The everyday `herald` commands as a user runs them (docs/cli.md), through the real CLI in a child
  * process against a live stack: watch, sessions, send to ended and compressed sessions, memory,
  * tools, answer and doctor.
  */

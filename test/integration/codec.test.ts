@@ -1,5 +1,5 @@
 /**
- * Encrypted payloads (issue 16, point 3), on a real dev server, Postgres and the fake provider:
+ * Encrypted payloads (docs/encryption.md), on a real dev server, Postgres and the fake provider:
  * with HERALD_CODEC_KEY set, `temporal workflow show -o json` of a conversation holds none of the
  * user's words, the tool's output or the model's reply, not even base64-encoded; `herald
  * codec-server` decodes them for the CLI and for the Web UI (headless Chromium on the dev server's

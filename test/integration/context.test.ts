@@ -1,5 +1,5 @@
 /**
- * Long conversations keep working (SPEC §9, §10, §11): the system prompt is assembled from its
+ * Long conversations keep working (docs/long-conversations.md): the system prompt is assembled from its
  * layers with injection scanning, memory persists across sessions, earlier sessions are
  * searchable, and a conversation runs 200 turns through an 8K window with compressions that keep
  * the goal and the open work, requests that always fit, a queryable lineage and flat history.

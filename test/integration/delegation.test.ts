@@ -1,5 +1,5 @@
 /**
- * Delegation (SPEC §12): `delegate_task` runs child agents as child workflows with restricted
+ * Delegation (docs/delegation.md): `delegate_task` runs child agents as child workflows with restricted
  * tools; their reports come back as the tool result, their usage joins the parent's, `/stop`
  * reaches them, and a child never waits for an approval nobody can give.
  */

@@ -1,5 +1,5 @@
 /**
- * Errors carry their cause to the user (issue 13): a conversation that fails at its start — input
+ * Errors carry their cause to the user: a conversation that fails at its start — input
  * the schema refuses, or a workspace or endpoint only the worker can judge — is reported with
  * that cause by the real `herald` CLI (with and without `--wait`) and by the client library as the
  * README shows it, never as Temporal's "Workflow completed before the Update completed".

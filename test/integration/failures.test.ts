@@ -1,5 +1,5 @@
 /**
- * Provider trouble never loses a conversation (SPEC §5, §8): retries honour Retry-After, failing
+ * Provider trouble never loses a conversation (docs/providers.md): retries honour Retry-After, failing
  * providers hand over to the fallback chain, credentials rotate, oversized contexts are
  * compressed, misbehaving models are steered back, budgets end turns cleanly, and when nothing
  * works the turn fails with a clear error while the conversation lives on.
@@ -242,7 +242,7 @@ describe('failures and recovery', () => {
       const tokens = estimate(req.body);
       if (tokens > WINDOW) {
         overflows += 1;
-        // llama-server's words and error type (HTTP 400); before issue 14 this was a format_error.
+        // llama-server's words and error type (HTTP 400); once read as a format_error.
         return {
           status: 400,
           error: {

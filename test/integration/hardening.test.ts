@@ -1,5 +1,5 @@
 /**
- * Nothing a caller sends can wedge a conversation (issue 12): each scenario of the outside review,
+ * Nothing a caller sends can wedge a conversation (docs/architecture.md, bounds): each hostile-caller scenario,
  * on a live stack. After every test the conversation's histories show no workflow task failing
  * twice in a row.
  */

@@ -1,5 +1,5 @@
 /**
- * No reply or tool call can wedge a worker (issue 11): a catastrophic search pattern returns while
+ * No reply or tool call can wedge a worker: a catastrophic search pattern returns while
  * another conversation on the same worker keeps streaming; a NUL in the model's reasoning, a 3 MB
  * reply and 3,000 tool calls in one reply each end with a clear, bounded outcome — and each paid
  * model call is made once, not repeated by a failing save.

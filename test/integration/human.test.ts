@@ -1,5 +1,5 @@
 /**
- * Human control of a running agent (SPEC §6, §7.5, §7.7): approvals for dangerous commands
+ * Human control of a running agent (docs/human-control.md): approvals for dangerous commands
  * (once, session, always, deny, timeout), hardline commands that never run, clarify questions,
  * steering, and `/stop` during every kind of wait.
  */
@@ -86,7 +86,7 @@ describe('human control', () => {
     ]);
   });
 
-  it("asks about each of the review's disguised deletes, and none of them runs when denied", async () => {
+  it('asks about each disguised delete, and none of them runs when denied', async () => {
     const disguised = [
       'a=rm; $a -rf victim1',
       '$(echo rm) -rf victim2',

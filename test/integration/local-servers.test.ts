@@ -1,5 +1,5 @@
 /**
- * Local servers as first-class providers (issue 14): a `llamacpp` preset learns its model's window
+ * Local servers as first-class providers (docs/providers.md): a `llamacpp` preset learns its model's window
  * from the server's `/props` before the first call, so a 2K window compresses where the default
  * 128K would not; the same conversation through `custom` (no discovery) does not compress.
  */

@@ -1,5 +1,5 @@
 /**
- * Tool-loop guardrails and the budget's last call (issue 14), against the fake provider: a small
+ * Tool-loop guardrails and the budget's last call (docs/loop-guard.md), against the fake provider: a small
  * model that repeats itself is nudged, refused and stopped within a bounded number of calls, while
  * running the tests, fixing the code and running them again just works;
  * identical calls of one reply run once; edits going in circles pause the tools; a repeated memory

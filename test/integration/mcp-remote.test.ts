@@ -1,5 +1,5 @@
 /**
- * MCP over Streamable HTTP, and durability (issue 15). `server-everything` in its HTTP mode sits
+ * MCP over Streamable HTTP, and durability (docs/mcp.md). `server-everything` in its HTTP mode sits
  * behind a small recording proxy: the header Herald sends comes from an environment variable, and
  * that value appears nowhere in the workflow history or the database. A worker killed during an
  * MCP call: the call runs again on a new worker, and the transcript says so.

@@ -1,5 +1,5 @@
 /**
- * MCP servers (issue 15), against real servers from npm that nobody here wrote —
+ * MCP servers (docs/mcp.md), against real servers from npm that nobody here wrote —
  * `@modelcontextprotocol/server-everything` and `@modelcontextprotocol/server-filesystem` — driven
  * by the fake provider: tools offered under `mcp_<server>_<tool>`, results reaching the next
  * request, calls labelled in the Web UI, errors, structured content, resources, `/stop`

@@ -1,8 +1,8 @@
 /**
- * The tool sandbox and the secrets boundary (SPEC §1.6, §7.8), end to end, with approvals off so
+ * The tool sandbox and the secrets boundary (docs/tool-sandbox.md), end to end, with approvals off so
  * that only the boundary counts. A worker process holds real-looking secrets (provider and pool
  * keys, PGPASSWORD, AWS and GitHub tokens, a DATABASE_URL password) and a home full of credentials;
- * the model runs the review's probes and the attack corpus through the real `terminal` tool. Every
+ * the model runs the known escape probes and the attack corpus through the real `terminal` tool. Every
  * probe must fail, and afterwards nothing the worker recorded — Temporal history, every Postgres
  * table, the event stream, the worker log — holds any of the secrets, also when the provider's 401
  * echoes the key and when the model repeats it. Real work (npm test, git commit with an existing
@@ -120,7 +120,7 @@ describe('tool sandbox and secrets', () => {
   };
   const secrets = () => secretForms(plant, dbPassword()).filter((f) => !f.name.includes('(hex)') || f.form.length > 0);
 
-  it('refuses every probe of the review with a clear message, end to end', async () => {
+  it('refuses every known escape probe with a clear message, end to end', async () => {
     const ws = freshWorkspace(plant, 'review');
     writeFileSync(join(ws, '.git/hooks/pre-commit'), '#!/bin/sh\necho hook-ran > hook.out\n', { mode: 0o755 });
     const listener = await connectionCounter();

@@ -1,5 +1,5 @@
 /**
- * Skills on the real stack (issue 15, docs/skills.md): a workspace with two skills and one with
+ * Skills on the real stack (docs/skills.md): a workspace with two skills and one with
  * an injection; the index reaches the model in the system prompt (and stays byte for byte the
  * same for the session), the model loads a skill and one of its files with skill_view and the
  * text reaches its next request as workspace data, the injected skill is blocked like a context

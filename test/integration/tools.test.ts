@@ -1,5 +1,5 @@
 /**
- * The tool runtime on the real stack (SPEC §7): parallel batches with results in call order,
+ * The tool runtime on the real stack (docs/tools.md): parallel batches with results in call order,
  * hooks that block a call, oversized results stored and previewed, the todo list, tool
  * activities routed to a workspace task queue, and `herald tools`.
  */

@@ -1,5 +1,5 @@
 /**
- * Every HTTP attempt is accounted (issue 14): the usage ledger holds one row per request the
+ * Every HTTP attempt is accounted: the usage ledger holds one row per request the
  * provider received, through activity retries, fallbacks and whole-chain retries at the same step,
  * with each outcome and the usage the provider reported (a cut stream included), and `herald usage`
  * prints them through the real CLI. The turn's `api_calls` and usage, the session totals (state,

@@ -1,5 +1,5 @@
 /**
- * What the Temporal Web UI and CLI show of a conversation (SPEC §15, issue 13): search attributes
+ * What the Temporal Web UI and CLI show of a conversation (docs/web-ui.md): search attributes
  * that answer "which conversations need me?" (`HeraldStatus="awaiting_approval"`), the title, the
  * primary model kept apart from the active one, labelled timers, child summaries, readable
  * activity results and heartbeats, current details about the current message; `setModel`

@@ -21,7 +21,7 @@ const repo = (dir: string) =>
   `git init -q ${dir} && git -C ${dir} -c user.name=p -c user.email=p@p commit -q --allow-empty -m x`;
 
 export const GIT_PLANTS: readonly GitPlant[] = [
-  // The five of the review.
+  // The first five plants the guard was built against.
   { id: 'header-line', command: `${repo('r')} && printf '[core] fsmonitor = ${FSM}\\n' >> r/.git/config`, where: 'r' },
   {
     id: 'four-deep',

@@ -191,7 +191,7 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
     HERALD_PROVIDER: 'custom',
     HERALD_MODEL: FAKE_MODEL,
     OPENAI_BASE_URL: fake.url,
-    // Declared endpoints: workflow input may only pick these (SPEC §1.6).
+    // Declared endpoints: workflow input may only pick these (docs/endpoints.md).
     ANTHROPIC_BASE_URL: fake.anthropicUrl,
     HERALD_LOG_LEVEL: process.env.HERALD_LOG_LEVEL ?? 'warn',
     // A closing test stack does not wait the production grace for calls the test left hanging.

@@ -826,7 +826,7 @@ describe('callAnthropicMessages', () => {
 
 /** A server that answers every request with these SSE frames and then ends the response cleanly. */
 
-describe('thinking replay by endpoint (issue 14, from Hermes’ tests)', () => {
+describe('thinking replay by endpoint (from Hermes’ tests)', () => {
   const signed = { type: 'thinking' as const, thinking: 'checked the file', signature: 'sig-1' };
   const unsigned = { type: 'thinking' as const, thinking: 'plain thought', signature: '' };
   const transcript: ChatMessage[] = [

@@ -1,5 +1,5 @@
 /**
- * Every attempt counted (issue 14): the workflow adds what a report of the turn's ledger totals
+ * Every attempt counted: the workflow adds what a report of the turn's ledger totals
  * holds beyond what it counted, so reports that repeat, arrive twice or are missed never count an
  * attempt twice or lose one for good; malformed reports are ignored; the session caps stop a retry.
  */

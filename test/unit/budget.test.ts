@@ -1,4 +1,4 @@
-/** Iteration budget warnings (SPEC §8): the model is nudged to wrap up as a turn's calls run out. */
+/** Iteration budget warnings (docs/providers.md): the model is nudged to wrap up as a turn's calls run out. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BUDGET_SUMMARY_NOTE, DEFAULT_MAX_ITERATIONS, budgetWarning } from '../../common/budget.js';

@@ -1,6 +1,6 @@
 /**
  * A fallback chain that failed as a whole reports every provider's error, the primary's first,
- * within a bound (issue 13).
+ * within a bound.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

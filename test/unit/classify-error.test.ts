@@ -1,5 +1,5 @@
 /**
- * Provider error classification (SPEC §5.1): the reason decides whether Herald retries, compresses,
+ * Provider error classification (docs/providers.md): the reason decides whether Herald retries, compresses,
  * rotates a key or falls back, so each provider's way of saying things must land in the right bucket.
  */
 import assert from 'node:assert/strict';
@@ -98,7 +98,7 @@ describe('classifyProviderError', () => {
     ['unknown', { message: 'something odd happened' }, 'unknown'],
   ];
 
-  /** Local servers and peers' scenarios (issue 14): each phrase as the server or SDK says it. */
+  /** Local servers and peers' scenarios: each phrase as the server or SDK says it. */
   const localAndPeerCases: Array<[string, ProviderErrorInput, FailureReason]> = [
     [
       'llama.cpp: request exceeds the available context size',

@@ -1,7 +1,7 @@
 /**
- * The approval gate's classifier (SPEC §7.5) on a real bash parser, failing closed: the labelled
+ * The approval gate's classifier (docs/command-safety.md) on a real bash parser, failing closed: the labelled
  * corpus (test/fixtures/commands: every group, obfuscations, and everyday work that must stay
- * safe), the review's escapes, the shape of findings, and properties — wrapping a dangerous command
+ * safe), known escapes, the shape of findings, and properties — wrapping a dangerous command
  * in any compound statement, substitution, function, nested shell or runner never lowers its level.
  */
 import assert from 'node:assert/strict';
@@ -95,7 +95,7 @@ describe('command safety', () => {
     });
   });
 
-  describe('the review’s escapes', () => {
+  describe('known escapes', () => {
     const cases: Array<[string, Level]> = [
       ['if true; then rm -rf /; fi', 'hardline'],
       ['a=rm; $a -rf /', 'hardline'],

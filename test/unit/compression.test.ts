@@ -1,5 +1,5 @@
 /**
- * Context compression planning (SPEC §9): which messages stay verbatim (head and tail), which are
+ * Context compression planning (docs/long-conversations.md): which messages stay verbatim (head and tail), which are
  * summarised (middle), how old tool results are pruned, how the summary is asked for, framed and
  * built without a model, and that secrets do not survive into it.
  */

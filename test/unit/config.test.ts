@@ -1,5 +1,5 @@
 /**
- * Herald's configuration (SPEC §1.4): environment variables plus an optional YAML file. A bad
+ * Herald's configuration (docs/configuration.md): environment variables plus an optional YAML file. A bad
  * value must be one clear error naming the key, and sensible defaults apply otherwise.
  */
 import assert from 'node:assert/strict';

@@ -65,7 +65,7 @@ describe('defaultEngine', () => {
   });
 });
 
-describe('a short transcript of big tool results still compresses (issue 14, from Hermes’ tests)', () => {
+describe('a short transcript of big tool results still compresses (from Hermes’ tests)', () => {
   // 7 messages: a question and three reads of large files. The tail's 8-message floor used to hold
   // all of it, nothing was left to summarise, and the turn ended context_too_large.
   const big = (name: string) => `${name} line\n`.repeat(4_000);

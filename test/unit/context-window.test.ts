@@ -1,5 +1,5 @@
 /**
- * Context windows and compression thresholds (SPEC §9): a configured window wins, else it is
+ * Context windows and compression thresholds (docs/long-conversations.md): a configured window wins, else it is
  * guessed from the model family; compression starts at a share of the window and keeps a tail.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The workflow's public input and message schemas (SPEC §2): what callers may send, and errors
+ * The workflow's public input and message schemas (docs/temporal-cli.md): what callers may send, and errors
  * that say which field is wrong.
  */
 import assert from 'node:assert/strict';

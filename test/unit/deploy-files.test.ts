@@ -235,7 +235,7 @@ describe('deploy files: Kubernetes example', () => {
     ] as string[];
     const temporal = envconfigNames();
     const source = ['common/providers.ts', 'runtime/secrets.ts'].map((f) => read(f)).join('\n');
-    // Served by the metrics work of issue 16 (point 2); the probes above do not depend on it.
+    // Served by the worker metrics (docs/observability.md); the probes above do not depend on it.
     const pending = new Set(['HERALD_METRICS_PORT']);
     for (const name of names) {
       const known = name.startsWith('TEMPORAL_')

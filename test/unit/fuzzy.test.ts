@@ -55,7 +55,7 @@ describe('closestKey', () => {
   });
 });
 
-describe('repairToolName (issue 14, from Hermes’ tests)', () => {
+describe('repairToolName (from Hermes’ tests)', () => {
   const tools = ['terminal', 'read_file', 'write_file', 'web_search'];
 
   it('cuts markup a chat template leaked into the name', () => {

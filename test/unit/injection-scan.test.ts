@@ -1,5 +1,5 @@
 /**
- * Prompt-injection scanning (SPEC §10): every family fires on its attacks and stays quiet on the
+ * Prompt-injection scanning (docs/untrusted-text.md): every family fires on its attacks and stays quiet on the
  * near miss, the normalisation sees through full-width letters, zero-width splits and spacing, the
  * blocked note has its fixed shape, and a corpus of attacks and ordinary context files, memory
  * entries and tool output is classified within the error budget (≥ 95% detected, ≤ 3% flagged).

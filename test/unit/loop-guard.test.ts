@@ -1,5 +1,5 @@
 /**
- * Tool-loop guardrails (issue 14): the same call with the same result, nothing changed in between,
+ * Tool-loop guardrails (docs/loop-guard.md): the same call with the same result, nothing changed in between,
  * is nudged, then (a read) answered from the earlier result, then refused; identical reads of one
  * reply run once; a run of repeats ends the turn; anything that may change a result starts over.
  */

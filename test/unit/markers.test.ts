@@ -1,5 +1,5 @@
 /**
- * Herald's own notes carry the session's marker; tool output cannot forge one (SPEC §10).
+ * Herald's own notes carry the session's marker; tool output cannot forge one (docs/human-control.md).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-/** MCP pieces that need no server (issue 15): names, config, secrets, schemas, results, the README example. */
+/** MCP pieces that need no server (docs/mcp.md): names, config, secrets, schemas, results, the README example. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Model misbehaviour (SPEC §5.5): a reply that arrived but is not a usable step. Each case is
+ * Model misbehaviour (docs/providers.md): a reply that arrived but is not a usable step. Each case is
  * retried a bounded number of times and then ends the turn clearly; the counters carry across the
  * calls of one turn, so a sequence is simulated by calling decideNextStep with one counters object.
  */
@@ -224,7 +224,7 @@ describe('decideNextStep: empty replies', () => {
     const context = ctx({ lastStepWasTools: true, fallbacksLeft: 1 });
     const steps = run(empty(), 2 * MAX_EMPTY_RETRIES + 4, c, context);
     const retries = Array<string>(MAX_EMPTY_RETRIES).fill('recall');
-    // a switch resets the retry counters (SPEC §5.3): the fallback provider gets its own retries
+    // a switch resets the retry counters (docs/providers.md): the fallback provider gets its own retries
     assert.deepEqual(kinds(steps), ['recall', ...retries, 'fallback', ...retries, 'end_partial', 'end_partial']);
     const nudge = steps[0]!;
     assert.equal(nudge.kind === 'recall' && nudge.note, EMPTY_AFTER_TOOLS_NUDGE);

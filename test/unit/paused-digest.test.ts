@@ -1,5 +1,5 @@
 /**
- * A tool-less request shows the step's tool calls as one digest (issue 14): a small model copies the
+ * A tool-less request shows the step's tool calls as one digest: a small model copies the
  * repeated calls in front of it; with a digest it answers. The cases are the real model's.
  */
 import assert from 'node:assert/strict';

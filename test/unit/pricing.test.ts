@@ -1,4 +1,4 @@
-/** Cost of a model call from per-million-token prices (SPEC §11). */
+/** Cost of a model call from per-million-token prices (the usage ledger, docs/cli.md). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelPricing, RawTokens } from '../../common/pricing.js';

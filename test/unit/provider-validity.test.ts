@@ -1,5 +1,5 @@
 /**
- * Provider validity (SPEC §4, §13), as a property: whatever sequence of conversation events left a
+ * Provider validity (docs/architecture.md), as a property: whatever sequence of conversation events left a
  * transcript in the store — interrupts between a tool call and its result, crashes mid-batch,
  * failed calls, compressions that put a summary first — the messages Herald sends after
  * `repairMessageOrder` are valid for each API mode: chat completions, Anthropic Messages and the

@@ -1,5 +1,5 @@
 /**
- * Provider resolution (SPEC §4.2): which API a call speaks, which URL it goes to and which
+ * Provider resolution (docs/providers.md): which API a call speaks, which URL it goes to and which
  * environment variable holds its key, from a caller's partial request and the worker's defaults.
  */
 import assert from 'node:assert/strict';
@@ -156,7 +156,7 @@ describe('currentEndpoint', () => {
   });
 });
 
-describe('the Anthropic base URL heuristic matches a host, not a substring (issue 14)', () => {
+describe('the Anthropic base URL heuristic matches a host, not a substring', () => {
   it('a look-alike host or a path naming api.anthropic.com does not pick the Anthropic protocol', () => {
     assert.equal(resolveApiMode('custom', 'https://api.anthropic.com.attacker.test/v1'), 'chat_completions');
     assert.equal(resolveApiMode(undefined, 'https://attacker.test/api.anthropic.com'), 'chat_completions');
@@ -169,7 +169,7 @@ describe('the Anthropic base URL heuristic matches a host, not a substring (issu
   });
 });
 
-describe('local server presets (issue 14)', () => {
+describe('local server presets', () => {
   const defaults: ProviderDefaults = { provider: 'openai', model: 'gpt-4.1' };
 
   it('each preset gets its default loopback URL, chat completions and an optional key', () => {

@@ -1,5 +1,5 @@
 /**
- * Failure recovery (SPEC §5.2–5.4): which failures the activity retries on its own, and what the
+ * Failure recovery (docs/providers.md): which failures the activity retries on its own, and what the
  * workflow does once it gives up — refresh or rotate a credential, fall back, compress, strip
  * reasoning signatures, or end the turn with a clear message.
  */

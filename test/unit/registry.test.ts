@@ -1,5 +1,5 @@
 /**
- * The tool registry (SPEC §7.1): argument validation that gives the model a readable error, the
+ * The tool registry (docs/tools.md): argument validation that gives the model a readable error, the
  * toolset filter, and the JSON Schema providers receive.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Message-order repair (SPEC §13): whatever an interrupt, crash or misbehaving model left in the
+ * Message-order repair (docs/architecture.md): whatever an interrupt, crash or misbehaving model left in the
  * transcript, the copy sent to the provider must be well ordered, and the input is never mutated.
  */
 import assert from 'node:assert/strict';

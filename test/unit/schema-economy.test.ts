@@ -1,5 +1,5 @@
 /**
- * Prompt economy (issue 14): on a small window the tool schemas go compact — shorter, same tools,
+ * Prompt economy (docs/providers.md): on a small window the tool schemas go compact — shorter, same tools,
  * same argument names — and on a big one they stay whole; the choice is the same for every request
  * of a session, so prompt caches still hit.
  */

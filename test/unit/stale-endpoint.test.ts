@@ -1,6 +1,6 @@
 /**
  * A session keeps the endpoint it started with; when a call fails and the worker's configuration
- * now says otherwise, the error tells the user to start a new session (issue 13).
+ * now says otherwise, the error tells the user to start a new session.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

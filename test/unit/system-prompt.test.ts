@@ -1,5 +1,5 @@
 /**
- * The system prompt (SPEC §10): each layer and each rule on its own, then the layer order and
+ * The system prompt (docs/long-conversations.md): each layer and each rule on its own, then the layer order and
  * determinism (the prompt is stored once per session and must give the same bytes every time, or
  * provider prompt caches miss). Herald homes and workspaces are temporary directories; every
  * workspace root gets a `.git` so the HERALD.md walk never leaves it.

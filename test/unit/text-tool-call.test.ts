@@ -1,5 +1,5 @@
 /**
- * Tool calls written as text (issue 14), in the shapes small models really write after their
+ * Tool calls written as text, in the shapes small models really write after their
  * budget ran out: a fenced JSON object, Hermes/Qwen `<tool_call>` tags, OpenAI's nested shape.
  */
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { recogniseTextToolCall, textToolCallNote } from '../../common/text-tool-call.js';
 
 describe('text tool calls', () => {
-  it('recognises a fenced JSON call (the shape in issue 14)', () => {
+  it('recognises a fenced JSON call (the shape a small model wrote)', () => {
     const text = '```json\n{"name": "read_file", "arguments": {"path": "settings.ini"}}\n```';
     assert.deepEqual(recogniseTextToolCall(text), { name: 'read_file' });
   });

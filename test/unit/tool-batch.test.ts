@@ -1,5 +1,5 @@
 /**
- * Tool batch planning (SPEC §7.3): calls from one assistant message run concurrently only when
+ * Tool batch planning (docs/tools.md): calls from one assistant message run concurrently only when
  * that cannot change their results; anything doubtful runs in call order.
  */
 import assert from 'node:assert/strict';

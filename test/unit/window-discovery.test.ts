@@ -1,5 +1,5 @@
 /**
- * Window discovery for local servers (issue 14): each server's real response shape is read for the
+ * Window discovery for local servers: each server's real response shape is read for the
  * window a request can use, and discovery over HTTP is bounded and never throws.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Workspace confinement (SPEC §7.2): file tools resolve paths inside the conversation's workspace
+ * Workspace confinement (docs/tools.md): file tools resolve paths inside the conversation's workspace
  * or refuse them, whether the escape is `..`, an absolute path or a symlink.
  */
 import assert from 'node:assert/strict';

@@ -88,7 +88,7 @@ CREATE TABLE tool_runs (
   PRIMARY KEY (session_id, result_seq)
 );
 
--- Event side channel (SPEC §6.4): per-conversation sequence; NOTIFY herald_events on insert.
+-- Event side channel (docs/architecture.md): per-conversation sequence; NOTIFY herald_events on insert.
 CREATE TABLE event_counters (
   conversation_id text PRIMARY KEY,
   last_seq        bigint NOT NULL

@@ -1,4 +1,4 @@
--- Approvals audit (SPEC §7.5): every request for a dangerous command and how it was decided.
+-- Approvals audit (docs/human-control.md): every request for a dangerous command and how it was decided.
 CREATE TABLE approvals (
   request_id      text PRIMARY KEY,
   conversation_id text NOT NULL,

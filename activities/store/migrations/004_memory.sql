@@ -1,4 +1,4 @@
--- Memory (SPEC §11): two small stores shared by every worker and conversation. MEMORY holds the
+-- Memory (docs/long-conversations.md): two small stores shared by every worker and conversation. MEMORY holds the
 -- agent's own notes, USER the user's profile. Postgres is the single source of truth.
 CREATE TABLE memory_entries (
   id         bigserial PRIMARY KEY,

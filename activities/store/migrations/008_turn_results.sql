@@ -1,5 +1,5 @@
 -- The result of every turn by its message id (unique per conversation), so a repeated message id
--- is answered with what it got the first time, however long ago (issue 12), instead of running again.
+-- is answered with what it got the first time, however long ago, instead of running again.
 CREATE TABLE IF NOT EXISTS turn_results (
   conversation_id text NOT NULL,
   message_id      text NOT NULL,

@@ -1,4 +1,4 @@
--- One usage-ledger row per HTTP attempt (issue 14). Rows were keyed by (session, seq, turn, attempt),
+-- One usage-ledger row per HTTP attempt: every retry is paid for. Rows were keyed by (session, seq, turn, attempt),
 -- so a fallback or a whole-call retry at the same step repeated the key and its row was dropped.
 -- New rows are keyed by the activity's own identity (workflow run, activity id, attempt): unique per
 -- attempt, and the same when Temporal re-delivers one. The columns below say where the attempt ran.

@@ -1,4 +1,4 @@
--- MCP tool schemas (issue 15), keyed by the hash that workflow state carries: the workflow keeps
+-- MCP tool schemas (docs/mcp.md), keyed by the hash that workflow state carries: the workflow keeps
 -- names and hashes only (bounded), the model activity reads the schemas from here, and the tool
 -- activity reads which server and tool a hash stands for. Rows are immutable (a changed schema is
 -- a new hash); nothing here is secret (configs are hashed with their env references, not values).

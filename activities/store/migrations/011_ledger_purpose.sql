@@ -1,4 +1,4 @@
--- What each usage-ledger row's request was for (issue 14): `turn` (the agent loop's model calls),
+-- What each usage-ledger row's request was for: `turn` (the agent loop's model calls),
 -- `compression` (a summary for context compression), `approval` (a `smart` approval's assessment).
 -- Rows written before this column were all the agent loop's: the default says so. Only `turn` rows
 -- count in a turn's `api_calls`; every row counts in the usage, the cost and the session caps.
