@@ -25,10 +25,32 @@ export function createDb(connectionString: string, max = 10, o: { redact?: boole
 }
 
 function redactParam(v: unknown): unknown {
-  if (typeof v === 'string') return redactor().redact(v);
+  if (typeof v === 'string') return looksLikeJson(v) ? redactJsonText(v) : redactor().redact(v);
   if (v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v))
     return redactor().redactDeep(v);
   return v;
+}
+
+function looksLikeJson(v: string): boolean {
+  const first = v.trimStart()[0];
+  return first === '{' || first === '[';
+}
+
+/**
+ * A JSON document (an event payload, tool calls) is redacted value by value: a secret matched in its
+ * skeleton may span JSON punctuation, and replacing that span in the text would break the document
+ * (Postgres then refuses it, and the write is retried forever). Unchanged, it is returned as it came.
+ */
+function redactJsonText(v: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v);
+  } catch {
+    return redactor().redact(v);
+  }
+  const redacted = redactor().redactDeep(parsed);
+  const text = JSON.stringify(redacted);
+  return text === JSON.stringify(parsed) ? v : text;
 }
 
 function guardQueries(client: pg.PoolClient, redact: boolean): void {

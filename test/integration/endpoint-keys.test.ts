@@ -16,7 +16,7 @@ import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
 
 const OPENAI_SECRET = 'sk-worker-openai-0123456789abcdefXYZ';
-const PAIRED_SECRET = 'vllm-paired-token-9876543210abcdef';
+const PAIRED_SECRET = 'tok-5c1e9a7f3b2d8046e1aa';
 
 describe('endpoint and key pairs', () => {
   let stack: TestStack;
@@ -90,10 +90,10 @@ describe('endpoint and key pairs', () => {
 
   it('a pair the config declares carries its own key, named or not', async () => {
     reset();
-    const conv = stack.herald.conversation('c-vllm-paired');
+    const conv = stack.herald.conversation('c-declared');
     await conv.send('hello', { start: { provider: 'vllm', model: 'y', toolsets: [] } });
     await stack.herald
-      .conversation('c-vllm-paired-named')
+      .conversation('c-declared-named')
       .send('hello', { start: { provider: 'vllm', model: 'y', apiKeyEnv: 'PAIRED_TOKEN', toolsets: [] } });
     const calls = vllm.requests.filter((q) => q.path.endsWith('/chat/completions'));
     assert.equal(calls.length, 2);
