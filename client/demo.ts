@@ -13,6 +13,7 @@ import { createLogger } from '../runtime/logger.js';
 import { FakeProvider } from '../test/support/fake-provider.js';
 import type { ScriptedReply } from '../test/support/fake-provider.js';
 import { startDevStack } from '../workers/dev-stack.js';
+import { NO_KEY } from '../common/endpoint-keys.js';
 import { HeraldClient, newSessionId } from './client.js';
 import { EventRenderer } from './render.js';
 
@@ -84,7 +85,13 @@ export async function runDemo(o: { once: boolean }): Promise<void> {
     ...base,
     workspaceRoots: { ...base.workspaceRoots, roots: [...base.workspaceRoots.roots, workspace] },
     taskQueue: DEMO_TASK_QUEUE,
-    providerDefaults: { provider: 'custom', model: DEMO_MODEL, openaiBaseUrl: fake.url },
+    // The scripted server is the one endpoint, declared with no key paired: no key of yours is sent to it.
+    providerDefaults: {
+      provider: 'custom',
+      model: DEMO_MODEL,
+      openaiBaseUrl: fake.url,
+      declared: { baseUrls: [fake.url], keyEnvs: [], pairs: [{ baseUrl: fake.url, keyEnv: NO_KEY }] },
+    },
   };
   const say = (l: string) => process.stderr.write(`${pc.dim(l)}\n`);
   say('Herald demo: the model is a scripted stand-in (no API key needed); Temporal, Postgres and the tools are real.');

@@ -13,6 +13,7 @@ import { mcpToolFinding, mcpToolLeftOut } from '../activities/mcp/screen.js';
 import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from '../activities/mcp/schema.js';
 import type { LeftOut } from '../common/left-out.js';
 import { addLeftOut, describeLeftOut } from '../common/left-out.js';
+import { defaultWorkspaceRoot } from '../runtime/workspace-roots.js';
 import { ToolSandbox } from '../activities/sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
@@ -38,7 +39,8 @@ export async function probeMcpServers(cfg: HeraldConfig, only?: string): Promise
     sandbox,
     env: process.env,
     log,
-    workspace: cfg.workspace ?? process.cwd(),
+    // The worker's default workspace, never the folder the command runs in (a checkout, a home).
+    workspace: cfg.workspace ?? cfg.workspaceRoots.roots[0] ?? defaultWorkspaceRoot(),
     network: cfg.file.sandbox.network,
     version: '0.1.0',
   });

@@ -44,6 +44,7 @@ import { explainWalls } from './explain.js';
 import type { SandboxDenial } from '../metrics.js';
 import { seccompProgram } from './seccomp.js';
 import { protectedMounts } from './protected-mounts.js';
+import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { overBudget, settleGit, snapshotGit } from './git-guard.js';
 import { SealedFile } from './sealed-file.js';
 import type { SandboxIdentity } from './sandbox-user.js';
@@ -483,7 +484,12 @@ export class ToolSandbox {
         },
       };
     }
-    if (req.workspace === '/' || m.host.systemRoots.some((r) => isInside(req.workspace, r.path)))
+    if (
+      req.workspace === '/' ||
+      m.host.systemRoots.some((r) => isInside(req.workspace, r.path)) ||
+      // Herald's own install: a root worker's walk would hand its files to the sandbox user.
+      isInside(req.workspace, PROJECT_ROOT)
+    )
       return {
         ok: false,
         error: `Refused: the workspace ${req.workspace} contains system folders; give the conversation a project folder.`,
