@@ -49,8 +49,10 @@ const MAX_STORAGE_WAITS = 40;
 
 type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft' | 'attempts'> & {
   chainRestarts: number;
-  /** The ledger's attempt count of the turn when this slot started (undefined: not counted). */
-  ledgerAtStart: number | undefined;
+  /** The ledger's attempt count when the last failure was attributed (undefined: not counted). */
+  ledgerMark: number | undefined;
+  /** HTTP attempts each provider of the chain made in this slot, by label, as the ledger counts them. */
+  attemptsBy: Record<string, number>;
   /** Why each provider of the chain failed in this round, the primary first. */
   errors: ProviderError[];
 };
@@ -74,12 +76,13 @@ export async function callModelSlot(
     strippedReasoning: false,
     chainRestarts: 0,
     errors: [],
-    ledgerAtStart: undefined,
+    ledgerMark: undefined,
+    attemptsBy: {},
   };
   let storageWaits = 0;
   const steer = opts.steer;
   countEveryAttempt(p);
-  slot.ledgerAtStart = p.ledger?.attempts;
+  slot.ledgerMark = p.ledger?.attempts;
   for (;;) {
     checkSessionBudget(s);
     const seq = s.nextSeq;
@@ -148,12 +151,18 @@ async function recover(
   reason: FailureReason,
   err: unknown,
 ): Promise<void> {
+  // The attempts since the last failure were this provider's (its retries in the activity).
+  const label = providerLabel(s.provider);
+  if (p.ledger && slot.ledgerMark !== undefined) {
+    slot.attemptsBy[label] = (slot.attemptsBy[label] ?? 0) + p.ledger.attempts - slot.ledgerMark;
+    slot.ledgerMark = p.ledger.attempts;
+  }
   for (;;) {
     const decision = decideRecovery(reason, {
       ...slot,
       poolSize: poolSizeOf(s.provider),
       fallbacksLeft: fallbacksLeft(s, p.chainPos),
-      attempts: p.ledger && slot.ledgerAtStart !== undefined ? p.ledger.attempts - slot.ledgerAtStart : undefined,
+      attempts: slot.ledgerMark !== undefined ? slot.attemptsBy[label] : undefined,
     });
     switch (decision.action) {
       case 'refresh_credential': {
