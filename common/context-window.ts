@@ -14,6 +14,18 @@ const FAMILIES: Array<[RegExp, number]> = [
   [/llama|qwen|mistral|deepseek/i, 128_000],
 ];
 
+/**
+ * The range of context windows Herald believes when a server states one (an error message, a
+ * `/props` or `/models` field): llama.cpp's old 512-token default up to 10M (Llama 4 Scout). A
+ * number outside it is a garbled or hostile message, and must not steer compression.
+ */
+export const MIN_STATED_WINDOW = 512;
+export const MAX_STATED_WINDOW = 10_000_000;
+
+export function isPlausibleContextWindow(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= MIN_STATED_WINDOW && n <= MAX_STATED_WINDOW;
+}
+
 export function contextWindowOf(model: string, configured?: number): number {
   if (configured) return configured;
   for (const [pattern, size] of FAMILIES) if (pattern.test(model)) return size;
