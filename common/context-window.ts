@@ -3,16 +3,9 @@
  * config) wins; otherwise a window is guessed from the model family.
  */
 
-export const DEFAULT_CONTEXT_LENGTH = 128_000;
+import { familyWindowOf } from './model-windows.js';
 
-const FAMILIES: Array<[RegExp, number]> = [
-  [/claude/i, 200_000],
-  [/gpt-4\.1/i, 1_047_576],
-  [/gpt-5/i, 400_000],
-  [/gpt-4o|o[134](-|$)/i, 128_000],
-  [/gemini/i, 1_048_576],
-  [/llama|qwen|mistral|deepseek/i, 128_000],
-];
+export const DEFAULT_CONTEXT_LENGTH = 128_000;
 
 /**
  * The range of context windows Herald believes when a server states one (an error message, a
@@ -28,8 +21,7 @@ export function isPlausibleContextWindow(n: unknown): n is number {
 
 export function contextWindowOf(model: string, configured?: number): number {
   if (configured) return configured;
-  for (const [pattern, size] of FAMILIES) if (pattern.test(model)) return size;
-  return DEFAULT_CONTEXT_LENGTH;
+  return familyWindowOf(model) ?? DEFAULT_CONTEXT_LENGTH;
 }
 
 export interface CompressionSettings {
