@@ -132,6 +132,9 @@ const RATE_LIMIT = [
   // AWS Bedrock.
   'throttlingexception',
   'too many concurrent requests',
+  // Per-key limits on requests in flight or per period: they lift by themselves.
+  'concurrency limit',
+  'request limit',
   'servicequotaexceededexception',
 ];
 const OVERLOADED_429 = ['overloaded', 'at capacity'];

@@ -88,6 +88,12 @@ export const PEER_CLASSIFIER_CASES: Array<[string, ProviderErrorInput, FailureRe
     'rate_limit',
   ],
   [
+    '429: a concurrency limit lifts by itself',
+    { status: 429, message: 'Concurrency limit exceeded for this key' },
+    'rate_limit',
+  ],
+  ['429: a request limit lifts by itself', { status: 429, message: 'Request limit exceeded, slow down' }, 'rate_limit'],
+  [
     '402 usage limit that resets (wrapped body)',
     { status: 402, message: 'Usage limit reached, try again in 5 minutes' },
     'rate_limit',
