@@ -1,5 +1,5 @@
 /**
- * Provider errors as the peer agent's own test suite states them, with the reason it gives each:
+ * Provider errors as Hermes' own test suite states them, with the reason it gives each:
  * Herald agrees on every one, or the difference is deliberate (docs/providers.md, "When providers
  * fail"). Each line is one case: who says it, what they say, and what it must mean.
  */
@@ -201,7 +201,7 @@ export const PEER_CLASSIFIER_CASES: Array<[string, ProviderErrorInput, FailureRe
   ['200 with an error body', { status: 200, message: 'model loading' }, 'unknown'],
 ];
 
-describe("provider errors from the peer agent's cases", () => {
+describe("provider errors from Hermes' cases", () => {
   for (const [name, input, expected] of PEER_CLASSIFIER_CASES) {
     it(`${name} → ${expected}`, () => assert.equal(classifyProviderError(input), expected));
   }
@@ -217,7 +217,7 @@ export const PEER_LIMIT_CASES: Array<[string, string, number | undefined]> = [
   ['OpenAI', "This model's maximum context length is 128000 tokens", 128_000],
 ];
 
-describe("stated context limits from the peer agent's cases", () => {
+describe("stated context limits from Hermes' cases", () => {
   for (const [name, message, expected] of PEER_LIMIT_CASES) {
     it(`${name} → ${expected}`, () => assert.equal(parseContextLimit(message), expected));
   }

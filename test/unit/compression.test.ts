@@ -97,7 +97,7 @@ describe('planCompression: tail', () => {
       range(6, 11),
     ],
     [
-      'a cut just after a whole tool group takes the group into the tail (the peer agent aligns it so)',
+      'a cut just after a whole tool group takes the group into the tail (Hermes aligns it so)',
       { tailTokens: 47, tailMessages: 1 },
       range(1, 11),
     ],

@@ -52,7 +52,7 @@ describe('contextWindowOf', () => {
     }
   });
 
-  it("knows the current families whose windows pass 128K (the peer agent's table)", () => {
+  it("knows the current families whose windows pass 128K (Hermes' table)", () => {
     const cases: Array<[string, number]> = [
       ['gpt-4.1', 1_047_576],
       ['gpt-5', 400_000],

@@ -59,7 +59,7 @@ describe('repairMessageOrder', () => {
     assert.ok(isValidOrder(out));
   });
 
-  it('joins a reply split across consecutive assistant messages line by line, trimmed (as the peer agent does)', () => {
+  it('joins a reply split across consecutive assistant messages line by line, trimmed (as Hermes does)', () => {
     const out = repairMessageOrder([user('Hi'), assistant('Hello  '), assistant('\nHow can I help?'), user('Q2')]);
     assert.deepEqual(shape(out), ['user', 'assistant', 'user']);
     assert.equal(out[1]!.content, 'Hello\nHow can I help?');
@@ -75,7 +75,7 @@ describe('repairMessageOrder', () => {
   });
 
   it('a call left unanswered before the next user message is stubbed, not pruned (a deliberate difference)', () => {
-    // The peer agent drops the unanswered call (and the assistant turn, when nothing else is left
+    // Hermes drops the unanswered call (and the assistant turn, when nothing else is left
     // in it). Herald keeps it with a stub: the command may have run before the crash, and the
     // model must know it tried.
     const out = repairMessageOrder([
