@@ -1,7 +1,8 @@
 /**
- * Provider errors as Hermes' own test suite states them, with the reason it gives each:
- * Herald agrees on every one, or the difference is deliberate (docs/providers.md, "When providers
- * fail"). Each line is one case: who says it, what they say, and what it must mean.
+ * Provider errors in the words providers use, with the reason Hermes gives each (from its tests,
+ * or from the phrases its classifier knows): Herald agrees on every one, or the difference is
+ * deliberate (docs/providers.md, "When providers fail"). Each line is one case: who says it, what
+ * they say, and what it must mean.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
