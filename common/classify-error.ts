@@ -2,6 +2,7 @@
  * Provider error classifier (docs/providers.md; detection rules as Hermes has them): HTTP status, provider error body
  * and message text → one failure reason. Pure and table-driven; the first matching rule wins.
  */
+import { isPlausibleContextWindow } from './context-window.js';
 import type { FailureReason } from './error-reasons.js';
 
 export interface ProviderErrorInput {
@@ -30,6 +31,12 @@ const CONTENT_POLICY = [
   'responsibleaipolicyviolation',
   'new_sensitive',
   'content management policy',
+  // OpenAI's moderation refusal and Anthropic's safety refusal, as each states it.
+  "violates openai's usage policies",
+  'your request was flagged by',
+  'flagged by our moderation',
+  'responses cannot be generated due to safety',
+  'trusted access for cyber',
 ];
 const OVERFLOW = [
   'context length',
@@ -51,6 +58,18 @@ const OVERFLOW = [
   'maximum model length',
   'max_model_len',
   'exceeds max length',
+  // llama.cpp's slot error ("slot context: 4096 tokens, prompt 8192 tokens — not enough space").
+  'slot context',
+  'n_ctx_slot',
+  // Chinese-language servers: "exceeds the maximum length", "context length".
+  '超过最大长度',
+  '超出最大长度',
+  '上下文长度',
+  // Ollama, Bedrock, Z.AI GLM (code 1210).
+  'truncating input',
+  'max input token',
+  'exceeds the maximum number of input tokens',
+  'max tokens allowed',
 ];
 const BILLING = [
   'insufficient_quota',
@@ -65,9 +84,35 @@ const BILLING = [
   'key limit exceeded',
   'exceeded your current quota',
   'purchase more credits',
+  'insufficient balance',
+  'credits exhausted',
+  'credits have been exhausted',
+  'no usable credits',
+  'top up your credits',
+  'billing hard limit',
+  'account is deactivated',
+  'out of funds',
+  'balance_depleted',
+  'requires available credits',
+  // The plan or the free tier does not cover the model: paying (or another provider) fixes it, waiting does not.
+  'plan does not include',
+  'not available on the free tier',
+  'model_not_supported_on_free_tier',
 ];
 const USAGE_LIMIT = ['usage limit', 'quota', 'limit exceeded', 'limit reached'];
-const TRANSIENT_HINT = ['try again', 'retry', 'resets at', 'reset in', 'wait', 'window', 'later'];
+const TRANSIENT_HINT = [
+  'try again',
+  'retry',
+  'resets at',
+  'reset in',
+  'resets in',
+  'reset after',
+  'wait',
+  'window',
+  'later',
+  'requests remaining',
+  'periodic',
+];
 const RATE_LIMIT = [
   'rate limit',
   'rate_limit',
@@ -75,6 +120,22 @@ const RATE_LIMIT = [
   'ratelimit',
   'requests per minute',
   'tokens per minute',
+  'requests per day',
+  'throttled',
+  'resource_exhausted',
+  'resource exhausted',
+  'resource has been exhausted',
+  'resourceexhausted',
+  'resource-exhausted',
+  // Alibaba / DashScope's throttling, sent with a 400.
+  'rate increased too quickly',
+  // AWS Bedrock.
+  'throttlingexception',
+  'too many concurrent requests',
+  // Per-key limits on requests in flight or per period: they lift by themselves.
+  'concurrency limit',
+  'request limit',
+  'servicequotaexceededexception',
 ];
 const OVERLOADED_429 = ['overloaded', 'at capacity'];
 const OVERLOADED = ['overloaded', 'at capacity', 'capacity', 'temporarily unavailable', 'service unavailable'];
@@ -105,7 +166,15 @@ const UNSUPPORTED_PARAM = [
   'unsupported parameter',
   'unrecognized request argument',
   'extra inputs are not permitted',
+  'unknown_parameter',
+  'unsupported_parameter',
 ];
+/**
+ * A request the server validated and refused. In a 5xx it still means the same request fails the
+ * same way every time; not used for a 400, where OpenAI stamps `invalid_request_error` on real
+ * context overflows too.
+ */
+const REQUEST_VALIDATION = [...UNSUPPORTED_PARAM, 'invalid_request_error'];
 /**
  * OpenRouter's refusal when the account's privacy settings exclude every endpoint of the model
  * (it comes as 404, 403 or 503): no retry and no other key of the same provider can help.
@@ -150,6 +219,9 @@ const CODE_REASONS: Record<string, FailureReason> = {
   billing_not_active: 'billing',
   payment_required: 'billing',
   insufficient_credits: 'billing',
+  no_usable_credits: 'billing',
+  balance_depleted: 'billing',
+  model_not_supported_on_free_tier: 'billing',
   model_not_found: 'model_not_found',
   model_not_available: 'model_not_found',
   invalid_model: 'model_not_found',
@@ -161,6 +233,15 @@ const CODE_REASONS: Record<string, FailureReason> = {
   permission_error: 'auth',
   request_too_large: 'payload_too_large',
 };
+
+/**
+ * "Usage limit reached", "Monthly quota reached" with nothing saying when it resets: a wall that
+ * waiting will not lift within the turn, so billing (fall back) rather than a rate limit (retry).
+ * A plain rate-limit phrase ("Rate limit exceeded") never counts, though it contains "limit exceeded".
+ */
+function isUsageWall(text: string): boolean {
+  return has(text, USAGE_LIMIT) && !has(text, TRANSIENT_HINT) && !has(text, RATE_LIMIT);
+}
 
 /** A large session makes a bare, uninformative 400 most likely a context overflow. */
 function isLargeSession(e: ProviderErrorInput, share: number, tokens: number, msgs: number): boolean {
@@ -222,6 +303,7 @@ function classifyByStatus(status: number, text: string, e: ProviderErrorInput): 
     case 429:
       if (has(text, OVERLOADED_429)) return 'overloaded';
       if (has(text, BILLING) && !has(text, TRANSIENT_HINT)) return 'billing';
+      if (isUsageWall(text)) return 'billing';
       return 'rate_limit';
     case 400:
       if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
@@ -234,19 +316,22 @@ function classifyByStatus(status: number, text: string, e: ProviderErrorInput): 
     case 500:
     case 502:
       // Some gateways wrap a request validation error in a 5xx: retrying the same request cannot help.
+      // An overflow is still compressed, even when the gateway also calls it an invalid request.
       if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
       if (has(text, OVERFLOW)) return 'context_overflow';
+      if (has(text, REQUEST_VALIDATION)) return 'format_error';
       return 'server_error';
     case 503:
     case 529:
       if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
       if (has(text, OVERFLOW)) return 'context_overflow';
+      if (has(text, REQUEST_VALIDATION)) return 'format_error';
       return 'overloaded';
     case 408:
     case 504:
       return 'timeout';
     default:
-      if (status >= 500) return has(text, UNSUPPORTED_PARAM) ? 'format_error' : 'server_error';
+      if (status >= 500) return has(text, REQUEST_VALIDATION) ? 'format_error' : 'server_error';
       if (status >= 400) return 'format_error';
       return undefined;
   }
@@ -255,6 +340,7 @@ function classifyByStatus(status: number, text: string, e: ProviderErrorInput): 
 function classifyByMessage(text: string, e: ProviderErrorInput): FailureReason {
   if (has(text, ['payload too large', 'request entity too large'])) return 'payload_too_large';
   if (has(text, USAGE_LIMIT) && has(text, TRANSIENT_HINT)) return 'rate_limit';
+  if (isUsageWall(text)) return 'billing';
   if (has(text, OVERLOADED)) return 'overloaded';
   if (has(text, BILLING)) return 'billing';
   if (has(text, RATE_LIMIT)) return 'rate_limit';
@@ -308,15 +394,23 @@ const CONTEXT_LIMIT_PATTERNS: RegExp[] = [
   /\bmax_model_len\b\D{0,4}(\d[\d,]*)/i,
   /(\d[\d,]*)[- ]token context/i,
   /limit(?: is|:)? (\d[\d,]*) tokens/i,
+  // LM Studio / llama.cpp: "Maximum context size 65536 exceeded", "… Maximum context size is 32768"
+  /maximum context size (?:is |of )?\(?(\d[\d,]*)/i,
+  // llama.cpp's slot: "slot context: 4096 tokens, prompt 8192 tokens"
+  /slot context:? ?(\d[\d,]*)/i,
 ];
 
-/** The real context window when a provider's overflow error states it (e.g. "maximum context length is 8192 tokens"). */
+/**
+ * The real context window when a provider's overflow error states it (e.g. "maximum context length
+ * is 8192 tokens"). A number outside the plausible windows (a garbled or hostile message) is not
+ * believed: the next pattern may still find the real one.
+ */
 export function parseContextLimit(message: string): number | undefined {
   for (const p of CONTEXT_LIMIT_PATTERNS) {
     const m = p.exec(message);
     if (m?.[1]) {
       const n = Number(m[1].replace(/,/g, ''));
-      if (Number.isFinite(n) && n >= 512) return n;
+      if (isPlausibleContextWindow(n)) return n;
     }
   }
   return undefined;

@@ -30,9 +30,9 @@ export interface PlannedMessage extends ChatMessage {
 export interface PlanOptions {
   /** Keep the first messages verbatim (the first compression of a conversation only). */
   protectFirst: number;
-  /** Keep at least this many tokens of the most recent messages verbatim. */
+  /** The verbatim tail's token budget: it may run to 1.5 times this rather than cut a big message. */
   tailTokens: number;
-  /** …and at least this many of the most recent messages (never splitting a tool group). */
+  /** The tail keeps at least this many of the latest messages, short of leaving nothing to summarise. */
   tailMessages: number;
 }
 
@@ -43,6 +43,11 @@ export interface CompressionPlan {
   /** A summary from an earlier compression found in the middle (to update, not restart). */
   previousSummary: string | undefined;
 }
+
+/** A transcript needs more than this many messages after its head to be worth summarising. */
+export const MIN_COMPRESSIBLE_AFTER_HEAD = 4;
+/** The tail may exceed its token budget by this factor rather than cut inside a big message. */
+export const TAIL_SOFT_CEILING = 1.5;
 
 export function isSummary(m: Pick<ChatMessage, 'content'>): boolean {
   return typeof m.content === 'string' && m.content.startsWith(SUMMARY_OPEN);
@@ -62,32 +67,86 @@ function groupEnd(messages: readonly PlannedMessage[], i: number): number {
   return j;
 }
 
+/** A cut just after tool results moves back to their assistant, so the group stays on one side. */
+function alignBack(messages: readonly PlannedMessage[], cut: number): number {
+  if (cut <= 0 || cut >= messages.length) return cut;
+  const owner = groupStart(messages, cut - 1);
+  const m = messages[owner]!;
+  return m.role === 'assistant' && m.tool_calls?.length ? owner : cut;
+}
+
+/** A cut on a tool result moves forward past the results, so the group stays on one side. */
+function alignForward(messages: readonly PlannedMessage[], cut: number): number {
+  let j = cut;
+  while (j < messages.length && messages[j]!.role === 'tool') j += 1;
+  return j;
+}
+
+function lastIndex(messages: readonly PlannedMessage[], from: number, keep: (m: PlannedMessage) => boolean): number {
+  for (let i = messages.length - 1; i >= from; i--) if (keep(messages[i]!)) return i;
+  return -1;
+}
+
+const hasText = (m: ChatMessage) => typeof m.content === 'string' && m.content.trim().length > 0;
+
+/**
+ * Where the verbatim tail starts. The token budget decides; the tail keeps at least
+ * `tailMessages` messages but leaves two to summarise on a short transcript; it may run to 1.5
+ * times the budget rather than cut inside a big message, and when everything fits that loosely it
+ * is cut at the budget itself, so a compression always summarises something. Never inside a tool
+ * group; the last user message and the last reply the user read stay in the tail.
+ */
+function tailStartOf(messages: readonly PlannedMessage[], headEnd: number, o: PlanOptions): number {
+  const n = messages.length;
+  const available = Math.max(0, n - headEnd - 1);
+  const minTail = available > 1 ? Math.min(o.tailMessages, Math.max(3, available - 2), available) : 0;
+  const walk = (budget: number, keepCrossing: boolean): { cut: number; tokens: number } => {
+    let cut = n;
+    let tokens = 0;
+    for (let i = n - 1; i >= headEnd; i--) {
+      const t = messages[i]!.tokens;
+      if (tokens + t > budget && n - i >= minTail) return { cut: keepCrossing ? i : cut, tokens };
+      tokens += t;
+      cut = i;
+    }
+    return { cut, tokens };
+  };
+  const loose = walk(Math.floor(o.tailTokens * TAIL_SOFT_CEILING), false);
+  let cut = loose.cut;
+  // Everything fits the loose ceiling: cut at the budget itself (the message crossing it stays).
+  if (cut <= headEnd && loose.tokens > 0) cut = walk(o.tailTokens, true).cut;
+  cut = Math.min(cut, n - minTail);
+  if (cut <= headEnd) cut = Math.max(n - minTail, headEnd + 1);
+  cut = alignBack(messages, cut);
+
+  // The last user message is the task: it stays verbatim. When it is the first message after the
+  // head, it cannot stay without leaving nothing to summarise: it goes with its answer instead.
+  const lastUser = lastIndex(messages, headEnd, (m) => m.role === 'user' && !isSummary(m) && hasText(m));
+  if (lastUser >= 0 && lastUser < cut) {
+    if (lastUser > headEnd) cut = lastUser;
+    else {
+      let pairEnd = lastUser + 1;
+      if (messages[pairEnd]?.role === 'assistant') pairEnd = groupEnd(messages, pairEnd);
+      cut = Math.max(pairEnd, headEnd + 1);
+    }
+  }
+  // The last reply the user read stays verbatim too (the latest with text, else the latest at all).
+  const replies = (m: PlannedMessage) => m.role === 'assistant' && !isSummary(m);
+  const withText = lastIndex(messages, headEnd, (m) => replies(m) && hasText(m));
+  const lastReply = withText >= 0 ? withText : lastIndex(messages, headEnd, replies);
+  if (lastReply >= 0 && lastReply < cut) cut = Math.max(alignBack(messages, lastReply), headEnd + 1);
+  // At least one message is summarised, and a raised cut skips forward past a group's results.
+  return Math.min(n, alignForward(messages, Math.max(cut, headEnd + 1)));
+}
+
 export function planCompression(messages: readonly PlannedMessage[], o: PlanOptions): CompressionPlan {
   const n = messages.length;
   // Head: the first messages, extended so a tool group is never cut.
   let headEnd = Math.min(o.protectFirst, n);
   if (headEnd > 0 && headEnd < n) headEnd = groupEnd(messages, groupStart(messages, headEnd - 1));
 
-  // Tail: the most recent messages within the token budget, at least `tailMessages`, always the
-  // last user message, and never starting inside a tool group.
-  let tailStart = n;
-  let tokens = 0;
-  while (tailStart > headEnd) {
-    const next = messages[tailStart - 1]!;
-    const within = tokens + next.tokens <= o.tailTokens || n - tailStart < o.tailMessages;
-    if (!within) break;
-    tokens += next.tokens;
-    tailStart -= 1;
-  }
-  let lastUser = -1;
-  for (let i = n - 1; i >= 0; i--) {
-    if (messages[i]!.role === 'user') {
-      lastUser = i;
-      break;
-    }
-  }
-  if (lastUser >= headEnd && lastUser < tailStart) tailStart = lastUser;
-  if (tailStart < n) tailStart = Math.max(headEnd, groupStart(messages, tailStart));
+  // Too short to be worth a summary: everything after the head is the tail.
+  const tailStart = n - headEnd > MIN_COMPRESSIBLE_AFTER_HEAD ? tailStartOf(messages, headEnd, o) : headEnd;
 
   const middle = messages.slice(headEnd, tailStart);
   const summaries = middle.filter(isSummary);

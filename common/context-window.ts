@@ -3,21 +3,25 @@
  * config) wins; otherwise a window is guessed from the model family.
  */
 
+import { familyWindowOf } from './model-windows.js';
+
 export const DEFAULT_CONTEXT_LENGTH = 128_000;
 
-const FAMILIES: Array<[RegExp, number]> = [
-  [/claude/i, 200_000],
-  [/gpt-4\.1/i, 1_047_576],
-  [/gpt-5/i, 400_000],
-  [/gpt-4o|o[134](-|$)/i, 128_000],
-  [/gemini/i, 1_048_576],
-  [/llama|qwen|mistral|deepseek/i, 128_000],
-];
+/**
+ * The range of context windows Herald believes when a server states one (an error message, a
+ * `/props` or `/models` field): llama.cpp's old 512-token default up to 10M (Llama 4 Scout). A
+ * number outside it is a garbled or hostile message, and must not steer compression.
+ */
+export const MIN_STATED_WINDOW = 512;
+export const MAX_STATED_WINDOW = 10_000_000;
+
+export function isPlausibleContextWindow(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= MIN_STATED_WINDOW && n <= MAX_STATED_WINDOW;
+}
 
 export function contextWindowOf(model: string, configured?: number): number {
   if (configured) return configured;
-  for (const [pattern, size] of FAMILIES) if (pattern.test(model)) return size;
-  return DEFAULT_CONTEXT_LENGTH;
+  return familyWindowOf(model) ?? DEFAULT_CONTEXT_LENGTH;
 }
 
 export interface CompressionSettings {

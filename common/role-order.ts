@@ -40,15 +40,29 @@ export function repairMessageOrder(messages: readonly ChatMessage[]): ChatMessag
   return out;
 }
 
-/** A deep-enough copy; a call id repeated within one message is kept once (it can be answered once). */
+/**
+ * A deep-enough copy; a call id repeated within one message is kept once (it can be answered
+ * once), and an empty `tool_calls` list is dropped (strict providers refuse `tool_calls: []`).
+ */
 function cloneMessage(m: ChatMessage): ChatMessage {
   const copy: ChatMessage = { ...m };
-  if (m.tool_calls) copy.tool_calls = dedupeCalls(m.tool_calls.map((c) => ({ ...c, function: { ...c.function } })));
+  if (m.tool_calls?.length)
+    copy.tool_calls = dedupeCalls(m.tool_calls.map((c) => ({ ...c, function: { ...c.function } })));
+  else delete copy.tool_calls;
   return copy;
 }
 
+/**
+ * Two user messages are two things the person said: a blank line between them. Two assistant
+ * messages are one reply split by a crash or a retry: their trimmed parts on consecutive lines.
+ */
 function mergeSameRole(a: ChatMessage, b: ChatMessage): ChatMessage {
-  const text = [a.content, b.content].filter((t): t is string => typeof t === 'string' && t.length > 0).join('\n\n');
+  const assistant = a.role === 'assistant';
+  const parts = [a.content, b.content]
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => (assistant ? t.trim() : t))
+    .filter((t) => t.length > 0);
+  const text = parts.join(assistant ? '\n' : '\n\n');
   const merged: ChatMessage = { ...a, content: text.length > 0 ? text : (a.content ?? b.content) };
   const calls = [...(a.tool_calls ?? []), ...(b.tool_calls ?? [])];
   if (calls.length) merged.tool_calls = dedupeCalls(calls);

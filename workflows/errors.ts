@@ -6,6 +6,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import { SPEND_LIMIT_REACHED } from '../common/attempts.js';
 import type { TurnExitReason } from '../common/contract.js';
+import { isPlausibleContextWindow } from '../common/context-window.js';
 import type { FailureReason } from '../common/error-reasons.js';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED, isFailureReason } from '../common/error-reasons.js';
 
@@ -54,7 +55,7 @@ export function rootMessage(err: unknown): string {
 export function statedContextLimit(err: unknown): number | undefined {
   if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
   const details = err.cause.details?.[0] as { contextLimit?: unknown } | undefined;
-  return typeof details?.contextLimit === 'number' ? details.contextLimit : undefined;
+  return isPlausibleContextWindow(details?.contextLimit) ? details.contextLimit : undefined;
 }
 
 /**

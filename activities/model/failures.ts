@@ -7,6 +7,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIError } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { isPlausibleContextWindow } from '../../common/context-window.js';
 import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../common/classify-error.js';
 import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
 import { REASON_POLICIES } from '../../common/error-reasons.js';
@@ -42,9 +43,7 @@ interface ErrorFacts {
 
 /** A plausible context window from an error body field. */
 function windowField(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 512 && value <= 100_000_000
-    ? value
-    : undefined;
+  return isPlausibleContextWindow(value) ? value : undefined;
 }
 
 /**

@@ -42,14 +42,51 @@ describe('contextWindowOf', () => {
       ['gpt-4o-mini', 128_000],
       ['o3-mini', 128_000],
       ['gemini-2.5-pro', 1_048_576],
-      ['meta-llama/llama-3.1-70b-instruct', 128_000],
-      ['qwen2.5-coder', 128_000],
+      ['meta-llama/llama-3.1-70b-instruct', 131_072],
+      ['qwen2.5-coder', 131_072],
       ['deepseek-chat', 128_000],
     ];
     for (const [model, want] of cases) {
       assert.equal(contextWindowOf(model), want, model);
       assert.equal(contextWindowOf(model, 0), want, `${model} with 0 configured`);
     }
+  });
+
+  it("knows the current families whose windows pass 128K (Hermes' table)", () => {
+    const cases: Array<[string, number]> = [
+      ['gpt-4.1', 1_047_576],
+      ['gpt-5', 400_000],
+      ['gpt-5-codex', 400_000],
+      ['gpt-5.4-mini', 400_000],
+      ['gpt-5.4', 1_050_000],
+      ['gpt-5.5', 1_050_000],
+      ['gpt-5.1-chat-latest', 128_000],
+      ['claude-sonnet-4-20250514', 200_000],
+      ['claude-sonnet-4-5', 200_000],
+      ['claude-sonnet-4-6', 1_000_000],
+      ['anthropic/claude-opus-4.6', 1_000_000],
+      ['gemini-2.0-flash', 1_048_576],
+      ['google/gemini-2.5-pro', 1_048_576],
+      ['qwen3-coder-plus', 1_000_000],
+      ['qwen3-coder-30b-a3b', 262_144],
+      ['qwen3-max', 262_144],
+      ['qwen3-32b', 131_072],
+      ['deepseek-v3', 128_000],
+      ['deepseek-v4-flash', 1_000_000],
+      ['kimi-k2-0905', 262_144],
+      ['glm-4.6', 202_752],
+      ['minimax-m2', 204_800],
+      ['grok-4-fast-non-reasoning', 2_000_000],
+      ['grok-4', 256_000],
+      ['gemma-3-27b', 131_072],
+      ['o4-mini', 128_000],
+    ];
+    for (const [model, want] of cases) assert.equal(contextWindowOf(model), want, model);
+  });
+
+  it('does not take an o-series name from inside another word', () => {
+    assert.equal(contextWindowOf('turbo1'), DEFAULT_CONTEXT_LENGTH);
+    assert.equal(contextWindowOf('openai/o3'), 128_000);
   });
 
   it(`falls back to ${DEFAULT_CONTEXT_LENGTH} for an unknown model`, () => {

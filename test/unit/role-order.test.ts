@@ -50,12 +50,43 @@ describe('repairMessageOrder', () => {
       tool('b'),
     ]);
     assert.deepEqual(shape(out), ['user', 'assistant', 'tool:a', 'tool:b']);
-    assert.equal(out[1]!.content, 'part one\n\npart two');
+    assert.equal(out[1]!.content, 'part one\npart two');
     assert.equal(out[1]!.reasoning, 'think 1\n\nthink 2');
     assert.deepEqual(
       out[1]!.tool_calls!.map((c) => c.id),
       ['a', 'b'],
     );
+    assert.ok(isValidOrder(out));
+  });
+
+  it('joins a reply split across consecutive assistant messages line by line, trimmed (as Hermes does)', () => {
+    const out = repairMessageOrder([user('Hi'), assistant('Hello  '), assistant('\nHow can I help?'), user('Q2')]);
+    assert.deepEqual(shape(out), ['user', 'assistant', 'user']);
+    assert.equal(out[1]!.content, 'Hello\nHow can I help?');
+    assert.ok(isValidOrder(out));
+  });
+
+  it('keeps a trailing user message after an assistant turn without tool calls as it is', () => {
+    const input = [user('Q1'), assistant('A1'), user('Q2')];
+    assert.deepEqual(repairMessageOrder(input), input);
+    const empty = repairMessageOrder([user('Q1'), { ...assistant('A1'), tool_calls: [] }, user('Q2')]);
+    assert.deepEqual(shape(empty), ['user', 'assistant', 'user']);
+    assert.equal('tool_calls' in empty[1]!, false, 'an empty tool_calls list is not sent');
+  });
+
+  it('a call left unanswered before the next user message is stubbed, not pruned (a deliberate difference)', () => {
+    // Hermes drops the unanswered call (and the assistant turn, when nothing else is left
+    // in it). Herald keeps it with a stub: the command may have run before the crash, and the
+    // model must know it tried.
+    const out = repairMessageOrder([
+      user('go'),
+      assistant(null, [call('a', 'terminal')]),
+      assistant('checking'),
+      user('well?'),
+    ]);
+    assert.deepEqual(shape(out), ['user', 'assistant', 'tool:a', 'user']);
+    assert.equal(out[1]!.content, 'checking');
+    assert.equal(out[2]!.content, MISSING_RESULT_STUB);
     assert.ok(isValidOrder(out));
   });
 
