@@ -170,6 +170,24 @@ class Classifier implements RuleContext {
         reason: 'shell syntax the gate cannot read',
       });
     for (const cmd of parsed.commands) this.simple(cmd, depth, parsed);
+    // `a[$(cmd)]` anywhere in the text: bash runs the substitution when the text is read as
+    // arithmetic or a variable name (`let`, `declare -i`, `((…))`, `${s:x}`, `test -v`, `printf -v`,
+    // `read`, `unset`, an integer variable) — wherever the string ends up, it is code.
+    // `rm${IFS}-rf${IFS}dist`: words split by `$IFS` are spelled to dodge a reader.
+    const ifs = /\$\{?IFS\b/.exec(text);
+    if (ifs)
+      this.add(here(ifs.index, ifs.index + ifs[0].length), {
+        group: 'indirection',
+        rule: 'obfuscated_command',
+        reason: 'words split with $IFS',
+      });
+    const sub = SUBSCRIPT_CODE.exec(text);
+    if (sub)
+      this.add(here(sub.index, sub.index + sub[0].length), {
+        group: 'indirection',
+        rule: 'subscript_code',
+        reason: 'a subscript with a command substitution: bash runs it wherever the text is evaluated as arithmetic',
+      });
     evaluatedVariables(parsed, here(0, text.length), this);
     for (const bomb of forkBombs(parsed.functions, parsed.commands))
       this.add(here(bomb.start, bomb.end), {
@@ -216,6 +234,16 @@ class Classifier implements RuleContext {
         at: [first],
       });
       return;
+    }
+    // `r''m`, `""rm`, `\rm`, `$'\x72m'`, `r"m"`: a command word spelled to dodge a reader asks,
+    // even when its value is known (a fully quoted word such as `"./my tool"` is plain).
+    if (obfuscatedWord(first.raw)) {
+      this.add(base, {
+        group: 'indirection',
+        rule: 'obfuscated_command',
+        reason: 'the command word is spelled with quotes, escapes or expansions inside it',
+        at: [first],
+      });
     }
     // A function the script defines runs its own body (already read); a call is not a command.
     if (parsed.functions.has(first.value)) return;
@@ -314,6 +342,16 @@ class Classifier implements RuleContext {
     );
     this.expanding.delete(inv.name);
   }
+}
+
+/** A subscript holding `$(…)` (not `$((…))`) or backticks, quoted or escaped. */
+const SUBSCRIPT_CODE = /[\w}]\[[^\]\n]*?(?:\$\((?!\()|`)/;
+
+/** A command word whose source mixes quoted and unquoted parts, escapes, or `$` expansions. */
+function obfuscatedWord(raw: string): boolean {
+  // `"./my tool"`, `'/opt/App Name/bin/x'`: a quoted path is plain; a quoted bare name (`"rm"`) is not.
+  if (/^'[^']*[/ ][^']*'$/.test(raw) || /^"[^"$`\\]*[/ ][^"$`\\]*"$/.test(raw)) return false;
+  return /['"\\$`]/.test(raw);
 }
 
 /** A word quoted for a shell (single quotes). */

@@ -6,6 +6,7 @@
  * only known at run time, downloaded or decoded, cannot be read and is dangerous. Fork bombs, in
  * any of their spellings the gate can see, are hardline.
  */
+import { isInitLine, printsOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue, optionWords } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
@@ -215,6 +216,8 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
       reason: 'asks macOS to shut down, restart or log out',
       at: [inv.word, code],
     });
+  // `python3 -c 'print(1+2)'`, `node -e 'console.log(process.version)'`: pure names only, nothing to ask.
+  if (printsOnly(lang, code.value)) return;
   ctx.add(inv, {
     group: 'indirection',
     rule: 'inline_interpreter',
@@ -346,6 +349,8 @@ export function dynamicArguments(inv: Invocation, ctx: RuleContext): void {
 
 const evalRule: Rule = (inv, ctx) => {
   if (!inv.args.length) return;
+  // `eval "$(pyenv init -)"`: the documented rc-file line of a known tool.
+  if (isInitLine(inv.args)) return;
   const known = inv.args.every((w) => w.value !== null);
   const first = inv.args[0]!;
   const last = inv.args[inv.args.length - 1]!;
