@@ -18,6 +18,7 @@ import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknow
 import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/executors.js';
 import { unknownTool } from './rules/unknown-tools.js';
+import { emptiesUnknownFile } from './rules/destinations.js';
 
 /** Scripts inside scripts: deeper than this, the gate stops reading and asks. */
 const MAX_DEPTH = 6;
@@ -213,6 +214,7 @@ class Classifier implements RuleContext {
     };
     checkRedirects(base, this);
     checkAssignments(base, this);
+    emptiesUnknownFile(base, this);
     if (!first) return;
     if (/^"?\$\{?0\}?"?$/.test(first.raw) && (cmd.background || cmd.pipedOut || cmd.stdin?.kind === 'pipe')) {
       this.add(base, {
@@ -235,22 +237,21 @@ class Classifier implements RuleContext {
       });
       return;
     }
-    // `r''m`, `""rm`, `\rm`, `$'\x72m'`, `r"m"`: a command word spelled to dodge a reader asks,
-    // even when its value is known (a fully quoted word such as `"./my tool"` is plain).
-    if (obfuscatedWord(first.raw)) {
-      this.add(base, {
-        group: 'indirection',
-        rule: 'obfuscated_command',
-        reason: 'the command word is spelled with quotes, escapes or expansions inside it',
-        at: [first],
-      });
-    }
     // A function the script defines runs its own body (already read); a call is not a command.
     if (parsed.functions.has(first.value)) return;
     this.dispatch(base);
   }
 
   dispatch(inv: Invocation): void {
+    // `r''m`, `""rm`, `\rm`, `$'\x72m'`, `r"m"`: a command word spelled to dodge a reader asks,
+    // even when its value is known (a quoted path such as `"./my tool"` is plain) — also after a runner.
+    if (obfuscatedWord(inv.word.raw))
+      this.add(inv, {
+        group: 'indirection',
+        rule: 'obfuscated_command',
+        reason: 'the command word is spelled with quotes, escapes or expansions inside it',
+        at: [inv.word],
+      });
     const alias = this.aliases.get(inv.name);
     if (alias && !this.expanding.has(inv.name)) return this.expandAlias(inv, alias);
     if (RUNNERS[inv.name]) {

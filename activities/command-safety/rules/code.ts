@@ -556,7 +556,18 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
           ?.value?.split('/')
           .pop()
       : undefined;
-  const file = out ?? named;
+  // curl's `-O` / `--remote-name` (also bundled, `-sLO`): saved under the URL's last path component.
+  const remote =
+    inv.name === 'curl' &&
+    out === undefined &&
+    inv.args.some((w) => /^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$/.test(w.value ?? ''))
+      ? inv.args
+          .find((w) => /^https?:\/\//.test(w.value ?? ''))
+          ?.value?.replace(/[?#].*$/, '')
+          .split('/')
+          .pop()
+      : undefined;
+  const file = out ?? named ?? remote;
   if (!file || file === '-') return;
   const seen = ctx.facts.get('downloaded') ?? new Set<string>();
   seen.add(file.replace(/^\.\//, ''));

@@ -212,7 +212,9 @@ const git: Rule = (inv, ctx) => {
         (paths >= 0 &&
           (inv.operandsFromStdin ||
             (rest.length > paths + 1 &&
-              !(namedFiles(rest.slice(paths + 1)) && rest.slice(0, paths).every((w) => /^(HEAD)?$/.test(w.value ?? 'x'))))))
+              !(
+                namedFiles(rest.slice(paths + 1)) && rest.slice(0, paths).every((w) => /^(HEAD)?$/.test(w.value ?? 'x'))
+              ))))
       )
         say('git_discard', 'git checkout over files discards their uncommitted changes');
       // `checkout -B main origin/main` resets an existing branch to another commit.

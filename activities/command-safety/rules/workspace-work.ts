@@ -63,7 +63,7 @@ const GENERATED_NAMES =
 export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
   if (!roots.every((r) => r.value !== null && !r.glob && /^(\.|\.\/[\w./@+-]*|[\w@+-][\w./@+-]*)$/.test(r.value)))
     return false;
-  if (roots.some((r) => r.value!.split('/').includes('..') || r.value!.endsWith('/') && r.value !== './'))
+  if (roots.some((r) => r.value!.split('/').includes('..') || (r.value!.endsWith('/') && r.value !== './')))
     return false;
   let named = false;
   for (let i = roots.length; i < args.length; i++) {
@@ -78,7 +78,12 @@ export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
     } else if (v === '-exec') {
       // Only `-exec rm -rf {} +` / `\;`.
       const cmd = args.slice(i + 1, i + 5).map((w) => w.value);
-      if (cmd[0] !== 'rm' || !/^-(rf|fr|r|Rf|fR)$/.test(cmd[1] ?? '') || cmd[2] !== '{}' || !['+', ';'].includes(cmd[3] ?? ''))
+      if (
+        cmd[0] !== 'rm' ||
+        !/^-(rf|fr|r|Rf|fR)$/.test(cmd[1] ?? '') ||
+        cmd[2] !== '{}' ||
+        !['+', ';'].includes(cmd[3] ?? '')
+      )
         return false;
       i += 4;
     } else if (!['-delete', '-prune', '-print', '-depth'].includes(v)) return false;
@@ -160,7 +165,8 @@ const PURE_NAMES: Record<string, Set<string>> = {
   ),
 };
 const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string)$/;
-const PURE_REQUIRE = /^(path|util|\.\/[\w./-]*\.json)$/;
+// Only the manifest: a planted `x.json` symlink to a `.js` file would be run by require.
+const PURE_REQUIRE = /^(path|util|\.\/package\.json)$/;
 
 export function printsOnly(lang: string, code: string): boolean {
   const names = PURE_NAMES[lang];
