@@ -182,9 +182,9 @@ class Classifier implements RuleContext {
         rule: 'obfuscated_command',
         reason: 'words split with $IFS',
       });
-    const sub = SUBSCRIPT_CODE.exec(text);
+    const sub = subscriptCode(text);
     if (sub)
-      this.add(here(sub.index, sub.index + sub[0].length), {
+      this.add(here(sub.index, sub.index + sub.length), {
         group: 'indirection',
         rule: 'subscript_code',
         reason: 'a subscript with a command substitution: bash runs it wherever the text is evaluated as arithmetic',
@@ -345,8 +345,21 @@ class Classifier implements RuleContext {
   }
 }
 
-/** A subscript holding `$(…)` (not `$((…))`) or backticks, quoted or escaped. */
-const SUBSCRIPT_CODE = /[\w}]\[[^\]\n]*?(?:\$\((?!\()|`)/;
+/**
+ * Where a subscript (`name[…]`) holds `$(…)` (not `$((…))`) or a backtick, quoted or escaped: one
+ * linear pass with a bracket depth, so a long or padded subscript cannot hide one.
+ */
+function subscriptCode(text: string): { index: number; length: number } | undefined {
+  const opens: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '[' && i > 0 && /[\w}]/.test(text[i - 1]!)) opens.push(i);
+    else if (c === ']') opens.pop();
+    else if (opens.length && (c === '`' || (c === '$' && text[i + 1] === '(' && text[i + 2] !== '(')))
+      return { index: opens[0]! - 1, length: i + 2 - opens[0]! };
+  }
+  return undefined;
+}
 
 /** A command word whose source mixes quoted and unquoted parts, escapes, or `$` expansions. */
 function obfuscatedWord(raw: string): boolean {
