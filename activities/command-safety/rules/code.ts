@@ -386,7 +386,19 @@ const source: Rule = (inv, ctx) => {
       reason: `${inv.name} runs a file only known at run time`,
       at: [inv.word, file],
     });
+    return;
   }
+  // `echo 'rm -rf ~' > x.sh; . x.sh`, `curl -o x.sh URL; source x.sh`: a file this line wrote or fetched.
+  ranDownloaded(inv, ctx, file.value);
+  const written = writtenText(ctx, file.value, inv.cmd.cwd);
+  if (written === null)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: `${inv.name} runs ${file.value}, which this command line wrote with text only known at run time`,
+      at: [inv.word, file],
+    });
+  else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
 };
 
 const trap: Rule = (inv, ctx) => {

@@ -41,7 +41,7 @@ export const userInstalls: Rule = (inv, ctx) => {
   ) {
     if (!vals.includes('install')) return;
     if (inv.name === 'pipx') return say('pipx installs a program onto the PATH');
-    if (vals.some((v) => /^--(user|target|prefix|root|break-system-packages)\b/.test(v) || /^-t$/.test(v)))
+    if (vals.some((v) => /^--(user|target|prefix|root|break-system-packages|system)\b/.test(v) || /^-t$/.test(v)))
       return say('pip installs into the user or system site-packages (loaded by every Python program)');
     if (vals.some((v) => /^(git\+|hg\+|svn\+|bzr\+|https?:|ftp:)/.test(v) || /@\s*(git\+|https?:)/.test(v)))
       return say('pip installs a package from a URL (its setup code runs now)');
@@ -76,8 +76,11 @@ export const emptiesMany: Rule = (inv, ctx) => {
       reason: `${inv.name} empties files only known at run time`,
     });
   if (inv.name === 'truncate' && many) return say();
-  if (/^(cp|dd|mv)$/.test(inv.name) && many && inv.args.some((w) => /^(if=)?\/dev\/(null|zero)$/.test(w.value ?? '')))
-    return say();
+  if (/^(cp|dd|mv)$/.test(inv.name) && inv.args.some((w) => /^(if=)?\/dev\/(null|zero)$/.test(w.value ?? ''))) {
+    // `for f in $(ls); do cp /dev/null "$f"; done`: a destination only known at run time is many files.
+    const dest = inv.args[inv.args.length - 1];
+    if (many || dest?.value === null || (/\$/.test(dest?.raw ?? '') && /[*?[]/.test(dest?.value ?? ''))) return say();
+  }
   if (/^g?sed$/.test(inv.name) && inv.args.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? ''))) {
     const script = inv.args.find((w) => w.value !== null && !w.value.startsWith('-'));
     if (script && /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d)\s*$/.test(script.value ?? '')) say();
@@ -119,6 +122,29 @@ export function emptiesUnknownFile(inv: Invocation, ctx: RuleContext): void {
 export const codeFromElsewhere: Rule = (inv, ctx) => {
   const a = inv.args;
   const vals = a.map((w) => w.value);
+  // `git --config-env=core.pager=VAR`: configuration (possibly a program to run) from a variable.
+  if (inv.name === 'git' && vals.some((v) => v === null || /^--config-env(=|$)/.test(v)))
+    if (vals.some((v) => v !== null && /^--config-env(=|$)/.test(v)))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'git_exec_config',
+        reason: 'git configuration read from an environment variable',
+      });
+  // `xargs -I% sh -c "%"`: each input line becomes the shell's script.
+  if (inv.name === 'xargs') {
+    const i = vals.findIndex((v) => /^(-I|-i|--replace)/.test(v ?? ''));
+    const repl = i < 0 ? undefined : vals[i]!.replace(/^(-I|-i|--replace=?)/, '') || vals[i + 1] || '{}';
+    const c = vals.findIndex(
+      (v, k) => v === '-c' && /^(ba|da|z|k|c|tc|fi)?sh$/.test((vals[k - 1] ?? '').replace(/^.*\//, '')),
+    );
+    const script = c >= 0 ? vals[c + 1] : undefined;
+    if (repl && script && script.includes(repl))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: 'xargs makes each input line part of a shell script: cannot tell what it runs',
+      });
+  }
   if (/^g?make$/.test(inv.name)) {
     const i = vals.findIndex((v) => /^(-f|--file|--makefile)$/.test(v ?? ''));
     const f = i >= 0 ? vals[i + 1] : vals.find((v) => /^--(file|makefile)=/.test(v ?? ''))?.replace(/^[^=]*=/, '');
