@@ -116,7 +116,7 @@ export function namedFiles(ops: Word[]): boolean {
  * shell code for the current shell; the gate trusts the tool as it would running it directly.
  */
 const INIT_LINE = new RegExp(
-  String.raw`^"\$\((?:` +
+  String.raw`^("?)\$\((?:` +
     [
       String.raw`pyenv (?:init|virtualenv-init) -(?: (?:bash|zsh))?`,
       String.raw`pyenv init --path`,
@@ -131,7 +131,7 @@ const INIT_LINE = new RegExp(
       String.raw`dircolors(?: -b)?`,
       String.raw`luarocks path(?: --bin)?`,
     ].join('|') +
-    String.raw`)\)"$`,
+    String.raw`)\)\1$`,
 );
 
 export function isInitLine(args: Word[]): boolean {
@@ -152,6 +152,7 @@ const PURE_NAMES: Record<string, Set<string>> = {
       'python_version machine system_alias release len str int float bool repr sorted range list dict set tuple sum min max ' +
       'abs round enumerate zip hex oct bin chr ord upper lower split join strip replace startswith endswith keys values items ' +
       'format math sqrt pi floor ceil datetime date now today isoformat time re match search findall sub group pprint string ' +
+      'load stdin read ' +
       'True False None for in if else elif and or not is import from as'
     ).split(' '),
   ),
@@ -160,13 +161,14 @@ const PURE_NAMES: Record<string, Set<string>> = {
       'console log error info JSON stringify parse process version versions platform arch argv cwd execPath require resolve ' +
       'join dirname basename extname Math max min floor ceil round abs sqrt Date now toISOString new Number String Object keys ' +
       'values entries length typeof const let var true false null undefined map filter reduce toString toFixed split trim ' +
-      'toUpperCase toLowerCase includes Array from isArray of if else return node name'
+      'toUpperCase toLowerCase includes Array from isArray of if else return node name ' +
+      'dependencies devDependencies scripts main engines cpus hostname totalmem freemem type release EOL'
     ).split(' '),
   ),
 };
 const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string)$/;
 // Only the manifest: a planted `x.json` symlink to a `.js` file would be run by require.
-const PURE_REQUIRE = /^(path|util|\.\/package\.json)$/;
+const PURE_REQUIRE = /^(path|util|os|\.\/package\.json)$/;
 
 export function printsOnly(lang: string, code: string): boolean {
   const names = PURE_NAMES[lang];
