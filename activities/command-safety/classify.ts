@@ -18,6 +18,7 @@ import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknow
 import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/executors.js';
 import { unknownTool } from './rules/unknown-tools.js';
+import { emptiesUnknownFile } from './rules/destinations.js';
 
 /** Scripts inside scripts: deeper than this, the gate stops reading and asks. */
 const MAX_DEPTH = 6;
@@ -170,6 +171,24 @@ class Classifier implements RuleContext {
         reason: 'shell syntax the gate cannot read',
       });
     for (const cmd of parsed.commands) this.simple(cmd, depth, parsed);
+    // `a[$(cmd)]` anywhere in the text: bash runs the substitution when the text is read as
+    // arithmetic or a variable name (`let`, `declare -i`, `((…))`, `${s:x}`, `test -v`, `printf -v`,
+    // `read`, `unset`, an integer variable) — wherever the string ends up, it is code.
+    // `rm${IFS}-rf${IFS}dist`: words split by `$IFS` are spelled to dodge a reader.
+    const ifs = /\$\{?IFS\b/.exec(text);
+    if (ifs)
+      this.add(here(ifs.index, ifs.index + ifs[0].length), {
+        group: 'indirection',
+        rule: 'obfuscated_command',
+        reason: 'words split with $IFS',
+      });
+    const sub = subscriptCode(text);
+    if (sub)
+      this.add(here(sub.index, sub.index + sub.length), {
+        group: 'indirection',
+        rule: 'subscript_code',
+        reason: 'a subscript with a command substitution: bash runs it wherever the text is evaluated as arithmetic',
+      });
     evaluatedVariables(parsed, here(0, text.length), this);
     for (const bomb of forkBombs(parsed.functions, parsed.commands))
       this.add(here(bomb.start, bomb.end), {
@@ -195,6 +214,7 @@ class Classifier implements RuleContext {
     };
     checkRedirects(base, this);
     checkAssignments(base, this);
+    emptiesUnknownFile(base, this);
     if (!first) return;
     if (/^"?\$\{?0\}?"?$/.test(first.raw) && (cmd.background || cmd.pipedOut || cmd.stdin?.kind === 'pipe')) {
       this.add(base, {
@@ -223,6 +243,15 @@ class Classifier implements RuleContext {
   }
 
   dispatch(inv: Invocation): void {
+    // `r''m`, `""rm`, `\rm`, `$'\x72m'`, `r"m"`: a command word spelled to dodge a reader asks,
+    // even when its value is known (a quoted path such as `"./my tool"` is plain) — also after a runner.
+    if (obfuscatedWord(inv.word.raw))
+      this.add(inv, {
+        group: 'indirection',
+        rule: 'obfuscated_command',
+        reason: 'the command word is spelled with quotes, escapes or expansions inside it',
+        at: [inv.word],
+      });
     const alias = this.aliases.get(inv.name);
     if (alias && !this.expanding.has(inv.name)) return this.expandAlias(inv, alias);
     if (RUNNERS[inv.name]) {
@@ -314,6 +343,29 @@ class Classifier implements RuleContext {
     );
     this.expanding.delete(inv.name);
   }
+}
+
+/**
+ * Where a subscript (`name[…]`) holds `$(…)` (not `$((…))`) or a backtick, quoted or escaped: one
+ * linear pass with a bracket depth, so a long or padded subscript cannot hide one.
+ */
+function subscriptCode(text: string): { index: number; length: number } | undefined {
+  const opens: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '[' && i > 0 && /[\w}]/.test(text[i - 1]!)) opens.push(i);
+    else if (c === ']') opens.pop();
+    else if (opens.length && (c === '`' || (c === '$' && text[i + 1] === '(' && text[i + 2] !== '(')))
+      return { index: opens[0]! - 1, length: i + 2 - opens[0]! };
+  }
+  return undefined;
+}
+
+/** A command word whose source mixes quoted and unquoted parts, escapes, or `$` expansions. */
+function obfuscatedWord(raw: string): boolean {
+  // `"./my tool"`, `'/opt/App Name/bin/x'`: a quoted path is plain; a quoted bare name (`"rm"`) is not.
+  if (/^'[^']*[/ ][^']*'$/.test(raw) || /^"[^"$`\\]*[/ ][^"$`\\]*"$/.test(raw)) return false;
+  return /['"\\$`]/.test(raw);
 }
 
 /** A word quoted for a shell (single quotes). */

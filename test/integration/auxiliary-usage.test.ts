@@ -206,11 +206,11 @@ describe('auxiliary model calls are accounted', () => {
 
   it("a smart approval's assessment is in the turn's usage and herald usage, labelled approval", async () => {
     const ws = start.cwd!;
-    mkdirSync(join(ws, 'dist'), { recursive: true });
+    mkdirSync(join(ws, 'reports'), { recursive: true });
     stack.fake.script(
       [
         {
-          toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf dist' } }],
+          toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports' } }],
           usage: { prompt: 100, completion: 10 },
         },
         { text: 'cleaned dist', usage: { prompt: 150, completion: 5 } },

@@ -45,9 +45,9 @@ describe('herald chat in a terminal', () => {
     eventually(() => (t.screen().match(/── \S+ · fake-model · ctx/g)?.length ?? 0) >= count, 30_000);
 
   it('after Ctrl-C at an approval prompt, the prompt takes input again', async () => {
-    mkdirSync(join(ws, 'build'), { recursive: true });
+    mkdirSync(join(ws, 'reports'), { recursive: true });
     stack.fake.script([
-      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo removed' } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports && echo removed' } }] },
       { text: 'Hello **friend**, all *fine*.' },
     ]);
     const t = chat();
@@ -57,7 +57,7 @@ describe('herald chat in a terminal', () => {
     t.keys('C-c');
     await t.waitFor('[stopped', 30_000, 'the stopped footer');
     await idle(t);
-    assert.ok(existsSync(join(ws, 'build')), 'the command did not run');
+    assert.ok(existsSync(join(ws, 'reports')), 'the command did not run');
     t.type('say hello', true);
     const screen = await t.waitFor('Hello friend, all fine.', 30_000, 'the rendered reply');
     // Markdown rendered: no asterisks left.

@@ -26,7 +26,7 @@ const lastOf = (r: RecordedRequest) => messagesOf(r).at(-1)!;
 async function openStack(configYaml: string): Promise<{ stack: TestStack; ws: string }> {
   const stack = await createTestStack({ configYaml });
   const ws = join(stack.workspaces, 'delegation');
-  mkdirSync(join(ws, 'build'), { recursive: true });
+  mkdirSync(join(ws, 'reports'), { recursive: true });
   writeFileSync(join(ws, 'alpha.txt'), 'alpha says hello\n');
   writeFileSync(join(ws, 'beta.txt'), 'beta says goodbye\n');
   return { stack, ws };
@@ -163,7 +163,7 @@ describe('delegation', () => {
     stack.fake.respond((req): ScriptedReply => {
       if (isChild(req)) {
         if (lastOf(req).role === 'user')
-          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build' } }] };
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports' } }] };
         return { text: `Could not clean: ${(lastOf(req).content ?? '').slice(0, 80)}` };
       }
       if (lastOf(req).role === 'user')
@@ -172,7 +172,7 @@ describe('delegation', () => {
     });
     const r = await stack.herald.conversation('d-deny').send('clean up', { start: { cwd: ws } });
     assert.equal(r.final_response, 'The child could not delete it.');
-    assert.ok(existsSync(join(ws, 'build')), 'the command did not run');
+    assert.ok(existsSync(join(ws, 'reports')), 'the command did not run');
     const { results } = await reportsIn(stack, 'd-deny');
     assert.equal(results[0]!.status, 'completed');
     assert.match(results[0]!.summary, /Could not clean: DENIED: this command needs a person's approval/);
@@ -277,7 +277,7 @@ describe('delegation, configured', () => {
     stack.fake.respond((req): ScriptedReply => {
       if (isChild(req)) {
         if (lastOf(req).role === 'user')
-          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo gone' } }] };
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports && echo gone' } }] };
         return { text: 'Deleted the build directory.' };
       }
       if (lastOf(req).role === 'user')
@@ -286,7 +286,7 @@ describe('delegation, configured', () => {
     });
     const r = await stack.herald.conversation('dc-auto').send('clean up', { start: { cwd: ws } });
     assert.equal(r.final_response, 'Done.');
-    assert.equal(existsSync(join(ws, 'build')), false);
+    assert.equal(existsSync(join(ws, 'reports')), false);
     // delegation.model: the children run on their own model, the parent on its own.
     assert.deepEqual([...new Set(stack.fake.requests.filter(isChild).map((q) => q.body.model))], ['child-model']);
     assert.deepEqual(

@@ -256,9 +256,9 @@ describe('human control', () => {
   });
 
   it('lets the auxiliary model approve low-risk commands in smart mode', async () => {
-    mkdirSync(join(ws, 'dist'), { recursive: true });
+    mkdirSync(join(ws, 'reports'), { recursive: true });
     stack.fake.script([
-      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf dist' } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports' } }] },
       { text: 'APPROVE' },
       { text: 'cleaned dist' },
     ]);
@@ -267,7 +267,7 @@ describe('human control', () => {
       .send('clean', { start: { cwd: ws, approvals: { mode: 'smart' } } });
     assert.equal(r.final_response, 'cleaned dist');
     assert.match(messagesOf(stack.fake.requests[1]!)[0]!.content!, /review shell commands/);
-    assert.equal(existsSync(join(ws, 'dist')), false);
+    assert.equal(existsSync(join(ws, 'reports')), false);
   });
 
   it('stops during an approval wait: nothing runs, the request is cancelled', async () => {

@@ -6,6 +6,7 @@
  * only known at run time, downloaded or decoded, cannot be read and is dangerous. Fork bombs, in
  * any of their spellings the gate can see, are hardline.
  */
+import { isInitLine, printsOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue, optionWords } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
@@ -215,6 +216,8 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
       reason: 'asks macOS to shut down, restart or log out',
       at: [inv.word, code],
     });
+  // `python3 -c 'print(1+2)'`, `node -e 'console.log(process.version)'`: pure names only, nothing to ask.
+  if (printsOnly(lang, code.value)) return;
   ctx.add(inv, {
     group: 'indirection',
     rule: 'inline_interpreter',
@@ -346,6 +349,8 @@ export function dynamicArguments(inv: Invocation, ctx: RuleContext): void {
 
 const evalRule: Rule = (inv, ctx) => {
   if (!inv.args.length) return;
+  // `eval "$(pyenv init -)"`: the documented rc-file line of a known tool.
+  if (isInitLine(inv.args)) return;
   const known = inv.args.every((w) => w.value !== null);
   const first = inv.args[0]!;
   const last = inv.args[inv.args.length - 1]!;
@@ -381,7 +386,19 @@ const source: Rule = (inv, ctx) => {
       reason: `${inv.name} runs a file only known at run time`,
       at: [inv.word, file],
     });
+    return;
   }
+  // `echo 'rm -rf ~' > x.sh; . x.sh`, `curl -o x.sh URL; source x.sh`: a file this line wrote or fetched.
+  ranDownloaded(inv, ctx, file.value);
+  const written = writtenText(ctx, file.value, inv.cmd.cwd);
+  if (written === null)
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'dynamic_script',
+      reason: `${inv.name} runs ${file.value}, which this command line wrote with text only known at run time`,
+      at: [inv.word, file],
+    });
+  else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
 };
 
 const trap: Rule = (inv, ctx) => {
@@ -551,7 +568,18 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
           ?.value?.split('/')
           .pop()
       : undefined;
-  const file = out ?? named;
+  // curl's `-O` / `--remote-name` (also bundled, `-sLO`): saved under the URL's last path component.
+  const remote =
+    inv.name === 'curl' &&
+    out === undefined &&
+    inv.args.some((w) => /^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$/.test(w.value ?? ''))
+      ? inv.args
+          .find((w) => /^https?:\/\//.test(w.value ?? ''))
+          ?.value?.replace(/[?#].*$/, '')
+          .split('/')
+          .pop()
+      : undefined;
+  const file = out ?? named ?? remote;
   if (!file || file === '-') return;
   const seen = ctx.facts.get('downloaded') ?? new Set<string>();
   seen.add(file.replace(/^\.\//, ''));

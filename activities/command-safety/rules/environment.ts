@@ -221,6 +221,16 @@ export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
         });
       continue;
     }
+    // `PS1='$(…)'`: prompts are expanded before each is shown, substitutions included.
+    if (/^PS[123]$/.test(a.name) && /\$\(|`/.test(a.value.value ?? a.value.raw)) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'code_in_environment',
+        reason: `${a.name} runs the command substitution in it each time the prompt is shown`,
+        at: [a.value],
+      });
+      continue;
+    }
     const gitKey = /^GIT_CONFIG_KEY_\d+$/.test(a.name) ? a.value.value : undefined;
     if (gitKey !== undefined) {
       if (gitKey === null || GIT_EXEC_KEY.test(gitKeyPattern(gitKey)) || GIT_EXEC_KEY.test(gitKey.toLowerCase()))

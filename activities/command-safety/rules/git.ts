@@ -6,6 +6,7 @@
  * (hooks paths, fsmonitor, pagers, aliases with `!`, filters, credential helpers), and pushes to
  * remotes the command line just added or to bare URLs.
  */
+import { namedFiles } from './workspace-work.js';
 import type { Group } from '../verdict.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, longMatches, operands, optionWords } from '../options.js';
@@ -208,7 +209,12 @@ const git: Rule = (inv, ctx) => {
       if (
         has('f', '--force') ||
         ops.some((p) => p === '.' || p === ':/' || p === '*') ||
-        (paths >= 0 && (rest.length > paths + 1 || inv.operandsFromStdin))
+        (paths >= 0 &&
+          (inv.operandsFromStdin ||
+            (rest.length > paths + 1 &&
+              !(
+                namedFiles(rest.slice(paths + 1)) && rest.slice(0, paths).every((w) => /^(HEAD)?$/.test(w.value ?? 'x'))
+              ))))
       )
         say('git_discard', 'git checkout over files discards their uncommitted changes');
       // `checkout -B main origin/main` resets an existing branch to another commit.
@@ -278,7 +284,11 @@ const git: Rule = (inv, ctx) => {
       }
       break;
     case 'restore':
-      if (!has('S', '--staged') || has('W', '--worktree'))
+      // Restoring named files from the index is the everyday undo; `.`, folders, `--source` still ask.
+      if (
+        (!has('S', '--staged') || has('W', '--worktree')) &&
+        !(namedFiles(operands(rest)) && !opts.some((o) => /^(-s|--source)/.test(o)) && !inv.operandsFromStdin)
+      )
         say('git_discard', 'git restore discards uncommitted changes');
       break;
     case 'switch':

@@ -26,6 +26,7 @@ import { VCS_RULES } from './vcs.js';
 import { SUPPLY_CHAIN_RULES } from './supply-chain.js';
 import { SYSTEM_RULES, initScript } from './system.js';
 import { taskTargets } from './unknown-tools.js';
+import { codeFromElsewhere, emptiesMany, outputOptions, sendsDumpedEnvironment, userInstalls } from './destinations.js';
 
 export { unknownRunner } from './unknown-runner.js';
 
@@ -100,6 +101,11 @@ export function ruleFor(name: string): Rule | undefined {
 /** Rules for every command, whatever its name. */
 export const GENERIC_RULES: Rule[] = [
   ...EXFILTRATE_GENERIC,
+  outputOptions,
+  userInstalls,
+  emptiesMany,
+  codeFromElsewhere,
+  sendsDumpedEnvironment,
   taskTargets,
   diskOperand,
   readsSecretLink,

@@ -1,0 +1,227 @@
+/**
+ * Classes of harm that cut across tools, read from the shape of a command rather than its name:
+ * an output option is a write (judged where it points); installing from a URL or into a user or
+ * global location persists; emptying files only known at run time (a loop variable, `find -exec`,
+ * `xargs`) destroys many; a program told to read code from standard input or a file the gate cannot
+ * read asks.
+ */
+import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import type { Word } from '../shell.js';
+import { writesTo } from './files.js';
+import { writtenText } from './written.js';
+
+/** Options whose value is a file the program writes (`--output=x`, `-o x`, `--log-file x`). */
+const OUTPUT_LONG = /^--?(o|out|output|output-document|output-file|outfile|out-file|log-file|logfile)$/;
+
+/** `-o FILE`, `--output FILE`, `--output=FILE`, wget's `-O FILE`: each judged as a write. */
+export const outputOptions: Rule = (inv, ctx) => {
+  const a = inv.args;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i]!.value;
+    if (v === null) continue;
+    if (v === '--') break;
+    const eq = v.indexOf('=');
+    let dest: Word | undefined;
+    if (v.startsWith('--') && eq > 0 && OUTPUT_LONG.test(v.slice(0, eq))) dest = { ...a[i]!, value: v.slice(eq + 1) };
+    else if (OUTPUT_LONG.test(v) || (inv.name === 'wget' && v === '-O')) dest = a[i + 1];
+    else if (inv.name === 'wget' && /^-[a-zA-Z]*O$/.test(v)) dest = a[i + 1];
+    else if (/^-[a-zA-Z]+o$/.test(v) && /^(curl|sort|gcc|cc|clang|g\+\+|go|rustc)$/.test(inv.name)) dest = a[i + 1];
+    if (dest && dest.value !== '-') writesTo(ctx, inv, dest, `${inv.name} ${v.replace(/=.*/, '')}`);
+  }
+};
+
+/** Package managers: installing from a URL or VCS, or into the user's or the system's global tree. */
+export const userInstalls: Rule = (inv, ctx) => {
+  const vals = inv.args.map((w) => w.value ?? '');
+  const sub = vals.find((v) => !v.startsWith('-'));
+  const say = (reason: string) => ctx.add(inv, { group: 'persist', rule: 'install_outside', reason });
+  if (
+    /^pip[\d.]*$|^uv$|^pipx$/.test(inv.name) ||
+    (/^python[\d.]*$/.test(inv.name) && vals[0] === '-m' && /^pip$/.test(vals[1] ?? ''))
+  ) {
+    if (!vals.includes('install')) return;
+    if (inv.name === 'pipx') return say('pipx installs a program onto the PATH');
+    if (vals.some((v) => /^--(user|target|prefix|root|break-system-packages|system)\b/.test(v) || /^-t$/.test(v)))
+      return say('pip installs into the user or system site-packages (loaded by every Python program)');
+    if (vals.some((v) => /^(git\+|hg\+|svn\+|bzr\+|https?:|ftp:)/.test(v) || /@\s*(git\+|https?:)/.test(v)))
+      return say('pip installs a package from a URL (its setup code runs now)');
+    return;
+  }
+  if (/^(npm|pnpm|bun)$/.test(inv.name) && /^(i|in|install|add|isntall|link|ln)$/.test(sub ?? '')) {
+    if (vals.some((v) => /^(-g|--global|--location=global)$/.test(v)))
+      return say(`${inv.name} installs a package globally (onto the PATH)`);
+    if (vals.some((v) => /^(git\+|https?:|github:|git:)/.test(v)))
+      return say(`${inv.name} installs a package from a URL (its install scripts run now)`);
+  }
+  if (inv.name === 'yarn' && sub === 'global') return say('yarn global installs onto the PATH');
+  if (inv.name === 'cargo' && sub === 'install' && vals.some((v) => /^--(git|root)$|^--(git|root)=/.test(v)))
+    return say('cargo install builds from a repository onto the PATH');
+  if (inv.name === 'gem' && sub === 'install' && !vals.includes('--install-dir'))
+    return say('gem installs into the user or system gems');
+};
+
+/** Emptying or shredding many files only known at run time: `find -exec truncate`, `xargs truncate`, `sed -i d`. */
+export const emptiesMany: Rule = (inv, ctx) => {
+  // A link made earlier in the line: later paths may lead through it (see the generated-folder cleanup).
+  if (
+    inv.name === 'ln' ||
+    (inv.name === 'cp' && inv.args.some((w) => /^-[a-zA-Z]*s|^--symbolic-link$/.test(w.value ?? '')))
+  )
+    ctx.facts.set('linked', new Set(['yes']));
+  const many = inv.operandsFromStdin || inv.spawned;
+  const say = () =>
+    ctx.add(inv, {
+      group: 'destroy_files',
+      rule: 'mass_truncate',
+      reason: `${inv.name} empties files only known at run time`,
+    });
+  if (inv.name === 'truncate' && many) return say();
+  if (/^(cp|dd|mv)$/.test(inv.name) && inv.args.some((w) => /^(if=)?\/dev\/(null|zero)$/.test(w.value ?? ''))) {
+    // `for f in $(ls); do cp /dev/null "$f"; done`: a destination only known at run time is many files.
+    const dest = inv.args[inv.args.length - 1];
+    if (many || dest?.value === null || (/\$/.test(dest?.raw ?? '') && /[*?[]/.test(dest?.value ?? ''))) return say();
+  }
+  if (/^g?sed$/.test(inv.name) && inv.args.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? ''))) {
+    const script = inv.args.find((w) => w.value !== null && !w.value.startsWith('-'));
+    if (script && /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d)\s*$/.test(script.value ?? '')) say();
+  }
+};
+
+/**
+ * `: > "$f"`, `> "$0"`, `echo > $f`: a command whose only effect is to empty a file named at run
+ * time — the shape of `for f in *; do : > "$f"; done` and `find -exec sh -c ': > "$0"' {} \;`.
+ */
+export function emptiesUnknownFile(inv: Invocation, ctx: RuleContext): void {
+  const words = inv.cmd.words.map((w) => w.value);
+  const nothing =
+    words.length === 0 ||
+    (words.length === 1 && /^(:|true|echo|printf)$/.test(words[0] ?? '')) ||
+    (words.length === 2 && /^(echo|printf|cat)$/.test(words[0] ?? '') && /^(|-n|\/dev\/null)$/.test(words[1] ?? 'x'));
+  if (!nothing) return;
+  const target = inv.cmd.redirects.find(
+    (r) =>
+      /^(>|>\||&>)$/.test(r.op) &&
+      (r.fd === null || r.fd === 1) &&
+      (r.target?.value === null ||
+        r.target?.glob === true ||
+        (/\$/.test(r.target?.raw ?? '') && /[*?[]/.test(r.target?.value ?? ''))),
+  );
+  if (target)
+    ctx.add(inv, {
+      group: 'destroy_files',
+      rule: 'mass_truncate',
+      reason: 'empties a file only known at run time (a loop or a spawned shell over many files)',
+      at: [target.target ?? undefined],
+    });
+}
+
+/**
+ * `make -f -`, `make -f /dev/stdin`: a makefile from standard input; `man -P CMD`: a pager command;
+ * `psql -f x.sql`, `mysql db < x.sql`: SQL the gate cannot read (unless this line wrote it).
+ */
+export const codeFromElsewhere: Rule = (inv, ctx) => {
+  const a = inv.args;
+  const vals = a.map((w) => w.value);
+  // `git --config-env=core.pager=VAR`: configuration (possibly a program to run) from a variable.
+  if (inv.name === 'git' && vals.some((v) => v === null || /^--config-env(=|$)/.test(v)))
+    if (vals.some((v) => v !== null && /^--config-env(=|$)/.test(v)))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'git_exec_config',
+        reason: 'git configuration read from an environment variable',
+      });
+  // `xargs -I% sh -c "%"`: each input line becomes the shell's script.
+  if (inv.name === 'xargs') {
+    const i = vals.findIndex((v) => /^(-I|-i|--replace)/.test(v ?? ''));
+    const repl = i < 0 ? undefined : vals[i]!.replace(/^(-I|-i|--replace=?)/, '') || vals[i + 1] || '{}';
+    const c = vals.findIndex(
+      (v, k) => v === '-c' && /^(ba|da|z|k|c|tc|fi)?sh$/.test((vals[k - 1] ?? '').replace(/^.*\//, '')),
+    );
+    const script = c >= 0 ? vals[c + 1] : undefined;
+    if (repl && script && script.includes(repl))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: 'xargs makes each input line part of a shell script: cannot tell what it runs',
+      });
+  }
+  if (/^g?make$/.test(inv.name)) {
+    const i = vals.findIndex((v) => /^(-f|--file|--makefile)$/.test(v ?? ''));
+    const f = i >= 0 ? vals[i + 1] : vals.find((v) => /^--(file|makefile)=/.test(v ?? ''))?.replace(/^[^=]*=/, '');
+    if (f === '-' || f === '/dev/stdin' || /^\/dev\/fd\/|^\/proc\/self\/fd\//.test(f ?? ''))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_script',
+        reason: 'make reads a makefile from standard input',
+      });
+    return;
+  }
+  if (inv.name === 'man') {
+    const i = vals.findIndex((v) => /^(-P|--pager|-H|--html)$/.test(v ?? ''));
+    const attached = a.find((w) => /^(--pager|--html)=/.test(w.value ?? '') || /^-P./.test(w.value ?? ''));
+    const cmd = attached
+      ? { ...attached, value: attached.value!.replace(/^(--pager=|--html=|-P)/, '') }
+      : i >= 0
+        ? a[i + 1]
+        : undefined;
+    if (cmd) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'inline_interpreter',
+        reason: 'man runs its pager option as a command',
+      });
+      ctx.script(inv, cmd, 'man --pager');
+    }
+    return;
+  }
+  if (/^(psql|mysql|mariadb|sqlcmd|cqlsh|clickhouse-client|duckdb|sqlite3|sqlite)$/.test(inv.name)) {
+    const i = vals.findIndex((v) => /^(-f|--file|-i|--input-file)$/.test(v ?? ''));
+    const attached = vals.find((v) => /^--(file|input-file)=/.test(v ?? ''));
+    const file = attached ? { ...a[0]!, value: attached.replace(/^[^=]*=/, '') } : i >= 0 ? a[i + 1] : undefined;
+    const stdin = inv.cmd.stdin?.kind === 'file' ? inv.cmd.stdin.path : undefined;
+    for (const f of [file, stdin]) {
+      if (!f || f.value === '/dev/null') continue;
+      if (writtenText(ctx, f.value, inv.cmd.cwd) !== undefined) continue; // read by the SQL rules
+      ctx.add(inv, {
+        group: 'destroy_data',
+        rule: 'sql_file',
+        reason: `${inv.name} runs the SQL in ${f.value ?? 'a file only known at run time'}, which the gate cannot read`,
+        at: [inv.word, f],
+      });
+    }
+  }
+};
+
+/** Programs that can send a file's content elsewhere. */
+const SENDERS = /^(curl|wget|nc|ncat|netcat|socat|ssh|scp|sftp|rsync|ftp|telnet|openssl|http|https|xh)$/;
+
+/**
+ * `env > e.txt; curl -T e.txt …`: the environment (tokens, keys) dumped to a file, then the file
+ * handed to a program that sends — exfiltration through a file the same line wrote.
+ */
+export const sendsDumpedEnvironment: Rule = (inv, ctx) => {
+  const dumps =
+    /^(env|printenv|set|export|declare|typeset)$/.test(inv.name) &&
+    inv.args.every((w) => /^-[px0]?$/.test(w.value ?? 'x'));
+  if (dumps) {
+    for (const r of inv.cmd.redirects)
+      if (/^(>|>>|>\||&>)$/.test(r.op) && r.target?.value) {
+        const seen = ctx.facts.get('environment-dump') ?? new Set<string>();
+        seen.add(r.target.value.replace(/^\.\//, ''));
+        ctx.facts.set('environment-dump', seen);
+      }
+    return;
+  }
+  const dumped = ctx.facts.get('environment-dump');
+  if (!dumped?.size || !SENDERS.test(inv.name)) return;
+  const hit = inv.args.find((w) =>
+    [...dumped].some((f) => w.value !== null && w.value.replace(/^.*[@=<]/, '').replace(/^\.\//, '') === f),
+  );
+  if (hit)
+    ctx.add(inv, {
+      group: 'exfiltrate',
+      rule: 'environment_send',
+      reason: `${inv.name} sends a file this line filled with the environment (tokens and keys)`,
+      at: [inv.word, hit],
+    });
+};

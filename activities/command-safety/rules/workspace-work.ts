@@ -1,0 +1,195 @@
+/**
+ * Everyday work inside the workspace that the destructive rules would otherwise ask about, each
+ * narrowed so that anything outside the pattern still asks: deleting folders that a build or a
+ * package manager regenerates, printing from an interpreter, restoring named tracked files, and the
+ * `eval "$(tool init -)"` lines that version managers and agents print for a shell to load.
+ */
+import type { Word } from '../shell.js';
+
+/** Folders every mainstream toolchain regenerates (build output, dependency trees, caches). */
+const GENERATED = new Set([
+  'node_modules',
+  'dist',
+  'build',
+  'out',
+  'target',
+  'coverage',
+  '.next',
+  '.nuxt',
+  '.svelte-kit',
+  '.turbo',
+  '.parcel-cache',
+  '.nyc_output',
+  '.cache',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.tox',
+  '.nox',
+  '.venv',
+  '.gradle',
+  '.dart_tool',
+  '.angular',
+  '.eslintcache',
+  'htmlcov',
+  '.coverage',
+  'tsconfig.tsbuildinfo',
+]);
+
+/**
+ * A path inside the workspace that names a generated folder or something under one
+ * (`node_modules`, `target/debug`, `packages/web/dist`). Only plain relative components: no `..`,
+ * no glob, no variable, and no trailing slash (`rm -rf dist/` follows a planted symlink `dist -> ~`).
+ */
+export function isGeneratedPath(w: Word): boolean {
+  if (w.value === null || w.glob) return false;
+  const v = w.value.replace(/^(\.\/)+/, '');
+  if (!v || v.endsWith('/') || v.startsWith('/') || v.startsWith('-') || v.startsWith('~')) return false;
+  const parts = v.split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..' || !/^[\w.@+-]+$/.test(p))) return false;
+  return parts.some((p) => GENERATED.has(p));
+}
+
+/** File names that compilers and interpreters leave behind (`find . -name '*.pyc' -delete`). */
+const GENERATED_NAMES =
+  /^(\*\.(pyc|pyo|o|obj|class|tsbuildinfo|log)|__pycache__|\.DS_Store|\.pytest_cache|\.mypy_cache|node_modules|dist|build|coverage|\*~|Thumbs\.db)$/;
+
+/**
+ * `find ROOTS -name GEN [-type f|d] [-prune] -delete` or `… -exec rm -rf {} +` over generated names
+ * only, with roots inside the workspace. Anything else in the expression (`-o`, `-path`, `-mtime`, …)
+ * falls back to the usual rules.
+ */
+export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
+  if (!roots.every((r) => r.value !== null && !r.glob && /^(\.|\.\/[\w./@+-]*|[\w@+-][\w./@+-]*)$/.test(r.value)))
+    return false;
+  if (roots.some((r) => r.value!.split('/').includes('..') || (r.value!.endsWith('/') && r.value !== './')))
+    return false;
+  let named = false;
+  for (let i = roots.length; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null) return false;
+    if (v === '-name' || v === '-iname') {
+      const pat = args[++i]?.value;
+      if (!pat || !GENERATED_NAMES.test(pat)) return false;
+      named = true;
+    } else if (v === '-type') {
+      if (!/^[fd]$/.test(args[++i]?.value ?? '')) return false;
+    } else if (v === '-exec') {
+      // Only `-exec rm -rf {} +` / `\;`.
+      const cmd = args.slice(i + 1, i + 5).map((w) => w.value);
+      if (
+        cmd[0] !== 'rm' ||
+        !/^-(rf|fr|r|Rf|fR)$/.test(cmd[1] ?? '') ||
+        cmd[2] !== '{}' ||
+        !['+', ';'].includes(cmd[3] ?? '')
+      )
+        return false;
+      i += 4;
+    } else if (!['-delete', '-prune', '-print', '-depth'].includes(v)) return false;
+  }
+  return named;
+}
+
+/**
+ * Named files for `git restore FILE` / `git checkout -- FILE`: each operand a plain path (no `.`,
+ * no glob, no pathspec magic `:/`, no trailing slash that names a whole folder).
+ */
+export function namedFiles(ops: Word[]): boolean {
+  return (
+    ops.length > 0 &&
+    ops.every(
+      (w) =>
+        w.value !== null &&
+        !w.glob &&
+        !w.value.endsWith('/') &&
+        !w.value.startsWith(':') &&
+        !w.value.startsWith('-') &&
+        !/(^|\/)\.{1,2}$/.test(w.value) &&
+        !/[*?[]/.test(w.value),
+    )
+  );
+}
+
+/**
+ * The init lines version managers and agents document for a shell's rc file. The tool prints
+ * shell code for the current shell; the gate trusts the tool as it would running it directly.
+ */
+const INIT_LINE = new RegExp(
+  String.raw`^("?)\$\((?:` +
+    [
+      String.raw`pyenv (?:init|virtualenv-init) -(?: (?:bash|zsh))?`,
+      String.raw`pyenv init --path`,
+      String.raw`(?:rbenv|nodenv|goenv|jenv|plenv|phpenv) init -(?: (?:bash|zsh))?`,
+      String.raw`direnv hook (?:bash|zsh)`,
+      String.raw`ssh-agent(?: -s)?`,
+      String.raw`(?:starship|zoxide|mise|rtx|atuin|mcfly) (?:init|activate) (?:bash|zsh)`,
+      String.raw`(?:/opt/homebrew/bin/|/usr/local/bin/|/home/linuxbrew/\.linuxbrew/bin/)?brew shellenv`,
+      String.raw`fnm env(?: --use-on-cd)?`,
+      String.raw`conda shell\.(?:bash|zsh) hook`,
+      String.raw`opam env`,
+      String.raw`dircolors(?: -b)?`,
+      String.raw`luarocks path(?: --bin)?`,
+    ].join('|') +
+    String.raw`)\)\1$`,
+);
+
+export function isInitLine(args: Word[]): boolean {
+  return args.length === 1 && INIT_LINE.test(args[0]!.raw);
+}
+
+/**
+ * Interpreter code that only computes and prints (`python3 -c 'print(1+2)'`, `node -e
+ * 'console.log(process.version)'`): every name in it comes from a short list of pure ones, string
+ * literals are plain data (no f-strings, no template literals), imports and `require` name only
+ * pure modules or a JSON file in the workspace. Any other name — `open`, `os`, `eval`, `exec`,
+ * `getattr`, `fs`, `child_process`, `process.env` — leaves the code to the usual rules.
+ */
+const PURE_NAMES: Record<string, Set<string>> = {
+  Python: new Set(
+    (
+      'print json dumps loads indent sort_keys sys version version_info executable argv path maxsize byteorder platform ' +
+      'python_version machine system_alias release len str int float bool repr sorted range list dict set tuple sum min max ' +
+      'abs round enumerate zip hex oct bin chr ord upper lower split join strip replace startswith endswith keys values items ' +
+      'format math sqrt pi floor ceil datetime date now today isoformat time re match search findall sub group pprint string ' +
+      'load stdin read ' +
+      'True False None for in if else elif and or not is import from as'
+    ).split(' '),
+  ),
+  JavaScript: new Set(
+    (
+      'console log error info JSON stringify parse process version versions platform arch argv cwd execPath require resolve ' +
+      'join dirname basename extname Math max min floor ceil round abs sqrt Date now toISOString new Number String Object keys ' +
+      'values entries length typeof const let var true false null undefined map filter reduce toString toFixed split trim ' +
+      'toUpperCase toLowerCase includes Array from isArray of if else return node name ' +
+      'dependencies devDependencies scripts main engines cpus hostname totalmem freemem type release EOL'
+    ).split(' '),
+  ),
+};
+const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string)$/;
+// Only the manifest: a planted `x.json` symlink to a `.js` file would be run by require.
+const PURE_REQUIRE = /^(path|util|os|\.\/package\.json)$/;
+
+export function printsOnly(lang: string, code: string): boolean {
+  const names = PURE_NAMES[lang];
+  if (!names || code.length > 2000) return false;
+  if (/[`\\]/.test(code)) return false;
+  const requires = [...code.matchAll(/\brequire\s*\(\s*(["'])([^"']*)\1\s*\)/g)];
+  if (requires.some((m) => !PURE_REQUIRE.test(m[2]!) || m[2]!.includes('..'))) return false;
+  if ((code.match(/\brequire\b/g) ?? []).length !== requires.length) return false;
+  // String prefixes (`f"…"`, `rb'…'`) make strings code or bytes: a letter right before an opening quote.
+  let prefixed = false;
+  const stripped = code.replace(/(\w?)("[^"\n]*"|'[^'\n]*')/g, (_, p: string) => {
+    if (p) prefixed = true;
+    return `${p} 0`;
+  });
+  if (prefixed || /["']/.test(stripped)) return false;
+  for (const m of stripped.matchAll(/\b(?:import|from)\s+([\w.]+)/g))
+    if (!PURE_MODULES.test(m[1]!) && lang === 'Python') return false;
+  for (const m of stripped.matchAll(/[A-Za-z_$][\w$]*/g)) {
+    const id = m[0];
+    if (id.length === 1 && /[a-z]/.test(id)) continue;
+    if (!names.has(id) && !(lang === 'Python' && PURE_MODULES.test(id))) return false;
+  }
+  return true;
+}
