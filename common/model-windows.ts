@@ -1,5 +1,5 @@
 /**
- * Context windows of model families, for a model whose window nobody configured (SPEC §9). The
+ * Context windows of model families, for a model whose window nobody configured (docs/providers.md). The
  * longest matching key wins, so a specific entry (`gpt-5.4-mini`) beats its family (`gpt-5`); keys
  * are matched inside the lowercased model name, so `openrouter/anthropic/claude-…` finds `claude`.
  * A wrong guess is survivable: too small compresses early, too large is corrected by the provider's
