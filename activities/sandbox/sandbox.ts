@@ -661,8 +661,9 @@ export class ToolSandbox {
 
 /**
  * Watches a running command's disk use: the file size cap alone bounds each file, not how many a
- * command writes. Ten times a second the filesystem's used space is read (cheap); when it grew by more
- * than the room left, the workspace is measured, and a command that took it over the cap is killed.
+ * command writes. Ten times a second the filesystem's used space is read (cheap); when it grew by
+ * more than the room left, and at least once a second anyway, the workspace is measured, and a
+ * command that took it over the cap is killed.
  */
 class DiskWatch {
   stopped = false;
@@ -686,13 +687,17 @@ class DiskWatch {
   }
 
   start(kill: () => void): void {
-    const base = this.fsUsed();
-    if (base === undefined) return;
+    const base = this.fsUsed() ?? 0;
     const room = this.cap - this.usedBefore;
+    let lastWalk = Date.now();
     this.timer = setInterval(() => {
       if (this.busy || this.stopped) return;
       const now = this.fsUsed();
-      if (now === undefined || now - base <= room) return;
+      // The filesystem's numbers are shared with everything else on it (another process freeing
+      // space hides this command's growth): the workspace itself is also measured every few seconds.
+      const grew = now !== undefined && now - base > room;
+      if (!grew && Date.now() - lastWalk < DISK_WALK_EVERY_MS) return;
+      lastWalk = Date.now();
       this.busy = true;
       walkWorkspace(this.workspace, { skip: this.skip })
         .then((r) => {
@@ -714,6 +719,7 @@ class DiskWatch {
 }
 
 const DISK_WATCH_MS = 100;
+const DISK_WALK_EVERY_MS = 1_000;
 
 interface CallFiles {
   /** Descriptors to pass, in order, as fd 3, 4, … of the spawned process. */
