@@ -61,8 +61,11 @@ function startServer(): Server | undefined {
   };
 }
 
+/** Every scenario's workspace lies in this folder, the stack's declared workspace root. */
+const workspaceRoot = mkdtempSync(join(tmpdir(), 'herald-real-'));
+
 function workspace(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'herald-real-'));
+  const dir = mkdtempSync(join(workspaceRoot, 'ws-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
@@ -280,6 +283,7 @@ let code = 0;
 try {
   console.log(`model ${server.model} at ${server.baseUrl}`);
   stack = await createTestStack({
+    workspaceRoots: [workspaceRoot],
     env: {
       HERALD_PROVIDER: 'llamacpp',
       HERALD_MODEL: server.model,

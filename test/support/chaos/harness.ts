@@ -145,6 +145,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       HERALD_LOG_LEVEL: process.env.HERALD_LOG_LEVEL ?? 'warn',
       HERALD_SANDBOX: process.env.HERALD_TEST_SANDBOX ?? 'required',
       HERALD_WORKFLOW_BUNDLE: bundle,
+      // The conversations' workspaces (base/, chaos/) lie in the run's folder: it is their root.
+      HERALD_WORKSPACE_ROOTS: dir,
     };
     delete env.HERALD_METRICS_PORT;
     workers = new WorkerPool(env, o.workers, dir, sinceChaos);
