@@ -76,13 +76,13 @@ async function drive(stack: TestStack, ws: string): Promise<string> {
 
   // Left waiting: the list finds it with HeraldStatus="awaiting_approval", its page shows why.
   stack.fake.script([
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo cleaned' } }] },
-    { text: 'Cleaned the build folder.' },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf ~/.cache/build && echo cleaned' } }] },
+    { text: 'Cleaned the build cache.' },
   ]);
   const waiting = stack.herald.conversation('demo-cleanup');
   // The update waits for the approval: it must be settled before the client's connection closes,
   // or its next poll throws "Channel has been shut down" (see the end of this script).
-  pendingSend = waiting.send('Clean the build folder, then run the tests', { start: { cwd: ws } }).catch(() => {});
+  pendingSend = waiting.send('Clean the build cache, then run the tests', { start: { cwd: ws } }).catch(() => {});
   await eventually(async () => (await waiting.state()).pending_approvals[0]);
   // Visibility is eventually consistent: wait until the list query sees every conversation.
   await eventually(async () => {

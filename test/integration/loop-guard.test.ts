@@ -7,7 +7,7 @@
  * written as text after the budget ran out is not shipped as the answer.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { BUDGET_FINAL_NOTE } from '../../common/budget.js';
@@ -105,6 +105,9 @@ describe('tool-loop guardrails', () => {
     const dir = join(stack.workspaces, 'retest');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
+    // Written a while ago, as a project's code is: Python's bytecode cache keys on the source's
+    // mtime in whole seconds and its size, so a same-size fix within the second would run the old code.
+    utimesSync(join(dir, 'app.py'), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
     writeFileSync(join(dir, 'test_app.py'), TEST_APP);
     stack.fake.script([
       runTests,
@@ -141,6 +144,9 @@ describe('tool-loop guardrails', () => {
     const dir = join(stack.workspaces, 'retest-same');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
+    // Written a while ago, as a project's code is: Python's bytecode cache keys on the source's
+    // mtime in whole seconds and its size, so a same-size fix within the second would run the old code.
+    utimesSync(join(dir, 'app.py'), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
     writeFileSync(join(dir, 'test_app.py'), TEST_APP);
     stack.fake.script([runTests, runTests, { text: 'The test fails: add(2, 3) returns -1.' }]);
     const conv = stack.herald.conversation('lg-retest-same');
