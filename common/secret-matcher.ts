@@ -16,6 +16,8 @@ import { secretVariants } from './secret-variants.js';
 export const MIN_SECRET_LENGTH = 8;
 /** A run of this many characters of a secret is the secret (in the value's own characters). */
 export const SECRET_RUN = 12;
+/** The shortest run of a value's skeleton that counts as the value (see runOf). */
+const MIN_TEXT_RUN = 10;
 
 /**
  * Per form: the run that identifies it, in skeleton characters (≈ 12 characters of the value; the
@@ -114,7 +116,9 @@ function distinct(s: string, atLeast: number): boolean {
 
 /**
  * The run length, in skeleton characters, that stands for 12 characters of `value`: fewer when its
- * punctuation is dropped (`a-b_c.d…`), never under MIN_SECRET_LENGTH.
+ * punctuation is dropped (`a-b_c.d…`), never under MIN_TEXT_RUN. (With 8, a value like
+ * `qwen2.5-coder-1.5b-instruct` made every `instruct` in a system prompt a secret: a run of 8
+ * letters is a common word, not an identifying piece of a key.)
  */
 function runOf(value: string): number {
   // Per character of the value: does it stay in the skeleton?
@@ -125,7 +129,7 @@ function runOf(value: string): number {
     inWindow += kept[i]! - (i >= SECRET_RUN ? kept[i - SECRET_RUN]! : 0);
     if (i >= SECRET_RUN - 1) run = Math.min(run, inWindow);
   }
-  return Math.max(run, MIN_SECRET_LENGTH);
+  return Math.max(run, MIN_TEXT_RUN);
 }
 
 export interface SecretMatch {

@@ -127,7 +127,7 @@ async function shoot(uiUrl: string, workflowId: string, runId: string): Promise<
 
     await page.goto(`${uiUrl}/namespaces/default/workflows`, { waitUntil: 'domcontentloaded' });
     await waitForText(page, 'awaiting_approval');
-    await waitForText(page, 'Clean the build folder');
+    await waitForText(page, 'Clean the build cache');
     await page.screenshot({ path: join(outDir, 'webui-list.png') });
     log(`wrote ${join(outDir, 'webui-list.png')}`);
 
