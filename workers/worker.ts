@@ -2,7 +2,8 @@
  * A Herald worker: polls the task queue, runs conversation workflows and their activities.
  * Applies migrations to the database first, so a fresh database just works.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { LogLevel, WorkerOptions as WorkerCreateOptions } from '@temporalio/worker';
@@ -14,7 +15,7 @@ import {
 import type { Tracing } from '../runtime/tracing.js';
 import { startTracing } from '../runtime/tracing.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadEngine } from '../activities/context-engine.js';
 import { createActivities } from '../activities/index.js';
 import { HookRunner, loadPlugins } from '../activities/hooks.js';
@@ -225,7 +226,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     sandbox,
     env,
     log,
-    workspace: defaultWorkspace(config, workspaces) ?? process.cwd(),
+    // With no usable root, an empty folder of its own: never the folder the worker was started in
+    // (a checkout, a home), whose files a root worker's sandbox would hand to the sandbox user.
+    workspace: defaultWorkspace(config, workspaces) ?? mkdtempSync(join(tmpdir(), 'herald-mcp-')),
     network: config.file.sandbox.network,
     version: HERALD_VERSION,
   });
