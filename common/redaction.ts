@@ -40,10 +40,20 @@ export const SECRET_SHAPES: ReadonlyArray<{ name: string; re: RegExp }> = [
 export { MIN_SECRET_LENGTH } from './secret-matcher.js';
 
 export class Redactor {
-  private readonly matcher: SecretMatcher;
+  private readonly secrets: readonly SecretValue[];
+  private built: SecretMatcher | undefined;
 
   constructor(secrets: readonly SecretValue[] = []) {
-    this.matcher = new SecretMatcher(secrets.filter((s) => s.value.length >= MIN_SECRET_LENGTH));
+    this.secrets = secrets.filter((s) => s.value.length >= MIN_SECRET_LENGTH);
+  }
+
+  /**
+   * The index, built at the first text to redact: a CLI command that sends nothing (`herald
+   * sessions`, `--help`) never pays for indexing every environment value, and a worker that adds
+   * its secrets to a process's redactor builds it once, not once per install.
+   */
+  private get matcher(): SecretMatcher {
+    return (this.built ??= new SecretMatcher(this.secrets));
   }
 
   /** How many runs of known secrets are indexed (memory; the benchmark reports it). */
