@@ -310,15 +310,7 @@ const shell: Rule = (inv, ctx) => {
       reason: `${inv.name} runs a script read from ${file.value}: cannot tell what it runs`,
       at: [inv.word, file],
     });
-  const written = writtenText(ctx, file.value, inv.cmd.cwd);
-  if (written === null)
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: `${inv.name} runs ${file.value}, which this command line wrote with text only known at run time`,
-      at: [inv.word, file],
-    });
-  else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
+  runWrittenScript(inv, ctx, file);
 };
 
 /**
@@ -390,6 +382,11 @@ const source: Rule = (inv, ctx) => {
   }
   // `echo 'rm -rf ~' > x.sh; . x.sh`, `curl -o x.sh URL; source x.sh`: a file this line wrote or fetched.
   ranDownloaded(inv, ctx, file.value);
+  runWrittenScript(inv, ctx, file);
+};
+
+/** A script file this command line wrote earlier: its text is read as the script; text only known at run time asks. */
+function runWrittenScript(inv: Invocation, ctx: RuleContext, file: Word): void {
   const written = writtenText(ctx, file.value, inv.cmd.cwd);
   if (written === null)
     ctx.add(inv, {
@@ -399,7 +396,7 @@ const source: Rule = (inv, ctx) => {
       at: [inv.word, file],
     });
   else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
-};
+}
 
 const trap: Rule = (inv, ctx) => {
   const a = inv.args.filter((w) => !/^-[lp]$/.test(w.value ?? ''));
