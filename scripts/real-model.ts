@@ -32,6 +32,7 @@ import type { TurnResult } from '../common/contract.js';
 import { oneLine } from '../common/text.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
 import type { TestStack } from '../test/support/stack.js';
+import { BUGGY_APP, TEST_APP } from '../test/support/retest-project.js';
 import { createTestStack, stopSharedInfra } from '../test/support/stack.js';
 
 interface Server {
@@ -196,20 +197,11 @@ async function memoryTask(stack: TestStack): Promise<void> {
   });
 }
 
-const APP = 'def add(a, b):\n    return a - b\n';
-const TEST_APP = [
-  'from app import add',
-  'got = add(2, 3)',
-  'assert got == 5, f"add(2, 3) returned {got}, expected 5"',
-  'print("all tests passed")',
-  '',
-].join('\n');
-
 /** The most model calls the re-test loop may take (run, read, fix, run, answer — and some slack). */
 const RETEST_MAX_CALLS = 10;
 
 async function retestTask(stack: TestStack): Promise<void> {
-  const cwd = workspace({ 'app.py': APP, 'test_app.py': TEST_APP });
+  const cwd = workspace({ 'app.py': BUGGY_APP, 'test_app.py': TEST_APP });
   const id = `real-retest-${Date.now()}`;
   const [r, s] = await send(
     stack,

@@ -13,6 +13,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { BUDGET_FINAL_NOTE } from '../../common/budget.js';
 import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
+import { BUGGY_APP, TEST_APP } from '../support/retest-project.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
 
@@ -20,13 +21,6 @@ type WireMessage = { role: string; content: string | null; tool_calls?: unknown[
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
 const readSettings: ScriptedReply = { toolCalls: [{ name: 'read_file', arguments: { path: 'settings.ini' } }] };
 const runTests: ScriptedReply = { toolCalls: [{ name: 'terminal', arguments: { command: 'python3 test_app.py' } }] };
-const TEST_APP = [
-  'from app import add',
-  'got = add(2, 3)',
-  'assert got == 5, f"add(2, 3) returned {got}, expected 5"',
-  'print("all tests passed")',
-  '',
-].join('\n');
 
 describe('tool-loop guardrails', () => {
   let stack: TestStack;
@@ -104,7 +98,7 @@ describe('tool-loop guardrails', () => {
   it('run the tests, fix the code, run them again: the second run really runs, its passing output reaches the model, nothing is paused', async () => {
     const dir = join(stack.workspaces, 'retest');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
+    writeFileSync(join(dir, 'app.py'), BUGGY_APP);
     // Written a while ago, as a project's code is: Python's bytecode cache keys on the source's
     // mtime in whole seconds and its size, so a same-size fix within the second would run the old code.
     utimesSync(join(dir, 'app.py'), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
@@ -143,7 +137,7 @@ describe('tool-loop guardrails', () => {
   it('the same failing test run again with nothing changed runs again, and counts as a repeat (a nudge, tools stay)', async () => {
     const dir = join(stack.workspaces, 'retest-same');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'app.py'), 'def add(a, b):\n    return a - b\n');
+    writeFileSync(join(dir, 'app.py'), BUGGY_APP);
     // Written a while ago, as a project's code is: Python's bytecode cache keys on the source's
     // mtime in whole seconds and its size, so a same-size fix within the second would run the old code.
     utimesSync(join(dir, 'app.py'), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
