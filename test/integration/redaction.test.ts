@@ -14,6 +14,7 @@ import type { HeraldProcess } from '../support/processes.js';
 import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
+import { allText } from '../support/all-text.js';
 
 const SECRET = 'Vx3-qL9w_Rt7Kp2mZs8Nc4Bd';
 const MARK = '[REDACTED:MY_SERVICE_CREDS]';
@@ -39,16 +40,6 @@ function leaks(where: string, text: string): string[] {
   return leakForms(SECRET)
     .filter((f) => flat.includes(f))
     .map((f) => `${f} in ${where}`);
-}
-
-/** Every string in a value; byte arrays (Temporal payloads) decoded. */
-function allText(value: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 60 || value === null || value === undefined) return out;
-  if (typeof value === 'string') out.push(value);
-  else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
-  else if (Array.isArray(value)) for (const v of value) allText(v, out, depth + 1);
-  else if (typeof value === 'object') for (const v of Object.values(value)) allText(v, out, depth + 1);
-  return out;
 }
 
 describe('redaction of everything that leaves the worker', () => {

@@ -31,6 +31,7 @@ import {
 } from '../support/sandbox-probes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
+import { allText } from '../support/all-text.js';
 
 /**
  * Probes whose own ESCAPED line is not an escape, with the host-side check that decides instead
@@ -46,18 +47,6 @@ const ESCAPED_LINE_IS_NOT_AN_ESCAPE: Record<string, string> = {
   'git-submodule-fsmonitor':
     'fires inside the sandbox; host git afterwards runs nothing (the new repository was stripped)',
 };
-
-/** Concatenated text of a value: strings as they are, byte arrays (Temporal payloads) decoded. */
-function allText(value: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 60 || value === null || value === undefined) return out;
-  if (typeof value === 'string') out.push(value);
-  else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('utf8'));
-  else if (Array.isArray(value)) for (const v of value) allText(v, out, depth + 1);
-  else if (typeof value === 'object') for (const v of Object.values(value)) allText(v, out, depth + 1);
-  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    out.push(String(value));
-  return out;
-}
 
 describe('tool sandbox and secrets', () => {
   let stack: TestStack;
