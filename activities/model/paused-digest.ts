@@ -2,12 +2,10 @@
  * A request without tools (the loop guard's pause, the budget's last call) shows the model the tool
  * calls of its current step as one digest instead of the calls themselves.
  *
- * Why: small models copy the pattern in front of them. Measured against Qwen2.5-Coder 1.5B on
- * llama.cpp (docs/decisions/small-models.md), on requests Herald had actually sent: with the turn's repeated calls in
- * the transcript, the tool-less reply was that call again, written as text, in 5 of 5 samples for a
- * memory save and 3 of 6 for a file read (even one earlier repeat of a call was enough: 0 of 6 plain
- * answers); with the same results as one digest after the user's request, 6 of 6 were plain answers
- * for both. Nothing is dropped that the model needs: every distinct result is there once, with the
+ * Why: small models copy the pattern in front of them. With the turn's repeated calls in the
+ * transcript, a tool-less reply tends to be that call again, written as text; with the same results
+ * as one digest after the user's request, it is a plain answer (the runs are in
+ * docs/decisions/small-models.md, "Measurements the code rests on"). Nothing is dropped that the model needs: every distinct result is there once, with the
  * call that produced it; what goes is the repetition — the guard's own "not run again" answers, and
  * a result the same tool already returned word for word.
  *

@@ -1,8 +1,8 @@
 /**
- * Runaway output of a local model (docs/decisions/small-models.md). Qwen2.5-Coder 1.5B on llama.cpp, having patched the
- * file it was only asked about, called `write_file` with the content "1\n2\n3\n…" and counted until
- * the 4,096-token output cap: six minutes of a 2-core CPU, and the cut-off call was then asked for
- * again with a doubled cap (common/model-response.ts), six more. Two of six conversations did it.
+ * Runaway output of a local model: a small model can fill its whole output cap with one line over and
+ * over, or with a count ("1\n2\n3\n…"), which on a CPU costs minutes per call, and a cut-off call is
+ * then asked for again with a doubled cap (common/model-response.ts). The runs that showed it are in
+ * docs/decisions/small-models.md ("Measurements the code rests on").
  *
  * A stream whose last RUNAWAY_WINDOW characters are one unit of text over and over (a literal loop),
  * or a unit whose numbers change from one copy to the next (counting, as above), is cut there: the
@@ -26,9 +26,8 @@ const CHECK_EVERY = 200;
 export function isRunawayTail(text: string): boolean {
   if (text.length < RUNAWAY_WINDOW) return false;
   const tail = text.slice(-RUNAWAY_WINDOW);
-  // Counting is a loop once digit runs are read as one digit. The same model, saving a preference,
-  // wrote "MEMORY (41 of 2200 characters): 1. I prefer tabs…\n\nMEMORY (42 of 2200 …): 2. …" into
-  // one memory call's `match` for 4,096 tokens: an 85-character unit whose numbers count on.
+  // Counting is a loop once digit runs are read as one digit: a unit whose numbers count on from one
+  // copy to the next ("MEMORY (41 of 2200 …): 1. …", "MEMORY (42 of 2200 …): 2. …") is one unit.
   return periodic(tail) || periodic(tail.replace(/\d+/g, '0'));
 }
 

@@ -24,15 +24,11 @@ export const BUILTIN_IDENTITY =
   'think before acting, and report plainly what you did and what you found.';
 
 /**
- * The first two lines were measured against a real small model (llama.cpp, Qwen2.5-Coder 1.5B; issue
- * 14): asked to read a file and report a value, it read the file and then, every time, patched the
- * value it had been asked about. Saying that files change only on request, and that a question is
- * answered in plain text once the results hold the answer, made it answer (or re-read, which the
- * loop guard ends) instead.
- *
- * Every added line moves such a model. A line on the memory tool ("When the user asks you to remember
- * something, save it once with memory …") made it patch the file it had been asked to read in 15 of
- * 40 samples of the same request, against 1 of 40 without it; it is not here. Measure before adding.
+ * The first two lines keep a small model from editing a file it was only asked about: without them it
+ * read the file and then patched the value it had been asked to report. Every added line moves such
+ * a model (a line on the memory tool made it patch the file it had been asked to read far more
+ * often, so it is not here): measure with `npm run test:real-model` before adding. The runs are in
+ * docs/decisions/small-models.md ("Measurements the code rests on").
  */
 export const TOOL_GUIDANCE = [
   'Use tools to check facts instead of guessing. Change files only when the user asks for a change, and read them first.',

@@ -1,10 +1,18 @@
 /**
- * Glob patterns and `.gitignore` rules for the file tools, as pure functions over `/`-separated
- * workspace-relative paths. `*` and `?` stay inside one path segment, `**` as a whole segment spans
- * any number of segments (elsewhere it acts like `*`, as in git), `[...]` is a character class, `\`
- * escapes. `{a,b}` alternatives belong to user globs only: a `.gitignore` reads braces literally,
- * as git does.
+ * Glob patterns and `.gitignore` rules for the file tools, over `/`-separated workspace-relative
+ * paths. Both are solved problems, so both are libraries (docs/architecture.md, "Libraries"):
+ * - globs: minimatch, npm's own matcher (glob, eslint). `*` and `?` stay inside one path segment,
+ *   `**` as a whole segment spans any number of segments, `[...]` and `[!...]` are character
+ *   classes, `\` escapes, and `{a,b}` alternatives are expanded by its brace-expansion (bash's
+ *   rules). It is configured as a plain glob: dot files match, and a leading `!`, `#` or extglob
+ *   syntax such as `+(x)` is literal, so a model's glob means what it says.
+ * - `.gitignore`: ignore, the implementation eslint uses, which follows git's documented rules
+ *   (anchoring, trailing `/` for directories, `!` negation, escaped spaces and `#`).
  */
+import type { MinimatchOptions } from 'minimatch';
+import { Minimatch, braceExpand } from 'minimatch';
+import type { Ignore } from 'ignore';
+import ignore from 'ignore';
 
 export interface GlobOptions {
   /** Expand `{a,b}` alternatives (default true). */
@@ -13,114 +21,37 @@ export interface GlobOptions {
   caseSensitive?: boolean;
 }
 
-/** An anchored RegExp matching the whole path against `glob`. Throws SyntaxError for a bad class such as `[z-a]`. */
-export function globToRegExp(glob: string, options: GlobOptions = {}): RegExp {
-  const alternatives = options.braces === false ? [glob] : expandBraces(glob);
-  return new RegExp(`^(?:${alternatives.map(globSource).join('|')})$`, options.caseSensitive === false ? 'i' : '');
-}
+const MATCH: MinimatchOptions = { dot: true, nonegate: true, nocomment: true, noext: true, platform: 'linux' };
 
 const MAX_BRACE_EXPANSIONS = 1024;
 
-/** `{a,b}` alternatives expanded (nested groups too); `{x}` without a comma and unbalanced braces stay literal. */
+/** Whether a whole path matches `glob`. Throws SyntaxError for a bad class such as `[z-a]`. */
+export function globMatcher(glob: string, options: GlobOptions = {}): (path: string) => boolean {
+  if (options.braces !== false) expandBraces(glob); // the expansion bound, checked
+  const m = new Minimatch(glob, {
+    ...MATCH,
+    nobrace: options.braces === false,
+    nocase: options.caseSensitive === false,
+  });
+  usable(m, glob);
+  return (path) => m.match(path);
+}
+
+/**
+ * minimatch compiles a character class no regex can hold (`[z-a]`) to `$.`, which matches nothing;
+ * the model is told its glob is invalid instead of finding no files.
+ */
+function usable(m: Minimatch, glob: string): void {
+  const re = m.makeRe();
+  if (!re || /(?:^|[^\\])\$\./.test(re.source)) throw new SyntaxError(`"${glob}" has an invalid character class`);
+}
+
+/** `{a,b}` alternatives expanded (nested groups and `{1..3}` ranges too); `{x}` and unbalanced braces stay literal. */
 export function expandBraces(glob: string): string[] {
-  const results: string[] = [];
-  const expand = (g: string): void => {
-    const group = findBraceGroup(g);
-    if (!group) {
-      results.push(g);
-      if (results.length > MAX_BRACE_EXPANSIONS)
-        throw new SyntaxError(`glob "${glob}" expands to more than ${MAX_BRACE_EXPANSIONS} alternatives`);
-      return;
-    }
-    for (const alt of group.alternatives) expand(g.slice(0, group.start) + alt + g.slice(group.end));
-  };
-  expand(glob);
-  return results;
-}
-
-function findBraceGroup(g: string): { start: number; end: number; alternatives: string[] } | undefined {
-  for (let i = 0; i < g.length; i++) {
-    if (g[i] === '\\') {
-      i++;
-      continue;
-    }
-    if (g[i] !== '{') continue;
-    let depth = 0;
-    let partStart = i + 1;
-    const parts: string[] = [];
-    for (let j = i; j < g.length; j++) {
-      const c = g[j];
-      if (c === '\\') j++;
-      else if (c === '{') depth++;
-      else if (c === '}' && --depth === 0) {
-        if (parts.length === 0) break; // `{x}`: no alternatives, a literal brace
-        parts.push(g.slice(partStart, j));
-        return { start: i, end: j + 1, alternatives: parts };
-      } else if (c === ',' && depth === 1) {
-        parts.push(g.slice(partStart, j));
-        partStart = j + 1;
-      }
-    }
-  }
-  return undefined;
-}
-
-/** The RegExp source (unanchored) for one brace-free glob. */
-export function globSource(glob: string): string {
-  let out = '';
-  let i = 0;
-  while (i < glob.length) {
-    const c = glob[i]!;
-    if (c === '*') {
-      let j = i;
-      while (glob[j] === '*') j++;
-      const wholeSegment = j - i >= 2 && (i === 0 || glob[i - 1] === '/') && (j === glob.length || glob[j] === '/');
-      if (!wholeSegment) out += '[^/]*';
-      else if (j === glob.length)
-        out += '.*'; // trailing `**`: everything below
-      else {
-        out += '(?:[^/]*/)*'; // `**/`: zero or more directories
-        j++;
-      }
-      i = j;
-    } else if (c === '?') {
-      out += '[^/]';
-      i++;
-    } else if (c === '[') {
-      const cls = charClass(glob, i);
-      out += cls ? cls.source : '\\[';
-      i = cls ? cls.end : i + 1;
-    } else if (c === '\\' && i + 1 < glob.length) {
-      out += escapeChar(glob[i + 1]!);
-      i += 2;
-    } else {
-      out += escapeChar(c);
-      i++;
-    }
-  }
-  return out;
-}
-
-/** `[abc]`, `[a-z]`, `[!x]` / `[^x]`; undefined when unclosed or spanning a `/` (then `[` is literal). */
-function charClass(glob: string, start: number): { source: string; end: number } | undefined {
-  let i = start + 1;
-  const negate = glob[i] === '!' || glob[i] === '^';
-  if (negate) i++;
-  let body = '';
-  for (let first = true; i < glob.length; i++, first = false) {
-    const c = glob[i]!;
-    if (c === ']' && !first) return { source: negate ? `[^/${body}]` : `[${body}]`, end: i + 1 };
-    if (c === '/') return undefined;
-    if (c === '\\' && i + 1 < glob.length) {
-      i++;
-      body += escapeChar(glob[i]!);
-    } else body += c === '[' || c === ']' || c === '^' ? `\\${c}` : c;
-  }
-  return undefined;
-}
-
-function escapeChar(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+  const alternatives = braceExpand(glob, { braceExpandMax: MAX_BRACE_EXPANSIONS + 1 });
+  if (alternatives.length > MAX_BRACE_EXPANSIONS)
+    throw new SyntaxError(`glob "${glob}" expands to more than ${MAX_BRACE_EXPANSIONS} alternatives`);
+  return alternatives;
 }
 
 /**
@@ -129,67 +60,33 @@ function escapeChar(c: string): string {
  * paths to try (e.g. relative to the workspace and to the search root); any match counts.
  */
 export function fileGlobMatcher(glob: string, caseSensitive = true): (paths: readonly string[]) => boolean {
-  const flags = caseSensitive ? '' : 'i';
-  const byName: string[] = [];
-  const byPath: string[] = [];
+  const byName: Minimatch[] = [];
+  const byPath: Minimatch[] = [];
   for (const alt of expandBraces(glob)) {
     const g = alt.replace(/^(?:\.\/)+/, '').replace(/^\/+/, '');
-    (g.includes('/') ? byPath : byName).push(globSource(g));
+    const m = new Minimatch(g, { ...MATCH, nobrace: true, nocase: !caseSensitive });
+    usable(m, glob);
+    (g.includes('/') ? byPath : byName).push(m);
   }
-  const nameRe = byName.length ? new RegExp(`^(?:${byName.join('|')})$`, flags) : undefined;
-  const pathRe = byPath.length ? new RegExp(`^(?:${byPath.join('|')})$`, flags) : undefined;
   return (paths) =>
-    paths.some((p) => (nameRe?.test(p.slice(p.lastIndexOf('/') + 1)) ?? false) || (pathRe?.test(p) ?? false));
+    paths.some((p) => {
+      const name = p.slice(p.lastIndexOf('/') + 1);
+      return byName.some((m) => m.match(name)) || byPath.some((m) => m.match(p));
+    });
 }
 
-/** One `.gitignore` line, compiled. */
-export interface IgnoreRule {
-  /** Tested against the path relative to the directory holding the `.gitignore`. */
-  regex: RegExp;
-  /** `!pattern`: re-include what an earlier rule excluded. */
-  negate: boolean;
-  /** `pattern/`: matches directories only. */
-  dirOnly: boolean;
-}
+/** One `.gitignore`, compiled. */
+export type IgnoreRules = Ignore;
 
 /** The rules of one `.gitignore`, with the workspace-relative directory it sits in (`''` for the root). */
 export interface IgnoreFile {
   dir: string;
-  rules: IgnoreRule[];
+  rules: IgnoreRules;
 }
 
-/**
- * Parse a `.gitignore`: blank lines and `#` comments are skipped, trailing spaces dropped unless
- * escaped, `!` negates, a trailing `/` limits the rule to directories, and a `/` at the start or in
- * the middle anchors the pattern to the file's directory (otherwise it matches at any depth).
- * A pattern git could not use (a bad character class) is skipped, as git does.
- */
-export function parseGitignore(text: string): IgnoreRule[] {
-  const rules: IgnoreRule[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    let line = trimTrailingSpaces(raw);
-    if (line === '' || line.startsWith('#')) continue;
-    const negate = line.startsWith('!');
-    if (negate) line = line.slice(1);
-    const dirOnly = line.endsWith('/');
-    line = line.replace(/\/+$/, '');
-    const anchored = line.includes('/');
-    line = line.replace(/^\/+/, '');
-    if (line === '') continue;
-    const body = globSource(line);
-    try {
-      rules.push({ regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negate, dirOnly });
-    } catch {
-      // an invalid pattern ignores nothing
-    }
-  }
-  return rules;
-}
-
-function trimTrailingSpaces(line: string): string {
-  let end = line.length;
-  while (end > 0 && line[end - 1] === ' ' && line[end - 2] !== '\\') end--;
-  return line.slice(0, end);
+/** Parse a `.gitignore` (git's rules; a pattern git could not use ignores nothing). */
+export function parseGitignore(text: string): IgnoreRules {
+  return ignore().add(text);
 }
 
 /**
@@ -205,10 +102,9 @@ export function isIgnored(files: readonly IgnoreFile[], path: string, isDir: boo
     if (file.dir === '') rel = path;
     else if (path.startsWith(`${file.dir}/`)) rel = path.slice(file.dir.length + 1);
     else continue;
-    for (const rule of file.rules) {
-      if (rule.dirOnly && !isDir) continue;
-      if (rule.regex.test(rel)) ignored = !rule.negate;
-    }
+    const verdict = file.rules.test(isDir ? `${rel}/` : rel);
+    if (verdict.ignored) ignored = true;
+    else if (verdict.unignored) ignored = false;
   }
   return ignored;
 }

@@ -43,12 +43,9 @@ function describeStore(store: MemoryStore, entries: Array<{ content: string }>):
 export const memoryTool = defineTool({
   name: 'memory',
   toolset: 'memory',
-  // The first sentence is the whole description in compact mode. It names the user's word, "remember":
-  // with "Your long-term memory across conversations." Qwen2.5-Coder 1.5B kept "please remember that I
-  // prefer tabs" in its todo list in 13 of 40 samples of the first request, sent memory/replace to the
-  // empty store in 22 and memory/add in 5; with this sentence, memory/add in 40 of 40, and the step
-  // after reading a file it was only asked about went no worse (8 of 40 samples patched it either
-  // way, same seeds).
+  // The first sentence is the whole description in compact mode. It names the user's word, "remember",
+  // so that a small model saves with memory/add instead of a todo item or a replace on an empty store
+  // (docs/decisions/small-models.md, "Measurements the code rests on").
   description:
     'Save what the user asks you to remember, for future conversations. This is your long-term memory: store ' +
     '`memory` is for your own notes (facts about the environment, ' +

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { oneLine } from '../../common/text.js';
-import type { IgnoreFile, IgnoreRule } from './glob.js';
+import type { IgnoreFile, IgnoreRules } from './glob.js';
 import { fileGlobMatcher, isIgnored, parseGitignore } from './glob.js';
 import type { ToolContext } from './registry.js';
 import { defineTool } from './registry.js';
@@ -286,7 +286,7 @@ async function ancestorIgnores(root: string, startRel: string): Promise<IgnoreFi
   return out;
 }
 
-async function readGitignore(root: string, file: string): Promise<IgnoreRule[]> {
+async function readGitignore(root: string, file: string): Promise<IgnoreRules> {
   const text = await readWorkspaceFile(root, file, '.gitignore').then(
     (b) => b.toString('utf8'),
     () => '',
