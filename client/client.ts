@@ -26,6 +26,11 @@ import type {
 import type { conversation } from '../workflows/conversation.js';
 import type { CompressResult } from '../workflows/definitions.js';
 import type { ReloadToolsResult } from '../workflows/definitions.js';
+import { rewindUpdate } from '../workflows/definitions.js';
+import type { RewindResult } from '../common/contract.js';
+import { createDb } from '../activities/store/db.js';
+import type { TurnDiff } from './turn-diff.js';
+import { readTurnDiff } from './turn-diff.js';
 import {
   answerClarifyUpdate,
   approveUpdate,
@@ -358,6 +363,39 @@ export class Conversation {
 
   async state(): Promise<ConversationStateView> {
     return await this.handle.query(stateQuery);
+  }
+
+  /**
+   * What turn `turn` (default: the latest with a checkpoint) changed in the workspace, whichever
+   * tool changed it (docs/checkpoints.md); undefined when no turn changed it. Needs the database URL.
+   */
+  async diff(turn?: number): Promise<TurnDiff | undefined> {
+    const url = this.herald.settings.databaseUrl;
+    if (!url) throw new Error("a turn's diff needs the database: set DATABASE_URL (or run `herald dev`)");
+    const db = createDb(url, 1);
+    try {
+      return await readTurnDiff(db, this.sessionId, turn);
+    } finally {
+      await db.end();
+    }
+  }
+
+  /**
+   * Put the workspace (`files`, default true) and/or the transcript (`conversation`) back to before
+   * turn `toTurn` (docs/checkpoints.md). A refusal (changes made outside Herald, a turn running) is
+   * in the result's `refused`, or thrown when the conversation refuses the update itself.
+   */
+  async rewind(input: {
+    toTurn: number;
+    files?: boolean;
+    conversation?: boolean;
+    force?: boolean;
+  }): Promise<RewindResult> {
+    return await rejections(
+      this.handle.executeUpdate(rewindUpdate, {
+        args: [{ files: true, conversation: false, ...input }],
+      }),
+    );
   }
 
   /** Follow this conversation's events from `fromSeq` (needs the database URL). */

@@ -7,6 +7,8 @@ import type {
   AnswerClarifyInput,
   ApproveInput,
   ConversationStateView,
+  RewindInput,
+  RewindResult,
   SendMessageInput,
   SetModelInput,
   SetModelResult,
@@ -36,6 +38,8 @@ export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress'
 export const setModelUpdate = defineUpdate<SetModelResult, [SetModelInput]>('setModel');
 /** List the MCP servers' tools again (workflows/mcp.ts; the REPL's `/reload-mcp`). */
 export const reloadToolsUpdate = defineUpdate<ReloadToolsResult, []>('reloadTools');
+/** Put the workspace and/or transcript back to before a turn (workflows/checkpoints.ts). */
+export const rewindUpdate = defineUpdate<RewindResult, [RewindInput]>('rewind');
 
 export interface CompressResult {
   compressed: boolean;
