@@ -1,0 +1,66 @@
+/** `herald diff` and `herald rewind` (docs/checkpoints.md). */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import type { HeraldClient } from '../client.js';
+
+type WithClient = <T>(fn: (client: HeraldClient) => Promise<T>) => Promise<T>;
+
+function turnNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a turn number (1 or more)');
+  return n;
+}
+
+export function registerCheckpointCommands(program: Command, withClient: WithClient): void {
+  program
+    .command('diff')
+    .description('what a turn changed in the workspace, whichever tool changed it (shell commands included)')
+    .argument('<session>', 'session id or title')
+    .option('--turn <n>', 'the turn (default: the latest that changed the workspace)', turnNumber)
+    .option('--json', 'print JSON')
+    .action(async (session: string, o: { turn?: number; json?: boolean }) => {
+      await withClient(async (client) => {
+        const { findSession } = await import('../session-ref.js');
+        const { renderTurnDiff } = await import('../turn-diff.js');
+        const conv = (await findSession(client, session)).conversation;
+        const d = await conv.diff(o.turn);
+        if (o.json) process.stdout.write(`${JSON.stringify(d ?? null, null, 2)}\n`);
+        else if (!d)
+          process.stderr.write(
+            o.turn ? `turn ${o.turn} did not change the workspace\n` : 'no turn has changed the workspace\n',
+          );
+        else process.stdout.write(`${renderTurnDiff(d)}\n`);
+      });
+    });
+
+  program
+    .command('rewind')
+    .description('put the workspace and the conversation back to before a turn (later turns stay readable)')
+    .argument('<session>', 'session id or title')
+    .requiredOption('--turn <n>', 'the first turn to undo', turnNumber)
+    .option('--force', 'discard changes made outside Herald since its latest snapshot (they are saved first)')
+    .option('--no-files', 'leave the workspace as it is')
+    .option('--no-conversation', 'leave the transcript as it is')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        session: string,
+        o: { turn: number; force?: boolean; files: boolean; conversation: boolean; json?: boolean },
+      ) => {
+        await withClient(async (client) => {
+          const { findSession } = await import('../session-ref.js');
+          const { describeRewind } = await import('../rewind-view.js');
+          const conv = (await findSession(client, session)).conversation;
+          const r = await conv.rewind({
+            toTurn: o.turn,
+            files: o.files,
+            conversation: o.conversation,
+            force: Boolean(o.force),
+          });
+          if (o.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+          else process.stderr.write(`${describeRewind(r)}\n`);
+          if (r.refused) process.exitCode = 1;
+        });
+      },
+    );
+}
