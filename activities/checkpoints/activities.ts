@@ -6,8 +6,6 @@
  * tool task queue): the workspace is on that machine. Every result is small — commit ids, counts,
  * a few bounded notes; the diff itself goes to Postgres, never into history.
  */
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
@@ -16,6 +14,7 @@ import { withTransaction } from '../store/db.js';
 import { confineWorkspace } from '../workspace-policy.js';
 import type { ChangeSummary } from './restore.js';
 import { patchBetween, restoreTo, summarise } from './restore.js';
+import { shadowRepoOf } from './paths.js';
 import type { ShadowRepo } from './shadow-git.js';
 import { git, nulList, resolveRef } from './shadow-git.js';
 import type { SnapshotLimits } from './snapshot.js';
@@ -65,16 +64,6 @@ export interface RewindTranscriptArgs {
 
 export type RewindTranscriptResult =
   { ok: true; sessionId: string; nextSeq: number; discardedMessages: number } | { ok: false; refused: string };
-
-/** The shadow repository of a conversation: its own folder under the Herald home. */
-export function shadowRepoOf(home: string, conversationId: string, workspace: string): ShadowRepo {
-  const key = createHash('sha256').update(conversationId).digest('hex').slice(0, 32);
-  return { gitDir: join(checkpointStore(home), `${key}.git`), workTree: workspace };
-}
-
-export function checkpointStore(home: string): string {
-  return join(home, 'checkpoints');
-}
 
 export function snapshotLimits(deps: ActivityDeps): SnapshotLimits {
   const c = deps.config.file.checkpoints;

@@ -102,7 +102,6 @@ export async function restoreTo(
   await git(repo, ['read-tree', before]);
   await git(repo, ['read-tree', '--reset', '-u', target]);
   const commit = await commitIndex(repo, o.title);
-  await git(repo, ['update-ref', LATEST_REF, commit]);
   return {
     restored: true,
     commit,

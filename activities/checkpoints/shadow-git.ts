@@ -114,6 +114,8 @@ export async function ensureShadowRepo(repo: ShadowRepo): Promise<void> {
   if (existsSync(join(repo.gitDir, 'HEAD'))) return;
   mkdirSync(repo.gitDir, { recursive: true, mode: 0o700 });
   await git(repo, ['init', '-q', '--template=']);
+  // Each snapshot is one `git commit` onto the latest state Herald saw (activities/checkpoints/snapshot.ts).
+  await git(repo, ['symbolic-ref', 'HEAD', 'refs/herald/latest']);
   mkdirSync(join(repo.gitDir, 'info'), { recursive: true });
   writeFileSync(join(repo.gitDir, 'info', 'attributes'), ATTRIBUTES);
   writeFileSync(join(repo.gitDir, 'info', 'exclude'), '');

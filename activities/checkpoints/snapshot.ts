@@ -4,7 +4,7 @@
  * one `lstat`), writes a tree, and records a commit under a ref named by its turn and phase:
  * `refs/herald/turns/<turn>/<phase>`. The ref is the idempotency key — a retried activity, or one
  * run again after a worker died, finds the ref and returns the same snapshot. `refs/herald/latest`
- * always names the state Herald last saw (a snapshot or a restore), so changes made outside Herald
+ * (the shadow repository's HEAD) always names the state Herald last saw (a snapshot or a restore), so changes made outside Herald
  * since then can be found.
  *
  * Caps: a file over `maxFileBytes` is never stored (and never deleted by a restore: it is not
@@ -14,8 +14,9 @@
  */
 import { lstatSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRef, writeRef } from './refs.js';
 import type { ShadowRepo } from './shadow-git.js';
-import { ensureShadowRepo, git, gitText, nulList, resolveRef } from './shadow-git.js';
+import { ensureShadowRepo, git, gitText, nulList } from './shadow-git.js';
 
 export interface SnapshotLimits {
   maxFileBytes: number;
@@ -54,25 +55,29 @@ function mb(bytes: number): string {
 }
 
 /** What changed since the index was last written: untracked (not ignored), modified and deleted paths. */
-async function changedPaths(repo: ShadowRepo): Promise<{ others: string[]; tracked: string[] }> {
-  const others = nulList(
-    (await git(repo, ['ls-files', '-z', '--others', '--exclude-standard', '--no-empty-directory'])).stdout,
-  );
-  const tracked = nulList((await git(repo, ['ls-files', '-z', '--modified', '--deleted'])).stdout);
-  return { others, tracked: [...new Set(tracked)] };
+async function changedPaths(repo: ShadowRepo): Promise<string[]> {
+  const out = await git(repo, [
+    'ls-files',
+    '-z',
+    '--others',
+    '--modified',
+    '--deleted',
+    '--exclude-standard',
+    '--no-empty-directory',
+  ]);
+  return [...new Set(nulList(out.stdout))];
 }
 
 /**
- * Stage what changed, within the caps; `notes` says what was left out. Returns whether anything
- * was staged or removed.
+ * Stage what changed, within the caps; `notes` says what was left out.
  */
 async function stage(repo: ShadowRepo, limits: SnapshotLimits, notes: string[]): Promise<void> {
-  const { others, tracked } = await changedPaths(repo);
+  const changed = await changedPaths(repo);
   const add: string[] = [];
   const drop: string[] = [];
   let total = 0;
   let deferred = 0;
-  for (const path of [...tracked, ...others]) {
+  for (const path of changed) {
     const st = lstatSync(join(repo.workTree, path), { throwIfNoEntry: false });
     if (!st || !st.isFile()) {
       add.push(path); // deleted, a link, a nested repository: git stores what it can
@@ -134,21 +139,23 @@ export async function takeSnapshot(
   limits: SnapshotLimits = DEFAULT_SNAPSHOT_LIMITS,
 ): Promise<Snapshot> {
   await ensureShadowRepo(repo);
-  const found = await resolveRef(repo, ref);
+  const found = readRef(repo, ref);
   if (found) return { commit: found, notes: await notesOf(repo, found), existing: true };
   clearStaleLock(repo);
   const notes: string[] = [];
   await stage(repo, limits, notes);
   const commit = await commitIndex(repo, [title, '', ...notes].join('\n'));
-  await git(repo, ['update-ref', '--stdin'], {
-    input: `create ${ref} ${commit}\nupdate ${LATEST_REF} ${commit}\n`,
-  });
+  writeRef(repo, ref, commit);
   return { commit, notes, existing: false };
 }
 
-/** A commit of the index as it is, its parent the latest state Herald saw. */
+/**
+ * A commit of the index as it is, on `refs/herald/latest` (the shadow repository's HEAD points
+ * there): one `git commit`, no hooks, whatever the index holds.
+ */
 export async function commitIndex(repo: ShadowRepo, message: string): Promise<string> {
-  const tree = await gitText(repo, ['write-tree']);
-  const parent = await resolveRef(repo, LATEST_REF);
-  return await gitText(repo, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message]);
+  await git(repo, ['commit', '-q', '--allow-empty', '--no-verify', '--no-gpg-sign', '-m', message]);
+  const id = readRef(repo, LATEST_REF);
+  if (!id) throw new Error('the snapshot commit left no ref');
+  return id;
 }

@@ -15,6 +15,7 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { patchBetween, restoreTo, summarise } from '../../activities/checkpoints/restore.js';
 import { takeSnapshot, turnRef } from '../../activities/checkpoints/snapshot.js';
+import { pruneStore, storeSize } from '../../activities/checkpoints/retention.js';
 
 const root = mkdtempSync(join(tmpdir(), 'herald-checkpoints-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -151,5 +153,24 @@ describe('checkpoints', () => {
     });
     assert.deepEqual(tree(join(ws, '.git')), userGit);
     assert.equal(readFileSync(join(ws, 'src', 'a.txt'), 'utf8'), 'one\ntwo\n');
+  });
+
+  it('prunes shadow repositories past the age limit, and the oldest past the size limit', async () => {
+    const store = join(root, 'store');
+    for (const name of ['old', 'mid', 'new']) {
+      const { repo } = setup();
+      await takeSnapshot({ ...repo, gitDir: join(store, `${name}.git`) }, turnRef(1, 'before'), 'b');
+    }
+    const day = 86_400_000;
+    const now = Date.now();
+    utimesSync(join(store, 'old.git', 'HEAD'), (now - 40 * day) / 1000, (now - 40 * day) / 1000);
+    utimesSync(join(store, 'mid.git', 'HEAD'), (now - 2 * day) / 1000, (now - 2 * day) / 1000);
+    assert.equal(storeSize(store).repos, 3);
+    assert.deepEqual(pruneStore(store, { retentionDays: 30, maxStoreMb: 1024 }, now).removed, 1);
+    assert.equal(existsSync(join(store, 'old.git')), false);
+    // Over the size limit: the least recently used goes first.
+    pruneStore(store, { retentionDays: 30, maxStoreMb: storeSize(store).bytes / 1024 / 1024 - 0.001 }, now);
+    assert.equal(existsSync(join(store, 'mid.git')), false);
+    assert.equal(existsSync(join(store, 'new.git')), true);
   });
 });
