@@ -3,6 +3,7 @@
  * config schema, the workflow and the clients.
  */
 import { z } from 'zod';
+import type { ToolCallRef } from './tool-batch.js';
 
 export const checkpointsConfigSchema = z
   .object({
@@ -38,4 +39,33 @@ export interface TurnChanges {
 /** `3 files changed, +12 −4` */
 export function describeChanges(c: { files: number; added: number; removed: number }): string {
   return `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.added} −${c.removed}`;
+}
+
+/**
+ * Approval-gate rules whose every finding is a change inside the workspace that a snapshot holds,
+ * so `/undo` can take it back (docs/checkpoints.md). Each rule is reached only after the rules
+ * for the root, homes, credentials and paths outside the workspace found nothing; an example of
+ * each is beside it. Not here: `git clean -x` and `git reset --hard` (ignored files and history
+ * are not in a snapshot), anything that leaves the workspace.
+ */
+export const UNDOABLE_RULES: Readonly<Record<string, string>> = {
+  recursive_delete: "rm -rf src, find . -name '*.orig' -delete",
+  git_discard: 'git checkout ., git restore .',
+};
+
+/**
+ * Mark a terminal call the gate may let run unasked: `autoApproveWorkspaceCommands` on, snapshots
+ * on, and every rule it matched undoable. The workflow also needs the sandbox active (its state).
+ */
+export function markUndoable(ref: ToolCallRef, settings: CheckpointSettings): ToolCallRef {
+  const check = ref.approval;
+  if (
+    check?.level === 'dangerous' &&
+    settings.enabled &&
+    settings.autoApproveWorkspaceCommands &&
+    check.rules.length > 0 &&
+    check.rules.every((r) => Object.hasOwn(UNDOABLE_RULES, r))
+  )
+    check.undoable = true;
+  return ref;
 }
