@@ -26,7 +26,9 @@ import type {
 import type { conversation } from '../workflows/conversation.js';
 import type { CompressResult } from '../workflows/definitions.js';
 import type { ReloadToolsResult } from '../workflows/definitions.js';
-import { rewindUpdate } from '../workflows/definitions.js';
+import { forkWorkspaceUpdate, rewindUpdate } from '../workflows/definitions.js';
+import type { SeedMessage } from './fork.js';
+import { firstTurns } from './fork.js';
 import type { RewindResult } from '../common/contract.js';
 import { createDb } from '../activities/store/db.js';
 import type { TurnDiff } from './turn-diff.js';
@@ -385,6 +387,27 @@ export class Conversation {
    * turn `toTurn` (docs/checkpoints.md). A refusal (changes made outside Herald, a turn running) is
    * in the result's `refused`, or thrown when the conversation refuses the update itself.
    */
+  /**
+   * A new conversation that starts from turn `atTurn` of this one (docs/checkpoints.md): its seed
+   * history is the first `atTurn` turns' text, its workspace a copy, in the new folder `cwd`
+   * (inside a workspace root), of this workspace as that turn left it. This one goes on unchanged.
+   */
+  async fork(o: { atTurn: number; cwd: string; sessionId?: string }): Promise<Conversation> {
+    const url = this.herald.settings.databaseUrl;
+    if (!url) throw new Error('a fork needs the database: set DATABASE_URL (or run `herald dev`)');
+    const db = createDb(url, 1);
+    let history: SeedMessage[];
+    try {
+      history = await firstTurns(db, this.sessionId.replace(/\.\d+$/, ''), o.atTurn);
+    } finally {
+      await db.end();
+    }
+    const copy = await rejections(
+      this.handle.executeUpdate(forkWorkspaceUpdate, { args: [{ atTurn: o.atTurn, cwd: o.cwd }] }),
+    );
+    return await this.herald.start({ cwd: copy.cwd, history, ...(o.sessionId ? { sessionId: o.sessionId } : {}) });
+  }
+
   async rewind(input: {
     toTurn: number;
     files?: boolean;

@@ -353,6 +353,17 @@ export const rewindSchema = z
   .strict();
 export type RewindInput = z.infer<typeof rewindSchema>;
 
+/** Update `forkWorkspace`: a copy of the workspace as turn `atTurn` left it, in a new folder `cwd`. */
+export const forkWorkspaceSchema = z
+  .object({ atTurn: z.number().int().min(1), cwd: z.string().min(1).max(4096) })
+  .strict();
+export type ForkWorkspaceInput = z.infer<typeof forkWorkspaceSchema>;
+
+export interface ForkWorkspaceResult {
+  cwd: string;
+  files: number;
+}
+
 export interface RewindResult {
   to_turn: number;
   /** The workspace's change (files, lines added and removed); null when files were not rewound. */

@@ -7,6 +7,7 @@
  */
 import {
   ActivityCancellationType,
+  ApplicationFailure,
   CancellationScope,
   log,
   proxyActivities,
@@ -15,9 +16,9 @@ import {
 } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import type { RewindInput, RewindResult } from '../common/contract.js';
-import { describeZodError, rewindSchema } from '../common/contract.js';
+import { describeZodError, forkWorkspaceSchema, rewindSchema } from '../common/contract.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
-import { rewindUpdate } from './definitions.js';
+import { forkWorkspaceUpdate, rewindUpdate } from './definitions.js';
 import type { Run } from './run.js';
 import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
@@ -127,8 +128,8 @@ async function rewind(run: Run, input: RewindInput): Promise<RewindResult> {
   return result;
 }
 
-/** The `rewind` update: refused while a turn runs; turns wait while it runs. */
-export function registerRewind(run: Run): void {
+/** The `rewind` update (refused while a turn runs; turns wait while it runs) and `forkWorkspace`. */
+export function registerCheckpointUpdates(run: Run): void {
   setHandler(
     rewindUpdate,
     async (input) => {
@@ -151,6 +152,31 @@ export function registerRewind(run: Run): void {
         if (parsed.data.toTurn > run.state.turn)
           throw new Error(`turn ${parsed.data.toTurn} has not run (the latest is turn ${run.state.turn})`);
         if (!parsed.data.files && !parsed.data.conversation) throw new Error('rewind neither files nor conversation');
+      },
+    },
+  );
+
+  // A fork's workspace: the copy is made where the workspace is; the client starts the new conversation.
+  setHandler(
+    forkWorkspaceUpdate,
+    async (input) => {
+      const s = run.state;
+      const r = await checkpointSteps(s, `fork workspace at turn ${input.atTurn}`).forkWorkspace({
+        conversationId: s.conversationId,
+        cwd: s.cwd,
+        atTurn: input.atTurn,
+        dest: input.cwd,
+      });
+      if (!r.ok) throw ApplicationFailure.nonRetryable(r.refused, 'ForkRefused');
+      return { cwd: r.cwd, files: r.files };
+    },
+    {
+      validator: (input) => {
+        const parsed = forkWorkspaceSchema.safeParse(input);
+        if (!parsed.success)
+          throw new Error(`invalid forkWorkspace: ${describeZodError(parsed.error, 'forkWorkspace')}`);
+        if (parsed.data.atTurn > run.state.turn)
+          throw new Error(`turn ${parsed.data.atTurn} has not run (the latest is turn ${run.state.turn})`);
       },
     },
   );

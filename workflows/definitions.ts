@@ -7,6 +7,8 @@ import type {
   AnswerClarifyInput,
   ApproveInput,
   ConversationStateView,
+  ForkWorkspaceInput,
+  ForkWorkspaceResult,
   RewindInput,
   RewindResult,
   SendMessageInput,
@@ -40,6 +42,8 @@ export const setModelUpdate = defineUpdate<SetModelResult, [SetModelInput]>('set
 export const reloadToolsUpdate = defineUpdate<ReloadToolsResult, []>('reloadTools');
 /** Put the workspace and/or transcript back to before a turn (workflows/checkpoints.ts). */
 export const rewindUpdate = defineUpdate<RewindResult, [RewindInput]>('rewind');
+/** Copy the workspace as a turn left it into a new folder, for a fork (workflows/checkpoints.ts). */
+export const forkWorkspaceUpdate = defineUpdate<ForkWorkspaceResult, [ForkWorkspaceInput]>('forkWorkspace');
 
 export interface CompressResult {
   compressed: boolean;

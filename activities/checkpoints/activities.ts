@@ -13,7 +13,10 @@ import { EventPublisher } from '../events/publisher.js';
 import { withTransaction } from '../store/db.js';
 import { confineWorkspace } from '../workspace-policy.js';
 import type { ChangeSummary } from './restore.js';
-import { patchBetween, restoreTo, summarise } from './restore.js';
+import { exportSnapshot, patchBetween, restoreTo, summarise } from './restore.js';
+import { readRef } from './refs.js';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { shadowRepoOf } from './paths.js';
 import type { ShadowRepo } from './shadow-git.js';
 import { git, nulList, resolveRef } from './shadow-git.js';
@@ -55,6 +58,16 @@ export type RewindWorkspaceResult =
   | { restored: true; toCommit: string; changed: ChangeSummary; savedAs?: string; note?: string }
   | { restored: false; refused: string; wouldLose: string[] };
 
+export interface ForkWorkspaceArgs {
+  conversationId: string;
+  cwd: string;
+  atTurn: number;
+  /** The new workspace: inside a declared workspace root, absent or empty. */
+  dest: string;
+}
+
+export type ForkWorkspaceResult = { ok: true; cwd: string; files: number } | { ok: false; refused: string };
+
 export interface RewindTranscriptArgs {
   conversationId: string;
   sessionId: string;
@@ -68,6 +81,25 @@ export type RewindTranscriptResult =
 export function snapshotLimits(deps: ActivityDeps): SnapshotLimits {
   const c = deps.config.file.checkpoints;
   return { maxFileBytes: c.maxFileMb * 1024 * 1024, maxSnapshotBytes: c.maxSnapshotMb * 1024 * 1024 };
+}
+
+/**
+ * The snapshot that holds the workspace as turn `atTurn` left it: the "after" snapshot of the last
+ * turn up to it that took one; else the "before" snapshot of the first later turn; else the latest.
+ */
+export async function snapshotAfterTurn(repo: ShadowRepo, atTurn: number): Promise<string | undefined> {
+  const refs = nulList((await git(repo, ['for-each-ref', '--format=%(refname)%00', 'refs/herald/turns/'])).stdout).map(
+    (r) => r.trim(),
+  );
+  const of = (phase: string) =>
+    refs
+      .map((r) => new RegExp(`^refs/herald/turns/(\\d+)/${phase}$`).exec(r))
+      .flatMap((m) => (m ? [Number(m[1])] : []));
+  const after = of('after').filter((t) => t <= atTurn);
+  if (after.length) return readRef(repo, turnRef(Math.max(...after), 'after'));
+  const later = of('before').filter((t) => t > atTurn);
+  if (later.length) return readRef(repo, turnRef(Math.min(...later), 'before'));
+  return readRef(repo, 'refs/herald/latest');
 }
 
 /**
@@ -176,6 +208,30 @@ export function checkpointActivities(deps: ActivityDeps) {
       return r.restored
         ? { restored: true, toCommit: target, changed: r.changed, ...(r.savedAs ? { savedAs: r.savedAs } : {}) }
         : r;
+    },
+
+    /** A copy of the workspace as turn `atTurn` left it, in a new folder (`herald fork`). */
+    async forkWorkspace(a: ForkWorkspaceArgs): Promise<ForkWorkspaceResult> {
+      const where = await workspaceOf(a.cwd);
+      if (!where.ok) return { ok: false, refused: `workspace refused: ${where.why}` };
+      // The parent must already be a workspace a root allows; the fork's own folder is made in it.
+      const parent = await workspaceOf(dirname(a.dest));
+      if (!parent.ok) return { ok: false, refused: `the fork's folder is refused: ${parent.why}` };
+      const name = basename(a.dest);
+      if (!name || name === '.' || name === '..') return { ok: false, refused: 'the fork needs a new folder name' };
+      try {
+        mkdirSync(join(parent.cwd, name));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const dest = await workspaceOf(join(parent.cwd, name));
+      if (!dest.ok) return { ok: false, refused: `the fork's folder is refused: ${dest.why}` };
+      if (readdirSync(dest.cwd).length)
+        return { ok: false, refused: `${dest.cwd} is not empty: a fork goes into a new folder` };
+      const repo = shadowRepoOf(config.home, a.conversationId, where.cwd);
+      const at = await snapshotAfterTurn(repo, a.atTurn).catch(() => undefined);
+      if (!at) return { ok: false, refused: 'no snapshot: no turn of this conversation changed its workspace' };
+      return { ok: true, cwd: dest.cwd, files: await exportSnapshot(repo, at, dest.cwd) };
     },
 
     /**

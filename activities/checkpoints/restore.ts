@@ -7,7 +7,7 @@ import type { ShadowRepo } from './shadow-git.js';
 import { git, gitText, nulList } from './shadow-git.js';
 import type { SnapshotLimits } from './snapshot.js';
 import { LATEST_REF, commitIndex, takeSnapshot } from './snapshot.js';
-import { lstatSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ChangeSummary {
@@ -108,4 +108,21 @@ export async function restoreTo(
     changed: await summarise(repo, before, commit),
     ...(savedAs ? { savedAs } : {}),
   };
+}
+
+/**
+ * Write snapshot `commit` into `dest` (a new, empty folder), through an index of its own: the
+ * conversation's index and workspace are not touched. Returns how many files were written.
+ */
+export async function exportSnapshot(repo: ShadowRepo, commit: string, dest: string): Promise<number> {
+  const indexFile = join(repo.gitDir, `fork-${process.pid}-${Date.now()}.index`);
+  try {
+    await git(repo, ['read-tree', commit], { indexFile });
+    await git(repo, ['checkout-index', '-a', '-f', `--prefix=${dest.endsWith('/') ? dest : `${dest}/`}`], {
+      indexFile,
+    });
+    return nulList((await git(repo, ['ls-files', '-z'], { indexFile })).stdout).length;
+  } finally {
+    rmSync(indexFile, { force: true });
+  }
 }

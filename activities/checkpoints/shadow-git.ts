@@ -61,13 +61,13 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
 export function git(
   repo: ShadowRepo,
   args: readonly string[],
-  o: { input?: string | Buffer; ok?: readonly number[]; timeoutMs?: number } = {},
+  o: { input?: string | Buffer; ok?: readonly number[]; timeoutMs?: number; indexFile?: string } = {},
 ): Promise<GitRun> {
   const env = {
     ...isolatedGitEnv(),
     GIT_DIR: repo.gitDir,
     GIT_WORK_TREE: repo.workTree,
-    GIT_INDEX_FILE: join(repo.gitDir, 'index'),
+    GIT_INDEX_FILE: o.indexFile ?? join(repo.gitDir, 'index'),
     GIT_NO_REPLACE_OBJECTS: '1',
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',

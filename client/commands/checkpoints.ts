@@ -1,4 +1,5 @@
-/** `herald diff` and `herald rewind` (docs/checkpoints.md). */
+/** `herald diff`, `herald rewind` and `herald fork` (docs/checkpoints.md). */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { HeraldClient } from '../client.js';
@@ -63,4 +64,26 @@ export function registerCheckpointCommands(program: Command, withClient: WithCli
         });
       },
     );
+
+  program
+    .command('fork')
+    .description('a new conversation from turn N of this one, with a copy of the workspace as that turn left it')
+    .argument('<session>', 'session id or title')
+    .requiredOption('--turn <n>', 'the last turn the new conversation keeps', turnNumber)
+    .requiredOption('--cwd <dir>', 'the new workspace: a new folder inside a workspace root')
+    .option('--json', 'print JSON')
+    .action(async (session: string, o: { turn: number; cwd: string; json?: boolean }) => {
+      await withClient(async (client) => {
+        const { findSession } = await import('../session-ref.js');
+        const conv = (await findSession(client, session)).conversation;
+        const fork = await conv.fork({ atTurn: o.turn, cwd: resolve(o.cwd) });
+        const r = { session_id: fork.sessionId, from: conv.sessionId, turn: o.turn, cwd: resolve(o.cwd) };
+        if (o.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+        else
+          process.stderr.write(
+            `forked ${conv.sessionId} at turn ${o.turn}: session ${fork.sessionId}, workspace ${r.cwd}\n` +
+              `go on with: herald chat --resume ${fork.sessionId}\n`,
+          );
+      });
+    });
 }

@@ -143,4 +143,30 @@ describe('checkpoints', () => {
     assert.equal((await conv.state()).session_id, newSession);
     assert.equal((await conv.diff(4))?.files, 2);
   });
+
+  it('a fork continues independently from turn 1, in a copy of the workspace as turn 1 left it', async () => {
+    const ws = project('fork-source');
+    const conv = stack.herald.conversation('cp-fork');
+    for (let t = 1; t <= 2; t++) {
+      stack.fake.script([terminal(`echo ${t} > turn${t}.txt && rm -f notes.txt`), { text: `turn ${t} done` }]);
+      await conv.send(`fork step ${t}`, { id: `cp-fork-${t}`, start: { cwd: ws } });
+    }
+    const copy = join(stack.workspaces, 'fork-copy');
+    const fork = await conv.fork({ atTurn: 1, cwd: copy, sessionId: 'cp-fork-b' });
+    assert.equal(readFileSync(join(copy, 'turn1.txt'), 'utf8'), '1\n');
+    assert.equal(existsSync(join(copy, 'turn2.txt')), false);
+    assert.equal(existsSync(join(copy, 'notes.txt')), false);
+    assert.equal(existsSync(join(copy, '.git')), false, "the user's repository is not copied");
+
+    stack.fake.script([terminal('echo b > fork-only.txt'), { text: 'forked on' }]);
+    const r = await fork.send('a different approach', { id: 'cp-fork-b-1' });
+    assert.equal(r.final_response, 'forked on');
+    const sent = JSON.stringify(stack.fake.requests.at(-2)!.body);
+    assert.match(sent, /fork step 1/);
+    assert.doesNotMatch(sent, /fork step 2/);
+    assert.equal(existsSync(join(copy, 'fork-only.txt')), true);
+    assert.equal(existsSync(join(ws, 'fork-only.txt')), false, 'the source workspace is untouched');
+    assert.equal(existsSync(join(ws, 'turn2.txt')), true);
+    assert.equal((await fork.diff())?.files, 1);
+  });
 });
