@@ -7,6 +7,7 @@
  * a few bounded notes; the diff itself goes to Postgres, never into history.
  */
 import { Context } from '@temporalio/activity';
+import { describeChanges } from '../../common/checkpoints.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
@@ -171,7 +172,13 @@ export function checkpointActivities(deps: ActivityDeps) {
         );
         if (!s.existing) {
           const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-          pub.emit('status', { kind: 'checkpoint', turn: a.turn, ...summary, notes: s.notes });
+          pub.emit('status', {
+            kind: 'checkpoint',
+            message: `workspace: ${describeChanges(summary)}${s.notes.length ? ` (${s.notes.length} not snapshotted)` : ''}`,
+            turn: a.turn,
+            ...summary,
+            notes: s.notes,
+          });
           await pub.flush();
         }
         return { taken: true, commit: s.commit, notes: s.notes, summary };
