@@ -173,4 +173,22 @@ describe('checkpoints', () => {
     assert.equal(existsSync(join(store, 'mid.git')), false);
     assert.equal(existsSync(join(store, 'new.git')), true);
   });
+
+  it('a snapshot after a worker died mid-snapshot (its lock left behind) is taken once', async () => {
+    const { ws, repo } = setup();
+    await takeSnapshot(repo, turnRef(1, 'before'), 'b');
+    writeFileSync(join(ws, 'b.txt'), 'changed\n');
+    writeFileSync(join(repo.gitDir, 'index.lock'), '');
+    const first = await takeSnapshot(repo, turnRef(1, 'after'), 'a');
+    const retry = await takeSnapshot(repo, turnRef(1, 'after'), 'a');
+    assert.equal(retry.commit, first.commit);
+    const refs = execFileSync(
+      'git',
+      ['--git-dir', repo.gitDir, 'for-each-ref', '--format=%(refname)', 'refs/herald/turns/'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    assert.deepEqual(refs.trim().split('\n'), ['refs/herald/turns/1/after', 'refs/herald/turns/1/before']);
+  });
 });
