@@ -3,6 +3,7 @@
  * imports only the *type* of this object.
  */
 import { approvalActivities } from './approvals.js';
+import { checkpointActivities } from './checkpoints/activities.js';
 import { compressionSettingsOf } from '../common/context-window.js';
 import { compressionActivities } from './compression.js';
 import { conversationActivities } from './conversation.js';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
     ...approvalActivities(deps),
     ...modelSwitchActivities(deps),
     ...mcpActivities(deps),
+    ...checkpointActivities(deps),
   });
 }
 

@@ -15,7 +15,8 @@
  *   - the approval gate's command classification (corpus and 2,000-character commands),
  *   - what the tool sandbox adds to a terminal call,
  *   - the built CLI's start-up: `herald --help`, `herald sessions`, the chat prompt (bench/startup.ts),
- *   - the git guard's walk of a workspace with a 50,000-file node_modules.
+ *   - the git guard's walk of a workspace with a 50,000-file node_modules,
+ *   - a checkpoint snapshot of 200 and 2,000 files with three changed (bench/checkpoints.ts).
  *   - then the scale table (bench/scale.ts: K concurrent conversations on one worker and three, against
  *     the issue's goals; `--no-scale` skips it, `--quick` runs K=50 and 200 on one worker).
  * Not part of `npm test`: numbers, not assertions.
@@ -414,6 +415,12 @@ try {
     } finally {
       rmSync(big, { recursive: true, force: true });
     }
+  }
+
+  // 12. A checkpoint snapshot of 200 and 2,000 files with a few changed (bench/checkpoints.ts).
+  {
+    const { describeSnapshotCost, measureSnapshots } = await import('./checkpoints.js');
+    for (const files of [200, 2000]) say(describeSnapshotCost(await measureSnapshots(files, quick ? 5 : 20)));
   }
 } finally {
   await shutdown();

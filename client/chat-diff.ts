@@ -1,7 +1,7 @@
 /**
- * `/diff` in `herald chat`: the workspace changes of the last turn, as the turn's file edits
- * reported them (the diff each `write_file`/`patch` call's `tool.completed` event carries). Not a
- * `git diff`: changes a terminal command made are not in it (the workspace has no checkpoints).
+ * `/diff` in `herald chat` with checkpoints off (docs/checkpoints.md): the workspace changes of the
+ * last turn, as the turn's file edits reported them (the diff each `write_file`/`patch` call's
+ * `tool.completed` event carries); changes a terminal command made are not in it.
  */
 import pc from 'picocolors';
 import { visibleControls } from '../common/command-display.js';

@@ -20,6 +20,8 @@ import type { ApprovalAnswer } from './approval-input.js';
 import { parseApprovalAnswer } from './approval-input.js';
 import { slashCompleter } from './chat-completion.js';
 import { lastTurnDiffs } from './chat-diff.js';
+import { readTurnDiff, renderTurnDiff } from './turn-diff.js';
+import { describeRewind } from './rewind-view.js';
 import { decideResume } from './chat-session.js';
 import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
@@ -52,7 +54,8 @@ export const HELP_LINES: ReadonlyArray<[string, string]> = [
   ['/status', 'session, model, context use and cost'],
   ['/model <name> [--provider p]', 'switch this conversation to another model in place (same session)'],
   ['/reload-mcp', "list the MCP servers' tools again (servers, status, tools)"],
-  ['/diff', 'the file edits of the last turn (write_file/patch diffs; not what commands changed)'],
+  ['/diff', 'what the latest turn changed in the workspace (every tool, shell commands included)'],
+  ['/undo [--force]', 'undo the last turn: its file changes and its place in the transcript'],
   ['/clear', 'clear the screen and start a new session (the old one keeps running: its resume line is shown)'],
   ['/new', 'start a new session'],
   ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
@@ -336,10 +339,26 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
         if (arg) await conv.steer(arg);
         else err('usage: /steer <text>');
         break;
-      case '/diff':
-        if (!started || !db) err('no turn yet');
-        else err(await lastTurnDiffs(db, conv.sessionId));
+      case '/diff': {
+        if (!started || !db) {
+          err('no turn yet');
+          break;
+        }
+        // The checkpoint's diff has every change; without checkpoints, the file tools' own diffs.
+        const d = await readTurnDiff(db, conv.sessionId);
+        err(d ? renderTurnDiff(d) : await lastTurnDiffs(db, conv.sessionId));
         break;
+      }
+      case '/undo': {
+        if (busy()) {
+          err('a turn is running: /stop it first');
+          break;
+        }
+        const turn = started ? (await conv.state()).turn : 0;
+        if (turn < 1) err('no turn to undo');
+        else err(describeRewind(await conv.rewind({ toTurn: turn, conversation: true, force: arg === '--force' })));
+        break;
+      }
       case '/clear':
         // Like /new, on a clean screen: a fresh context for the model. The old session is not
         // ended (it may hold work the person returns to): its resume line is printed first.

@@ -15,6 +15,7 @@ import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { tracingWanted } from '../runtime/tracing-config.js';
 import { configFor } from './cli-config.js';
+import { registerCheckpoints } from './commands/checkpoints.js';
 import { registerCheckCommand, registerDoctor, registerScanText } from './commands/checks.js';
 import { registerCodecKey, registerCodecServer } from './commands/codec.js';
 import { registerAnswer, registerApprove } from './commands/decisions.js';
@@ -47,6 +48,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerModel,
   registerSteer,
   registerState,
+  registerCheckpoints,
   registerChat,
   registerWatch,
   registerDoctor,

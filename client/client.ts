@@ -26,6 +26,13 @@ import type {
 import type { conversation } from '../workflows/conversation.js';
 import type { CompressResult } from '../workflows/definitions.js';
 import type { ReloadToolsResult } from '../workflows/definitions.js';
+import { forkWorkspaceUpdate, rewindUpdate } from '../workflows/definitions.js';
+import type { SeedMessage } from './fork.js';
+import { firstTurns } from './fork.js';
+import type { RewindResult } from '../common/contract.js';
+import { createDb } from '../activities/store/db.js';
+import type { TurnDiff } from './turn-diff.js';
+import { readTurnDiff } from './turn-diff.js';
 import {
   answerClarifyUpdate,
   approveUpdate,
@@ -358,6 +365,60 @@ export class Conversation {
 
   async state(): Promise<ConversationStateView> {
     return await this.handle.query(stateQuery);
+  }
+
+  /**
+   * What turn `turn` (default: the latest with a checkpoint) changed in the workspace, whichever
+   * tool changed it (docs/checkpoints.md); undefined when no turn changed it. Needs the database URL.
+   */
+  async diff(turn?: number): Promise<TurnDiff | undefined> {
+    const url = this.herald.settings.databaseUrl;
+    if (!url) throw new Error("a turn's diff needs the database: set DATABASE_URL (or run `herald dev`)");
+    const db = createDb(url, 1);
+    try {
+      return await readTurnDiff(db, this.sessionId, turn);
+    } finally {
+      await db.end();
+    }
+  }
+
+  /**
+   * Put the workspace (`files`, default true) and/or the transcript (`conversation`) back to before
+   * turn `toTurn` (docs/checkpoints.md). A refusal (changes made outside Herald, a turn running) is
+   * in the result's `refused`, or thrown when the conversation refuses the update itself.
+   */
+  /**
+   * A new conversation that starts from turn `atTurn` of this one (docs/checkpoints.md): its seed
+   * history is the first `atTurn` turns' text, its workspace a copy, in the new folder `cwd`
+   * (inside a workspace root), of this workspace as that turn left it. This one goes on unchanged.
+   */
+  async fork(o: { atTurn: number; cwd: string; sessionId?: string }): Promise<Conversation> {
+    const url = this.herald.settings.databaseUrl;
+    if (!url) throw new Error('a fork needs the database: set DATABASE_URL (or run `herald dev`)');
+    const db = createDb(url, 1);
+    let history: SeedMessage[];
+    try {
+      history = await firstTurns(db, this.sessionId.replace(/\.\d+$/, ''), o.atTurn);
+    } finally {
+      await db.end();
+    }
+    const copy = await rejections(
+      this.handle.executeUpdate(forkWorkspaceUpdate, { args: [{ atTurn: o.atTurn, cwd: o.cwd }] }),
+    );
+    return await this.herald.start({ cwd: copy.cwd, history, ...(o.sessionId ? { sessionId: o.sessionId } : {}) });
+  }
+
+  async rewind(input: {
+    toTurn: number;
+    files?: boolean;
+    conversation?: boolean;
+    force?: boolean;
+  }): Promise<RewindResult> {
+    return await rejections(
+      this.handle.executeUpdate(rewindUpdate, {
+        args: [{ files: true, conversation: false, ...input }],
+      }),
+    );
   }
 
   /** Follow this conversation's events from `fromSeq` (needs the database URL). */

@@ -31,6 +31,8 @@ import { describeSecurity, missingCredentialsHint } from '../runtime/temporal-co
 import { clientSettings } from './connection.js';
 import { clientCodec } from '../runtime/data-converter.js';
 import { buildWorkspacePolicy, confineCwd } from '../runtime/workspace-roots.js';
+import { checkpointStore } from '../activities/checkpoints/paths.js';
+import { storeSize } from '../activities/checkpoints/retention.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -381,7 +383,21 @@ export async function runDoctor(
     await workspaceCheck(config, env),
     await payloadCheck(config),
     diskCheck(config),
+    checkpointStoreCheck(config),
   ];
+}
+
+/** The checkpoint store's size (docs/checkpoints.md). */
+function checkpointStoreCheck(config: HeraldConfig): Check {
+  const c = config.file.checkpoints;
+  if (!c.enabled) return { name: 'checkpoints', status: 'skip', detail: 'off (checkpoints.enabled: false)' };
+  const { repos, bytes } = storeSize(checkpointStore(config.home));
+  const mb = bytes / 1024 / 1024;
+  return {
+    name: 'checkpoints',
+    status: mb > c.maxStoreMb ? 'warn' : 'ok',
+    detail: `${mb.toFixed(1)} MB in ${repos} shadow repositor${repos === 1 ? 'y' : 'ies'} under ${checkpointStore(config.home)} (limit ${c.maxStoreMb} MB, ${c.retentionDays} days)`,
+  };
 }
 
 /** Whether payloads are encrypted, and that the codec round-trips with the configured keys. */

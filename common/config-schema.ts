@@ -8,6 +8,7 @@ import { BUSY_POLICIES } from './contract.js';
 import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import { sandboxConfigSchema } from './sandbox-policy.js';
+import { checkpointsConfigSchema } from './checkpoints.js';
 import { mcpConfigSchema } from './mcp-config.js';
 import { workerTuningSchema } from './worker-tuning.js';
 import { delegationSettingsSchema, envName, loopGuardSchema, modelChoiceSchema } from './carried-settings.js';
@@ -207,6 +208,8 @@ export const configFileSchema = z
       .default({ env: [], benignEnv: [] }),
     /** The OS sandbox every tool process runs in (docs/tool-sandbox.md). */
     sandbox: sandboxConfigSchema.prefault({}),
+    /** Workspace snapshots around each turn, for diff, undo, rewind and fork (docs/checkpoints.md). */
+    checkpoints: checkpointsConfigSchema,
     mcp: mcpConfigSchema,
     events: z
       .object({ retentionDays: z.number().min(0.01).default(7) })

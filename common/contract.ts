@@ -338,6 +338,44 @@ export interface SetModelResult {
 /** Update `compress`: manual compression, optionally focused on a topic (built in workflowSchemas above). */
 export const { compressSchema } = CURRENT;
 
+/**
+ * Update `rewind` (docs/checkpoints.md): put the workspace (`files`) and/or the transcript
+ * (`conversation`) back to before turn `toTurn`. `force` discards changes made outside Herald
+ * since its latest snapshot (they are saved in the checkpoint store first).
+ */
+export const rewindSchema = z
+  .object({
+    toTurn: z.number().int().min(1),
+    files: z.boolean().default(true),
+    conversation: z.boolean().default(false),
+    force: z.boolean().optional(),
+  })
+  .strict();
+export type RewindInput = z.infer<typeof rewindSchema>;
+
+/** Update `forkWorkspace`: a copy of the workspace as turn `atTurn` left it, in a new folder `cwd`. */
+export const forkWorkspaceSchema = z
+  .object({ atTurn: z.number().int().min(1), cwd: z.string().min(1).max(4096) })
+  .strict();
+export type ForkWorkspaceInput = z.infer<typeof forkWorkspaceSchema>;
+
+export interface ForkWorkspaceResult {
+  cwd: string;
+  files: number;
+}
+
+export interface RewindResult {
+  to_turn: number;
+  /** The workspace's change (files, lines added and removed); null when files were not rewound. */
+  files: { files: number; added: number; removed: number; saved_as?: string; note?: string } | null;
+  /** The transcript's new session (the old one keeps the discarded turns); null when it was not rewound. */
+  conversation: { previous_session_id: string; session_id: string; discarded_messages: number } | null;
+  /** Why nothing (or only the files) went back. */
+  refused?: string;
+  /** Changes made outside Herald that a forced rewind would discard. */
+  would_lose?: string[];
+}
+
 export interface PendingApproval {
   request_id: string;
   tool: string;
@@ -477,6 +515,8 @@ export interface ConversationStateView {
    * looked like a prompt injection: …"): context files, memory entries, skills, MCP tools. Capped.
    */
   left_out: string[];
+  /** What the latest turn with a checkpoint changed in the workspace (docs/checkpoints.md); absent before any. */
+  last_changes?: { turn: number; files: number; added: number; removed: number } | null;
 }
 
 export interface SandboxView {

@@ -54,6 +54,8 @@ export interface CommandCheck {
   commandKey?: string;
   /** Each finding: its rule, group, reason and the exact words (bounded). */
   findings?: Array<{ level: 'dangerous' | 'hardline'; rule: string; group: string; reason: string; words: string }>;
+  /** Every finding is a workspace change a checkpoint can undo, and the config lets such run unasked (common/checkpoints.ts). */
+  undoable?: boolean;
 }
 
 /** How a tool behaves with respect to concurrency. */

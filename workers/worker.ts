@@ -23,6 +23,7 @@ import type { Db } from '../activities/store/db.js';
 import { createDb, redactUrl } from '../activities/store/db.js';
 import { RunningCalls, listenForStops } from '../activities/events/stop-notices.js';
 import { pruneEvents } from '../activities/store/events.js';
+import { pruneCheckpoints } from '../activities/checkpoints/retention.js';
 import { migrate } from '../activities/store/migrate.js';
 import { skillSettings } from '../activities/skills/discover.js';
 import { builtinTools } from '../activities/tools/builtin.js';
@@ -290,8 +291,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const stopListener = await listenForStops(config.databaseUrl, stops, log);
 
   const retentionMs = config.file.events.retentionDays * 86_400_000;
-  const prune = () =>
-    pruneEvents(db, retentionMs).catch((err: unknown) => log.warn({ err: String(err) }, 'event pruning failed'));
+  const prune = () => {
+    pruneCheckpoints(config, log);
+    return pruneEvents(db, retentionMs).catch((err: unknown) => log.warn({ err: String(err) }, 'event pruning failed'));
+  };
   void prune();
   const pruneTimer = setInterval(() => void prune(), 3_600_000);
   pruneTimer.unref();

@@ -131,6 +131,8 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
       }
       if (state.queue.length === 0) continue;
     }
+    // A rewind in progress finishes first: the next turn sees the workspace and transcript it left.
+    if (run.rewinding) await condition(() => !run.rewinding);
     await takeTurn(run, state.queue.shift()!);
   }
   await close(run, run.endReason);

@@ -7,6 +7,10 @@ import type {
   AnswerClarifyInput,
   ApproveInput,
   ConversationStateView,
+  ForkWorkspaceInput,
+  ForkWorkspaceResult,
+  RewindInput,
+  RewindResult,
   SendMessageInput,
   SetModelInput,
   SetModelResult,
@@ -36,6 +40,10 @@ export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress'
 export const setModelUpdate = defineUpdate<SetModelResult, [SetModelInput]>('setModel');
 /** List the MCP servers' tools again (workflows/mcp.ts; the REPL's `/reload-mcp`). */
 export const reloadToolsUpdate = defineUpdate<ReloadToolsResult, []>('reloadTools');
+/** Put the workspace and/or transcript back to before a turn (workflows/checkpoints.ts). */
+export const rewindUpdate = defineUpdate<RewindResult, [RewindInput]>('rewind');
+/** Copy the workspace as a turn left it into a new folder, for a fork (workflows/checkpoints.ts). */
+export const forkWorkspaceUpdate = defineUpdate<ForkWorkspaceResult, [ForkWorkspaceInput]>('forkWorkspace');
 
 export interface CompressResult {
   compressed: boolean;

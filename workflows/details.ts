@@ -3,6 +3,7 @@
  * attributes runs are filtered by, and the result a message gets when the conversation ended
  * before it ran.
  */
+import { describeChanges } from '../common/checkpoints.js';
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { SEARCH_ATTRIBUTES } from '../common/constants.js';
@@ -172,6 +173,10 @@ export function describe(
       `**Left out of the prompt (looked like prompt injection):** ${left.map((l) => preview(l, 200)).join(' · ')}`,
     );
   if (state.queue.length) lines.push(`**Queued:** ${state.queue.length} message(s)`);
+  if (state.lastChanges)
+    lines.push(
+      `**Workspace, turn ${state.lastChanges.turn}:** ${describeChanges(state.lastChanges)} (\`herald diff ${state.conversationId} --turn ${state.lastChanges.turn}\`)`,
+    );
   const guard = state.loopGuardStats;
   if (guard && guard.nudges + guard.refusals + guard.halts > 0)
     lines.push(

@@ -31,6 +31,7 @@ import { isUndecodable } from './payload-converter.js';
 import type { Run } from './run.js';
 import { registerSetModel } from './set-model.js';
 import { registerReloadTools } from './mcp.js';
+import { registerCheckpointUpdates } from './checkpoints.js';
 import { findResult, stateView } from './state.js';
 
 /** The longest `end` reason kept (runs with patch utf16-bounds): it is the end activity's input. */
@@ -190,6 +191,7 @@ export function registerHandlers(run: Run): void {
 
   registerSetModel(run);
   registerReloadTools(run);
+  registerCheckpointUpdates(run);
 
   // Manual compression (`/compress [focus]`) runs between turns, never inside one.
   setHandler(

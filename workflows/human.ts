@@ -65,6 +65,8 @@ export async function gateCommand(
   if (!check || check.level === 'allowed') return { run: true };
   if (check.level === 'hardline') return { run: false, result: hardlineResult(check.description) };
   if (s.approvalMode === 'off') return { run: true };
+  // A workspace change a checkpoint can undo, with the sandbox keeping it there (docs/checkpoints.md).
+  if (check.undoable && s.sandbox?.active) return { run: true };
   const byCommand = patched(PATCH_APPROVAL_BY_COMMAND);
   if (byCommand && check.commandKey && s.sessionApprovedCommands?.includes(check.commandKey)) return { run: true };
   if (check.rules.every((r) => s.sessionApprovedRules.includes(r))) return { run: true };

@@ -37,6 +37,8 @@ export interface ManualCompression {
 export class Run {
   current: TurnProgress | undefined;
   compressing = false;
+  /** A `rewind` update is changing the workspace or transcript: turns wait (workflows/checkpoints.ts). */
+  rewinding = false;
   /** The manual compression in progress, so `/stop` can cancel it. */
   compressScope: CancellationScope | undefined;
   readonly compressions: ManualCompression[] = [];

@@ -26,6 +26,7 @@ import { mcpSnapshotSchema } from '../common/mcp-state.js';
 import type { LeftOut } from '../common/left-out.js';
 import { MAX_LEFT_OUT, describeLeftOut, leftOutListSchema, leftOutSchema } from '../common/left-out.js';
 import type { TodoItem } from '../common/todos.js';
+import type { TurnChanges } from '../common/checkpoints.js';
 import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js';
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
@@ -121,6 +122,8 @@ export interface ConversationState {
   loopGuard?: LoopGuardSettings;
   /** What the loop guard did over the session (nudges, refusals, halted turns). */
   loopGuardStats?: LoopGuardStats;
+  /** What the latest turn with a checkpoint changed in the workspace (workflows/checkpoints.ts). */
+  lastChanges?: TurnChanges | undefined;
 }
 
 export interface ApprovalRequest {
@@ -270,6 +273,14 @@ export const carriedStateSchema = z.object({
   loopGuardStats: z
     .object({ nudges: z.number().int().min(0), refusals: z.number().int().min(0), halts: z.number().int().min(0) })
     .default({ nudges: 0, refusals: 0, halts: 0 }),
+  lastChanges: z
+    .object({
+      turn: z.number().int().min(0),
+      files: z.number().int().min(0),
+      added: z.number().int().min(0),
+      removed: z.number().int().min(0),
+    })
+    .optional(),
 });
 
 export const RECENT_RESULTS_KEPT = 20;
@@ -366,6 +377,7 @@ export function stateView(
       ? { mcp: { servers: s.mcp.servers.map(({ epoch: _e, ...v }) => v), tools: s.mcp.tools.map((t) => t.name) } }
       : {}),
     left_out: leftOutLines(s),
+    ...(s.lastChanges ? { last_changes: s.lastChanges } : {}),
   };
 }
 

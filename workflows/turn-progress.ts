@@ -38,6 +38,8 @@ export class TurnProgress {
   /** Ids of messages that steered this turn: this turn's result answers them too. */
   steeredIds: string[] = [];
   scope: CancellationScope | undefined;
+  /** The turn's checkpoint before its first workspace-changing call: whether it was taken (workflows/checkpoints.ts). */
+  checkpoint: Promise<boolean> | undefined;
   /** Role of the newest message this turn put in the transcript. */
   tailRole: 'user' | 'assistant' | 'tool' = 'user';
   openCalls: OpenCall[] = [];

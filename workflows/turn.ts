@@ -34,6 +34,7 @@ import { TurnEnd, rootMessage } from './errors.js';
 import type { ChildBatch } from './delegation.js';
 import { runDelegation } from './delegation.js';
 import { askClarify, gateCommand } from './human.js';
+import { snapshotAfterTurn, snapshotBeforeCall } from './checkpoints.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -382,6 +383,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       return;
     }
     if (o.call.delegate && !o.call.argsError) {
+      await snapshotBeforeCall(s, p, o.call);
       const started = Date.now();
       const d = await runDelegation(s, p, o.call, o.seq, () => host.onProgress(p));
       if (d.background) host.adoptBackground(d.background);
@@ -406,6 +408,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       o.done = true;
       return;
     }
+    await snapshotBeforeCall(s, p, o.call);
     const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds, s.toolTaskQueue).runTool({
       conversationId: s.conversationId,
       sessionId: s.sessionId,
@@ -602,6 +605,7 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
   };
   s.lastError = outcome.error ?? null;
+  await snapshotAfterTurn(s, p);
   const closed = await storeStep('finishTurn', {
     conversationId: s.conversationId,
     sessionId: s.sessionId,

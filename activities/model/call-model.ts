@@ -19,6 +19,7 @@ import { loadCommandSafety } from '../command-safety/classify.js';
 import type { ToolCallRef } from '../../common/tool-batch.js';
 import type { TodoItem } from '../../common/todos.js';
 import { allowlistedRules } from '../store/approvals.js';
+import { markUndoable } from '../../common/checkpoints.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { EventPublisher } from '../events/publisher.js';
@@ -381,7 +382,7 @@ export function modelActivities(deps: ActivityDeps) {
           const mcpRow = mcpTools.get(c.function.name);
           const ref = mcpRow
             ? describeMcpCall(c, mcpRow, config.file.mcp.servers[mcpRow.server], allowlist)
-            : describeCall(deps.tools, enabled, c, allowlist);
+            : markUndoable(describeCall(deps.tools, enabled, c, allowlist), config.file.checkpoints);
           return capped.error
             ? { id: ref.id, name: ref.name, summary: ref.summary, timeoutSeconds: 30, argsError: capped.error }
             : ref;

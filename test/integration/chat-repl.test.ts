@@ -209,7 +209,7 @@ describe('herald chat in a terminal', () => {
     await t.waitFor('Second reply.');
   });
 
-  it("Tab completes /diff, which shows the last turn's edits; /clear starts a new session and prints the old one's resume line", async () => {
+  it("Tab completes /diff, which shows what the last turn changed; /clear starts a new session and prints the old one's resume line", async () => {
     stack.fake.script([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'clear-me.txt', content: 'gamma\ndelta\n' } }] },
       { text: 'Wrote it.' },
@@ -223,7 +223,8 @@ describe('herald chat in a terminal', () => {
     t.keys('Tab');
     await t.waitFor('› /diff');
     t.keys('Enter');
-    const shown = await t.waitFor(/write_file: clear-me\.txt\s*\n\s*@@/, 10_000, 'the diff under its call');
+    const shown = await t.waitFor(/turn 1: 1 file changed, \+2 −0/, 10_000, "the turn's diff and summary");
+    assert.match(shown, /\+\+\+ b\/clear-me\.txt/);
     assert.match(shown, /\+gamma\s*\n\s*\+delta/);
     t.type('/clear', true);
     const cleared = await t.waitFor(/new session (\S+)/, 10_000);

@@ -23,6 +23,7 @@ const READING_ORDER = [
   'docs/skills.md',
   'docs/tool-sandbox.md',
   'docs/command-safety.md',
+  'docs/checkpoints.md',
 ];
 
 function markdownUnder(dir: string): string[] {

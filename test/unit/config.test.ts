@@ -396,4 +396,19 @@ describe('the documentation', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it('shows a checkpoints section that Herald accepts as written, with the defaults it states', () => {
+    const block = /```yaml\n(checkpoints:[\s\S]*?)```/.exec(allDocs())?.[1];
+    assert.ok(block, 'the docs have a config example starting with checkpoints:');
+    const home = mkdtempSync(join(tmpdir(), 'herald-readme-'));
+    try {
+      writeFileSync(join(home, 'config.yaml'), block);
+      const written = loadConfig({ HERALD_HOME: home }).file.checkpoints;
+      writeFileSync(join(home, 'config.yaml'), '');
+      assert.deepEqual(written, loadConfig({ HERALD_HOME: home }).file.checkpoints);
+      assert.equal(written.autoApproveWorkspaceCommands, false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });
