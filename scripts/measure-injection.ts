@@ -30,7 +30,9 @@ for (const [label, list, wantFlag] of [
       const f = scanForInjection(r.text);
       if (f.length) flagged += 1;
       if (showMisses && f.length > 0 !== wantFlag)
-        console.log(`  ${wantFlag ? 'MISS' : 'FLAG'} ${r.class ?? ''} ${JSON.stringify(r.text).slice(0, 160)}${f[0] ? ` → ${f[0].pattern}` : ''}`);
+        console.log(
+          `  ${wantFlag ? 'MISS' : 'FLAG'} ${r.class ?? ''} ${JSON.stringify(r.text).slice(0, 160)}${f[0] ? ` → ${f[0].pattern}` : ''}`,
+        );
     }
     console.log(`${file}: ${label} ${flagged}/${rows.length} (${((100 * flagged) / rows.length).toFixed(1)}%)`);
   }

@@ -63,7 +63,10 @@ export const INJECTION_FAMILIES: ReadonlyArray<{ family: string; description: st
   { family: 'exfiltration', description: 'sending secrets, credential files or environment variables off the machine' },
   { family: 'credential_read', description: 'an instruction to read credential files or reveal secrets' },
   { family: 'remote_control', description: 'an instruction to take orders from, or report to, a remote controller' },
-  { family: 'anti_forensics', description: 'an instruction to hide what the agent did (clear history, delete logs, leave no trace)' },
+  {
+    family: 'anti_forensics',
+    description: 'an instruction to hide what the agent did (clear history, delete logs, leave no trace)',
+  },
   { family: 'approval_bypass', description: "text saying the user's approval is not needed or was already given" },
 ];
 
@@ -162,7 +165,9 @@ function compactHit(re: RegExp, letters: string, at: number[], text: string): Hi
 /** The rule finds something in `text` (any view) that survives its guards. */
 function fires(rule: Rule, text: string): boolean {
   const n = normalise(text);
-  return [n, ...hiddenViews(text, n)].some((view) => firstHit(rule, view, []) !== undefined);
+  return [n, ...hiddenViews(text, n)].some(
+    (view) => (!rule.needs || rule.needs.test(view)) && firstHit(rule, view, []) !== undefined,
+  );
 }
 
 // A table whose examples disagree with it does not load (and neither does the worker).
@@ -189,6 +194,7 @@ export function scanForInjection(text: string): InjectionFinding[] {
     if (seen.has(rule.pattern)) continue;
     let hit: Hit | undefined;
     for (const [i, view] of views.entries()) {
+      if (rule.needs && !rule.needs.test(view)) continue;
       hit = firstHit(rule, view, i === 0 ? skipped : []);
       if (hit) break;
     }

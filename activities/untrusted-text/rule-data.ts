@@ -82,16 +82,20 @@ export interface DataRule extends Rule {
 /** Within one sentence: a dot inside `~/.aws` or `evil.io` does not end it. */
 const gap = (n: number) => String.raw`(?:[^\n.!?。！？]|[.!?](?=\S)){0,${n}}?`;
 
-function slotSource(slot: readonly string[], file: RuleFile, where: string): string {
-  const words: string[] = [];
-  const classes: string[] = [];
-  const expanded = slot.flatMap((p) => {
+/** A slot with its `@list`s spelled out. */
+function expand(slot: readonly string[], file: RuleFile, where: string): string[] {
+  return slot.flatMap((p) => {
     if (!p.startsWith('@')) return [p];
     const list = file.lists[p.slice(1)];
     if (!list) throw new Error(`${where}: unknown list ${p}`);
     return list;
   });
-  for (const p of expanded) {
+}
+
+function slotSource(slot: readonly string[], file: RuleFile, where: string): string {
+  const words: string[] = [];
+  const classes: string[] = [];
+  for (const p of expand(slot, file, where)) {
     if (/^<[a-z_]+>$/.test(p)) {
       const c = CLASSES[p.slice(1, -1)];
       if (!c) throw new Error(`${where}: unknown class ${p}`);
@@ -100,6 +104,15 @@ function slotSource(slot: readonly string[], file: RuleFile, where: string): str
   }
   const parts = [...(words.length ? [phrases(words)] : []), ...classes];
   return `(?:${parts.join('|')})`;
+}
+
+/**
+ * The slot least likely to occur in ordinary text (the one whose shortest phrase is longest; a
+ * class counts as short): a text without it is not searched with the whole row.
+ */
+function rarestSlot(seq: ReadonlyArray<readonly string[]>): number {
+  const shortest = seq.map((slot) => Math.min(...slot.map((p) => (/^[@<]/.test(p) ? 3 : [...p].length))));
+  return shortest.indexOf(Math.max(...shortest));
 }
 
 function sentenceAround(text: string, start: number, end: number): string {
@@ -118,9 +131,12 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
     if (ids.has(row.id)) throw new Error(`${where}: the id is used twice`);
     ids.add(row.id);
     let re: string;
+    let needs: RegExp | undefined;
     if (row.regex !== undefined) re = row.regex;
     else {
       const slots = row.seq!.map((s, i) => slotSource(s, file, `${where} slot ${i + 1}`));
+      const rarest = rarestSlot(row.seq!);
+      needs = new RegExp(slots[rarest]!, 'u');
       re = slots.join(gap(row.gap));
       if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
     }
@@ -137,6 +153,7 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
       pattern: row.id,
       description: row.description,
       re: compiled,
+      ...(needs ? { needs } : {}),
       ...(row.guards.length ? { guards } : {}),
       ...(unless
         ? {
@@ -158,9 +175,7 @@ export function loadRuleFiles(files: ReadonlyArray<{ source: string; data: unkno
   for (const { source, data } of files) {
     const parsed = ruleFileSchema.safeParse(data);
     if (!parsed.success)
-      throw new Error(
-        `${source}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
+      throw new Error(`${source}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     for (const rule of compileRuleFile(parsed.data, source)) {
       // One id may stand for one class in several languages, but always in the same family.
       const known = family.get(rule.pattern);
