@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { HOST, SECRET_FILE, SECRET_NAME, SECRET_VAR } from './families/lexicon.js';
+import { normalise } from './injection-text.js';
 import type { Guards, Rule } from './families/rule.js';
 import { phrases } from './trie.js';
 
@@ -135,8 +136,14 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
     if (row.regex !== undefined) re = row.regex;
     else {
       const slots = row.seq!.map((s, i) => slotSource(s, file, `${where} slot ${i + 1}`));
-      const rarest = rarestSlot(row.seq!);
-      needs = new RegExp(slots[rarest]!, 'u');
+      const words = expand(row.seq![rarestSlot(row.seq!)]!, file, where);
+      // A plain alternation of literals, without the word boundaries: looser than the slot, and
+      // an order of magnitude faster to rule a large text out (no lookbehind at every position).
+      if (!words.some((w) => /^<[a-z_]+>$/.test(w)))
+        needs = new RegExp(
+          words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+          'u',
+        );
       re = slots.join(gap(row.gap));
       if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
     }
