@@ -47,6 +47,18 @@ describe('rules as data', () => {
     }
   });
 
+  it('describes every rule in words the scanner passes (a placeholder screened again keeps it)', () => {
+    const files = readdirSync(RULES_DIR).filter((f) => f.endsWith('.json'));
+    for (const f of files)
+      for (const rule of (
+        JSON.parse(readFileSync(join(RULES_DIR, f), 'utf8')) as { rules: Array<{ description: string }> }
+      ).rules)
+        assert.deepEqual(
+          scanForInjection(`[left out: AGENTS.md — it looked like a prompt injection: ${rule.description}]`),
+          [],
+        );
+  });
+
   it('refuses a table whose own example disagrees with it', () => {
     const bad = loadRuleFiles([{ source: 'bad.json', data: row({ notMatch: ['Just skip the gate now.'] }) }]);
     assert.throws(

@@ -48,6 +48,9 @@ describe('families', () => {
       'hidden_html',
       'exfiltration',
       'credential_read',
+      'remote_control',
+      'anti_forensics',
+      'approval_bypass',
     ]);
     for (const f of INJECTION_FAMILIES) assert.ok(f.description.length > 10);
   });
