@@ -34,6 +34,8 @@ export const FAMILY_NAMES = [
 /** Shapes a phrase list cannot spell, by name (`<url>` in a slot). */
 export const CLASSES: Readonly<Record<string, string>> = {
   url: String.raw`(?:https?://[^\s)"'\x60<>]+|(?<![\w.@-])${HOST}(?::\d+)?(?:/[^\s)"'\x60<>]*)?)`,
+  email: String.raw`(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])`,
+  secret_identifier: String.raw`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:tokens|secrets|keys|credentials|passwords)\b`,
   ip: String.raw`(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])`,
   secret_var: String.raw`(?:${SECRET_VAR}|${SECRET_NAME})`,
   secret_file: SECRET_FILE,
