@@ -105,7 +105,7 @@ function slotSource(slot: readonly string[], file: RuleFile, where: string): str
       classes.push(c);
     } else words.push(p);
   }
-  const parts = [...(words.length ? [phrases(words)] : []), ...classes];
+  const parts = [...(words.length ? [phrases(words, true)] : []), ...classes];
   return `(?:${parts.join('|')})`;
 }
 

@@ -61,7 +61,7 @@ function trie(words: Iterable<[string, 'word' | 'stem']>, guard = ''): string {
  * Phrases, normalised, as one trie-shaped regex; `word*` is a stem (any ending). Words of spaced
  * scripts need a boundary on both sides; CJK and Thai phrases match anywhere.
  */
-export function phrases(list: readonly string[]): string {
+export function phrases(list: readonly string[], boundaryOnce = false): string {
   const spaced: Array<[string, 'word' | 'stem']> = [];
   const unspaced: Array<[string, 'word' | 'stem']> = [];
   for (const p of list) {
@@ -71,7 +71,8 @@ export function phrases(list: readonly string[]): string {
     else unspaced.push([n, 'stem']);
   }
   const parts = [];
-  if (spaced.length) parts.push(trie(spaced, '(?<![\\p{L}\\p{N}_].)'));
+  if (spaced.length)
+    parts.push(boundaryOnce ? `(?<![\\p{L}\\p{N}_])${trie(spaced)}` : trie(spaced, '(?<![\\p{L}\\p{N}_].)'));
   if (unspaced.length) parts.push(trie(unspaced));
   return `(?:${parts.join('|')})`;
 }
