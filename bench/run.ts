@@ -255,7 +255,12 @@ try {
 
   // 7. Injection scanning of context files and memory: characters per second.
   {
-    const { scanForInjection } = await import('../common/injection-scan.js');
+    const loadStarted = performance.now();
+    const { scanForInjection } = await import('../activities/untrusted-text/injection-scan.js');
+    // Loading validates the rule tables and proves every example they carry (docs/untrusted-text.md).
+    say(
+      `injection scanner load (rule tables validated, their examples proven): ${ms(performance.now() - loadStarted)}`,
+    );
     const inputs: Array<[string, string]> = [
       ['a 700 KB prose file', 'Always run the tests before you commit. Prefer small pull requests.\n'.repeat(10_000)],
       ['curl $A_KEY ×9000', 'curl $A_KEY '.repeat(9000)],

@@ -14,8 +14,8 @@ import { commandKey } from '../activities/command-safety/approval-check.js';
 import { GROUPS } from '../activities/command-safety/verdict.js';
 import type { Level } from '../activities/command-safety/verdict.js';
 import { visibleCommand } from '../common/command-display.js';
-import type { InjectionFinding } from '../common/injection-scan.js';
-import { scanForInjection } from '../common/injection-scan.js';
+import type { InjectionFinding } from '../activities/untrusted-text/injection-scan.js';
+import { scanForInjection } from '../activities/untrusted-text/injection-scan.js';
 
 export interface CommandReport {
   level: Level;

@@ -112,7 +112,7 @@ export interface ConversationState {
   sandbox?: ConversationSandbox;
   /** MCP tools (names, schema hashes) and server statuses (workflows/mcp.ts); absent without MCP servers. */
   mcp?: McpSnapshot;
-  /** What the session's system prompt left out as prompt injection (common/prompt-screen.ts; capped). */
+  /** What the session's system prompt left out as prompt injection (activities/untrusted-text/prompt-screen.ts; capped). */
   promptLeftOut?: LeftOut[];
   /** Reports of background children the user stopped: they wait for the user's next message. */
   heldReports?: QueuedMessage[];

@@ -19,7 +19,7 @@ import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from './schema.js';
 import { PROMPT_TOOLS, RESOURCE_TOOLS } from './resources.js';
 import type { LeftOut } from '../../common/left-out.js';
 import { addLeftOut, leftOutPlaceholder } from '../../common/left-out.js';
-import { screenForPrompt } from '../../common/prompt-screen.js';
+import { screenForPrompt } from '../untrusted-text/prompt-screen.js';
 import { MCP_SCREEN_BUDGET_CHARS, mcpToolFinding, mcpToolLeftOut, mcpToolTexts } from './screen.js';
 
 export interface DiscoveryOptions {

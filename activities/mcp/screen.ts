@@ -1,5 +1,5 @@
 /**
- * Screening an MCP tool before the model sees it (common/prompt-screen.ts, strict rules): its description, and every `description` and `title` in its input schema, since the
+ * Screening an MCP tool before the model sees it (activities/untrusted-text/prompt-screen.ts, strict rules): its description, and every `description` and `title` in its input schema, since the
  * model reads parameter descriptions as much as the tool's own. A tool with a finding is left out
  * whole rather than offered with its text replaced: the server that wrote the text also runs the
  * tool, and a tool built around a poisoned description (a `sidenote` parameter meant for a key
@@ -9,8 +9,8 @@
  */
 import type { LeftOut } from '../../common/left-out.js';
 import { leftOut, safeName } from '../../common/left-out.js';
-import type { ScreenChannel } from '../../common/prompt-screen.js';
-import { screenFinding } from '../../common/prompt-screen.js';
+import type { ScreenChannel } from '../untrusted-text/prompt-screen.js';
+import { screenFinding } from '../untrusted-text/prompt-screen.js';
 
 /** Schema texts looked at per tool, and how deep: a schema is at most 64 KB (schema.ts), this only bounds the walk. */
 const MAX_SCHEMA_TEXTS = 1000;

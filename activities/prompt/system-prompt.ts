@@ -5,14 +5,14 @@
  * (activities/skills/index-layer.ts; its skills were scanned and blocked ones left out when they
  * were found), the caller's system message, project context, the memory snapshot, and the
  * date/model/provider line. SOUL.md, context files, memory entries and the MCP server notes are
- * screened (common/prompt-screen.ts): one that looks like prompt injection is replaced by a
+ * screened (activities/untrusted-text/prompt-screen.ts): one that looks like prompt injection is replaced by a
  * `[left out: …]` placeholder, and its note goes to `leftOut` for the conversation's state.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { LeftOut } from '../../common/left-out.js';
 import { addLeftOut } from '../../common/left-out.js';
-import { screenForPrompt } from '../../common/prompt-screen.js';
+import { screenForPrompt } from '../untrusted-text/prompt-screen.js';
 import { truncateMiddle } from '../../common/text.js';
 import { markerGuidance } from '../../common/markers.js';
 import { gitRoot } from './workspace-root.js';
@@ -78,7 +78,7 @@ export interface SystemPromptInput {
   skills?: readonly SkillSummary[] | undefined;
   /** Skills refused when they were found: a placeholder each in the skills index. */
   skillsLeftOut?: readonly LeftOut[] | undefined;
-  /** Receives a note for everything left out of the prompt (capped: common/prompt-screen.ts). */
+  /** Receives a note for everything left out of the prompt (capped: activities/untrusted-text/prompt-screen.ts). */
   leftOut?: LeftOut[] | undefined;
 }
 

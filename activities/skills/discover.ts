@@ -10,7 +10,7 @@
  *      (nearest first), like the context-file lookup.
  *
  * Every SKILL.md is screened for prompt injection like a context file, and its description also
- * with the strict rules (common/prompt-screen.ts): a skill with a finding is blocked —
+ * with the strict rules (activities/untrusted-text/prompt-screen.ts): a skill with a finding is blocked —
  * not indexed (a placeholder stands in the index), not viewable — and reported with the reason, as
  * are skills whose front matter is broken and skills shadowed by an earlier one of the same name.
  * A workspace's skills come from the repository, so a workspace skill folder (or skills folder)
@@ -24,7 +24,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { LeftOut } from '../../common/left-out.js';
 import { addLeftOut, leftOut, safeName } from '../../common/left-out.js';
-import { screenFinding } from '../../common/prompt-screen.js';
+import { screenFinding } from '../untrusted-text/prompt-screen.js';
 import { isInside } from '../sandbox/host.js';
 import { openForReading } from '../tools/safe-files.js';
 import { workspaceFolders } from '../prompt/workspace-root.js';

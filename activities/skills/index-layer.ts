@@ -29,7 +29,7 @@ export interface SkillSummary {
 /**
  * The layer's text, or undefined when there are no skills (no layer at all, not an empty one).
  * Skills refused for prompt injection get a placeholder line each, so the model (and whoever reads
- * the prompt) knows one was there; their notes are short and capped (common/prompt-screen.ts).
+ * the prompt) knows one was there; their notes are short and capped (activities/untrusted-text/prompt-screen.ts).
  */
 export function skillsIndexLayer(
   skills: readonly SkillSummary[],

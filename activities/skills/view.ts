@@ -10,7 +10,7 @@
 import { lstat, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describeLeftOut, leftOut } from '../../common/left-out.js';
-import { screenFinding } from '../../common/prompt-screen.js';
+import { screenFinding } from '../untrusted-text/prompt-screen.js';
 import { closestName } from '../../common/fuzzy.js';
 import { openForReading } from '../tools/safe-files.js';
 import { WorkspaceEscapeError, resolveInWorkspace } from '../tools/workspace.js';

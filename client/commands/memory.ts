@@ -34,7 +34,7 @@ export function registerMemory(program: Command): void {
         memory: await listMemory(db, 'memory'),
         user: await listMemory(db, 'user'),
       }));
-      const { screenFinding } = await import('../../common/prompt-screen.js');
+      const { screenFinding } = await import('../../activities/untrusted-text/prompt-screen.js');
       print(
         Boolean(o.json),
         data,
@@ -58,7 +58,7 @@ export function registerMemory(program: Command): void {
           `added to ${store} (${memoryChars(entries) + text.length} of ${MEMORY_LIMITS[store]} characters)\n`,
         );
         // Your own entry is kept, but new sessions' prompts will show a placeholder instead: say so now.
-        const { screenFinding } = await import('../../common/prompt-screen.js');
+        const { screenFinding } = await import('../../activities/untrusted-text/prompt-screen.js');
         const rule = screenFinding(text, 'strict');
         if (rule)
           process.stderr.write(

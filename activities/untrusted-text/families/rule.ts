@@ -41,6 +41,8 @@ export interface Rule {
   unguardedIf?: (m: RegExpExecArray, text: string) => boolean;
   /** A closer look at a match (false: not an injection after all). */
   accept?: (m: RegExpExecArray, text: string) => boolean;
+  /** Something the text must contain for `re` to match at all, tried first because it is far cheaper. */
+  needs?: RegExp;
   /** `accept` judges the whole line, so a rejected match settles it (else a long line is re-read per match). */
   perLine?: true;
 }

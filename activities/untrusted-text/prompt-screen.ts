@@ -2,9 +2,9 @@
  * Screening of text from outside Herald where it enters what the model reads as its own
  * instructions: the system prompt (context files, memory entries, the skills index, MCP server
  * notes) and the tool definitions (MCP tool and parameter descriptions). Every channel goes through
- * the whole prompt-injection scanner (common/injection-scan.ts, every family). Short metadata —
+ * the whole prompt-injection scanner (activities/untrusted-text/injection-scan.ts, every family). Short metadata —
  * MCP tool and parameter descriptions, skill descriptions, memory entries — is `strict`: it also
- * goes through the strict rules (common/prompt-screen-rules.ts), since a line that says what a
+ * goes through the strict rules (activities/untrusted-text/prompt-screen-rules.ts), since a line that says what a
  * tool is for, or a remembered fact, has no reason to name the user's key files or pipe a download
  * into a shell. Documents (context files, SKILL.md bodies, SOUL.md) may discuss those and get the
  * scanner alone.
@@ -13,8 +13,8 @@
  * `[left out: <what> — it looked like a prompt injection: <rule>]`, and a `LeftOut` note
  * (common/left-out.ts) for the conversation's state, the CLI and the Web UI. Pure.
  */
-import type { LeftOut } from './left-out.js';
-import { addLeftOut, leftOut, leftOutPlaceholder } from './left-out.js';
+import type { LeftOut } from '../../common/left-out.js';
+import { addLeftOut, leftOut, leftOutPlaceholder } from '../../common/left-out.js';
 import { scanForInjection } from './injection-scan.js';
 import { strictFinding } from './prompt-screen-rules.js';
 

@@ -1,5 +1,5 @@
 /**
- * The strict rules (common/prompt-screen.ts) for short metadata that enters the prompt: MCP tool
+ * The strict rules (activities/untrusted-text/prompt-screen.ts) for short metadata that enters the prompt: MCP tool
  * and parameter descriptions, skill descriptions, memory entries. A description says what a tool
  * or skill is for and a memory entry is a fact; unlike a README or a context file neither has a
  * reason to talk about the user's private key files or about piping a download into a shell, so

@@ -12,12 +12,13 @@
  * that hides its words is also read decoded (base64 that decodes to words, letter-spaced lines),
  * and a few unmistakable phrases are looked for on letters only, forwards, reversed and ROT13'd.
  *
- * The rules live by family in common/injection/ (override, role, leak, html, exfil, credentials,
- * multilingual). They aim at text that addresses the agent, not at text about these topics: a
+ * The hand-written rules live by family in families/ (override, role, leak, html, exfil,
+ * credentials, multilingual); the phrase rules kept as data, with the examples each must and must
+ * not match, in rules/<language>.json (rule-data.ts loads, compiles and proves them). They aim at text that addresses the agent, not at text about these topics: a
  * project convention ("always run the tests"), a security note that reports an attack ("attackers
  * write 'ignore previous instructions'"), a negated rule ("never print your system prompt") or a
  * description ("`--system` lets you override the system prompt") is not an injection. The guards
- * that tell them apart (common/injection/guards.ts) are narrow on purpose: a prefix such as "This
+ * that tell them apart (activities/untrusted-text/families/guards.ts) are narrow on purpose: a prefix such as "This
  * is not a drill," or "For example," does not switch a rule off, and a command that sends a
  * secret to a real host is flagged however it is framed.
  *
@@ -26,16 +27,24 @@
  */
 
 import { compactOf, hiddenViews, normalise, rot13, scanInvisible } from './injection-text.js';
-import { COMPACT_PHRASES } from './injection/compact.js';
-import { CREDENTIAL_RULES } from './injection/credentials.js';
-import { EXFIL_RULES } from './injection/exfil.js';
-import { activated, conditional, descriptive, imperative, mentioned, negated, quoted } from './injection/guards.js';
-import { HTML_RULES } from './injection/html.js';
-import { LEAK_RULES } from './injection/leak.js';
-import { MULTILINGUAL_RULES } from './injection/multilingual.js';
-import { OVERRIDE_RULES } from './injection/override.js';
-import { ROLE_RULES } from './injection/role.js';
-import type { Rule } from './injection/rule.js';
+import { COMPACT_PHRASES } from './families/compact.js';
+import { CREDENTIAL_RULES } from './families/credentials.js';
+import { EXFIL_RULES } from './families/exfil.js';
+import { activated, conditional, descriptive, imperative, mentioned, negated, quoted } from './families/guards.js';
+import { HTML_RULES } from './families/html.js';
+import { LEAK_RULES } from './families/leak.js';
+import { MULTILINGUAL_RULES } from './families/multilingual.js';
+import { OVERRIDE_RULES } from './families/override.js';
+import { ROLE_RULES } from './families/role.js';
+import type { Rule } from './families/rule.js';
+import { loadRuleFiles, proveRules } from './rule-data.js';
+import de from './rules/de.json' with { type: 'json' };
+import en from './rules/en.json' with { type: 'json' };
+import es from './rules/es.json' with { type: 'json' };
+import fr from './rules/fr.json' with { type: 'json' };
+import ja from './rules/ja.json' with { type: 'json' };
+import ru from './rules/ru.json' with { type: 'json' };
+import zh from './rules/zh.json' with { type: 'json' };
 
 export interface InjectionFinding {
   family: string;
@@ -53,7 +62,18 @@ export const INJECTION_FAMILIES: ReadonlyArray<{ family: string; description: st
   { family: 'hidden_html', description: 'instructions hidden in HTML comments or invisible elements' },
   { family: 'exfiltration', description: 'sending secrets, credential files or environment variables off the machine' },
   { family: 'credential_read', description: 'an instruction to read credential files or reveal secrets' },
+  { family: 'remote_control', description: 'an instruction to take orders from, or report to, a remote controller' },
+  {
+    family: 'anti_forensics',
+    description: 'an instruction to hide what the agent did (clear history, delete logs, leave no trace)',
+  },
+  { family: 'approval_bypass', description: "text saying the user's approval is not needed or was already given" },
 ];
+
+/** The phrase rules kept as data, one file per language (rule-data.ts; docs/untrusted-text.md). */
+const DATA_RULES = loadRuleFiles(
+  Object.entries({ en, es, fr, de, zh, ru, ja }).map(([lang, data]) => ({ source: `rules/${lang}.json`, data })),
+);
 
 /** In INJECTION_FAMILIES order, English first within a family, so findings come out in that order. */
 const RULES: Rule[] = (() => {
@@ -65,6 +85,7 @@ const RULES: Rule[] = (() => {
     ...EXFIL_RULES,
     ...CREDENTIAL_RULES,
     ...MULTILINGUAL_RULES,
+    ...DATA_RULES,
   ];
   const order = INJECTION_FAMILIES.map((f) => f.family);
   return all
@@ -141,6 +162,17 @@ function compactHit(re: RegExp, letters: string, at: number[], text: string): Hi
   return c ? { start: at[c.index]!, end: at[c.index + c[0].length - 1]! + 1, text } : undefined;
 }
 
+/** The rule finds something in `text` (any view) that survives its guards. */
+function fires(rule: Rule, text: string): boolean {
+  const n = normalise(text);
+  return [n, ...hiddenViews(text, n)].some(
+    (view) => (!rule.needs || rule.needs.test(view)) && firstHit(rule, view, []) !== undefined,
+  );
+}
+
+// A table whose examples disagree with it does not load (and neither does the worker).
+proveRules(DATA_RULES, fires);
+
 /**
  * Scan text that will enter the system prompt or be re-sent to the model (context files, memory
  * entries, tool output). Returns at most one finding per pattern id, invisible Unicode first, then
@@ -162,6 +194,7 @@ export function scanForInjection(text: string): InjectionFinding[] {
     if (seen.has(rule.pattern)) continue;
     let hit: Hit | undefined;
     for (const [i, view] of views.entries()) {
+      if (rule.needs && !rule.needs.test(view)) continue;
       hit = firstHit(rule, view, i === 0 ? skipped : []);
       if (hit) break;
     }

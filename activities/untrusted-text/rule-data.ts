@@ -1,0 +1,214 @@
+/**
+ * Scanner rules kept as data: one JSON file per language in rules/, each row a phrase rule with
+ * the examples it must and must not match. The files are validated with zod and compiled to the
+ * same `Rule` the hand-written families use, so the scanner's guards, views (base64, letter
+ * spacing, leetspeak) and ordering apply to them unchanged; `proveRules` then runs every example
+ * through the scanner's own matcher and refuses to load a table whose examples disagree with it.
+ *
+ * A row is a sequence of slots matched in order within one sentence (or in either order, for two
+ * slots): a slot is a list of phrases (normalised like the text, `word*` a stem), `@name` for a
+ * list the file defines, or `<class>` for one of the registered classes below (URLs, host names,
+ * secret variables, secret files) that a phrase list cannot spell. A row that needs a shape no
+ * phrase list can say gives `regex` instead (matched on the normalised text).
+ */
+import { z } from 'zod';
+import { HOST, SECRET_FILE, SECRET_NAME, SECRET_VAR } from './families/lexicon.js';
+import { normalise } from './injection-text.js';
+import type { Guards, Rule } from './families/rule.js';
+import { phrases } from './trie.js';
+
+/** Every family a finding can have, in the order findings are reported. */
+export const FAMILY_NAMES = [
+  'invisible_unicode',
+  'instruction_override',
+  'role_hijack',
+  'prompt_leak',
+  'hidden_html',
+  'exfiltration',
+  'credential_read',
+  'remote_control',
+  'anti_forensics',
+  'approval_bypass',
+] as const;
+
+/** Shapes a phrase list cannot spell, by name (`<url>` in a slot). */
+export const CLASSES: Readonly<Record<string, string>> = {
+  url: String.raw`(?:https?://[^\s)"'\x60<>]+|(?<![\w.@-])${HOST}(?::\d+)?(?:/[^\s)"'\x60<>]*)?)`,
+  email: String.raw`(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])`,
+  secret_identifier: String.raw`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:tokens|secrets|keys|credentials|passwords)\b`,
+  ip: String.raw`(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])`,
+  secret_var: String.raw`(?:${SECRET_VAR}|${SECRET_NAME})`,
+  secret_file: SECRET_FILE,
+};
+
+const GUARD_NAMES = ['negation', 'mention', 'modal', 'condition', 'imperative', 'quoted'] as const;
+
+const phrase = z.string().min(1).max(160);
+const example = z.string().min(1).max(2000);
+
+const ruleRow = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9_]{2,48}$/),
+    family: z.enum(FAMILY_NAMES).exclude(['invisible_unicode']),
+    description: z.string().min(10).max(160),
+    seq: z.array(z.array(phrase).min(1).max(400)).min(1).max(4).optional(),
+    regex: z.string().min(3).max(2000).optional(),
+    gap: z.number().int().min(0).max(300).default(40),
+    eitherOrder: z.boolean().default(false),
+    guards: z.array(z.enum(GUARD_NAMES)).default(['negation', 'mention']),
+    unless: z.array(phrase).max(200).default([]),
+    match: z.array(example).min(1).max(40),
+    notMatch: z.array(example).min(1).max(40),
+  })
+  .strict()
+  .refine((r) => (r.seq === undefined) !== (r.regex === undefined), { message: 'give exactly one of seq and regex' })
+  .refine((r) => !r.eitherOrder || r.seq?.length === 2, { message: 'eitherOrder needs exactly two slots' });
+
+export const ruleFileSchema = z
+  .object({
+    language: z.string().regex(/^[a-z]{2,3}$/),
+    lists: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(phrase).min(1).max(400)).default({}),
+    rules: z.array(ruleRow).min(1).max(200),
+  })
+  .strict();
+
+export type RuleFile = z.infer<typeof ruleFileSchema>;
+export type RuleRow = z.infer<typeof ruleRow>;
+
+/** A rule compiled from a row, with what proving it needs. */
+export interface DataRule extends Rule {
+  language: string;
+  match: readonly string[];
+  notMatch: readonly string[];
+}
+
+/** Within one sentence: a dot inside `~/.aws` or `evil.io` does not end it. */
+const gap = (n: number) => String.raw`(?:[^\n.!?。！？]|[.!?](?=\S)){0,${n}}?`;
+
+/** A slot with its `@list`s spelled out. */
+function expand(slot: readonly string[], file: RuleFile, where: string): string[] {
+  return slot.flatMap((p) => {
+    if (!p.startsWith('@')) return [p];
+    const list = file.lists[p.slice(1)];
+    if (!list) throw new Error(`${where}: unknown list ${p}`);
+    return list;
+  });
+}
+
+function slotSource(slot: readonly string[], file: RuleFile, where: string): string {
+  const words: string[] = [];
+  const classes: string[] = [];
+  for (const p of expand(slot, file, where)) {
+    if (/^<[a-z_]+>$/.test(p)) {
+      const c = CLASSES[p.slice(1, -1)];
+      if (!c) throw new Error(`${where}: unknown class ${p}`);
+      classes.push(c);
+    } else words.push(p);
+  }
+  const parts = [...(words.length ? [phrases(words, true)] : []), ...classes];
+  return `(?:${parts.join('|')})`;
+}
+
+/**
+ * The slot least likely to occur in ordinary text (the one whose shortest phrase is longest; a
+ * class counts as short): a text without it is not searched with the whole row.
+ */
+function rarestSlot(seq: ReadonlyArray<readonly string[]>): number {
+  const shortest = seq.map((slot) => Math.min(...slot.map((p) => (/^[@<]/.test(p) ? 3 : [...p].length))));
+  return shortest.indexOf(Math.max(...shortest));
+}
+
+function sentenceAround(text: string, start: number, end: number): string {
+  const before = text.slice(Math.max(0, start - 200), start);
+  const cut = Math.max(before.lastIndexOf('\n'), before.search(/[.!?。！？](?=\s)[^.!?。！？]*$/));
+  const after = text.slice(end, end + 200);
+  const stop = after.search(/[.!?。！？](?:\s|$)|\n/);
+  return before.slice(cut + 1) + text.slice(start, end) + (stop < 0 ? after : after.slice(0, stop));
+}
+
+/** Compile one validated file; throws on a list or class it does not know. */
+export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
+  const ids = new Set<string>();
+  return file.rules.map((row) => {
+    const where = `${source}: rule ${row.id}`;
+    if (ids.has(row.id)) throw new Error(`${where}: the id is used twice`);
+    ids.add(row.id);
+    let re: string;
+    let needs: RegExp | undefined;
+    if (row.regex !== undefined) re = row.regex;
+    else {
+      const slots = row.seq!.map((s, i) => slotSource(s, file, `${where} slot ${i + 1}`));
+      const words = expand(row.seq![rarestSlot(row.seq!)]!, file, where);
+      // A plain alternation of literals, without the word boundaries: looser than the slot, and
+      // an order of magnitude faster to rule a large text out (no lookbehind at every position).
+      if (!words.some((w) => /^<[a-z_]+>$/.test(w)))
+        needs = new RegExp(
+          words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+          'u',
+        );
+      re = slots.join(gap(row.gap));
+      if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
+    }
+    let compiled: RegExp;
+    try {
+      compiled = new RegExp(re, 'gu');
+    } catch (e) {
+      throw new Error(`${where}: ${(e as Error).message}`);
+    }
+    const guards: Guards = Object.fromEntries(row.guards.map((g) => [g, true]));
+    const unless = row.unless.length ? new RegExp(phrases(row.unless), 'u') : undefined;
+    return {
+      family: row.family,
+      pattern: row.id,
+      description: row.description,
+      re: compiled,
+      ...(needs ? { needs } : {}),
+      ...(row.guards.length ? { guards } : {}),
+      ...(unless
+        ? {
+            accept: (m: RegExpExecArray, text: string) =>
+              !unless.test(sentenceAround(text, m.index, m.index + m[0].length)),
+          }
+        : {}),
+      language: file.language,
+      match: row.match,
+      notMatch: row.notMatch,
+    };
+  });
+}
+
+/** Validate and compile the rule files (`source` names each in errors). */
+export function loadRuleFiles(files: ReadonlyArray<{ source: string; data: unknown }>): DataRule[] {
+  const out: DataRule[] = [];
+  const family = new Map<string, string>();
+  for (const { source, data } of files) {
+    const parsed = ruleFileSchema.safeParse(data);
+    if (!parsed.success)
+      throw new Error(`${source}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    for (const rule of compileRuleFile(parsed.data, source)) {
+      // One id may stand for one class in several languages, but always in the same family.
+      const known = family.get(rule.pattern);
+      if (known && known !== rule.family)
+        throw new Error(`${source}: rule ${rule.pattern} is in ${rule.family} here and in ${known} elsewhere`);
+      family.set(rule.pattern, rule.family);
+      out.push(rule);
+    }
+  }
+  return out;
+}
+
+/**
+ * Every `match` example must make its own rule fire and no `notMatch` example may; `fires` is the
+ * scanner's matcher for one rule. Throws with every disagreement, so a table that no longer does
+ * what its examples say never loads.
+ */
+export function proveRules(rules: readonly DataRule[], fires: (rule: Rule, text: string) => boolean): void {
+  const wrong: string[] = [];
+  for (const rule of rules) {
+    for (const text of rule.match)
+      if (!fires(rule, text)) wrong.push(`${rule.language}/${rule.pattern} does not match ${JSON.stringify(text)}`);
+    for (const text of rule.notMatch)
+      if (fires(rule, text)) wrong.push(`${rule.language}/${rule.pattern} matches ${JSON.stringify(text)}`);
+  }
+  if (wrong.length) throw new Error(`injection rules refuted by their own examples:\n  ${wrong.join('\n  ')}`);
+}
