@@ -7,10 +7,14 @@ import type { Info as ActivityInfo } from '@temporalio/activity';
 import type { CallModelArgs } from '../../common/activity-types.js';
 import type { TurnAttempts } from '../../common/attempts.js';
 import { SPEND_LIMIT_REACHED, capReached } from '../../common/attempts.js';
+import { usageOf } from '../../common/attempts.js';
 import type { priceUsage } from '../../common/pricing.js';
 import type { ActivityDeps } from '../deps.js';
+import type { ProviderRef } from '../../common/providers.js';
 import type { LedgerOutcome } from '../store/ledger.js';
-import { activityAttempts, attemptKey, turnAttempts } from '../store/ledger.js';
+import { activityAttempts, attemptKey, startModelCall, turnAttempts } from '../store/ledger.js';
+import { storageFailure } from './storage-failure.js';
+import type { ModelRequest } from './types.js';
 
 /** A failure's (or cancellation's) detail carrying the turn's ledger totals; the workflow reads it in workflows/errors.ts. */
 export function attemptsDetail(turn: TurnAttempts): { turnAttempts: TurnAttempts } {
@@ -91,3 +95,35 @@ export function ledgerEntry(
   };
 }
 
+/**
+ * The attempt on the ledger before its request is sent (outcome `started`, with the request's size),
+ * so a request whose worker dies under it is still counted. Without the ledger no request is sent:
+ * the attempt fails as a storage failure and is retried like any other.
+ */
+export async function ledgerBeforeSend(
+  db: ActivityDeps['db'],
+  a: CallModelArgs,
+  info: Pick<ActivityInfo, 'activityId' | 'attempt' | 'workflowExecution'>,
+  ref: ProviderRef,
+  request: ModelRequest,
+): Promise<void> {
+  const nothing = usageOf({
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+    cost_usd: 0,
+  });
+  const row = { ...ledgerEntry(a, info, 'started', nothing, 0, ref.model), requestBytes: requestBytes(request) };
+  try {
+    await startModelCall(db, row);
+  } catch (err) {
+    throw storageFailure(err, 'putting the model call on the usage ledger');
+  }
+}
+
+/** The request's size as JSON bytes: what is known of a request whose attempt died. */
+export function requestBytes(request: ModelRequest): number {
+  return Buffer.byteLength(JSON.stringify(request));
+}

@@ -15,7 +15,7 @@ import { keepHeartbeating } from '../deps.js';
 import { currentEndpoint } from '../../common/providers.js';
 import { EventPublisher } from '../events/publisher.js';
 import { isTransientDbError } from '../store/failures.js';
-import { refuseOverSpend, withAttempts } from './call-ledger.js';
+import { ledgerBeforeSend, refuseOverSpend, withAttempts } from './call-ledger.js';
 import { startCallMeter } from './call-meter.js';
 import { prepareCall } from './call-prepare.js';
 import type { CallAttempt, Reply, SaveProgress } from './call-settle.js';
@@ -38,8 +38,18 @@ export function modelActivities(deps: ActivityDeps) {
         const prepared = await prepareCall(deps, a);
         const slotKey = `${a.sessionId}:${a.seq}:${a.turnId}`;
         const kept = takeReply(slotKey);
+        if (!kept) await ledgerBeforeSend(deps.db, a, ctx.info, prepared.ref, prepared.request);
         const meter = startCallMeter(deps.metrics, prepared.ref, attempt, prepared.request.maxOutputTokens);
-        const c: CallAttempt = { deps, a, info: ctx.info, ref: prepared.ref, pub, meter, started };
+        const c: CallAttempt = {
+          deps,
+          a,
+          info: ctx.info,
+          cancellation: ctx.cancellationSignal,
+          ref: prepared.ref,
+          pub,
+          meter,
+          started,
+        };
         try {
           const outcome = kept
             ? ({ kind: 'reply', response: kept.response } as const)

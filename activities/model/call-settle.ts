@@ -18,6 +18,7 @@ import { allowlistedRules } from '../store/approvals.js';
 import type { LedgerEntry, LedgerOutcome } from '../store/ledger.js';
 import { recordModelCall, turnAttempts } from '../store/ledger.js';
 import { writeMessage } from '../store/messages.js';
+import { untilDbAnswers } from '../store/outage.js';
 import { loadCommandSafety } from '../command-safety/classify.js';
 import { attemptsDetail, ledgerEntry, withAttempts } from './call-ledger.js';
 import type { CallMeter } from './call-meter.js';
@@ -36,7 +37,12 @@ const NO_TOKENS: TokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 
 export interface CallAttempt {
   deps: ActivityDeps;
   a: CallModelArgs;
-  info: Pick<ActivityInfo, 'activityId' | 'attempt' | 'workflowExecution'>;
+  info: Pick<
+    ActivityInfo,
+    'activityId' | 'attempt' | 'workflowExecution' | 'startToCloseTimeoutMs' | 'currentAttemptScheduledTimestampMs'
+  >;
+  /** The activity's cancellation: a save waiting for the database stops waiting. */
+  cancellation: AbortSignal;
   ref: ProviderRef;
   pub: EventPublisher;
   meter: CallMeter;
@@ -154,33 +160,45 @@ export async function settleReply(
     durationMs,
     ...((await mcpListChanged(deps, a.mcp)) ? { mcpChanged: true } : {}),
     ...(progress.turn ? { turnAttempts: progress.turn } : {}),
-    ...(progress.unrecorded ? { unledgered: true } : {}),
   };
 }
 
 /**
- * The call is paid for: its usage is recorded before anything else can fail. A kept reply made no
- * request: only the row its own attempt could not write is written now, else the totals are read.
+ * The longest a reply's save waits for the database inside its attempt: the documented outage
+ * bound (docs/reliability.md), and never past the attempt's own start-to-close timeout (with a
+ * margin to fail in): the reply is in this worker's memory only, so the attempt holds it (and
+ * heartbeats) rather than completing without it.
+ */
+export const SAVE_WAIT_MAX_MS = 10 * 60_000;
+const SAVE_MARGIN_MS = 30_000;
+
+export function saveWaitMs(info: CallAttempt['info'], now = Date.now()): number {
+  const closesAt = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs;
+  if (!info.startToCloseTimeoutMs || !Number.isFinite(closesAt)) return SAVE_WAIT_MAX_MS;
+  return Math.max(0, Math.min(SAVE_WAIT_MAX_MS, closesAt - SAVE_MARGIN_MS - now));
+}
+
+/** A database step of saving a reply: a transient failure is waited out inside the attempt. */
+function saving<T>(c: CallAttempt, step: () => Promise<T>): Promise<T> {
+  return untilDbAnswers(step, { signal: c.cancellation, maxMs: saveWaitMs(c.info) });
+}
+
+/**
+ * The call is paid for: its usage is recorded before anything else, waiting out an outage; the
+ * activity never completes without its row. A kept reply made no request: only the row its own
+ * attempt could not write is written now, else the totals are read.
  */
 async function recordReplyUsage(c: CallAttempt, reply: Reply, progress: SaveProgress): Promise<void> {
-  const { db, log } = c.deps;
+  const { db } = c.deps;
   const { response } = reply;
   const row = reply.kept ? reply.unrecorded : entry(c, 'ok', response.tokens, response.model);
-  progress.unrecorded = reply.kept ? reply.unrecorded : undefined;
   if (!row) {
     progress.turn = await turnAttempts(db, c.a.conversationId, c.a.turnId).catch(() => undefined);
     return;
   }
-  await recordModelCall(db, row).then(
-    (t) => {
-      progress.unrecorded = undefined;
-      progress.turn = t;
-    },
-    (err: unknown) => {
-      progress.unrecorded = row;
-      log.warn({ err: String(err) }, 'usage of a model call could not be recorded');
-    },
-  );
+  progress.unrecorded = row;
+  progress.turn = await saving(c, () => recordModelCall(db, row));
+  progress.unrecorded = undefined;
 }
 
 type StoredReply = Pick<
@@ -201,16 +219,18 @@ async function storeReply(c: CallAttempt, prepared: PreparedCall, response: Mode
   const mcpCall = toolCalls.some((tc) => mcpTools.has(tc.function.name));
   const allowlist = terminal || mcpCall ? await allowlistedRules(db) : new Set<string>();
   if (terminal) await loadCommandSafety();
-  await writeMessage(db, a.sessionId, {
-    seq: a.seq,
-    role: 'assistant',
-    content: response.content,
-    toolCalls,
-    reasoning: response.reasoning,
-    reasoningDetails: response.reasoningDetails,
-    finishReason: response.finishReason,
-    turnId: a.turnId,
-  });
+  await saving(c, () =>
+    writeMessage(db, a.sessionId, {
+      seq: a.seq,
+      role: 'assistant',
+      content: response.content,
+      toolCalls,
+      reasoning: response.reasoning,
+      reasoningDetails: response.reasoningDetails,
+      finishReason: response.finishReason,
+      turnId: a.turnId,
+    }),
+  );
   const isFinal = toolCalls.length === 0;
   const text = isFinal ? response.content.slice(0, MAX_RESULT_TEXT) : oneLine(response.content, PREVIEW_CHARS);
   const reasoning = response.reasoning ? oneLine(response.reasoning, 2000) : null;
@@ -232,4 +252,3 @@ async function storeReply(c: CallAttempt, prepared: PreparedCall, response: Mode
     scratchpadUnterminated: hasUnterminatedScratchpad(response.content),
   };
 }
-
