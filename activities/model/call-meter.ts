@@ -35,7 +35,13 @@ export function startCallMeter(
   now: () => number = Date.now,
 ): CallMeter {
   const requestAt = now();
-  const endSpan = startModelSpan({ provider: ref.provider, apiMode: ref.apiMode, model: ref.model, attempt, maxOutputTokens });
+  const endSpan = startModelSpan({
+    provider: ref.provider,
+    apiMode: ref.apiMode,
+    model: ref.model,
+    attempt,
+    maxOutputTokens,
+  });
   const endFlight = metrics.modelStarted();
   let firstOutputAt: number | undefined;
   let inFlight = true;

@@ -35,7 +35,7 @@ export function modelActivities(deps: ActivityDeps) {
       announceAttempt(pub, a, attempt, deps);
       const stopHeartbeat = keepHeartbeating(() => ctx.heartbeat({ phase: 'model', attempt }));
       try {
-        const prepared = await prepareCall(deps, a);
+        const prepared = await prepareCall(deps, a, ctx.cancellationSignal);
         const slotKey = `${a.sessionId}:${a.seq}:${a.turnId}`;
         const kept = takeReply(slotKey);
         if (!kept) await ledgerBeforeSend(deps.db, a, ctx.info, prepared.ref, prepared.request);

@@ -16,6 +16,7 @@ import type { McpToolRow } from '../store/mcp-tools.js';
 import { appendToContent, loadTranscript } from '../store/messages.js';
 import { sessionPrompt } from '../store/sessions.js';
 import { requestSchemas } from '../tools/schema-economy.js';
+import { untilDbAnswers } from '../store/outage.js';
 import { appendNote, withToolDigest } from './paused-digest.js';
 import { storageFailure } from './storage-failure.js';
 import type { ModelRequest } from './types.js';
@@ -29,16 +30,24 @@ export interface PreparedCall {
   scope: { conversationId: string; sessionId: string; turnId: string; model: string; provider: string };
 }
 
+/**
+ * How long the reads wait out a database outage inside the attempt (heartbeating) before the
+ * attempt fails: an outage costs the conversation a workflow task every few minutes (three
+ * attempts, then the workflow's wait: workflows/model-slot.ts), not every few seconds.
+ */
+export const PREPARE_DB_WAIT_MS = 40_000;
+
 /** Read what the request needs; a database failure is a storage failure (retryable when transient). */
-export async function prepareCall(deps: ActivityDeps, a: CallModelArgs): Promise<PreparedCall> {
+export async function prepareCall(deps: ActivityDeps, a: CallModelArgs, signal?: AbortSignal): Promise<PreparedCall> {
   const { db, config } = deps;
   // The endpoint as this worker's configuration gives it now (unless the caller pinned one).
   const ref = currentEndpoint(a.provider, config.providerDefaults);
   let messages: ChatMessage[];
   let mcpTools: Map<string, McpToolRow>;
   try {
-    messages = await buildMessages(deps, a);
-    mcpTools = await resolveMcpTools(db, a.mcp?.tools ?? []);
+    const wait = { maxMs: PREPARE_DB_WAIT_MS, ...(signal ? { signal } : {}) };
+    messages = await untilDbAnswers(() => buildMessages(deps, a), wait);
+    mcpTools = await untilDbAnswers(() => resolveMcpTools(db, a.mcp?.tools ?? []), wait);
   } catch (err) {
     throw storageFailure(err, 'loading the transcript');
   }
