@@ -5,7 +5,6 @@
  */
 import {
   ActivityCancellationType,
-  ActivityFailure,
   ApplicationFailure,
   TimeoutFailure,
   isCancellation,
@@ -35,6 +34,9 @@ const STORE_RETRY = {
  */
 export const STORE_OUTAGE = '10 minutes';
 
+/** A local store step's attempts before it goes on as a regular activity. */
+const LOCAL_STORE_ATTEMPTS = 5;
+
 /** Postgres writes and reads: short attempts, patient retries (a restarting database is survivable). */
 export const store = proxyActivities<HeraldActivities>({
   startToCloseTimeout: '30 seconds',
@@ -53,9 +55,11 @@ export const store = proxyActivities<HeraldActivities>({
  */
 const localStore = proxyLocalActivities<HeraldActivities>({
   startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '20 seconds',
+  scheduleToCloseTimeout: STORE_OUTAGE,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: STORE_RETRY,
+  // Five attempts, 15 s of backoff between them (the SDK does not end a local activity's
+  // in-task retries at its schedule-to-close timeout: an attempt count is what bounds them).
+  retry: { ...STORE_RETRY, maximumAttempts: LOCAL_STORE_ATTEMPTS },
 });
 
 /** Turns run their short store steps as local activities (a history change: old histories replay without). */
@@ -96,11 +100,12 @@ export function storeStep<K extends keyof Acts>(name: K, args: Parameters<Acts[K
 
 /** A local store step's failure that a regular activity's patient retries may get past. */
 function outlastsLocalStep(err: unknown): boolean {
-  if (isCancellation(err) || !(err instanceof ActivityFailure)) return false;
-  const cause = err.cause;
-  if (cause instanceof ApplicationFailure)
-    return !cause.nonRetryable && !NON_RETRYABLE_STORE.includes(cause.type ?? '');
-  return cause instanceof TimeoutFailure;
+  if (isCancellation(err)) return false;
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof ApplicationFailure) return !e.nonRetryable && !NON_RETRYABLE_STORE.includes(e.type ?? '');
+    if (e instanceof TimeoutFailure) return true;
+  }
+  return false;
 }
 
 /** A model call with a UI summary. 3 attempts per call slot; backoff comes from the activity (jitter, Retry-After). */
