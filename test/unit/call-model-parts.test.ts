@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createMetrics } from '../../activities/metrics.js';
 import { startCallMeter } from '../../activities/model/call-meter.js';
+import type { CallAttempt } from '../../activities/model/call-settle.js';
+import { SAVE_WAIT_MAX_MS, saveWaitMs } from '../../activities/model/call-settle.js';
+import { requestBytes } from '../../activities/model/call-ledger.js';
 import { withHookContext } from '../../activities/model/call-prepare.js';
 import { cancellationOrTimeout, stallSecondsFor } from '../../activities/model/call-stream.js';
 import { hasUnterminatedScratchpad } from '../../activities/model/describe-call.js';
@@ -82,5 +85,27 @@ describe('model call: reply', () => {
     assert.equal(hasUnterminatedScratchpad('<REASONING_SCRATCHPAD>hmm'), true);
     assert.equal(hasUnterminatedScratchpad('<REASONING_SCRATCHPAD>hmm</REASONING_SCRATCHPAD> done'), false);
     assert.equal(hasUnterminatedScratchpad('plain'), false);
+  });
+});
+
+describe('model call: settle', () => {
+  const info = (scheduledAt: number, startToCloseMs: number) =>
+    ({ currentAttemptScheduledTimestampMs: scheduledAt, startToCloseTimeoutMs: startToCloseMs }) as CallAttempt['info'];
+
+  it("waits for the database to save a reply for the outage bound, never past the attempt's own timeout", () => {
+    const minute = 60_000;
+    assert.equal(saveWaitMs(info(0, 15 * minute), 1 * minute), SAVE_WAIT_MAX_MS);
+    assert.equal(saveWaitMs(info(0, 15 * minute), 10 * minute), 5 * minute - 30_000);
+    assert.equal(saveWaitMs(info(0, 15 * minute), 15 * minute), 0);
+    assert.equal(saveWaitMs(info(0, 0), 0), SAVE_WAIT_MAX_MS);
+  });
+});
+
+describe('model call: ledger', () => {
+  it('knows the size of what a request sends, in bytes as JSON', () => {
+    const small = requestBytes({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    const big = requestBytes({ model: 'm', messages: [{ role: 'user', content: '\u6c49'.repeat(1000) }], tools: [] });
+    assert.ok(small > 0 && small < 100);
+    assert.equal(big - small, 3000 - 2);
   });
 });
