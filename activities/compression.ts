@@ -21,7 +21,7 @@ import type { ActivityDeps } from './deps.js';
 import { keepHeartbeating } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { AuxiliaryCalls, SpendLimitReached, withReport } from './model/auxiliary-calls.js';
-import { storageFailure } from './model/call-model.js';
+import { storageFailure } from './model/storage-failure.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
 import { skillSettings, skillsForPrompt } from './skills/discover.js';
 import type { LeftOut } from '../common/left-out.js';

@@ -8,7 +8,12 @@
  */
 import type { Db } from '../activities/store/db.js';
 import type { LedgerRow, LedgerTotals } from '../activities/store/ledger.js';
-import { conversationLedger, conversationOf, conversationTotals } from '../activities/store/ledger.js';
+import {
+  conversationLedger,
+  conversationOf,
+  conversationTotals,
+  sweepLostAttempts,
+} from '../activities/store/ledger.js';
 
 const MODEL_MAX = 36;
 
@@ -21,6 +26,8 @@ export interface UsageReport {
 }
 
 export async function usageReport(db: Db, id: string): Promise<UsageReport> {
+  // Attempts that died with no later attempt to notice (the last one of a call, a worker gone for good).
+  await sweepLostAttempts(db);
   const rows = await conversationLedger(db, id);
   return {
     conversation: await conversationOf(db, id),
@@ -62,8 +69,16 @@ export function formatCost(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 
+function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
 function outcomeLabel(r: LedgerRow): string {
-  return r.outcome === 'error' ? `failed (${r.errorType ?? 'unknown'})` : r.outcome;
+  if (r.outcome === 'error') return `failed (${r.errorType ?? 'unknown'})`;
+  if (r.outcome === 'started') return 'running';
+  if (r.outcome !== 'lost') return r.outcome;
+  const sent = r.requestBytes === null ? '' : `${formatBytes(r.requestBytes)} `;
+  return `lost (worker died; ${sent}sent at ${r.createdAt.toISOString().slice(11, 19)}Z)`;
 }
 
 function plural(n: number, word: string): string {
@@ -72,8 +87,13 @@ function plural(n: number, word: string): string {
 
 export function totalsLine(t: LedgerTotals): string {
   const kinds =
-    [`${t.ok} ok`, `${t.failed} failed`, `${t.cancelled} cancelled`].join(', ') +
-    (t.auxiliary ? `; ${t.auxiliary} auxiliary` : '');
+    [
+      `${t.ok} ok`,
+      `${t.failed} failed`,
+      `${t.cancelled} cancelled`,
+      ...(t.lost ? [`${t.lost} lost`] : []),
+      ...(t.inFlight ? [`${t.inFlight} running`] : []),
+    ].join(', ') + (t.auxiliary ? `; ${t.auxiliary} auxiliary` : '');
   const cached = t.cacheReadTokens + t.cacheWriteTokens;
   return (
     `total: ${plural(t.attempts, 'HTTP attempt')} (${kinds}) · ` +

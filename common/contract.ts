@@ -28,9 +28,12 @@ export const MAX_MESSAGE_CHARS = 400_000;
  * A message's size as a Temporal payload: its JSON in UTF-8, where an escaped NUL or a lone
  * surrogate costs 6 bytes and a CJK character 3. Past Temporal's 2 MB payload limit an update
  * cannot even be rejected (the worker's reply carries the request back and is refused itself),
- * so the client refuses such a message before sending it.
+ * so the client refuses such a message before sending it. The bound is the most the workflow's
+ * queue holds (`MAX_QUEUED_BYTES`, also in encoded bytes): a larger message would be refused by
+ * the workflow anyway, and a message travels in history more than once (the update, then the
+ * step that records it), so half the payload limit leaves the margin.
  */
-export const MAX_MESSAGE_PAYLOAD_BYTES = 1_900_000;
+export const MAX_MESSAGE_PAYLOAD_BYTES = 1_000_000;
 export function messagePayloadBytes(text: string): number {
   return jsonBytes(text);
 }

@@ -3,7 +3,15 @@
  * Temporal owns retries: SDK clients run with `maxRetries: 0`, and each policy here is what
  * shows in history. `cancellationType` is always explicit (the SDK's real default is TRY_CANCEL).
  */
-import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  TimeoutFailure,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import { NON_RETRYABLE_REASONS, STORE_REJECTED } from '../common/error-reasons.js';
 import { ATTEMPTS_PER_SLOT } from '../common/recovery.js';
@@ -19,10 +27,20 @@ const STORE_RETRY = {
   nonRetryableErrorTypes: NON_RETRYABLE_STORE,
 };
 
+/**
+ * How long a store step waits for the database in all (docs/reliability.md): a turn whose database
+ * stays down this long fails and says so. Regular activities' retries are the server's, so the
+ * wait costs the conversation no workflow task until it ends.
+ */
+export const STORE_OUTAGE = '10 minutes';
+
+/** A local store step's attempts before it goes on as a regular activity. */
+const LOCAL_STORE_ATTEMPTS = 5;
+
 /** Postgres writes and reads: short attempts, patient retries (a restarting database is survivable). */
 export const store = proxyActivities<HeraldActivities>({
   startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '30 minutes',
+  scheduleToCloseTimeout: STORE_OUTAGE,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: STORE_RETRY,
 });
@@ -31,14 +49,17 @@ export const store = proxyActivities<HeraldActivities>({
  * The same store steps as local activities: run by the worker that runs the workflow, inside the
  * workflow task, so a turn's short writes (the user message, tool results the workflow answers,
  * status events, the finished turn) cost no workflow-task round trip of their own (measured: a
- * 1-step turn went from four round trips to two). A local attempt is short; retries past a minute
- * are scheduled as timers by the SDK, and the same 30 minutes bound them all.
+ * 1-step turn went from four round trips to two). A local activity that keeps retrying keeps its
+ * workflow task alive with a new task every few seconds, so its retries are bounded short: past
+ * that the step goes on as a regular activity (`storeStep`), which waits without any.
  */
 const localStore = proxyLocalActivities<HeraldActivities>({
   startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '30 minutes',
+  scheduleToCloseTimeout: STORE_OUTAGE,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: STORE_RETRY,
+  // Five attempts, 15 s of backoff between them (the SDK does not end a local activity's
+  // in-task retries at its schedule-to-close timeout: an attempt count is what bounds them).
+  retry: { ...STORE_RETRY, maximumAttempts: LOCAL_STORE_ATTEMPTS },
 });
 
 /** Turns run their short store steps as local activities (a history change: old histories replay without). */
@@ -64,8 +85,27 @@ type Acts = HeraldActivities;
  * (deterministic, and as bounded as the arguments are).
  */
 export function storeStep<K extends keyof Acts>(name: K, args: Parameters<Acts[K]>[0]): ReturnType<Acts[K]> {
-  const step = turnStore(JSON.stringify(args).length)[name] as unknown as (a: typeof args) => ReturnType<Acts[K]>;
-  return step(args);
+  type Step = (a: typeof args) => ReturnType<Acts[K]>;
+  const proxy = turnStore(JSON.stringify(args).length);
+  const step = proxy[name] as unknown as Step;
+  if (proxy === store) return step(args);
+  // A local step that could not reach the database goes on as a regular one (the writes are
+  // idempotent: every store step may run again); a refusal or a cancellation does not.
+  const regular = store[name] as unknown as (a: typeof args) => Promise<unknown>;
+  return (step(args) as Promise<unknown>).catch((err: unknown) => {
+    if (!outlastsLocalStep(err)) throw err;
+    return regular(args);
+  }) as ReturnType<Acts[K]>;
+}
+
+/** A local store step's failure that a regular activity's patient retries may get past. */
+function outlastsLocalStep(err: unknown): boolean {
+  if (isCancellation(err)) return false;
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof ApplicationFailure) return !e.nonRetryable && !NON_RETRYABLE_STORE.includes(e.type ?? '');
+    if (e instanceof TimeoutFailure) return true;
+  }
+  return false;
 }
 
 /** A model call with a UI summary. 3 attempts per call slot; backoff comes from the activity (jitter, Retry-After). */

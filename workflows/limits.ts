@@ -7,10 +7,10 @@
  */
 import { utf8Bytes } from '../common/text.js';
 
-/** Messages waiting for a turn: how many, and their texts' UTF-8 bytes together. */
+/** Messages waiting for a turn: how many, and their texts' encoded bytes together (JSON in UTF-8, as a payload carries them). */
 export const MAX_QUEUED_MESSAGES = 64;
 export const MAX_QUEUED_BYTES = 1_000_000;
-/** Steer text waiting for the next model call (joined into one activity argument). */
+/** Steer text waiting for the next model call (joined into one activity argument), in encoded bytes. */
 export const MAX_PENDING_STEER = 32;
 export const MAX_PENDING_STEER_BYTES = 200_000;
 /** Background reports held after `/stop` until the user's next message. */

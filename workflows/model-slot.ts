@@ -45,7 +45,12 @@ export const PATCH_STEER_BACK = 'steer-back-on-stop';
 /** A turn the whole fallback chain failed names every provider's error, not only the last. */
 export const PATCH_CHAIN_ERRORS = 'fallback-errors-listed';
 const STORAGE_WAIT = '15 seconds';
-const MAX_STORAGE_WAITS = 40;
+/**
+ * How long a turn waits for the database, from the start of the first model call it failed
+ * (docs/reliability.md): the call itself waits inside its attempts (activities/model/call-prepare.ts),
+ * so the workflow looks again every couple of minutes, and the turn fails at the first look after this.
+ */
+export const STORAGE_OUTAGE_MS = 10 * 60_000;
 
 type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft' | 'attempts'> & {
   chainRestarts: number;
@@ -79,13 +84,15 @@ export async function callModelSlot(
     ledgerMark: undefined,
     attemptsBy: {},
   };
-  let storageWaits = 0;
+  /** When the first call that met the database down was started (undefined: none has). */
+  let storageSince: number | undefined;
   const steer = opts.steer;
   countEveryAttempt(p);
   slot.ledgerMark = p.ledger?.attempts;
   for (;;) {
     checkSessionBudget(s);
     const seq = s.nextSeq;
+    const calledAt = Date.now();
     try {
       const r = await modelActivities(`model call ${p.iteration}: ${providerLabel(s.provider)}`).callModel({
         conversationId: s.conversationId,
@@ -132,9 +139,12 @@ export async function callModelSlot(
       // The database refused the reply for good: no other provider or retry can help.
       if (kind === 'rejected') throw new TurnEnd('internal_error', rootMessage(err));
       if (kind === 'storage') {
-        storageWaits += 1;
-        if (storageWaits > MAX_STORAGE_WAITS)
-          throw new TurnEnd('internal_error', `the database stayed unavailable: ${rootMessage(err)}`);
+        storageSince ??= calledAt;
+        if (Date.now() - storageSince >= STORAGE_OUTAGE_MS)
+          throw new TurnEnd(
+            'internal_error',
+            `the database stayed unavailable for ${Math.round((Date.now() - storageSince) / 60_000)} minutes: ${rootMessage(err)}`,
+          );
         await sleep(STORAGE_WAIT, { summary: timerLabel('database wait before the model call again', STORAGE_WAIT) });
         continue;
       }

@@ -24,7 +24,7 @@ import {
   STOP_HISTORY_EVENTS,
   clampBytes,
 } from './limits.js';
-import { utf8Bytes } from '../common/text.js';
+import { jsonBytes, utf8Bytes } from '../common/text.js';
 import type { ConversationState, QueuedMessage } from './state.js';
 import { findResult } from './state.js';
 import type { TurnProgress } from './turn.js';
@@ -117,7 +117,9 @@ export class Run {
     const q = this.state.queue;
     if (q.length >= MAX_QUEUED_MESSAGES)
       return `${q.length} messages are already waiting (at most ${MAX_QUEUED_MESSAGES}); wait for a turn to finish`;
-    const bytes = q.reduce((n, m) => n + utf8Bytes(m.text), 0) + utf8Bytes(text);
+    // Encoded bytes (JSON in UTF-8, an escaped control character 6): what the queue costs as the
+    // continue-as-new input that carries it, under Temporal's 2 MB payload limit with margin.
+    const bytes = q.reduce((n, m) => n + jsonBytes(m.text), 0) + jsonBytes(text);
     if (bytes > MAX_QUEUED_BYTES)
       return `the waiting messages would hold ${bytes} bytes (at most ${MAX_QUEUED_BYTES}); put long text in a workspace file and refer to it`;
     return undefined;
@@ -128,7 +130,7 @@ export class Run {
     if (!this.hardened) return undefined;
     const p = this.state.pendingSteer;
     if (p.length >= MAX_PENDING_STEER) return `${p.length} steer messages are already waiting for the next model call`;
-    const bytes = p.reduce((n, t) => n + utf8Bytes(t), 0) + utf8Bytes(text);
+    const bytes = p.reduce((n, t) => n + jsonBytes(t), 0) + jsonBytes(text);
     if (bytes > MAX_PENDING_STEER_BYTES)
       return `waiting steer text would hold ${bytes} bytes (at most ${MAX_PENDING_STEER_BYTES})`;
     return undefined;

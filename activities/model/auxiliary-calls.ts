@@ -19,8 +19,10 @@ import { pricingFor, priceUsage } from '../../common/pricing.js';
 import type { ProviderRef } from '../../common/providers.js';
 import { temperatureFor } from '../../common/temperature.js';
 import type { ActivityDeps } from '../deps.js';
-import type { CallPurpose, LedgerOutcome } from '../store/ledger.js';
-import { activityAttempts, attemptKey, recordModelCall, turnAttempts } from '../store/ledger.js';
+import type { Usage } from '../../common/messages.js';
+import type { CallPurpose, LedgerEntry, LedgerOutcome } from '../store/ledger.js';
+import { activityAttempts, attemptKey, recordModelCall, startModelCall, turnAttempts } from '../store/ledger.js';
+import { requestBytes } from './call-ledger.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './dispatch.js';
 import { toModelFailure } from './failures.js';
 import type { ModelRequest, ModelResponse, TokenCounts } from './types.js';
@@ -101,10 +103,17 @@ export class AuxiliaryCalls {
     const started = Date.now();
     let reported: TokenCounts | undefined;
     const { config } = this.deps;
+    const sent = { ...request, temperature: request.temperature ?? temperatureFor(config.file, ref) };
+    // On the ledger before it is sent (a request whose worker dies is still counted); no row, no request.
+    if (this.ledgered)
+      await startModelCall(this.deps.db, {
+        ...this.entry(ref, n, 'started', priceUsage(NO_TOKENS, undefined), ref.model, started),
+        requestBytes: requestBytes(sent),
+      });
     try {
       const r = await dispatchModelCall(
         ref,
-        { ...request, temperature: request.temperature ?? temperatureFor(config.file, ref) },
+        sent,
         { signal, sink: { ...silentSink(alive), usage: (t) => (reported = t) } },
         {
           env: this.deps.env,
@@ -147,6 +156,29 @@ export class AuxiliaryCalls {
     if (!this.ledgered) return;
     const s = this.scope;
     await recordModelCall(this.deps.db, {
+      ...this.entry(ref, n, outcome, usage, model, started),
+      ...(errorType ? { errorType } : {}),
+    }).catch((err: unknown) => {
+      // (Paid but its row stays `started`, and becomes `lost`: the database is likely down, and
+      // the activity's own writes fail and are retried too.)
+      this.deps.log.warn(
+        { err: String(err), purpose: s.purpose },
+        'usage of an auxiliary model call could not be recorded',
+      );
+    });
+  }
+
+  /** The ledger row of this attempt's request number `n`. */
+  private entry(
+    ref: ProviderRef,
+    n: number,
+    outcome: LedgerOutcome,
+    usage: Usage,
+    model: string,
+    started: number,
+  ): LedgerEntry {
+    const s = this.scope;
+    return {
       callKey: `${attemptKey(this.runId, this.info.activityId, this.info.attempt)}:${n}`,
       sessionId: s.sessionId!,
       conversationId: s.conversationId!,
@@ -161,17 +193,9 @@ export class AuxiliaryCalls {
       model,
       apiMode: ref.apiMode,
       outcome,
-      ...(errorType ? { errorType } : {}),
       usage,
       durationMs: Date.now() - started,
-    }).catch((err: unknown) => {
-      // (Paid but unrecorded: the workflow cannot count what no report holds. The database is
-      // likely down, and the activity's own writes fail and are retried too.)
-      this.deps.log.warn(
-        { err: String(err), purpose: s.purpose },
-        'usage of an auxiliary model call could not be recorded',
-      );
-    });
+    };
   }
 
   /**

@@ -13,7 +13,18 @@ import { usageOf } from '../../common/attempts.js';
 import type { Usage } from '../../common/messages.js';
 import type { Db } from './db.js';
 
-export type LedgerOutcome = 'ok' | 'error' | 'cancelled';
+/**
+ * `started`: the request was sent and its attempt has not ended (yet). `lost`: its attempt died
+ * (the worker was killed) before it could say how the request ended; it is counted as a request
+ * made, with the size and time it was sent and no usage (none was reported to anyone alive).
+ */
+export type LedgerOutcome = 'ok' | 'error' | 'cancelled' | 'started' | 'lost';
+
+/**
+ * How long a `started` row may wait for its attempt: a model-call attempt's start-to-close timeout
+ * (workflows/activities.ts, 15 minutes) and a minute's margin. An older one is lost.
+ */
+export const STARTED_ROW_MAX_AGE_MS = 16 * 60_000;
 
 /**
  * What a request was for: the agent loop's model call, or an auxiliary one. Only `turn` requests
@@ -42,6 +53,8 @@ export interface LedgerEntry {
   errorType?: string | undefined;
   usage: Usage;
   durationMs: number;
+  /** The request's size as sent (JSON bytes of Herald's request); rows written before it was measured have none. */
+  requestBytes?: number | undefined;
 }
 
 /** The activity attempt's identity: unique per HTTP attempt, stable across re-deliveries of it. */
@@ -75,51 +88,95 @@ function turnAttemptsFrom(row: SumsRow | undefined): TurnAttempts {
   };
 }
 
+const COLUMNS = `call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode, outcome, error_type,
+                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms,
+                 step, workflow_run_id, activity_id, purpose, request_bytes`;
+const VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23`;
+
+function params(e: LedgerEntry): unknown[] {
+  return [
+    e.callKey,
+    e.sessionId,
+    e.conversationId,
+    e.turnId,
+    e.seq,
+    e.attempt,
+    e.provider,
+    e.model,
+    e.apiMode,
+    e.outcome,
+    e.errorType ?? null,
+    e.usage.input_tokens,
+    e.usage.output_tokens,
+    e.usage.cache_read_tokens,
+    e.usage.cache_write_tokens,
+    e.usage.reasoning_tokens,
+    e.usage.cost_usd,
+    Math.round(e.durationMs),
+    e.step,
+    e.workflowRunId,
+    e.activityId,
+    e.purpose ?? 'turn',
+    e.requestBytes ?? null,
+  ];
+}
+
 /**
- * Write one attempt's row and return its turn's totals, this attempt included (common/attempts.ts:
- * what the workflow counts), in one round trip. The sums read the table as it was before the insert
- * (a statement does not see its own WITH's writes), so the inserted row is added from RETURNING; a
- * re-delivered attempt inserts nothing and its earlier row is in the sums already.
+ * Put an attempt on the ledger before its request is sent (outcome `started`), and mark the
+ * earlier attempts of the same activity that never ended theirs `lost`: Temporal starts the next
+ * attempt only once the previous one is over, so one still `started` died with its worker. A
+ * re-delivered attempt finds its row there and writes nothing.
+ */
+export async function startModelCall(db: Db, e: LedgerEntry): Promise<void> {
+  await db.query(
+    `WITH lost AS (
+       UPDATE model_calls SET outcome = 'lost'
+        WHERE conversation_id = $3 AND turn_id = $4 AND workflow_run_id = $20 AND activity_id = $21
+          AND attempt < $6 AND outcome = 'started'
+     )
+     INSERT INTO model_calls (${COLUMNS}, started_at) VALUES (${VALUES}, now())
+     ON CONFLICT (call_key) DO NOTHING`,
+    params({ ...e, outcome: 'started' }),
+  );
+}
+
+/** Mark `started` rows older than `maxAgeMs` lost (their attempts cannot still be running); returns how many. */
+export async function sweepLostAttempts(db: Db, maxAgeMs = STARTED_ROW_MAX_AGE_MS): Promise<number> {
+  const r = await db.query(
+    `UPDATE model_calls SET outcome = 'lost'
+      WHERE outcome = 'started' AND created_at < now() - make_interval(secs => $1)`,
+    [maxAgeMs / 1000],
+  );
+  return r.rowCount ?? 0;
+}
+
+/**
+ * Complete one attempt's row (or write it, for a request that was not started on the ledger) and
+ * return its turn's totals, this attempt included (common/attempts.ts: what the workflow counts),
+ * in one round trip. A row already completed stays as it is (a re-delivered attempt); a row marked
+ * lost is completed after all (its attempt was slow, not dead). The sums read the table as it was
+ * before the statement (a statement does not see its own WITH's writes), so the written row is
+ * taken from RETURNING and its older version left out.
  */
 export async function recordModelCall(db: Db, e: LedgerEntry): Promise<TurnAttempts> {
   const r = await db.query<SumsRow>(
     `WITH ins AS (
-       INSERT INTO model_calls (call_key, session_id, conversation_id, turn_id, seq, attempt, provider, model, api_mode, outcome, error_type,
-                                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, duration_ms,
-                                step, workflow_run_id, activity_id, purpose)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-       ON CONFLICT (call_key) DO NOTHING
-       RETURNING input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, purpose
+       INSERT INTO model_calls (${COLUMNS}) VALUES (${VALUES})
+       ON CONFLICT (call_key) DO UPDATE SET
+         model = EXCLUDED.model, outcome = EXCLUDED.outcome, error_type = EXCLUDED.error_type,
+         input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
+         cache_read_tokens = EXCLUDED.cache_read_tokens, cache_write_tokens = EXCLUDED.cache_write_tokens,
+         reasoning_tokens = EXCLUDED.reasoning_tokens, cost_usd = EXCLUDED.cost_usd, duration_ms = EXCLUDED.duration_ms,
+         request_bytes = coalesce(model_calls.request_bytes, EXCLUDED.request_bytes)
+       WHERE model_calls.outcome IN ('started', 'lost')
+       RETURNING call_key, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, purpose
      ), turn_rows AS (
        SELECT input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, purpose
-         FROM model_calls WHERE conversation_id = $3 AND turn_id = $4
-       UNION ALL SELECT * FROM ins
+         FROM model_calls WHERE conversation_id = $3 AND turn_id = $4 AND call_key NOT IN (SELECT call_key FROM ins)
+       UNION ALL SELECT input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, purpose FROM ins
      )
      SELECT ${SUMS} FROM turn_rows`,
-    [
-      e.callKey,
-      e.sessionId,
-      e.conversationId,
-      e.turnId,
-      e.seq,
-      e.attempt,
-      e.provider,
-      e.model,
-      e.apiMode,
-      e.outcome,
-      e.errorType ?? null,
-      e.usage.input_tokens,
-      e.usage.output_tokens,
-      e.usage.cache_read_tokens,
-      e.usage.cache_write_tokens,
-      e.usage.reasoning_tokens,
-      e.usage.cost_usd,
-      Math.round(e.durationMs),
-      e.step,
-      e.workflowRunId,
-      e.activityId,
-      e.purpose ?? 'turn',
-    ],
+    params(e),
   );
   return turnAttemptsFrom(r.rows[0]);
 }
@@ -168,6 +225,8 @@ export interface LedgerRow {
   cacheWriteTokens: number;
   costUsd: number;
   durationMs: number;
+  /** The request's size as sent, when it was measured (every attempt since the ledger took rows before sending). */
+  requestBytes: number | null;
   createdAt: Date;
 }
 
@@ -180,6 +239,10 @@ export interface LedgerTotals {
   ok: number;
   failed: number;
   cancelled: number;
+  /** Requests whose attempt died with its worker: sent (and likely paid for), usage unknown. */
+  lost: number;
+  /** Requests still running. */
+  inFlight: number;
   /** The requests of `attempts` the auxiliary model made (compression summaries, `smart` approvals): not in `api_calls`. */
   auxiliary: number;
   inputTokens: number;
@@ -229,12 +292,13 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
     cache_write_tokens: string;
     cost_usd: string;
     duration_ms: number;
+    request_bytes: number | null;
     created_at: Date;
   }>(
     `${CONVERSATIONS_OF}
      SELECT * FROM (
        SELECT conversation_id, turn_id, step, purpose, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
-              cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, created_at
+              cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, request_bytes, created_at
          FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)
         ORDER BY created_at DESC, call_key DESC LIMIT $2) newest
       ORDER BY created_at, seq`,
@@ -257,6 +321,7 @@ export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_
     cacheWriteTokens: Number(x.cache_write_tokens),
     costUsd: Number(x.cost_usd),
     durationMs: x.duration_ms,
+    requestBytes: x.request_bytes,
     createdAt: x.created_at,
   }));
 }
@@ -269,6 +334,8 @@ async function totalsWhere(db: Db, prelude: string, where: string, params: unkno
             count(*) FILTER (WHERE outcome = 'ok')::text AS ok,
             count(*) FILTER (WHERE outcome = 'error')::text AS failed,
             count(*) FILTER (WHERE outcome = 'cancelled')::text AS cancelled,
+            count(*) FILTER (WHERE outcome = 'lost')::text AS lost,
+            count(*) FILTER (WHERE outcome = 'started')::text AS "inFlight",
             count(*) FILTER (WHERE purpose <> 'turn')::text AS auxiliary,
             coalesce(sum(input_tokens), 0)::text AS "inputTokens",
             coalesce(sum(output_tokens), 0)::text AS "outputTokens",
@@ -285,6 +352,8 @@ async function totalsWhere(db: Db, prelude: string, where: string, params: unkno
     ok: n('ok'),
     failed: n('failed'),
     cancelled: n('cancelled'),
+    lost: n('lost'),
+    inFlight: n('inFlight'),
     auxiliary: n('auxiliary'),
     inputTokens: n('inputTokens'),
     outputTokens: n('outputTokens'),

@@ -87,6 +87,29 @@ describe('workflow hardening', () => {
     await noWedge('hd-payload');
   });
 
+  it('a message that is small in characters but large encoded is refused where it enters, by any caller (1)', async () => {
+    stack.fake.respond(() => ({ text: 'fine' }));
+    const conv = stack.herald.conversation('hd-encoded');
+    await conv.send('hello', { start: { cwd: ws } });
+    // 200,000 characters (half the character cap) and 200 KB as UTF-8, but 1.2 MB as JSON: each
+    // control character is escaped to six bytes. Sent bypassing Herald's client, as an update and
+    // as a signal: the workflow bounds what it holds in encoded bytes, so it refuses or ignores it.
+    const hostile = '\u0001'.repeat(200_000);
+    await assert.rejects(conv.send(hostile), /too large as a payload/);
+    await assert.rejects(
+      handleOf('hd-encoded').executeUpdate('sendMessage', { args: [{ text: hostile, id: 'hostile-1' }] }),
+      (err: Error & { cause?: Error }) =>
+        /message refused: the waiting messages would hold \d+ bytes/.test(String(err.cause?.message ?? err.message)),
+    );
+    await handleOf('hd-encoded').signal('userMessage', { text: hostile, id: 'hostile-2' });
+    await eventually(async () => (await conv.state()).ignored_messages.count >= 1);
+    assert.match(String((await conv.state()).ignored_messages.last_reason), /would hold \d+ bytes/);
+    assert.equal((await conv.send('still there?')).final_response, 'fine');
+    const users = (await stack.transcript('hd-encoded')).filter((m) => m.role === 'user');
+    assert.equal(users.length, 2, 'neither hostile copy became a message');
+    await noWedge('hd-encoded');
+  });
+
   it('steer text is bounded too: what does not fit is ignored, the turn goes on (1)', async () => {
     stack.fake.script([
       { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1.5; echo slept' } }] },

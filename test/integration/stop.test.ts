@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { isValidOrder } from '../../common/role-order.js';
 import { sendStopNotice } from '../../activities/events/stop-notices.js';
-import { SIDE_STOP_GRACE_MS } from '../../activities/model/call-model.js';
+import { SIDE_STOP_GRACE_MS } from '../../activities/model/call-stream.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
 

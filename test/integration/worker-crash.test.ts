@@ -13,6 +13,7 @@ import type { HeraldProcess } from '../support/processes.js';
 import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
+import { renderUsage, usageReport } from '../../client/usage.js';
 
 async function worker(stack: TestStack, env: Record<string, string> = {}): Promise<HeraldProcess> {
   const p = spawnHerald(['worker'], { ...stack.workerEnv(), ...env });
@@ -177,5 +178,48 @@ describe('worker crash mid-turn', () => {
     assert.doesNotMatch(tool.content!, /re-executed/);
     assert.match(tool.content!, /^ran\n\[exit code 0|\nran\n\[exit code 0|^ran$/m);
     assert.equal((tool.content!.match(/^ran$/gm) ?? []).length, 1, 'the tool ran once');
+  });
+
+  it('puts every provider request on the ledger, the ones killed with their worker marked lost', async () => {
+    for (const p of processes.splice(0)) p.kill();
+    stack.fake
+      .reset()
+      .script([
+        { text: 'this reply never arrives', delayMs: 60_000 },
+        { text: 'nor does this one', delayMs: 60_000 },
+        { text: 'Paid for, and counted.' },
+      ]);
+    const workspace = join(stack.workspaces, 'crash-ledger');
+    mkdirSync(workspace, { recursive: true });
+    const first = await worker(stack);
+    processes.push(first);
+    const pending = stack.herald
+      .conversation('crash-ledger')
+      .send('count every request', { id: 'cl-1', start: { cwd: workspace } });
+    // Killed twice in the middle of the model's stream: each killed request was sent, so it is paid for.
+    for (const n of [1, 2]) {
+      const p = n === 1 ? first : await worker(stack);
+      if (n > 1) processes.push(p);
+      const req = await stack.fake.waitForRequests(n, 60_000);
+      p.kill('SIGKILL');
+      await eventually(() => req.abortedAt !== undefined);
+    }
+    processes.push(await worker(stack));
+    const result = await pending;
+    assert.equal(result.final_response, 'Paid for, and counted.');
+
+    const rows = await stack.db.query<{ outcome: string; request_bytes: number | null }>(
+      "SELECT outcome, request_bytes FROM model_calls WHERE conversation_id = 'crash-ledger' ORDER BY created_at",
+    );
+    assert.equal(rows.rows.length, stack.fake.requests.length, 'one ledger row per provider request');
+    assert.deepEqual(
+      rows.rows.map((r) => r.outcome),
+      ['lost', 'lost', 'ok'],
+    );
+    for (const r of rows.rows) assert.ok((r.request_bytes ?? 0) > 0, 'the size of what was sent is known');
+    assert.equal(result.api_calls, 3, "the turn's api_calls count the lost requests too");
+    const usage = renderUsage(await usageReport(stack.db, 'crash-ledger'));
+    assert.match(usage, /lost \(worker died; [\d.]+ kB sent at \d\d:\d\d:\d\dZ\)/);
+    assert.match(usage, /total: 3 HTTP attempts \(1 ok, 0 failed, 0 cancelled, 2 lost\)/);
   });
 });

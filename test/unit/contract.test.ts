@@ -147,6 +147,8 @@ describe('message size as a payload', () => {
     assert.match(messageSizeIssue('x'.repeat(400_001)) ?? '', /over 400000 characters/);
     // 399,990 lone surrogates: 2.4 MB as JSON, over Temporal's 2 MB payload limit.
     assert.match(messageSizeIssue('\ud800'.repeat(399_990)) ?? '', /too large as a payload \(2399942 bytes/);
-    assert.equal(messageSizeIssue('\u6c49'.repeat(399_990)), undefined); // 1.2 MB
+    assert.equal(messageSizeIssue('\u6c49'.repeat(330_000)), undefined); // 990 KB
+    // 1.2 MB: more than the workflow's queue holds, so the client refuses it before sending.
+    assert.match(messageSizeIssue('\u6c49'.repeat(399_990)) ?? '', /too large as a payload \(1199972 bytes/);
   });
 });

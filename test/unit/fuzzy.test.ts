@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { closestKey, closestName, levenshtein, normaliseToolName, repairToolName } from '../../common/fuzzy.js';
-import { repairedToolNames } from '../../activities/model/call-model.js';
+import { repairedToolNames } from '../../activities/model/describe-call.js';
 
 const TOOLS = ['read_file', 'terminal'];
 

@@ -25,6 +25,7 @@ function row(over: Partial<LedgerRow>): LedgerRow {
     cacheWriteTokens: 0,
     costUsd: 0,
     durationMs: 420,
+    requestBytes: 2048,
     createdAt: at,
     ...over,
   };
@@ -35,6 +36,8 @@ const totals = (over: Partial<LedgerTotals>): LedgerTotals => ({
   ok: 0,
   failed: 0,
   cancelled: 0,
+  lost: 0,
+  inFlight: 0,
   auxiliary: 0,
   inputTokens: 0,
   outputTokens: 0,
@@ -176,5 +179,25 @@ describe('totalsLine and formatDuration', () => {
     );
     assert.equal(formatDuration(999), '999ms');
     assert.equal(formatDuration(61_000), '61.0s');
+  });
+});
+
+describe('lost attempts', () => {
+  it('are shown with the size and time of the request they sent, and counted in the totals', () => {
+    const text = renderUsage({
+      conversation: 'demo',
+      attempts: numberTries([
+        row({ outcome: 'lost', inputTokens: 0, outputTokens: 0, durationMs: 0, requestBytes: 5120 }),
+        row({ attempt: 2 }),
+      ]),
+      totals: totals({ attempts: 2, ok: 1, lost: 1, inputTokens: 100, outputTokens: 10 }),
+    });
+    assert.match(text, /lost \(worker died; 5\.0 kB sent at 19:00:00Z\)/);
+    assert.match(text, /total: 2 HTTP attempts \(1 ok, 0 failed, 0 cancelled, 1 lost\)/);
+  });
+
+  it('leave the totals line as it was when there are none', () => {
+    assert.doesNotMatch(totalsLine(totals({ attempts: 1, ok: 1 })), /lost|running/);
+    assert.match(totalsLine(totals({ attempts: 1, inFlight: 1 })), /1 running/);
   });
 });
