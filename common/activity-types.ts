@@ -60,6 +60,8 @@ export interface PrepareConversationResult {
   delegation?: DelegationSettings;
   /** Tool-loop guardrails (absent from results recorded before they existed). */
   loopGuard?: LoopGuardSettings;
+  /** How long a provider left for an overload, rate limit or billing error is skipped (ms). */
+  cooldownMs?: number;
   /** The tool sandbox as this worker runs it (absent from results recorded before the sandbox existed). */
   sandbox?: ConversationSandbox;
   /** MCP tools and server statuses found at session start (absent: no MCP servers configured). */

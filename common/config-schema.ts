@@ -160,9 +160,11 @@ export const configFileSchema = z
         baseDelaySeconds: z.number().min(0.01).default(2),
         maxDelaySeconds: z.number().min(0.01).default(60),
         maxRetryAfterSeconds: z.number().min(0).default(600),
+        /** How long a provider left for an overload, a rate limit or a billing error is skipped before it is tried again. */
+        cooldownSeconds: z.number().min(1).max(21_600).default(60),
       })
       .strict()
-      .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600 }),
+      .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600, cooldownSeconds: 60 }),
     /** Plugin modules with hooks (paths relative to the config file). */
     hooks: z
       .object({ plugins: z.array(z.string().min(1)).default([]) })

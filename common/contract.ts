@@ -477,6 +477,8 @@ export interface ConversationStateView {
    * looked like a prompt injection: …"): context files, memory entries, skills, MCP tools. Capped.
    */
   left_out: string[];
+  /** Providers skipped for now after an overload, a rate limit or a billing error, and for how long. */
+  cooling_down?: Array<{ provider: string; model: string; secondsLeft: number }>;
 }
 
 export interface SandboxView {

@@ -8,6 +8,7 @@ import { ActivityFailure, ApplicationFailure, log, patched, workflowInfo } from 
 import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
+import { clampCooldownMs } from '../common/provider-cooldown.js';
 import type { ConversationInput } from '../common/contract.js';
 import {
   LEGACY_SCHEMAS,
@@ -142,7 +143,6 @@ export function initialState(conversationId: string, input: ConversationInput): 
     lastError: null,
     titleSet: false,
     credentialIndex: {},
-    primaryCooldownUntil: 0,
     budget: {
       ...(input.budget?.maxCostUsd ? { maxCostUsd: input.budget.maxCostUsd } : {}),
       ...(input.budget?.maxTokens ? { maxTokens: input.budget.maxTokens } : {}),
@@ -226,6 +226,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     if (r.compression) state.compression = r.compression;
     if (r.delegation) state.delegation = r.delegation;
     if (r.loopGuard) state.loopGuard = r.loopGuard;
+    if (r.cooldownMs !== undefined) state.cooldownMs = clampCooldownMs(r.cooldownMs);
     if (r.sandbox) state.sandbox = r.sandbox;
     adoptMcp(state, r.mcp);
     adoptLeftOut(state, r.leftOut);

@@ -30,6 +30,8 @@ import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js'
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ProviderRef } from '../common/providers.js';
+import type { Cooldowns } from '../common/provider-cooldown.js';
+import { MAX_COOLDOWNS, MAX_COOLDOWN_MS, MIN_COOLDOWN_MS, coolingView } from '../common/provider-cooldown.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
 
 export interface QueuedMessage {
@@ -79,8 +81,13 @@ export interface ConversationState {
   searchAttributeNames?: string[];
   /** Which key of each provider's credential pool is in use (by provider and base URL). */
   credentialIndex: Record<string, number>;
-  /** Workflow time until which the primary is skipped at turn start (after rate_limit/billing). */
-  primaryCooldownUntil: number;
+  /**
+   * Providers left for an overload, a rate limit or a billing error, by endpoint: workflow time
+   * until which each is skipped (common/provider-cooldown.ts; expired entries are dropped).
+   */
+  cooldowns?: Cooldowns;
+  /** How long such a provider is skipped (config `retry.cooldownSeconds`); absent: the default. */
+  cooldownMs?: number;
   /** Session-wide caps. */
   budget: { maxCostUsd?: number; maxTokens?: number };
   compression: CompressionSettings;
@@ -227,7 +234,11 @@ export const carriedStateSchema = z.object({
   searchAttributeNames: z.array(boundedString(100)).max(20).optional(),
   // Added after the first release: runs carried by older code do not have them.
   credentialIndex: z.record(z.string(), z.number().int().min(0)).default({}),
-  primaryCooldownUntil: z.number().default(0),
+  cooldowns: z
+    .record(z.string().max(2200), z.number())
+    .transform((c) => Object.fromEntries(Object.entries(c).slice(0, MAX_COOLDOWNS)))
+    .optional(),
+  cooldownMs: z.number().int().min(MIN_COOLDOWN_MS).max(MAX_COOLDOWN_MS).optional(),
   budget: z.object({ maxCostUsd: z.number().optional(), maxTokens: z.number().optional() }).default({}),
   compression: z
     .object({
@@ -366,6 +377,7 @@ export function stateView(
       ? { mcp: { servers: s.mcp.servers.map(({ epoch: _e, ...v }) => v), tools: s.mcp.tools.map((t) => t.name) } }
       : {}),
     left_out: leftOutLines(s),
+    ...(coolingView(s.cooldowns, Date.now()).length ? { cooling_down: coolingView(s.cooldowns, Date.now()) } : {}),
   };
 }
 
