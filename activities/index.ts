@@ -12,6 +12,7 @@ import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
 import { modelSwitchActivities } from './model-switch.js';
 import { mcpActivities } from './mcp/activities.js';
+import { scheduleActivities } from './schedule.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
 import { refusalAsFailure } from './store/failures.js';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
     ...approvalActivities(deps),
     ...modelSwitchActivities(deps),
     ...mcpActivities(deps),
+    ...scheduleActivities(deps),
   });
 }
 

@@ -37,6 +37,7 @@ import { join, resolve } from 'node:path';
 import type { HeraldClient, StartOptions } from './client.js';
 import { onStopRequest } from '../runtime/stop-signals.js';
 import { needsYouLine, renderSessionsTable } from './sessions-table.js';
+import { scheduleCommand } from './commands/schedule.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
@@ -234,6 +235,8 @@ export function buildProgram(): Command {
         );
     });
   });
+
+  program.addCommand(scheduleCommand({ withClient, print, withModelOptions, startOptions }));
 
   program
     .command('send')

@@ -3,6 +3,7 @@
  * mirrors the seeds' two entry points: `chat(text)` → the final response string, and
  * `runConversation({ userMessage, … })` → the full turn result (docs/cli.md).
  */
+import type { HeraldSchedules } from './schedules.js';
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -112,6 +113,12 @@ export class HeraldClient {
       staticSummary: input.message ? summaryOf(input.message) : `Herald session ${sessionId}`,
     });
     return this.conversation(sessionId);
+  }
+
+  /** Scheduled conversations on Temporal Schedules (client/schedules.ts). */
+  async schedules(): Promise<HeraldSchedules> {
+    const { HeraldSchedules } = await import('./schedules.js');
+    return new HeraldSchedules(this);
   }
 
   /** The stop side channel's sender (client/stop-notice.ts); none without a database URL. */

@@ -77,7 +77,8 @@ export async function switchToFallback(
     let pos = chainPos;
     while (
       pos < s.fallbacks.length &&
-      (sameEndpoint(s.fallbacks[pos]!, s.provider) || (skipCooling && isCoolingDown(s.cooldowns, s.fallbacks[pos]!, now)))
+      (sameEndpoint(s.fallbacks[pos]!, s.provider) ||
+        (skipCooling && isCoolingDown(s.cooldowns, s.fallbacks[pos]!, now)))
     )
       pos += 1;
     return pos;

@@ -28,10 +28,7 @@ describe('fallback on overload', () => {
 
   it('529 then 200 from the fallback; the primary is skipped during its cooldown and tried again after it', async () => {
     stack.fake.script(
-      [
-        { status: 529, error: { message: 'Overloaded', type: 'overloaded_error' } },
-        { text: 'the primary is back' },
-      ],
+      [{ status: 529, error: { message: 'Overloaded', type: 'overloaded_error' } }, { text: 'the primary is back' }],
       'fake-model',
     );
     stack.fake.script([{ text: 'answered by the backup' }, { text: 'backup again' }], 'backup-model');

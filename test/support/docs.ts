@@ -23,6 +23,8 @@ const READING_ORDER = [
   'docs/skills.md',
   'docs/tool-sandbox.md',
   'docs/command-safety.md',
+  // Last: its scheduled run leaves a session that other pages' listings would show.
+  'docs/schedules.md',
 ];
 
 function markdownUnder(dir: string): string[] {
