@@ -38,6 +38,7 @@ import type { HeraldClient, StartOptions } from './client.js';
 import { onStopRequest } from '../runtime/stop-signals.js';
 import { needsYouLine, renderSessionsTable } from './sessions-table.js';
 import { scheduleCommand } from './commands/schedule.js';
+import { approvalsCommand } from './commands/approvals.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, failed: 3, interrupted: 4 } as const;
 
@@ -286,14 +287,20 @@ export function buildProgram(): Command {
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
     .option('--rule', 'session/always: cover every command of the same rules, not only this command')
     .option('--reason <text>', 'deny: why, for the model (it reads this in the tool result)')
+    .option('--as <name>', 'who answers, for the approvals audit (default: HERALD_IDENTITY or user@host)')
     .action(
-      async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean; reason?: string }) => {
+      async (
+        session: string,
+        request: string,
+        decision: ApprovalDecision,
+        o: { rule?: boolean; reason?: string; as?: string },
+      ) => {
         if (o.reason && decision !== 'deny')
           throw new Error('--reason goes with deny (the model reads why it may not run the command)');
         await withClient(async (client) => {
           await (
             await runningConversation(client, session)
-          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason);
+          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason, { by: o.as, via: 'cli' });
           const covers =
             decision === 'session' || decision === 'always'
               ? o.rule
@@ -596,6 +603,7 @@ export function buildProgram(): Command {
       await db.end();
     }
   };
+  program.addCommand(approvalsCommand({ withDb, print }));
   const storeArg = () => new Argument('<store>', 'which store').choices([...MEMORY_STORES]);
   memory
     .command('show', { isDefault: true })

@@ -4,6 +4,7 @@
  * `runConversation({ userMessage, … })` → the full turn result (docs/cli.md).
  */
 import type { HeraldSchedules } from './schedules.js';
+import { clientIdentity } from './identity.js';
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -261,7 +262,8 @@ export class Conversation {
     const start = startOptions && outgoingStart(startOptions);
     checkMessage(text);
     if (start) checkStart({ ...start, sessionId: this.sessionId });
-    if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
+    const by = clientIdentity();
+    if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id, by }], updateId: id });
     const startOp = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
       taskQueue: this.herald.settings.taskQueue,
       workflowId: this.workflowId,
@@ -270,7 +272,7 @@ export class Conversation {
       staticSummary: summaryOf(text),
     });
     return await this.herald.temporal.workflow.executeUpdateWithStart(sendMessageUpdate, {
-      args: [{ text, id }],
+      args: [{ text, id, by }],
       updateId: id,
       startWorkflowOperation: startOp,
     });
@@ -320,10 +322,22 @@ export class Conversation {
    * to every command of the same rules. `reason` (with `deny`) is passed to the model in the tool's
    * result (at most MAX_DENY_REASON_CHARS).
    */
-  async approve(requestId: string, decision: ApprovalDecision, scope?: ApprovalScope, reason?: string): Promise<void> {
+  /**
+   * Decide a pending approval. `as.by` names the approver (default: this client's identity,
+   * client/identity.ts) and `as.via` where from (default `api`): both go to the approvals audit.
+   */
+  async approve(
+    requestId: string,
+    decision: ApprovalDecision,
+    scope?: ApprovalScope,
+    reason?: string,
+    as: { by?: string | undefined; via?: string | undefined } = {},
+  ): Promise<void> {
+    const by = as.by ?? clientIdentity();
+    const via = as.via ?? 'api';
     await rejections(
       this.handle.executeUpdate(approveUpdate, {
-        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}) }],
+        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via }],
       }),
     );
   }

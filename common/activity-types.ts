@@ -55,7 +55,14 @@ export interface PrepareConversationResult {
   /** The worker's session caps (the input's `budget` wins field by field). */
   budget: { maxCostUsd?: number; maxTokens?: number };
   compression: CompressionSettings;
-  approvals: { mode: 'manual' | 'off' | 'smart'; timeoutSeconds: number; clarifyTimeoutSeconds: number };
+  approvals: {
+    mode: 'manual' | 'off' | 'smart';
+    timeoutSeconds: number;
+    clarifyTimeoutSeconds: number;
+    /** Absent from results recorded before the approval trail: the defaults apply. */
+    maxDenialsInARow?: number;
+    separateApprover?: boolean;
+  };
   /** Child agent settings (absent from results recorded before delegation existed). */
   delegation?: DelegationSettings;
   /** Tool-loop guardrails (absent from results recorded before they existed). */
@@ -363,6 +370,12 @@ export interface ApprovalResolutionArgs {
   decision: string;
   decidedBy: string;
   rules: string[];
+  /** Who answered (the identity the client stated), where from, and a deny's reason. */
+  approver?: string;
+  via?: string;
+  denyReason?: string;
+  /** Who sent the message whose turn asked. */
+  requester?: string;
   /** What "session"/"always" covers: this command (default) or its rules. */
   scope?: 'command' | 'rule';
   commandKey?: string;

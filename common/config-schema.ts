@@ -184,9 +184,19 @@ export const configFileSchema = z
         mode: z.enum(['manual', 'off', 'smart']).default('manual'),
         timeoutSeconds: z.number().int().positive().default(300),
         clarifyTimeoutSeconds: z.number().int().positive().default(600),
+        /** The turn ends after this many denied (or unanswered) approvals in a row; 0 (the default): never. */
+        maxDenialsInARow: z.number().int().min(0).max(100).default(0),
+        /** An approval must come from another identity than the one whose message asked for it. */
+        separateApprover: z.boolean().default(false),
       })
       .strict()
-      .default({ mode: 'manual', timeoutSeconds: 300, clarifyTimeoutSeconds: 600 }),
+      .default({
+        mode: 'manual',
+        timeoutSeconds: 300,
+        clarifyTimeoutSeconds: 600,
+        maxDenialsInARow: 0,
+        separateApprover: false,
+      }),
     /** Child agents run by `delegate_task` (docs/delegation.md). */
     delegation: delegationSettingsSchema,
     /** Session-wide caps over every model call (retries, compression and child agents included). */

@@ -81,6 +81,8 @@ export const fallbackProviderSchema = z
 export const APPROVAL_DECISIONS = ['once', 'session', 'always', 'deny'] as const;
 /** The longest reason a person may give with a decision (it reaches the model and the history). */
 export const MAX_DENY_REASON_CHARS = 500;
+/** An identity (who sent a message, who answered an approval), as the client states it. */
+export const MAX_IDENTITY_CHARS = 200;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -184,6 +186,10 @@ function workflowSchemas(str: StringBound) {
       decision: z.enum(APPROVAL_DECISIONS),
       scope: z.enum(APPROVAL_SCOPES).optional(),
       reason: str(MAX_DENY_REASON_CHARS).min(1).optional(),
+      /** Who answers (the client's identity, or `--as`): kept in the approvals audit. */
+      by: str(MAX_IDENTITY_CHARS).min(1).optional(),
+      /** Where from (`cli`, `chat`, `web`, `api`, …). */
+      via: str(40).min(1).optional(),
     })
     .strict();
 
@@ -287,7 +293,14 @@ export function inputBoundsIssue(input: ConversationInput): { field: string; mes
 export const MOVING_RUNS = 'the conversation is moving to a new run (continue-as-new); send the message again';
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
-export const sendMessageSchema = z.object({ text: messageText, id: boundedString(200).min(1).optional() }).strict();
+export const sendMessageSchema = z
+  .object({
+    text: messageText,
+    id: boundedString(200).min(1).optional(),
+    /** Who sends it (the client's identity): an approval this turn asks for names its requester. */
+    by: boundedString(MAX_IDENTITY_CHARS).min(1).optional(),
+  })
+  .strict();
 export type SendMessageInput = z.infer<typeof sendMessageSchema>;
 
 /** Signal `stop`: an optional reason. */
@@ -372,7 +385,9 @@ export type TurnExitReason =
   | 'content_filtered'
   | 'context_too_large'
   | 'internal_error'
-  | 'conversation_ended';
+  | 'conversation_ended'
+  /** The person denied `approvals.maxDenialsInARow` commands in a row: the turn ends there. */
+  | 'approvals_denied';
 
 /** Usage of one turn and of the whole session so far. */
 export interface TurnUsage {

@@ -154,6 +154,7 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   }
   state.turn += 1;
   const current = new TurnProgress(`${state.conversationId}:${state.turn}`, state.turn, msg.id);
+  current.requestedBy = msg.by;
   run.current = current;
   if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'running');
   const host = {

@@ -13,7 +13,8 @@ import type {
   ConversationStatus,
   TurnResult,
 } from '../common/contract.js';
-import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
+import { APPROVAL_MODES, BUSY_POLICIES, MAX_DENY_REASON_CHARS, MAX_IDENTITY_CHARS } from '../common/contract.js';
+import type { ApprovalPolicy } from '../common/approval-policy.js';
 import { delegationSettingsSchema, loopGuardSchema } from '../common/carried-settings.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
@@ -44,6 +45,8 @@ export interface QueuedMessage {
    * a part already appended to a tool result (by a call then stopped) is moved, not copied.
    */
   steerParts?: string[];
+  /** Who sent it (the client's identity), when the client said. */
+  by?: string;
 }
 
 export interface ConversationState {
@@ -105,6 +108,8 @@ export interface ConversationState {
   /** Commands (their approval keys) the user approved "for the session". */
   sessionApprovedCommands?: string[];
   pendingApprovals: ApprovalRequest[];
+  /** The worker's approval policy (config `approvals`): no input, signal or tool call changes it. */
+  approvalPolicy?: ApprovalPolicy;
   clarify: ClarifyRequest | null;
   /** The agent's task list (`todo` tool). */
   todos: TodoItem[];
@@ -143,6 +148,11 @@ export interface ApprovalRequest {
   scope?: ApprovalScope;
   /** The person's reason, given with a deny: the model reads it in the tool's result. */
   denyReason?: string;
+  /** Who sent the message whose turn asked (as the client stated it). */
+  requester?: string;
+  /** Who answered, and where from (as the answering client stated it). */
+  approver?: string;
+  via?: string;
 }
 
 export interface ClarifyRequest {
@@ -184,6 +194,7 @@ const queuedMessageSchema = z.object({
   text: z.string(),
   awaited: z.boolean(),
   steerParts: z.array(z.string()).max(64).optional(),
+  by: boundedString(MAX_IDENTITY_CHARS).optional(),
 });
 
 const approvalRequestSchema = z.object({
@@ -196,6 +207,10 @@ const approvalRequestSchema = z.object({
   timeoutSeconds: z.number(),
   decision: z.enum(['once', 'session', 'always', 'deny']).optional(),
   scope: z.enum(['command', 'rule']).optional(),
+  denyReason: boundedString(MAX_DENY_REASON_CHARS).optional(),
+  requester: boundedString(MAX_IDENTITY_CHARS).optional(),
+  approver: boundedString(MAX_IDENTITY_CHARS).optional(),
+  via: boundedString(40).optional(),
 });
 
 const clarifyRequestSchema = z.object({
@@ -260,6 +275,9 @@ export const carriedStateSchema = z.object({
   sessionApprovedCommands: z.array(boundedString(100)).max(500).default([]),
   // Requests live only while a turn waits; none is pending at continue-as-new.
   pendingApprovals: z.array(approvalRequestSchema).max(100).default([]),
+  approvalPolicy: z
+    .object({ maxDenialsInARow: z.number().int().min(0).max(100), separateApprover: z.boolean() })
+    .optional(),
   clarify: clarifyRequestSchema.nullable().default(null),
   todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
   toolTaskQueue: z.string().optional(),

@@ -53,6 +53,12 @@ export class TurnProgress {
   loopGuard: LoopGuard | undefined;
   /** The message this turn answers (for the Web UI's current details). */
   messageText: string | undefined;
+  /** Who sent that message (the client's identity), when the client said: an approval's requester. */
+  requestedBy: string | undefined;
+  /** Denied or unanswered approvals in a row in this turn (the approval circuit breaker). */
+  denialsInARow = 0;
+  /** The breaker tripped: the turn ends after this tool batch. */
+  approvalHalt = false;
 
   constructor(
     readonly turnId: string,

@@ -34,6 +34,7 @@ import { TurnEnd, rootMessage } from './errors.js';
 import type { ChildBatch } from './delegation.js';
 import { runDelegation } from './delegation.js';
 import { askClarify, gateCommand } from './human.js';
+import { breakerNote } from '../common/approval-policy.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -256,6 +257,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
       }
       case 'tools':
         await runTools(host, p, r.toolCalls, seq);
+        if (p.approvalHalt) {
+          await approvalsDeniedHalt(host, p, outcome);
+          return;
+        }
         if (p.loopGuard?.shouldHalt()) {
           await guardrailHalt(host, p, outcome);
           return;
@@ -503,6 +508,27 @@ async function guardrailHalt(
   });
   outcome.finalText = text;
   outcome.exit = 'guardrail_halt';
+}
+
+/** Too many denials in a row (common/approval-policy.ts): a closing note, exit `approvals_denied`. */
+async function approvalsDeniedHalt(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
+  const s = host.state;
+  const text = breakerNote(p.denialsInARow);
+  await storeStep('recordMessages', {
+    sessionId: s.sessionId,
+    turnId: p.turnId,
+    messages: [{ seq: s.nextSeq, role: 'assistant', content: text, overwrite: true }],
+  });
+  s.nextSeq += 1;
+  p.tailRole = 'assistant';
+  await storeStep('publishStatus', {
+    conversationId: s.conversationId,
+    turnId: p.turnId,
+    kind: 'approvals_denied',
+    message: `turn ended: ${p.denialsInARow} approvals in a row denied or unanswered`,
+  });
+  outcome.finalText = text;
+  outcome.exit = 'approvals_denied';
 }
 
 /** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */
