@@ -84,7 +84,7 @@ export async function approvalLog(db: Db, session: string | undefined, limit = 5
       ORDER BY requested_at DESC LIMIT $2`,
     [session ?? null, Math.max(1, Math.min(1000, limit))],
   );
-  const time = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : String(v));
+  const time = (v: unknown) => (v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : null);
   return r.rows.map((x) => ({
     requestId: String(x.request_id),
     sessionId: String(x.session_id),
