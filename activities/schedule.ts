@@ -54,7 +54,7 @@ export function scheduleActivities(deps: ActivityDeps) {
           // The run was cancelled: the turn it started stops too (a stop, not a lost message).
           await client.workflow
             .getHandle(workflowId)
-            .signal(stopSignal, { reason: `the scheduled run of ${a.schedule} was cancelled` })
+            .signal(stopSignal, { reason: `the scheduled run of ${a.schedule} was cancelled`, kind: 'client_gone' })
             .catch(() => {});
           throw err;
         });

@@ -299,11 +299,15 @@ export class Conversation {
    * signal so the worker aborts the model request at once (activities/events/stop-notices.ts);
    * `turnId`, when the caller knows the running turn, keeps a late notice off a newer turn.
    */
-  async stop(reason?: string, options: { turnId?: string | undefined } = {}): Promise<void> {
+  async stop(
+    reason?: string,
+    options: { turnId?: string | undefined; kind?: 'user' | 'client_gone' | 'deadline' } = {},
+  ): Promise<void> {
     const notifier = this.herald.stopNotifier();
     // Connect while the signal travels; the notice goes only once the signal is accepted.
     notifier?.ready().catch(() => {});
-    await this.handle.signal(stopSignal, reason ? { reason } : undefined);
+    const payload = { ...(reason ? { reason } : {}), ...(options.kind ? { kind: options.kind } : {}) };
+    await this.handle.signal(stopSignal, Object.keys(payload).length ? payload : undefined);
     await notifier?.send({ conversationId: this.sessionId, turnId: options.turnId });
   }
 

@@ -4,6 +4,8 @@
  * schemas run in the workflow sandbox too (zod is deterministic), so validation happens where the
  * data enters.
  */
+import { SIGNALLED_STOP_KINDS } from './stop-kind.js';
+import type { StopKind } from './stop-kind.js';
 import { z } from 'zod';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import type { Usage } from './messages.js';
@@ -308,11 +310,22 @@ export const stopSchema = z.union([
   z.undefined(),
   z.null(),
   z.string(),
-  z.object({ reason: z.string().optional() }).strict(),
+  z
+    .object({
+      reason: z.string().optional(),
+      /** What the stop is: a person's (`user`, the default), a client going away, a deadline. */
+      kind: z.enum(SIGNALLED_STOP_KINDS).optional(),
+    })
+    .strict(),
 ]);
 
 /** Signal `end`: an optional reason. */
-export const endSchema = stopSchema;
+export const endSchema = z.union([
+  z.undefined(),
+  z.null(),
+  z.string(),
+  z.object({ reason: z.string().optional() }).strict(),
+]);
 
 /** Signal or update `approve` (built in workflowSchemas above). */
 export const { approveSchema } = CURRENT;
@@ -417,6 +430,8 @@ export interface TurnResult {
   /** Client id of the user message that started the turn. */
   message_id: string;
   error?: string;
+  /** An interrupted or budget-ended turn: what stopped it (common/stop-kind.ts). */
+  stop_kind?: StopKind;
 }
 
 export const CONVERSATION_STATUSES = [

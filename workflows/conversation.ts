@@ -183,7 +183,7 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     void condition(() => turnOver || run.historyTooLarge()).then(() => {
       if (turnOver) return;
       log.warn('history near its limit: stopping the turn so the conversation continues in a new run');
-      current.requestStop();
+      current.requestStop('history_limit');
     });
   }
   let result: TurnResult;

@@ -86,9 +86,11 @@ export function registerHandlers(run: Run): void {
   });
 
   setHandler(stopSignal, (payload?: unknown) => {
-    if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+    const parsed = stopSchema.safeParse(payload);
+    if (!parsed.success) log.warn('stop signal payload ignored (expected a reason string)');
+    const kind = parsed.success && parsed.data && typeof parsed.data === 'object' ? parsed.data.kind : undefined;
     run.stopBackground();
-    if (run.current) run.current.requestStop();
+    if (run.current) run.current.requestStop(kind ?? 'user');
     else if (run.compressScope && run.hardened) run.compressScope.cancel();
     else if (state.subagent && !run.ended) {
       // A child agent stopped before its task began: it ends without running it.

@@ -1,4 +1,5 @@
 /** Live state of one running turn: counters, open tool calls, and how `/stop` reaches it. */
+import type { StopKind } from '../common/stop-kind.js';
 import type { CancellationScope } from '@temporalio/workflow';
 import type { ConversationStatus } from '../common/contract.js';
 import type { TurnAttempts } from '../common/attempts.js';
@@ -66,8 +67,12 @@ export class TurnProgress {
     readonly messageId: string,
   ) {}
 
+  /** What stopped the turn (the first stop says). */
+  stopKind: StopKind | undefined;
+
   /** `/stop`: cancel the turn's scope, or remember the request if the scope does not exist yet. */
-  requestStop(): void {
+  requestStop(kind: StopKind = 'user'): void {
+    this.stopKind ??= kind;
     this.stopRequested = true;
     this.scope?.cancel();
   }

@@ -35,6 +35,8 @@ import type { ChildBatch } from './delegation.js';
 import { runDelegation } from './delegation.js';
 import { askClarify, gateCommand } from './human.js';
 import { breakerNote } from '../common/approval-policy.js';
+import { interruptedNote } from '../common/stop-kind.js';
+import type { StopKind } from '../common/stop-kind.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -551,6 +553,13 @@ async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome):
   outcome.exit = 'budget_exhausted';
 }
 
+/** What stopped the turn, when something did: a stop's kind, or a budget that ended it. */
+function stopKindOf(outcome: Outcome, p: TurnProgress): StopKind | undefined {
+  if (outcome.interrupted) return p.stopKind ?? 'user';
+  if (outcome.exit === 'session_budget_exceeded' || outcome.exit === 'budget_exhausted') return 'budget';
+  return undefined;
+}
+
 function recordFailure(err: unknown, p: TurnProgress, outcome: Outcome): void {
   if (isCancellation(err)) {
     outcome.interrupted = true;
@@ -594,7 +603,7 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
   }
   if ((outcome.interrupted || outcome.failed || outcome.partial) && (p.tailRole !== 'assistant' || synthetic.length)) {
     const note = outcome.interrupted
-      ? 'Operation interrupted.'
+      ? interruptedNote(p.stopKind)
       : `The turn ended early: ${outcome.error ?? 'unknown error'}`;
     // The position is the workflow's next one: anything there is a leftover of a discarded call.
     synthetic.push({ seq: s.nextSeq, role: 'assistant', content: note, overwrite: true });
@@ -627,6 +636,8 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     message_id: msg.id,
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
   };
+  const stopKind = stopKindOf(outcome, p);
+  if (stopKind) result.stop_kind = stopKind;
   s.lastError = outcome.error ?? null;
   const closed = await storeStep('finishTurn', {
     conversationId: s.conversationId,
