@@ -239,8 +239,6 @@ function childInput(
     cwd: s.cwd,
     ...(s.toolTaskQueue ? { toolTaskQueue: s.toolTaskQueue } : {}),
     approvals: { mode: s.approvalMode, timeoutSeconds: s.approvalTimeoutSeconds },
-    // The parent's network, not the worker's: a narrowed conversation cannot widen it by delegating.
-    ...(s.sandbox ? { sandbox: { network: s.sandbox.network } } : {}),
     ...(budget ? { budget } : {}),
     subagent: { parentSessionId: s.sessionId, depth, autoApprove: s.delegation.autoApprove },
   };
