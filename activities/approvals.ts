@@ -65,7 +65,12 @@ export function approvalActivities(deps: ActivityDeps) {
     },
 
     async resolveApproval(a: ApprovalResolutionArgs): Promise<void> {
-      await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy, a.scope, a.commandKey);
+      await recordApprovalDecision(db, a.requestId, a.decision, a.decidedBy, a.scope, a.commandKey, {
+        approver: a.approver,
+        via: a.via,
+        denyReason: a.denyReason,
+        requester: a.requester,
+      });
       deps.metrics.approvalResolved(a.decision);
       if (a.decision === 'always')
         await allowAlways(
@@ -79,6 +84,8 @@ export function approvalActivities(deps: ActivityDeps) {
         requestId: a.requestId,
         decision: a.decision,
         scope: a.scope ?? 'rule',
+        ...(a.approver ? { approver: a.approver } : {}),
+        ...(a.via ? { via: a.via } : {}),
         message: `approval ${a.requestId}: ${a.decision}${a.decision === 'session' || a.decision === 'always' ? ` (${a.scope === 'rule' || !a.commandKey ? `every ${a.rules.join(', ')} command` : 'this command'})` : ''}`,
       });
       await pub.flush();

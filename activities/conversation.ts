@@ -233,6 +233,7 @@ export function conversationActivities(deps: ActivityDeps) {
         approvals: { ...config.file.approvals },
         delegation: { ...config.file.delegation },
         loopGuard: { ...config.file.tools.loopGuard },
+        cooldownMs: Math.round(config.file.retry.cooldownSeconds * 1000),
         sandbox: {
           network: network.policy,
           active: deps.sandbox.status.active,

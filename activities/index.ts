@@ -13,6 +13,7 @@ import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
 import { modelSwitchActivities } from './model-switch.js';
 import { mcpActivities } from './mcp/activities.js';
+import { scheduleActivities } from './schedule.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
 import { refusalAsFailure } from './store/failures.js';
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps, engine: ContextEngine = def
     ...modelSwitchActivities(deps),
     ...mcpActivities(deps),
     ...checkpointActivities(deps),
+    ...scheduleActivities(deps),
   });
 }
 

@@ -248,7 +248,7 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
   const decide = async ({ decision, scope, reason }: ApprovalAnswer) => {
     const id = pendingApproval!.requestId;
     restorePrompt();
-    await conv.approve(id, decision, scope, reason).catch(fail);
+    await conv.approve(id, decision, scope, reason, { via: 'chat' }).catch(fail);
   };
 
   /** Wait until the turn of message `id` has been rendered to its end (or a short while). */

@@ -15,11 +15,13 @@ import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { tracingWanted } from '../runtime/tracing-config.js';
 import { configFor } from './cli-config.js';
+import { registerApprovals } from './commands/approvals.js';
 import { registerCheckpoints } from './commands/checkpoints.js';
 import { registerCheckCommand, registerDoctor, registerScanText } from './commands/checks.js';
 import { registerCodecKey, registerCodecServer } from './commands/codec.js';
 import { registerAnswer, registerApprove } from './commands/decisions.js';
 import { registerMemory } from './commands/memory.js';
+import { registerSchedule } from './commands/schedule.js';
 import {
   registerCompress,
   registerModel,
@@ -40,6 +42,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerDev,
   registerWorker,
   registerStart,
+  registerSchedule,
   registerSend,
   registerStopAndEnd,
   registerApprove,
@@ -58,6 +61,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerMcp,
   registerSkills,
   registerMemory,
+  registerApprovals,
   registerSessions,
   registerUsage,
   registerCodecServer,

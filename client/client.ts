@@ -3,6 +3,8 @@
  * mirrors the seeds' two entry points: `chat(text)` → the final response string, and
  * `runConversation({ userMessage, … })` → the full turn result (docs/cli.md).
  */
+import type { HeraldSchedules } from './schedules.js';
+import { clientIdentity } from './identity.js';
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -119,6 +121,12 @@ export class HeraldClient {
       staticSummary: input.message ? summaryOf(input.message) : `Herald session ${sessionId}`,
     });
     return this.conversation(sessionId);
+  }
+
+  /** Scheduled conversations on Temporal Schedules (client/schedules.ts). */
+  async schedules(): Promise<HeraldSchedules> {
+    const { HeraldSchedules } = await import('./schedules.js');
+    return new HeraldSchedules(this);
   }
 
   /** The stop side channel's sender (client/stop-notice.ts); none without a database URL. */
@@ -261,7 +269,8 @@ export class Conversation {
     const start = startOptions && outgoingStart(startOptions);
     checkMessage(text);
     if (start) checkStart({ ...start, sessionId: this.sessionId });
-    if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
+    const by = clientIdentity();
+    if (!start) return await this.handle.executeUpdate(sendMessageUpdate, { args: [{ text, id, by }], updateId: id });
     const startOp = new WithStartWorkflowOperation<typeof conversation>(CONVERSATION_WORKFLOW, {
       taskQueue: this.herald.settings.taskQueue,
       workflowId: this.workflowId,
@@ -270,7 +279,7 @@ export class Conversation {
       staticSummary: summaryOf(text),
     });
     return await this.herald.temporal.workflow.executeUpdateWithStart(sendMessageUpdate, {
-      args: [{ text, id }],
+      args: [{ text, id, by }],
       updateId: id,
       startWorkflowOperation: startOp,
     });
@@ -297,11 +306,15 @@ export class Conversation {
    * signal so the worker aborts the model request at once (activities/events/stop-notices.ts);
    * `turnId`, when the caller knows the running turn, keeps a late notice off a newer turn.
    */
-  async stop(reason?: string, options: { turnId?: string | undefined } = {}): Promise<void> {
+  async stop(
+    reason?: string,
+    options: { turnId?: string | undefined; kind?: 'user' | 'client_gone' | 'deadline' } = {},
+  ): Promise<void> {
     const notifier = this.herald.stopNotifier();
     // Connect while the signal travels; the notice goes only once the signal is accepted.
     notifier?.ready().catch(() => {});
-    await this.handle.signal(stopSignal, reason ? { reason } : undefined);
+    const payload = { ...(reason ? { reason } : {}), ...(options.kind ? { kind: options.kind } : {}) };
+    await this.handle.signal(stopSignal, Object.keys(payload).length ? payload : undefined);
     await notifier?.send({ conversationId: this.sessionId, turnId: options.turnId });
   }
 
@@ -320,10 +333,22 @@ export class Conversation {
    * to every command of the same rules. `reason` (with `deny`) is passed to the model in the tool's
    * result (at most MAX_DENY_REASON_CHARS).
    */
-  async approve(requestId: string, decision: ApprovalDecision, scope?: ApprovalScope, reason?: string): Promise<void> {
+  /**
+   * Decide a pending approval. `as.by` names the approver (default: this client's identity,
+   * client/identity.ts) and `as.via` where from (default `api`): both go to the approvals audit.
+   */
+  async approve(
+    requestId: string,
+    decision: ApprovalDecision,
+    scope?: ApprovalScope,
+    reason?: string,
+    as: { by?: string | undefined; via?: string | undefined } = {},
+  ): Promise<void> {
+    const by = as.by ?? clientIdentity();
+    const via = as.via ?? 'api';
     await rejections(
       this.handle.executeUpdate(approveUpdate, {
-        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}) }],
+        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via }],
       }),
     );
   }

@@ -310,5 +310,6 @@ export function turnNotes(r: TurnResult): string[] {
   if (r.failed && r.error) out.push(pc.red(`error: ${r.error}`));
   if (r.turn_exit_reason === 'budget_exhausted') out.push(pc.yellow('(iteration budget exhausted)'));
   if (r.turn_exit_reason === 'guardrail_halt') out.push(pc.yellow('(stopped: repeated tool calls, no progress)'));
+  if (r.turn_exit_reason === 'approvals_denied') out.push(pc.yellow('(stopped: too many commands denied in a row)'));
   return out;
 }

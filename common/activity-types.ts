@@ -55,11 +55,20 @@ export interface PrepareConversationResult {
   /** The worker's session caps (the input's `budget` wins field by field). */
   budget: { maxCostUsd?: number; maxTokens?: number };
   compression: CompressionSettings;
-  approvals: { mode: 'manual' | 'off' | 'smart'; timeoutSeconds: number; clarifyTimeoutSeconds: number };
+  approvals: {
+    mode: 'manual' | 'off' | 'smart';
+    timeoutSeconds: number;
+    clarifyTimeoutSeconds: number;
+    /** Absent from results recorded before the approval trail: the defaults apply. */
+    maxDenialsInARow?: number;
+    separateApprover?: boolean;
+  };
   /** Child agent settings (absent from results recorded before delegation existed). */
   delegation?: DelegationSettings;
   /** Tool-loop guardrails (absent from results recorded before they existed). */
   loopGuard?: LoopGuardSettings;
+  /** How long a provider left for an overload, rate limit or billing error is skipped (ms). */
+  cooldownMs?: number;
   /** The tool sandbox as this worker runs it (absent from results recorded before the sandbox existed). */
   sandbox?: ConversationSandbox;
   /** MCP tools and server statuses found at session start (absent: no MCP servers configured). */
@@ -361,6 +370,12 @@ export interface ApprovalResolutionArgs {
   decision: string;
   decidedBy: string;
   rules: string[];
+  /** Who answered (the identity the client stated), where from, and a deny's reason. */
+  approver?: string;
+  via?: string;
+  denyReason?: string;
+  /** Who sent the message whose turn asked. */
+  requester?: string;
   /** What "session"/"always" covers: this command (default) or its rules. */
   scope?: 'command' | 'rule';
   commandKey?: string;

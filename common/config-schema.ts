@@ -161,9 +161,11 @@ export const configFileSchema = z
         baseDelaySeconds: z.number().min(0.01).default(2),
         maxDelaySeconds: z.number().min(0.01).default(60),
         maxRetryAfterSeconds: z.number().min(0).default(600),
+        /** How long a provider left for an overload, a rate limit or a billing error is skipped before it is tried again. */
+        cooldownSeconds: z.number().min(1).max(21_600).default(60),
       })
       .strict()
-      .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600 }),
+      .default({ baseDelaySeconds: 2, maxDelaySeconds: 60, maxRetryAfterSeconds: 600, cooldownSeconds: 60 }),
     /** Plugin modules with hooks (paths relative to the config file). */
     hooks: z
       .object({ plugins: z.array(z.string().min(1)).default([]) })
@@ -183,9 +185,19 @@ export const configFileSchema = z
         mode: z.enum(['manual', 'off', 'smart']).default('manual'),
         timeoutSeconds: z.number().int().positive().default(300),
         clarifyTimeoutSeconds: z.number().int().positive().default(600),
+        /** The turn ends after this many denied (or unanswered) approvals in a row; 0 (the default): never. */
+        maxDenialsInARow: z.number().int().min(0).max(100).default(0),
+        /** An approval must come from another identity than the one whose message asked for it. */
+        separateApprover: z.boolean().default(false),
       })
       .strict()
-      .default({ mode: 'manual', timeoutSeconds: 300, clarifyTimeoutSeconds: 600 }),
+      .default({
+        mode: 'manual',
+        timeoutSeconds: 300,
+        clarifyTimeoutSeconds: 600,
+        maxDenialsInARow: 0,
+        separateApprover: false,
+      }),
     /** Child agents run by `delegate_task` (docs/delegation.md). */
     delegation: delegationSettingsSchema,
     /** Session-wide caps over every model call (retries, compression and child agents included). */

@@ -4,6 +4,8 @@
  * schemas run in the workflow sandbox too (zod is deterministic), so validation happens where the
  * data enters.
  */
+import { SIGNALLED_STOP_KINDS } from './stop-kind.js';
+import type { StopKind } from './stop-kind.js';
 import { z } from 'zod';
 import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import type { Usage } from './messages.js';
@@ -84,6 +86,8 @@ export const fallbackProviderSchema = z
 export const APPROVAL_DECISIONS = ['once', 'session', 'always', 'deny'] as const;
 /** The longest reason a person may give with a decision (it reaches the model and the history). */
 export const MAX_DENY_REASON_CHARS = 500;
+/** An identity (who sent a message, who answered an approval), as the client states it. */
+export const MAX_IDENTITY_CHARS = 200;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -187,6 +191,10 @@ function workflowSchemas(str: StringBound) {
       decision: z.enum(APPROVAL_DECISIONS),
       scope: z.enum(APPROVAL_SCOPES).optional(),
       reason: str(MAX_DENY_REASON_CHARS).min(1).optional(),
+      /** Who answers (the client's identity, or `--as`): kept in the approvals audit. */
+      by: str(MAX_IDENTITY_CHARS).min(1).optional(),
+      /** Where from (`cli`, `chat`, `web`, `api`, …). */
+      via: str(40).min(1).optional(),
     })
     .strict();
 
@@ -290,7 +298,14 @@ export function inputBoundsIssue(input: ConversationInput): { field: string; mes
 export const MOVING_RUNS = 'the conversation is moving to a new run (continue-as-new); send the message again';
 
 /** Update `sendMessage`: `{ text, id? }`; the id makes it idempotent. */
-export const sendMessageSchema = z.object({ text: messageText, id: boundedString(200).min(1).optional() }).strict();
+export const sendMessageSchema = z
+  .object({
+    text: messageText,
+    id: boundedString(200).min(1).optional(),
+    /** Who sends it (the client's identity): an approval this turn asks for names its requester. */
+    by: boundedString(MAX_IDENTITY_CHARS).min(1).optional(),
+  })
+  .strict();
 export type SendMessageInput = z.infer<typeof sendMessageSchema>;
 
 /** Signal `stop`: an optional reason. */
@@ -298,11 +313,22 @@ export const stopSchema = z.union([
   z.undefined(),
   z.null(),
   z.string(),
-  z.object({ reason: z.string().optional() }).strict(),
+  z
+    .object({
+      reason: z.string().optional(),
+      /** What the stop is: a person's (`user`, the default), a client going away, a deadline. */
+      kind: z.enum(SIGNALLED_STOP_KINDS).optional(),
+    })
+    .strict(),
 ]);
 
 /** Signal `end`: an optional reason. */
-export const endSchema = stopSchema;
+export const endSchema = z.union([
+  z.undefined(),
+  z.null(),
+  z.string(),
+  z.object({ reason: z.string().optional() }).strict(),
+]);
 
 /** Signal or update `approve` (built in workflowSchemas above). */
 export const { approveSchema } = CURRENT;
@@ -413,7 +439,9 @@ export type TurnExitReason =
   | 'content_filtered'
   | 'context_too_large'
   | 'internal_error'
-  | 'conversation_ended';
+  | 'conversation_ended'
+  /** The person denied `approvals.maxDenialsInARow` commands in a row: the turn ends there. */
+  | 'approvals_denied';
 
 /** Usage of one turn and of the whole session so far. */
 export interface TurnUsage {
@@ -443,6 +471,8 @@ export interface TurnResult {
   /** Client id of the user message that started the turn. */
   message_id: string;
   error?: string;
+  /** An interrupted or budget-ended turn: what stopped it (common/stop-kind.ts). */
+  stop_kind?: StopKind;
 }
 
 export const CONVERSATION_STATUSES = [
@@ -520,6 +550,8 @@ export interface ConversationStateView {
   left_out: string[];
   /** What the latest turn with a checkpoint changed in the workspace (docs/checkpoints.md); absent before any. */
   last_changes?: { turn: number; files: number; added: number; removed: number } | null;
+  /** Providers skipped for now after an overload, a rate limit or a billing error, and for how long. */
+  cooling_down?: Array<{ provider: string; model: string; secondsLeft: number }>;
 }
 
 export interface SandboxView {

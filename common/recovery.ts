@@ -11,8 +11,6 @@ import type { FailureReason } from './error-reasons.js';
 export const ATTEMPTS_PER_SLOT = 3;
 /** Compression restarts per call slot (context overflow, 413). */
 export const MAX_COMPRESSIONS_PER_SLOT = 3;
-/** How long the primary provider is avoided after a rate-limit or billing failure. */
-export const PRIMARY_COOLDOWN_MS = 60_000;
 /**
  * When the whole chain failed for transient reasons, it is tried once more from the start after
  * a pause (a provider blip should not cost the user a turn); then the turn fails.
@@ -53,9 +51,12 @@ export function retryInActivity(reason: FailureReason, attempt: number, ctx: Act
       // once when a fallback exists, else keep retrying (Retry-After is honoured).
       if (ctx.poolSize > 1) return attempt < 2;
       return !ctx.fallbackAvailable;
+    case 'overloaded':
+      // 503/529 "overloaded": the provider says it cannot take the call now; another provider can.
+      // With a fallback left the chain moves on at once (and this provider cools down).
+      return !ctx.fallbackAvailable;
     case 'timeout':
     case 'network':
-    case 'overloaded':
       // A host that refused or could not be resolved may be restarting: one retry, then the fallback.
       return !(ctx.fallbackAvailable && attempt >= 2);
     case 'server_error':
@@ -145,9 +146,4 @@ export function decideRecovery(reason: FailureReason, s: SlotState): Recovery {
     case 'format_error':
       return fallbackOr(s, 'the provider rejected the request format');
   }
-}
-
-/** Leaving the primary for these reasons puts it in a cooldown before later turns use it again. */
-export function cooldownAfter(reason: FailureReason): boolean {
-  return reason === 'rate_limit' || reason === 'billing';
 }

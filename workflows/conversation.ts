@@ -156,6 +156,7 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   }
   state.turn += 1;
   const current = new TurnProgress(`${state.conversationId}:${state.turn}`, state.turn, msg.id);
+  current.requestedBy = msg.by;
   run.current = current;
   if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'running');
   const host = {
@@ -184,7 +185,7 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     void condition(() => turnOver || run.historyTooLarge()).then(() => {
       if (turnOver) return;
       log.warn('history near its limit: stopping the turn so the conversation continues in a new run');
-      current.requestStop();
+      current.requestStop('history_limit');
     });
   }
   let result: TurnResult;

@@ -33,6 +33,9 @@ import { registerSetModel } from './set-model.js';
 import { registerReloadTools } from './mcp.js';
 import { registerCheckpointUpdates } from './checkpoints.js';
 import { findResult, stateView } from './state.js';
+import type { ApprovalRequest } from './state.js';
+import type { ApproveInput } from '../common/contract.js';
+import { approverRefusal } from '../common/approval-policy.js';
 
 /** The longest `end` reason kept (runs with patch utf16-bounds): it is the end activity's input. */
 const MAX_END_REASON_CHARS = 500;
@@ -84,9 +87,11 @@ export function registerHandlers(run: Run): void {
   });
 
   setHandler(stopSignal, (payload?: unknown) => {
-    if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+    const parsed = stopSchema.safeParse(payload);
+    if (!parsed.success) log.warn('stop signal payload ignored (expected a reason string)');
+    const kind = parsed.success && parsed.data && typeof parsed.data === 'object' ? parsed.data.kind : undefined;
     run.stopBackground();
-    if (run.current) run.current.requestStop();
+    if (run.current) run.current.requestStop(kind ?? 'user');
     else if (run.compressScope && run.hardened) run.compressScope.cancel();
     else if (state.subagent && !run.ended) {
       // A child agent stopped before its task began: it ends without running it.
@@ -115,7 +120,8 @@ export function registerHandlers(run: Run): void {
       if (earlier) return earlier;
       const queued = state.queue.find((m) => m.id === id);
       if (queued) queued.awaited = true;
-      else if (!run.isKnownMessage(id)) run.enqueue({ id, text: msg.text, awaited: true });
+      else if (!run.isKnownMessage(id))
+        run.enqueue({ id, text: msg.text, awaited: true, ...(msg.by ? { by: msg.by } : {}) });
       await condition(() => run.delivered.has(id) || findResult(state, id) !== undefined);
       const full = run.delivered.get(id);
       run.delivered.delete(id);
@@ -136,37 +142,43 @@ export function registerHandlers(run: Run): void {
     },
   );
 
+  /** The answer, and who gave it from where (the approvals audit). */
+  const decide = (req: ApprovalRequest, input: ApproveInput) => {
+    req.decision = input.decision;
+    if (input.scope) req.scope = input.scope;
+    if (input.reason) req.denyReason = input.reason;
+    if (input.by) req.approver = input.by;
+    if (input.via) req.via = input.via;
+  };
   const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
   setHandler(approveSignal, (payload: unknown) => {
     const parsed = run.schemas.approveSchema.safeParse(payload);
     if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
     const req = findApproval(parsed.data.requestId);
+    const refused = req && approverRefusal(state.approvalPolicy, req.requester, parsed.data.by);
     if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
-    else {
-      req.decision = parsed.data.decision;
-      if (parsed.data.scope) req.scope = parsed.data.scope;
-      if (parsed.data.reason) req.denyReason = parsed.data.reason;
-    }
+    else if (refused) run.noteIgnored('approve signal', refused);
+    else decide(req, parsed.data);
   });
   setHandler(
     approveUpdate,
     (input) => {
-      const req = findApproval(input.requestId)!;
-      req.decision = input.decision;
-      if (input.scope) req.scope = input.scope;
-      if (input.reason) req.denyReason = input.reason;
+      decide(findApproval(input.requestId)!, input);
       return { requestId: input.requestId, decision: input.decision, scope: input.scope ?? 'command' };
     },
     {
       validator: (input) => {
         const parsed = approveSchema.safeParse(input);
         if (!parsed.success) throw new Error(`invalid approve: ${problem(input, parsed.error, 'approve')}`);
-        if (!findApproval(parsed.data.requestId)) {
+        const req = findApproval(parsed.data.requestId);
+        if (!req) {
           const pending = state.pendingApprovals.filter((a) => !a.decision).map((a) => a.requestId);
           throw new Error(
             `no pending approval ${parsed.data.requestId.slice(0, 300)}${pending.length ? ` (pending: ${pending.join(', ')})` : ''}`,
           );
         }
+        const refused = approverRefusal(state.approvalPolicy, req.requester, parsed.data.by);
+        if (refused) throw new Error(refused);
       },
     },
   );

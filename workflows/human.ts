@@ -7,6 +7,7 @@ import { CancellationScope, condition, isCancellation, patched } from '@temporal
 import type { AssessCommandResult } from '../common/activity-types.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { timerLabel } from './labels.js';
+import { afterBreakerResult, breakerTripped, denialsAfter } from '../common/approval-policy.js';
 import { assessment, storeStep } from './activities.js';
 import { countAuxiliary, countsAuxiliary, reportedAuxiliary, sessionCapReached, spendLimitOf } from './attempts.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
@@ -65,6 +66,8 @@ export async function gateCommand(
   if (!check || check.level === 'allowed') return { run: true };
   if (check.level === 'hardline') return { run: false, result: hardlineResult(check.description) };
   if (s.approvalMode === 'off') return { run: true };
+  // The breaker tripped earlier in this reply: nothing more is asked for in this turn.
+  if (p.approvalHalt) return { run: false, result: afterBreakerResult(check.command) };
   // A workspace change a checkpoint can undo, with the sandbox keeping it there (docs/checkpoints.md).
   if (check.undoable && s.sandbox?.active) return { run: true };
   const byCommand = patched(PATCH_APPROVAL_BY_COMMAND);
@@ -124,6 +127,7 @@ export async function gateCommand(
     rules: check.rules,
     requestedAt: Date.now(),
     timeoutSeconds: s.approvalTimeoutSeconds,
+    ...(p.requestedBy ? { requester: p.requestedBy } : {}),
   };
   s.pendingApprovals.push(req);
   const resolve = (decision: string, by: string) =>
@@ -134,6 +138,10 @@ export async function gateCommand(
       decision,
       decidedBy: by,
       rules: check.rules,
+      ...(req.approver ? { approver: req.approver } : {}),
+      ...(req.via ? { via: req.via } : {}),
+      ...(req.denyReason ? { denyReason: req.denyReason } : {}),
+      ...(req.requester ? { requester: req.requester } : {}),
       ...(byCommand ? { scope: req.scope ?? 'command' } : {}),
       ...(byCommand && check.commandKey ? { commandKey: check.commandKey } : {}),
     });
@@ -157,6 +165,9 @@ export async function gateCommand(
       summary: timerLabel(`approval wait: ${call.summary}`, s.approvalTimeoutSeconds * 1000),
     });
     p.status = 'running_tools';
+    // Denials in a row (silence is one): enough of them end the turn after this batch.
+    p.denialsInARow = denialsAfter(p.denialsInARow, decided ? req.decision! : 'timeout');
+    if (breakerTripped(s.approvalPolicy, p.denialsInARow)) p.approvalHalt = true;
     if (!decided) {
       await resolve('timeout', 'timeout');
       return {

@@ -1,12 +1,19 @@
 /**
- * The active provider of a turn (docs/providers.md): turn-scoped fallback through the ordered chain, a
- * cooldown on the primary after rate limits and billing errors, and credential-pool rotation.
+ * The active provider of a turn (docs/providers.md): turn-scoped fallback through the ordered chain,
+ * a cooldown on each provider left for an overload, a rate limit or a billing error (it expires: the
+ * provider is tried again after it), and credential-pool rotation.
  */
 import { log } from '@temporalio/workflow';
 import type { FailureReason } from '../common/error-reasons.js';
 import type { ProviderRef } from '../common/providers.js';
 import { providerLabel } from '../common/providers.js';
-import { PRIMARY_COOLDOWN_MS, cooldownAfter } from '../common/recovery.js';
+import {
+  DEFAULT_COOLDOWN_MS,
+  coolsDown,
+  firstAvailable,
+  isCoolingDown,
+  withCooldown,
+} from '../common/provider-cooldown.js';
 import { storeStep } from './activities.js';
 import type { ConversationState } from './state.js';
 import { chainFailureMessage as listChainFailures } from '../common/chain-failure.js';
@@ -27,14 +34,14 @@ export function poolSizeOf(ref: ProviderRef): number {
   return ref.credentialPool?.length ?? 1;
 }
 
-/** Turn start: back on the primary, unless it is cooling down. Returns the chain position. */
+/**
+ * Turn start: the first provider of the chain not cooling down, the primary as soon as its
+ * cooldown has ended. Returns the chain position (0 = the primary; n = after fallback n).
+ */
 export function startTurnOnPrimary(s: ConversationState): number {
-  if (Date.now() >= s.primaryCooldownUntil || sameEndpoint(s.provider, s.primary)) {
-    s.provider = s.primary;
-    return 0;
-  }
-  const at = s.fallbacks.findIndex((f) => sameEndpoint(f, s.provider));
-  return at + 1;
+  const at = firstAvailable([s.primary, ...s.fallbacks], s.cooldowns, Date.now());
+  s.provider = at === 0 ? s.primary : s.fallbacks[at - 1]!;
+  return at;
 }
 
 /**
@@ -55,8 +62,9 @@ export function fallbacksLeft(s: ConversationState, chainPos: number): number {
 }
 
 /**
- * Switch to the next fallback after `chainPos`; returns the new position. Leaving the primary for
- * a rate limit or billing error starts its cooldown.
+ * Switch to the next fallback after `chainPos`; returns the new position. Fallbacks still cooling
+ * down are passed over while one that is not remains. Leaving a provider for an overload, a rate
+ * limit or a billing error starts that provider's cooldown.
  */
 export async function switchToFallback(
   s: ConversationState,
@@ -64,16 +72,31 @@ export async function switchToFallback(
   reason: string,
   turnId: string,
 ): Promise<number> {
-  let pos = chainPos;
-  while (pos < s.fallbacks.length && sameEndpoint(s.fallbacks[pos]!, s.provider)) pos += 1;
+  const now = Date.now();
+  const candidates = (skipCooling: boolean) => {
+    let pos = chainPos;
+    while (
+      pos < s.fallbacks.length &&
+      (sameEndpoint(s.fallbacks[pos]!, s.provider) ||
+        (skipCooling && isCoolingDown(s.cooldowns, s.fallbacks[pos]!, now)))
+    )
+      pos += 1;
+    return pos;
+  };
+  const warm = candidates(true);
+  const pos = warm < s.fallbacks.length ? warm : candidates(false);
   const next = s.fallbacks[pos];
   if (!next) return pos;
   const from = s.provider;
-  if (sameEndpoint(from, s.primary) && cooldownAfter(reason as FailureReason))
-    s.primaryCooldownUntil = Date.now() + PRIMARY_COOLDOWN_MS;
+  const cooldownMs = s.cooldownMs ?? DEFAULT_COOLDOWN_MS;
+  const cooling = coolsDown(reason as FailureReason);
+  if (cooling) s.cooldowns = withCooldown(s.cooldowns, from, now, cooldownMs);
   s.provider = next;
   s.lastPromptTokens = 0;
-  const message = `switched from ${providerLabel(from)} to ${providerLabel(next)} (${reason}); the next turn starts on the primary again`;
+  const after = cooling
+    ? `${providerLabel(from)} is skipped for ${Math.round(cooldownMs / 1000)} s, then tried again`
+    : 'the next turn starts on the primary again';
+  const message = `switched from ${providerLabel(from)} to ${providerLabel(next)} (${reason}); ${after}`;
   log.info(message);
   await storeStep('publishStatus', {
     conversationId: s.conversationId,

@@ -140,7 +140,7 @@ export class Run {
     const s = this.state;
     s.queue.push(...(s.heldReports ?? []).splice(0));
     s.queue.push(msg);
-    if (this.current && s.busyPolicy === 'interrupt') this.current.requestStop();
+    if (this.current && s.busyPolicy === 'interrupt') this.current.requestStop('superseded');
     this.refreshDetails();
   }
 

@@ -11,6 +11,7 @@ import type { SetModelInput, SetModelResult } from '../common/contract.js';
 import { MOVING_RUNS, describeZodError, setModelSchema } from '../common/contract.js';
 import type { ProviderRequest } from '../common/providers.js';
 import { providerLabel } from '../common/providers.js';
+import { endpointKey } from '../common/provider-cooldown.js';
 import { store } from './activities.js';
 import { setModelUpdate } from './definitions.js';
 import type { Run } from './run.js';
@@ -59,7 +60,7 @@ export function registerSetModel(run: Run): void {
         });
       state.primary = r.provider;
       // The new model has not failed: no cooldown keeps the next turn off it.
-      state.primaryCooldownUntil = 0;
+      if (state.cooldowns) delete state.cooldowns[endpointKey(r.provider)];
       const now = run.current === undefined;
       if (now) {
         state.provider = r.provider;

@@ -8,6 +8,8 @@ import { ActivityFailure, ApplicationFailure, log, patched, workflowInfo } from 
 import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
+import { clampCooldownMs } from '../common/provider-cooldown.js';
+import { DEFAULT_APPROVAL_POLICY } from '../common/approval-policy.js';
 import type { ConversationInput } from '../common/contract.js';
 import {
   LEGACY_SCHEMAS,
@@ -142,7 +144,6 @@ export function initialState(conversationId: string, input: ConversationInput): 
     lastError: null,
     titleSet: false,
     credentialIndex: {},
-    primaryCooldownUntil: 0,
     budget: {
       ...(input.budget?.maxCostUsd ? { maxCostUsd: input.budget.maxCostUsd } : {}),
       ...(input.budget?.maxTokens ? { maxTokens: input.budget.maxTokens } : {}),
@@ -222,10 +223,16 @@ export async function prepare(state: ConversationState, input: ConversationInput
       state.approvalMode = input.approvals?.mode ?? r.approvals.mode;
       state.approvalTimeoutSeconds = input.approvals?.timeoutSeconds ?? r.approvals.timeoutSeconds;
       state.clarifyTimeoutSeconds = input.approvals?.clarifyTimeoutSeconds ?? r.approvals.clarifyTimeoutSeconds;
+      // The worker's alone: a caller's input does not weaken who may approve or when denials end a turn.
+      state.approvalPolicy = {
+        maxDenialsInARow: r.approvals.maxDenialsInARow ?? DEFAULT_APPROVAL_POLICY.maxDenialsInARow,
+        separateApprover: r.approvals.separateApprover ?? DEFAULT_APPROVAL_POLICY.separateApprover,
+      };
     }
     if (r.compression) state.compression = r.compression;
     if (r.delegation) state.delegation = r.delegation;
     if (r.loopGuard) state.loopGuard = r.loopGuard;
+    if (r.cooldownMs !== undefined) state.cooldownMs = clampCooldownMs(r.cooldownMs);
     if (r.sandbox) state.sandbox = r.sandbox;
     adoptMcp(state, r.mcp);
     adoptLeftOut(state, r.leftOut);

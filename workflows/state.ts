@@ -13,7 +13,8 @@ import type {
   ConversationStatus,
   TurnResult,
 } from '../common/contract.js';
-import { APPROVAL_MODES, BUSY_POLICIES } from '../common/contract.js';
+import { APPROVAL_MODES, BUSY_POLICIES, MAX_DENY_REASON_CHARS, MAX_IDENTITY_CHARS } from '../common/contract.js';
+import type { ApprovalPolicy } from '../common/approval-policy.js';
 import { delegationSettingsSchema, loopGuardSchema } from '../common/carried-settings.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
@@ -31,6 +32,8 @@ import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js'
 import { TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ProviderRef } from '../common/providers.js';
+import type { Cooldowns } from '../common/provider-cooldown.js';
+import { MAX_COOLDOWNS, MAX_COOLDOWN_MS, MIN_COOLDOWN_MS, coolingView } from '../common/provider-cooldown.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
 
 export interface QueuedMessage {
@@ -43,6 +46,8 @@ export interface QueuedMessage {
    * a part already appended to a tool result (by a call then stopped) is moved, not copied.
    */
   steerParts?: string[];
+  /** Who sent it (the client's identity), when the client said. */
+  by?: string;
 }
 
 export interface ConversationState {
@@ -80,8 +85,13 @@ export interface ConversationState {
   searchAttributeNames?: string[];
   /** Which key of each provider's credential pool is in use (by provider and base URL). */
   credentialIndex: Record<string, number>;
-  /** Workflow time until which the primary is skipped at turn start (after rate_limit/billing). */
-  primaryCooldownUntil: number;
+  /**
+   * Providers left for an overload, a rate limit or a billing error, by endpoint: workflow time
+   * until which each is skipped (common/provider-cooldown.ts; expired entries are dropped).
+   */
+  cooldowns?: Cooldowns;
+  /** How long such a provider is skipped (config `retry.cooldownSeconds`); absent: the default. */
+  cooldownMs?: number;
   /** Session-wide caps. */
   budget: { maxCostUsd?: number; maxTokens?: number };
   compression: CompressionSettings;
@@ -99,6 +109,8 @@ export interface ConversationState {
   /** Commands (their approval keys) the user approved "for the session". */
   sessionApprovedCommands?: string[];
   pendingApprovals: ApprovalRequest[];
+  /** The worker's approval policy (config `approvals`): no input, signal or tool call changes it. */
+  approvalPolicy?: ApprovalPolicy;
   clarify: ClarifyRequest | null;
   /** The agent's task list (`todo` tool). */
   todos: TodoItem[];
@@ -139,6 +151,11 @@ export interface ApprovalRequest {
   scope?: ApprovalScope;
   /** The person's reason, given with a deny: the model reads it in the tool's result. */
   denyReason?: string;
+  /** Who sent the message whose turn asked (as the client stated it). */
+  requester?: string;
+  /** Who answered, and where from (as the answering client stated it). */
+  approver?: string;
+  via?: string;
 }
 
 export interface ClarifyRequest {
@@ -180,6 +197,7 @@ const queuedMessageSchema = z.object({
   text: z.string(),
   awaited: z.boolean(),
   steerParts: z.array(z.string()).max(64).optional(),
+  by: boundedString(MAX_IDENTITY_CHARS).optional(),
 });
 
 const approvalRequestSchema = z.object({
@@ -192,6 +210,10 @@ const approvalRequestSchema = z.object({
   timeoutSeconds: z.number(),
   decision: z.enum(['once', 'session', 'always', 'deny']).optional(),
   scope: z.enum(['command', 'rule']).optional(),
+  denyReason: boundedString(MAX_DENY_REASON_CHARS).optional(),
+  requester: boundedString(MAX_IDENTITY_CHARS).optional(),
+  approver: boundedString(MAX_IDENTITY_CHARS).optional(),
+  via: boundedString(40).optional(),
 });
 
 const clarifyRequestSchema = z.object({
@@ -230,7 +252,11 @@ export const carriedStateSchema = z.object({
   searchAttributeNames: z.array(boundedString(100)).max(20).optional(),
   // Added after the first release: runs carried by older code do not have them.
   credentialIndex: z.record(z.string(), z.number().int().min(0)).default({}),
-  primaryCooldownUntil: z.number().default(0),
+  cooldowns: z
+    .record(z.string().max(2200), z.number())
+    .transform((c) => Object.fromEntries(Object.entries(c).slice(0, MAX_COOLDOWNS)))
+    .optional(),
+  cooldownMs: z.number().int().min(MIN_COOLDOWN_MS).max(MAX_COOLDOWN_MS).optional(),
   budget: z.object({ maxCostUsd: z.number().optional(), maxTokens: z.number().optional() }).default({}),
   compression: z
     .object({
@@ -252,6 +278,9 @@ export const carriedStateSchema = z.object({
   sessionApprovedCommands: z.array(boundedString(100)).max(500).default([]),
   // Requests live only while a turn waits; none is pending at continue-as-new.
   pendingApprovals: z.array(approvalRequestSchema).max(100).default([]),
+  approvalPolicy: z
+    .object({ maxDenialsInARow: z.number().int().min(0).max(100), separateApprover: z.boolean() })
+    .optional(),
   clarify: clarifyRequestSchema.nullable().default(null),
   todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
   toolTaskQueue: z.string().optional(),
@@ -378,6 +407,7 @@ export function stateView(
       : {}),
     left_out: leftOutLines(s),
     ...(s.lastChanges ? { last_changes: s.lastChanges } : {}),
+    ...(coolingView(s.cooldowns, Date.now()).length ? { cooling_down: coolingView(s.cooldowns, Date.now()) } : {}),
   };
 }
 

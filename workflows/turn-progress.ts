@@ -1,4 +1,5 @@
 /** Live state of one running turn: counters, open tool calls, and how `/stop` reaches it. */
+import type { StopKind } from '../common/stop-kind.js';
 import type { CancellationScope } from '@temporalio/workflow';
 import type { ConversationStatus } from '../common/contract.js';
 import type { TurnAttempts } from '../common/attempts.js';
@@ -55,6 +56,12 @@ export class TurnProgress {
   loopGuard: LoopGuard | undefined;
   /** The message this turn answers (for the Web UI's current details). */
   messageText: string | undefined;
+  /** Who sent that message (the client's identity), when the client said: an approval's requester. */
+  requestedBy: string | undefined;
+  /** Denied or unanswered approvals in a row in this turn (the approval circuit breaker). */
+  denialsInARow = 0;
+  /** The breaker tripped: the turn ends after this tool batch. */
+  approvalHalt = false;
 
   constructor(
     readonly turnId: string,
@@ -62,8 +69,12 @@ export class TurnProgress {
     readonly messageId: string,
   ) {}
 
+  /** What stopped the turn (the first stop says). */
+  stopKind: StopKind | undefined;
+
   /** `/stop`: cancel the turn's scope, or remember the request if the scope does not exist yet. */
-  requestStop(): void {
+  requestStop(kind: StopKind = 'user'): void {
+    this.stopKind ??= kind;
     this.stopRequested = true;
     this.scope?.cancel();
   }

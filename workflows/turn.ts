@@ -35,6 +35,9 @@ import type { ChildBatch } from './delegation.js';
 import { runDelegation } from './delegation.js';
 import { askClarify, gateCommand } from './human.js';
 import { snapshotAfterTurn, snapshotBeforeCall } from './checkpoints.js';
+import { breakerNote } from '../common/approval-policy.js';
+import { interruptedNote } from '../common/stop-kind.js';
+import type { StopKind } from '../common/stop-kind.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -257,6 +260,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
       }
       case 'tools':
         await runTools(host, p, r.toolCalls, seq);
+        if (p.approvalHalt) {
+          await approvalsDeniedHalt(host, p, outcome);
+          return;
+        }
         if (p.loopGuard?.shouldHalt()) {
           await guardrailHalt(host, p, outcome);
           return;
@@ -508,6 +515,27 @@ async function guardrailHalt(
   outcome.exit = 'guardrail_halt';
 }
 
+/** Too many denials in a row (common/approval-policy.ts): a closing note, exit `approvals_denied`. */
+async function approvalsDeniedHalt(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
+  const s = host.state;
+  const text = breakerNote(p.denialsInARow);
+  await storeStep('recordMessages', {
+    sessionId: s.sessionId,
+    turnId: p.turnId,
+    messages: [{ seq: s.nextSeq, role: 'assistant', content: text, overwrite: true }],
+  });
+  s.nextSeq += 1;
+  p.tailRole = 'assistant';
+  await storeStep('publishStatus', {
+    conversationId: s.conversationId,
+    turnId: p.turnId,
+    kind: 'approvals_denied',
+    message: `turn ended: ${p.denialsInARow} approvals in a row denied or unanswered`,
+  });
+  outcome.finalText = text;
+  outcome.exit = 'approvals_denied';
+}
+
 /** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
@@ -526,6 +554,13 @@ async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome):
   }
   if (r.reasoning) outcome.lastReasoning = r.reasoning;
   outcome.exit = 'budget_exhausted';
+}
+
+/** What stopped the turn, when something did: a stop's kind, or a budget that ended it. */
+function stopKindOf(outcome: Outcome, p: TurnProgress): StopKind | undefined {
+  if (outcome.interrupted) return p.stopKind ?? 'user';
+  if (outcome.exit === 'session_budget_exceeded' || outcome.exit === 'budget_exhausted') return 'budget';
+  return undefined;
 }
 
 function recordFailure(err: unknown, p: TurnProgress, outcome: Outcome): void {
@@ -571,7 +606,7 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
   }
   if ((outcome.interrupted || outcome.failed || outcome.partial) && (p.tailRole !== 'assistant' || synthetic.length)) {
     const note = outcome.interrupted
-      ? 'Operation interrupted.'
+      ? interruptedNote(p.stopKind)
       : `The turn ended early: ${outcome.error ?? 'unknown error'}`;
     // The position is the workflow's next one: anything there is a leftover of a discarded call.
     synthetic.push({ seq: s.nextSeq, role: 'assistant', content: note, overwrite: true });
@@ -604,6 +639,8 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     message_id: msg.id,
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
   };
+  const stopKind = stopKindOf(outcome, p);
+  if (stopKind) result.stop_kind = stopKind;
   s.lastError = outcome.error ?? null;
   await snapshotAfterTurn(s, p);
   const closed = await storeStep('finishTurn', {

@@ -14,14 +14,20 @@ export function registerApprove(program: Command): void {
     .addArgument(new Argument('<decision>', 'decision').choices([...APPROVAL_DECISIONS]))
     .option('--rule', 'session/always: cover every command of the same rules, not only this command')
     .option('--reason <text>', 'deny: why, for the model (it reads this in the tool result)')
+    .option('--as <name>', 'who answers, for the approvals audit (default: HERALD_IDENTITY or user@host)')
     .action(
-      async (session: string, request: string, decision: ApprovalDecision, o: { rule?: boolean; reason?: string }) => {
+      async (
+        session: string,
+        request: string,
+        decision: ApprovalDecision,
+        o: { rule?: boolean; reason?: string; as?: string },
+      ) => {
         if (o.reason && decision !== 'deny')
           throw new Error('--reason goes with deny (the model reads why it may not run the command)');
         await withClient(async (client) => {
           await (
             await runningConversation(client, session)
-          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason);
+          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason, { by: o.as, via: 'cli' });
           const covers =
             decision === 'session' || decision === 'always'
               ? o.rule

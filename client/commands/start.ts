@@ -7,7 +7,7 @@ import { API_MODES, PROVIDER_NAMES } from '../../common/providers.js';
 import type { StartOptions } from '../client.js';
 import { describeResult, exitCodeOf, print, withClient } from './shared.js';
 
-function startOptions(o: Record<string, unknown>): StartOptions {
+export function startOptions(o: Record<string, unknown>): StartOptions {
   const s: StartOptions = {};
   if (typeof o.model === 'string') s.model = o.model;
   if (typeof o.provider === 'string') s.provider = o.provider as StartOptions['provider'];
@@ -20,7 +20,7 @@ function startOptions(o: Record<string, unknown>): StartOptions {
   return s;
 }
 
-function withModelOptions(cmd: Command): Command {
+export function withModelOptions(cmd: Command): Command {
   return cmd
     .option('--model <name>', 'model name')
     .addOption(new Option('--provider <name>', 'provider').choices([...PROVIDER_NAMES]))

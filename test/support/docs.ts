@@ -24,6 +24,8 @@ const READING_ORDER = [
   'docs/tool-sandbox.md',
   'docs/command-safety.md',
   'docs/checkpoints.md',
+  // Last: its scheduled run leaves a session that other pages' listings would show.
+  'docs/schedules.md',
 ];
 
 function markdownUnder(dir: string): string[] {

@@ -9,7 +9,6 @@ import { FAILURE_REASONS, REASON_POLICIES, type FailureReason } from '../../comm
 import {
   LONG_CONTEXT_TIER_LIMIT,
   MAX_COMPRESSIONS_PER_SLOT,
-  cooldownAfter,
   decideRecovery,
   isTransient,
   retryInActivity,
@@ -68,7 +67,15 @@ describe('retryInActivity', () => {
     }
   });
 
-  for (const reason of ['timeout', 'network', 'overloaded'] as const) {
+  it('overloaded (503/529): moves to the fallback at once, else keeps retrying', () => {
+    for (const poolSize of [1, 3])
+      for (const attempt of [1, 2, 3, 10]) {
+        assert.equal(retryInActivity('overloaded', attempt, { fallbackAvailable: true, poolSize }), false);
+        assert.equal(retryInActivity('overloaded', attempt, { fallbackAvailable: false, poolSize }), true);
+      }
+  });
+
+  for (const reason of ['timeout', 'network'] as const) {
     it(`${reason}: stops at attempt 2 when a fallback exists, else keeps retrying`, () => {
       for (const poolSize of [1, 3]) {
         assert.equal(retryInActivity(reason, 1, { fallbackAvailable: true, poolSize }), true);
@@ -295,13 +302,6 @@ describe('decideRecovery', () => {
                   if (r.action === 'strip_reasoning') assert.ok(!strippedReasoning, `${where}: stripped twice`);
                 }
     assert.ok(combinations > 1000);
-  });
-});
-
-describe('cooldownAfter', () => {
-  it('puts the primary in a cooldown only after rate_limit and billing', () => {
-    for (const reason of FAILURE_REASONS)
-      assert.equal(cooldownAfter(reason), reason === 'rate_limit' || reason === 'billing', reason);
   });
 });
 
