@@ -136,14 +136,12 @@ export class LoopGuard {
 
   /**
    * `stats` is counted into as the guard acts (the session's counters, or a fresh set).
-   * `pauses`: after answering a call itself, ask for one tool-less request; and a read that failed
-   * is answered from its earlier result from its first repeat (workflows created before this
-   * behaviour pass false: their histories replay as recorded).
+   * After answering a call itself the guard asks for one tool-less request; and a read that failed
+   * is answered from its earlier result from its first repeat.
    */
   constructor(
     readonly settings: LoopGuardSettings,
     readonly stats: LoopGuardStats = emptyLoopGuardStats(),
-    readonly pauses = true,
   ) {}
 
   private key(call: GuardedCall): string | undefined {
@@ -170,7 +168,7 @@ export class LoopGuard {
     }
     // Only a read is answered from its earlier result: it repeats harmlessly once (the file may
     // have changed outside the turn), and a read that failed fails the same way again.
-    if (effectOf(call) === 'none' && (repeat >= 2 || (this.pauses && seen.error))) {
+    if (effectOf(call) === 'none' && (repeat >= 2 || seen.error)) {
       seen.repeats = repeat;
       this.mark(true);
       this.stats.nudges += 1;
@@ -256,7 +254,7 @@ export class LoopGuard {
 
   /** Whether the next request should offer no tools (asked once: the flag clears). */
   takePause(): boolean {
-    const pause = this.pause && this.settings.enabled && this.pauses;
+    const pause = this.pause && this.settings.enabled;
     this.pause = false;
     return pause;
   }

@@ -3,7 +3,7 @@
  * Temporal owns retries: SDK clients run with `maxRetries: 0`, and each policy here is what
  * shows in history. `cancellationType` is always explicit (the SDK's real default is TRY_CANCEL).
  */
-import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import { NON_RETRYABLE_REASONS, STORE_REJECTED } from '../common/error-reasons.js';
 import { ATTEMPTS_PER_SLOT } from '../common/recovery.js';
@@ -41,8 +41,6 @@ const localStore = proxyLocalActivities<HeraldActivities>({
   retry: STORE_RETRY,
 });
 
-/** Turns run their short store steps as local activities (a history change: old histories replay without). */
-export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
 /**
  * The largest write (its arguments, as JSON characters) a local store step carries. A local
  * activity's result sits in a marker event and every local activity of a workflow task completes
@@ -52,9 +50,9 @@ export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
  */
 export const LOCAL_STEP_MAX_CHARS = 32_000;
 
-/** The store for a turn's write of `chars` characters: local when small (and patched), else regular. */
+/** The store for a turn's write of `chars` characters: local when small, else regular. */
 export function turnStore(chars: number): typeof store {
-  return chars <= LOCAL_STEP_MAX_CHARS && patched(PATCH_LOCAL_STORE_STEPS) ? localStore : store;
+  return chars <= LOCAL_STEP_MAX_CHARS ? localStore : store;
 }
 
 type Acts = HeraldActivities;

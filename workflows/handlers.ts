@@ -14,6 +14,7 @@ import {
   endSchema,
   sendMessageSchema,
   stopSchema,
+  userMessageSchema,
 } from '../common/contract.js';
 import {
   answerClarifyUpdate,
@@ -33,7 +34,7 @@ import { registerSetModel } from './set-model.js';
 import { registerReloadTools } from './mcp.js';
 import { findResult, stateView } from './state.js';
 
-/** The longest `end` reason kept (runs with patch utf16-bounds): it is the end activity's input. */
+/** The longest `end` reason kept: it is the end activity's input. */
 const MAX_END_REASON_CHARS = 500;
 
 /** Why a payload failed: undecodable, or the schema's first complaint. */
@@ -46,7 +47,7 @@ export function registerHandlers(run: Run): void {
   const { state } = run;
 
   setHandler(userMessageSignal, (payload: unknown) => {
-    const parsed = run.schemas.userMessageSchema.safeParse(payload);
+    const parsed = userMessageSchema.safeParse(payload);
     if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
     if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
     const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
@@ -59,7 +60,7 @@ export function registerHandlers(run: Run): void {
       else {
         state.pendingSteer.push(text);
         // Sent again by id, it is answered by the turn it steered, not run a second time.
-        if (givenId && run.hardened && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
+        if (givenId && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
       }
       return;
     }
@@ -69,7 +70,7 @@ export function registerHandlers(run: Run): void {
   });
 
   setHandler(steerSignal, (payload: unknown) => {
-    const parsed = run.schemas.userMessageSchema.safeParse(payload);
+    const parsed = userMessageSchema.safeParse(payload);
     if (!parsed.success || run.ended)
       return run.noteIgnored(
         'steer signal',
@@ -86,7 +87,7 @@ export function registerHandlers(run: Run): void {
     if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
     run.stopBackground();
     if (run.current) run.current.requestStop();
-    else if (run.compressScope && run.hardened) run.compressScope.cancel();
+    else if (run.compressScope) run.compressScope.cancel();
     else if (state.subagent && !run.ended) {
       // A child agent stopped before its task began: it ends without running it.
       run.ended = true;
@@ -101,8 +102,7 @@ export function registerHandlers(run: Run): void {
       parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
     run.ended = true;
     // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
-    run.endReason =
-      run.utf16 && reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : (reason ?? 'ended by user');
+    run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
     run.refreshDetails();
   });
 
@@ -137,7 +137,7 @@ export function registerHandlers(run: Run): void {
 
   const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
   setHandler(approveSignal, (payload: unknown) => {
-    const parsed = run.schemas.approveSchema.safeParse(payload);
+    const parsed = approveSchema.safeParse(payload);
     if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
     const req = findApproval(parsed.data.requestId);
     if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
@@ -196,8 +196,7 @@ export function registerHandlers(run: Run): void {
     compressUpdate,
     async (input) => {
       const id = uuid4();
-      // The run's schemas: a replayed older run parses the focus its validator accepted then.
-      const parsed = run.schemas.compressSchema.safeParse(input);
+      const parsed = compressSchema.safeParse(input);
       run.compressions.push({ id, focus: parsed.success ? (parsed.data?.focus ?? undefined) : undefined });
       await condition(() => run.compressResults.has(id));
       const r = run.compressResults.get(id)!;
@@ -209,7 +208,7 @@ export function registerHandlers(run: Run): void {
         const parsed = compressSchema.safeParse(input);
         if (!parsed.success) throw new Error(`invalid compress: ${problem(input, parsed.error, 'compress')}`);
         if (run.ended) throw new Error('the conversation has ended');
-        if (run.hardened && run.compressions.length >= 8) throw new Error('8 compressions are already waiting');
+        if (run.compressions.length >= 8) throw new Error('8 compressions are already waiting');
       },
     },
   );

@@ -7,7 +7,6 @@
 import type { CancellationScope } from '@temporalio/workflow';
 import { log, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { TurnResult } from '../common/contract.js';
-import { CURRENT_SCHEMAS, LEGACY_SCHEMAS } from '../common/contract.js';
 import type { CompressResult } from './definitions.js';
 import type { ChildBatch } from './delegation.js';
 import { stopChildren } from './delegation.js';
@@ -55,28 +54,14 @@ export class Run {
     return (this.state.ignoredSignals ??= { count: 0, lastReason: null });
   }
 
-  /** Search attributes of this run (when `byStatus`). */
+  /** Search attributes of this run, following every status change. */
   readonly attributes = new SearchAttributePublisher();
 
   constructor(
     readonly state: ConversationState,
-    /** Runs started by today's code (patched): bounds, draining and the other hardening apply. */
-    readonly hardened: boolean,
     readonly canAfterTurns: number,
-    /**
-     * Runs with `search-attributes-by-status`: HeraldStatus follows every status change (and the
-     * title and primary model are set), published with the current details.
-     */
-    readonly byStatus = false,
-    /** Runs with `utf16-bounds`: string bounds in UTF-16 units, the `end` reason bounded. */
-    readonly utf16 = false,
   ) {
     state.heldReports ??= [];
-  }
-
-  /** The schemas this run parses signals with (common/contract.ts: workflowSchemas). */
-  get schemas(): typeof LEGACY_SCHEMAS {
-    return this.utf16 ? CURRENT_SCHEMAS : LEGACY_SCHEMAS;
   }
 
   /** A signal was ignored: logged, and counted in the state query (`ignored_messages`). */
@@ -86,11 +71,10 @@ export class Run {
     log.warn(`ignored ${what}`, { reason: this.ignored.lastReason });
   }
 
-  /** The Web UI's view of the run: current details, and (by status) the search attributes. */
+  /** The Web UI's view of the run: current details, and the search attributes (HeraldStatus follows every status). */
   refreshDetails(): void {
     setCurrentDetails(describe(this.state, this.current, this.ended, this.backgroundSessions(), this.compressing));
-    if (this.byStatus)
-      this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
+    this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
   }
 
   /** The start message and the worker's redacted preview of it (prepare): the title the memo may show. */
@@ -111,7 +95,6 @@ export class Run {
 
   /** Why a new message cannot be queued now (undefined: it can). */
   queueRefusal(text: string): string | undefined {
-    if (!this.hardened) return undefined;
     const q = this.state.queue;
     if (q.length >= MAX_QUEUED_MESSAGES)
       return `${q.length} messages are already waiting (at most ${MAX_QUEUED_MESSAGES}); wait for a turn to finish`;
@@ -123,7 +106,6 @@ export class Run {
 
   /** Why steer text cannot be taken now (undefined: it can). */
   steerRefusal(text: string): string | undefined {
-    if (!this.hardened) return undefined;
     const p = this.state.pendingSteer;
     if (p.length >= MAX_PENDING_STEER) return `${p.length} steer messages are already waiting for the next model call`;
     const bytes = p.reduce((n, t) => n + utf8Bytes(t), 0) + utf8Bytes(text);
@@ -145,11 +127,11 @@ export class Run {
     const held = (this.state.heldReports ??= []);
     const used = held.reduce((n, m) => n + utf8Bytes(m.text), 0);
     const room = MAX_HELD_REPORT_BYTES - used;
-    if (this.hardened && room < 1_000) {
+    if (room < 1_000) {
       log.warn('background report dropped: too many held reports', { id: msg.id });
       return;
     }
-    held.push(this.hardened ? { ...msg, text: clampBytes(msg.text, room, '\n[…report cut]') } : msg);
+    held.push({ ...msg, text: clampBytes(msg.text, room, '\n[…report cut]') });
   }
 
   stopBackground(): void {
@@ -167,24 +149,22 @@ export class Run {
   canDue(): boolean {
     if (this.background.length > 0) return false;
     const info = workflowInfo();
-    const own =
-      this.hardened && (info.historyLength >= CAN_HISTORY_EVENTS || (info.historySize ?? 0) >= CAN_HISTORY_BYTES);
+    const own = info.historyLength >= CAN_HISTORY_EVENTS || (info.historySize ?? 0) >= CAN_HISTORY_BYTES;
     return info.continueAsNewSuggested || this.runTurns >= this.canAfterTurns || own || this.upgradeDue();
   }
 
   /** A Worker Deployment made another build current: the next run should start there. */
   upgradeDue(): boolean {
-    return this.hardened && workflowInfo().targetWorkerDeploymentVersionChanged === true;
+    return workflowInfo().targetWorkerDeploymentVersionChanged === true;
   }
 
   /** New `sendMessage` updates are refused while the run hands over (the client sends again, to the next run). */
   draining(): boolean {
-    return this.hardened && this.canDue();
+    return this.canDue();
   }
 
   /** History so large that a running turn must stop for the run to continue as new. */
   historyTooLarge(): boolean {
-    if (!this.hardened) return false;
     const info = workflowInfo();
     return info.historyLength >= STOP_HISTORY_EVENTS || (info.historySize ?? 0) >= STOP_HISTORY_BYTES;
   }

@@ -4,9 +4,9 @@
  * budget runs out, the user stops it, or a failure ends it. Every exit path returns the same
  * TurnResult and leaves a transcript in a valid message order (docs/architecture.md).
  */
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { NotRunReason, SyntheticMessage } from '../common/activity-types.js';
-import { BUDGET_FINAL_NOTE, BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
+import { BUDGET_FINAL_NOTE, budgetWarning } from '../common/budget.js';
 import {
   DEFAULT_LOOP_GUARD,
   LoopGuard,
@@ -46,20 +46,7 @@ export { TurnProgress };
 const MAX_RESULT_TEXT = 200_000;
 /** Concurrent tool activities of one batch at most, and how long a batch may take (docs/tools.md). */
 const MAX_PARALLEL_TOOLS = 8;
-const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
 const BATCH_DEADLINE_SECONDS = 420;
-/** Repeated identical tool calls are nudged, refused, and a turn without progress ends (docs/loop-guard.md). */
-const PATCH_LOOP_GUARD = 'tool-loop-guard';
-/**
- * A request after the loop guard answered a repeated call goes out without tools, and a repeat of a
- * read that failed is answered from its earlier result at once (decided when the turn's guard is made).
- */
-const PATCH_LOOP_PAUSE = 'loop-guard-pause';
-/** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
-const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
-/** A tool-less (paused) request answered with a tool call in text is asked once more, then halted. */
-const PATCH_PAUSE_RETRY = 'loop-guard-pause-retry';
-const PATCH_EDIT_CYCLE = 'loop-guard-edit-cycle';
 /** The most characters of a loop-guard status event's message. */
 const MAX_GUARD_EVENT_CHARS = 500;
 
@@ -154,9 +141,10 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   if (recorded?.searchAttributeNames) s.searchAttributeNames = recorded.searchAttributeNames;
 
   const guardSettings = s.loopGuard ?? DEFAULT_LOOP_GUARD;
-  if (guardSettings.enabled && patched(PATCH_LOOP_GUARD)) {
+  // Repeated identical tool calls are nudged, refused, and a turn without progress ends (docs/loop-guard.md).
+  if (guardSettings.enabled) {
     s.loopGuardStats ??= emptyLoopGuardStats();
-    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats, patched(PATCH_LOOP_PAUSE));
+    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats);
   }
 
   const scope = new CancellationScope();
@@ -234,10 +222,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     );
     switch (step.kind) {
       case 'final': {
-        // Small models answer a paused request with the call they wanted, as text (Qwen2.5-Coder
-        // 1.5B: 3 of 9 samples); that is not an answer. Read only on that path: older runs replay.
+        // Small models answer a paused request with the call they wanted, as text: that is not an
+        // answer. It is asked once more, then the turn halts.
         const attempted = pause ? recogniseTextToolCall(r.text) : undefined;
-        if (attempted && patched(PATCH_PAUSE_RETRY)) {
+        if (attempted) {
           // The reply is overwritten at the same position, by the retry's reply or by the halt note.
           s.nextSeq = seq;
           p.tailRole = tailBefore;
@@ -353,9 +341,9 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       o.done = true;
       return;
     }
-    // A todo call is answered by the workflow itself; since patch loop-guard-todo the guard counts it
-    // too (Qwen2.5-Coder 1.5B sent the same todo list 75 times in one turn, never halted before).
-    const todoGuarded = !!guard && !!o.call.todo && !o.call.argsError && patched('loop-guard-todo');
+    // A todo call is answered by the workflow itself, and the guard counts it too (a small model can
+    // send the same todo list over and over).
+    const todoGuarded = !!guard && !!o.call.todo && !o.call.argsError;
     const guarded =
       guard && !o.call.argsError && (todoGuarded || (!o.call.todo && !o.call.clarify && !o.call.delegate));
     // A delegation's children work in the workspace, and a person answering clarify may have changed it.
@@ -422,8 +410,7 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
       const before = guard.stats.nudges;
       guard.ran(guardedCall(o.call), o.seq, r.resultKey, r.isError);
       if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
-      // Only results that carry a file state ask for the patch: older histories replay as recorded.
-      if (r.fileState && patched(PATCH_EDIT_CYCLE) && guard.edited(r.fileState))
+      if (r.fileState && guard.edited(r.fileState))
         guardNotes.push(`${o.call.name}: the file is back the way an earlier edit left it — tools paused`);
     }
     o.done = true;
@@ -435,10 +422,11 @@ async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], a
     if (parallel) await inLanes(open, MAX_PARALLEL_TOOLS, runOne);
     else for (const o of open) await runOne(o);
   };
-  // The deadline adds a timer to every batch: histories recorded before it replay without one.
-  const timedOut = patched(PATCH_BATCH_DEADLINE)
-    ? await withDeadline(deadlineSeconds * 1000, runBatch, `tool batch deadline (${calls.length} call(s))`)
-    : (await runBatch(), false);
+  const timedOut = await withDeadline(
+    deadlineSeconds * 1000,
+    runBatch,
+    `tool batch deadline (${calls.length} call(s))`,
+  );
   if (timedOut) {
     const late = open.filter((o) => !o.done);
     await storeStep('recordMessages', {
@@ -508,19 +496,16 @@ async function guardrailHalt(
 /** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
-  const lastCall = patched(PATCH_BUDGET_LAST_CALL);
   const r = await callModelSlot(host.state, p, {
-    note: lastCall ? BUDGET_FINAL_NOTE : BUDGET_SUMMARY_NOTE,
+    note: BUDGET_FINAL_NOTE,
     toolChoiceNone: true,
     steer: p.lastStepWasTools ? host.takeSteer() : undefined,
   });
   if (r.toolCalls.length) openCalls(host.state, p, r.toolCalls);
   outcome.finalText = r.text;
-  if (lastCall) {
-    // A small model writes the call it wanted as text (or calls anyway): that is not an answer.
-    const attempted = recogniseTextToolCall(r.text)?.name ?? (r.text.trim() ? undefined : r.toolCalls[0]?.name);
-    if (attempted) outcome.finalText = textToolCallNote(attempted);
-  }
+  // A small model writes the call it wanted as text (or calls anyway): that is not an answer.
+  const attempted = recogniseTextToolCall(r.text)?.name ?? (r.text.trim() ? undefined : r.toolCalls[0]?.name);
+  if (attempted) outcome.finalText = textToolCallNote(attempted);
   if (r.reasoning) outcome.lastReasoning = r.reasoning;
   outcome.exit = 'budget_exhausted';
 }
