@@ -179,7 +179,11 @@ export const approveSchema = z
   .strict();
 
 /** Update `compress`: manual compression, optionally focused on a topic. */
-export const compressSchema = z.union([z.undefined(), z.null(), z.object({ focus: boundedString(500).min(1).optional() }).strict()]);
+export const compressSchema = z.union([
+  z.undefined(),
+  z.null(),
+  z.object({ focus: boundedString(500).min(1).optional() }).strict(),
+]);
 export type ConversationInput = z.infer<typeof conversationInputSchema>;
 
 /**
@@ -312,7 +316,6 @@ export interface SetModelResult {
   applies: 'now' | 'next_turn';
   previous: { provider: string; model: string };
 }
-
 
 export interface PendingApproval {
   request_id: string;

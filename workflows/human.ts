@@ -14,11 +14,7 @@ import type { TurnProgress } from './turn-progress.js';
 
 export type Gate = { run: true } | { run: false; result: string };
 
-function approveForSession(
-  s: ConversationState,
-  call: ToolCallRef,
-  scope: 'command' | 'rule',
-): void {
+function approveForSession(s: ConversationState, call: ToolCallRef, scope: 'command' | 'rule'): void {
   const check = call.approval!;
   if (scope === 'command' && check.commandKey) {
     const keys = (s.sessionApprovedCommands ??= []);
@@ -66,27 +62,27 @@ export async function gateCommand(
     // When the assessor cannot answer, the human decides (its failure is not the turn's). Its
     // request is a model call: counted, and not made past a session cap (workflows/attempts.ts).
     const verdict = sessionCapReached(s)
-        ? 'escalate'
-        : await assessment
-            .assessCommand({
-              auxiliary: s.auxiliary,
-              command: check.command,
-              description: check.description,
-              conversationId: s.conversationId,
-              sessionId: s.sessionId,
-              turnId: p.turnId,
-              ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
-              ...spendLimitOf(s),
-            })
-            .then((r: AssessCommandResult) => {
-              countAuxiliary(s, p, r);
-              return r.verdict;
-            })
-            .catch((err: unknown) => {
-              countAuxiliary(s, p, reportedAuxiliary(err));
-              if (isCancellation(err)) throw err;
-              return 'escalate' as const;
-            });
+      ? 'escalate'
+      : await assessment
+          .assessCommand({
+            auxiliary: s.auxiliary,
+            command: check.command,
+            description: check.description,
+            conversationId: s.conversationId,
+            sessionId: s.sessionId,
+            turnId: p.turnId,
+            ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
+            ...spendLimitOf(s),
+          })
+          .then((r: AssessCommandResult) => {
+            countAuxiliary(s, p, r);
+            return r.verdict;
+          })
+          .catch((err: unknown) => {
+            countAuxiliary(s, p, reportedAuxiliary(err));
+            if (isCancellation(err)) throw err;
+            return 'escalate' as const;
+          });
     if (verdict === 'approve') {
       approveForSession(s, call, 'command');
       return { run: true };

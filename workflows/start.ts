@@ -9,12 +9,7 @@ import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import type { ConversationInput } from '../common/contract.js';
-import {
-  conversationInputSchema,
-  describeZodError,
-  inputBoundsIssue,
-  SESSION_ID_PATTERN,
-} from '../common/contract.js';
+import { conversationInputSchema, describeZodError, inputBoundsIssue, SESSION_ID_PATTERN } from '../common/contract.js';
 import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
