@@ -34,6 +34,7 @@ import type { RecordedRequest } from '../test/support/fake-provider.js';
 import type { TestStack } from '../test/support/stack.js';
 import { createTestStack, eventually } from '../test/support/stack.js';
 import { EVERYTHING_SERVER } from '../test/support/mcp-servers.js';
+import { approachSuggestion, suggestCanArgs } from '../test/support/continue-as-new.js';
 import { startEmbeddedPostgres } from '../workers/embedded-postgres.js';
 import { startTemporalDevServer } from '../workers/temporal-dev-server.js';
 
@@ -253,6 +254,16 @@ const SCENARIOS: readonly Scenario[] = [
       mcp: 'MCP tools found at session start, a call, a list-changed notification with discovery before the next turn, reloadTools',
     },
     record: () => recordMcp(),
+  },
+  {
+    name: 'server-suggested-continue-as-new',
+    stack: 'own',
+    proves: {
+      'server-suggested-continue-as-new':
+        'the server suggests continue-as-new in the task of a refused update: the run moves at the next signal, a recorded task',
+      'after-server-suggested-continue-as-new': 'the run after a server-suggested continue-as-new: a turn, `end`',
+    },
+    record: () => recordServerSuggestedCan(),
   },
 ];
 
@@ -1300,4 +1311,51 @@ async function recordBackground(stack: TestStack, ws: string): Promise<void> {
   await c6.end('recorded');
   await stack.temporal.workflow.getHandle(c6.workflowId).result();
   await save(stack.temporal, 'delegation-background', c6.workflowId);
+}
+
+/**
+ * Continue-as-new the server suggests (a dev server of its own, suggesting at a low history
+ * length): an update refused in the first task that carries the suggestion moves nothing; the next
+ * signal, a recorded task, moves the run.
+ */
+async function recordServerSuggestedCan(): Promise<void> {
+  const server = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(process.env, log),
+    port: await freePort(),
+    namespace: 'default',
+    extraArgs: suggestCanArgs(),
+  });
+  try {
+    const stack = await createTestStack({ temporalAddress: server.address });
+    try {
+      stack.fake.script([{ text: 'first answer' }]);
+      const conv = stack.herald.conversation('replay-server-suggested-can');
+      await conv.send('hello', { id: 'sc1', start: {} });
+      const handle = stack.temporal.workflow.getHandle(conv.workflowId);
+      const first = (await handle.describe()).runId;
+      await approachSuggestion(stack.temporal, conv.workflowId, 'sc1');
+      const refused = await conv.approve('no-such-request', 'once').then(
+        () => false,
+        () => true,
+      );
+      expect(refused, 'the approve update was refused');
+      expect((await handle.describe()).runId === first, 'the refused update moved nothing');
+      await handle.signal('approve', { requestId: 'no-such-request', decision: 'once' });
+      await eventually(async () => (await handle.describe()).runId !== first);
+      const history = await stack.temporal.workflow.getHandle(conv.workflowId, first).fetchHistory();
+      expect(
+        history.events?.some((e) => e.workflowTaskStartedEventAttributes?.suggestContinueAsNew),
+        'the server suggested continue-as-new',
+      );
+      await save(stack.temporal, 'server-suggested-continue-as-new', conv.workflowId, first);
+      stack.fake.script([{ text: 'second answer' }]);
+      await conv.send('and now?', { id: 'sc2' });
+      await endConversation(stack, conv.workflowId);
+      await save(stack.temporal, 'after-server-suggested-continue-as-new', conv.workflowId);
+    } finally {
+      await stack.close();
+    }
+  } finally {
+    await server.stop();
+  }
 }

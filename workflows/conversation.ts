@@ -82,7 +82,7 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
   const idleTimeout = input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
   for (;;) {
     const woke = await condition(
-      () => state.queue.length > 0 || run.compressions.length > 0 || run.ended || run.canDue(),
+      () => state.queue.length > 0 || run.compressions.length > 0 || run.ended || run.moveDue,
       idleTimeout,
       { summary: timerLabel('idle until end', idleTimeout) },
     );
@@ -97,9 +97,14 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
     const manual = run.compressions.shift();
     if (manual) {
       await runManualCompression(run, manual);
+      run.checkDue();
       continue;
     }
-    if (state.queue.length === 0 || (run.canDue() && state.queue.every((m) => !m.awaited))) {
+    // Decided in this task, which the history records (Run.checkDue): a replay decides the same.
+    run.moveDue = false;
+    const due = run.canDue();
+    if (state.queue.length === 0 && !due) continue;
+    if (state.queue.length === 0 || (due && state.queue.every((m) => !m.awaited))) {
       // Continue-as-new only once no update is in flight: updates cannot follow a run.
       await condition(
         () => allHandlersFinished() || run.ended || state.queue.some((m) => m.awaited) || run.compressions.length > 0,
@@ -115,6 +120,7 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
       if (state.queue.length === 0) continue;
     }
     await takeTurn(run, state.queue.shift()!);
+    run.checkDue();
   }
   await close(run, run.endReason);
 }
@@ -138,7 +144,10 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
   run.current = current;
   const host = {
     state,
-    onProgress: () => run.refreshDetails(),
+    onProgress: () => {
+      run.refreshDetails();
+      run.stopIfHistoryTooLarge();
+    },
     adoptBackground: (batch: ChildBatch) => {
       run.background.push(batch);
       // Outside the turn's scope: stopping or ending the turn that dispatched them must not end the watch.
@@ -156,13 +165,6 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     },
   };
   run.refreshDetails();
-  let turnOver = false;
-  // A flood of signals mid-turn: stop the turn before history reaches Temporal's limits.
-  void condition(() => turnOver || run.historyTooLarge()).then(() => {
-    if (turnOver) return;
-    log.warn('history near its limit: stopping the turn so the conversation continues in a new run');
-    current.requestStop();
-  });
   let result: TurnResult;
   try {
     // A server said its tool list changed: this turn gets the new list (workflows/mcp.ts).
@@ -172,8 +174,6 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     // A store activity out of retries fails this turn, not the conversation.
     if (isCancellation(err)) throw err;
     result = failedTurn(state, msg, current, rootMessage(err));
-  } finally {
-    turnOver = true;
   }
   run.current = undefined;
   // A repeated message id answered from the store took no turn: its number goes to the next message.

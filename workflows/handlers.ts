@@ -6,7 +6,6 @@
  */
 import { condition, log, setHandler, uuid4 } from '@temporalio/workflow';
 import {
-  MOVING_RUNS,
   answerClarifySchema,
   approveSchema,
   compressSchema,
@@ -45,70 +44,97 @@ function problem(payload: unknown, error: { issues: unknown[] } | undefined, nam
 
 export function registerHandlers(run: Run): void {
   const { state } = run;
-
-  setHandler(userMessageSignal, (payload: unknown) => {
-    const parsed = userMessageSchema.safeParse(payload);
-    if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
-    if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
-    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
-    const givenId = typeof parsed.data === 'string' ? undefined : parsed.data.id;
-    const id = givenId ?? uuid4();
-    if (run.isKnownMessage(id)) return;
-    if (run.current && state.busyPolicy === 'steer') {
-      const refused = run.steerRefusal(text);
-      if (refused) run.noteIgnored(`userMessage ${id} (as steer)`, refused);
-      else {
-        state.pendingSteer.push(text);
-        // Sent again by id, it is answered by the turn it steered, not run a second time.
-        if (givenId && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
+  /** A signal is recorded: after it, continue-as-new may be decided (Run.checkDue). */
+  const recorded =
+    <A extends unknown[]>(handle: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        handle(...args);
+      } finally {
+        run.checkDue();
       }
-      return;
-    }
-    const refused = run.queueRefusal(text);
-    if (refused) return run.noteIgnored(`userMessage ${id}`, refused);
-    run.enqueue({ id, text, awaited: false });
-  });
+    };
 
-  setHandler(steerSignal, (payload: unknown) => {
-    const parsed = userMessageSchema.safeParse(payload);
-    if (!parsed.success || run.ended)
-      return run.noteIgnored(
-        'steer signal',
-        run.ended ? 'the conversation has ended' : problem(payload, parsed.error, 'steer'),
-      );
-    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
-    const refused = run.current ? run.steerRefusal(text) : run.queueRefusal(text);
-    if (refused) run.noteIgnored('steer signal', refused);
-    else if (run.current) state.pendingSteer.push(text);
-    else run.enqueue({ id: uuid4(), text, awaited: false });
-  });
+  setHandler(
+    userMessageSignal,
+    recorded((payload: unknown) => {
+      const parsed = userMessageSchema.safeParse(payload);
+      if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
+      if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
+      const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+      const givenId = typeof parsed.data === 'string' ? undefined : parsed.data.id;
+      const id = givenId ?? uuid4();
+      if (run.isKnownMessage(id)) return;
+      if (run.current && state.busyPolicy === 'steer') {
+        const refused = run.steerRefusal(text);
+        if (refused) run.noteIgnored(`userMessage ${id} (as steer)`, refused);
+        else {
+          state.pendingSteer.push(text);
+          // Sent again by id, it is answered by the turn it steered, not run a second time.
+          if (givenId && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
+        }
+        return;
+      }
+      const refused = run.queueRefusal(text);
+      if (refused) return run.noteIgnored(`userMessage ${id}`, refused);
+      run.enqueue({ id, text, awaited: false });
+    }),
+  );
 
-  setHandler(stopSignal, (payload?: unknown) => {
-    if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
-    run.stopBackground();
-    if (run.current) run.current.requestStop();
-    else if (run.compressScope) run.compressScope.cancel();
-    else if (state.subagent && !run.ended) {
-      // A child agent stopped before its task began: it ends without running it.
+  setHandler(
+    steerSignal,
+    recorded((payload: unknown) => {
+      const parsed = userMessageSchema.safeParse(payload);
+      if (!parsed.success || run.ended)
+        return run.noteIgnored(
+          'steer signal',
+          run.ended ? 'the conversation has ended' : problem(payload, parsed.error, 'steer'),
+        );
+      const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+      const refused = run.current ? run.steerRefusal(text) : run.queueRefusal(text);
+      if (refused) run.noteIgnored('steer signal', refused);
+      else if (run.current) state.pendingSteer.push(text);
+      else run.enqueue({ id: uuid4(), text, awaited: false });
+    }),
+  );
+
+  setHandler(
+    stopSignal,
+    recorded((payload?: unknown) => {
+      if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+      run.stopBackground();
+      if (run.current) run.current.requestStop();
+      else if (run.compressScope) run.compressScope.cancel();
+      else if (state.subagent && !run.ended) {
+        // A child agent stopped before its task began: it ends without running it.
+        run.ended = true;
+        run.endReason = 'stopped by the delegating agent';
+        run.refreshDetails();
+      } else log.info('stop signal while idle: nothing to interrupt');
+    }),
+  );
+
+  setHandler(
+    endSignal,
+    recorded((payload?: unknown) => {
+      const parsed = endSchema.safeParse(payload);
+      const reason =
+        parsed.success && parsed.data
+          ? typeof parsed.data === 'string'
+            ? parsed.data
+            : parsed.data.reason
+          : undefined;
       run.ended = true;
-      run.endReason = 'stopped by the delegating agent';
+      // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
+      run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
       run.refreshDetails();
-    } else log.info('stop signal while idle: nothing to interrupt');
-  });
-
-  setHandler(endSignal, (payload?: unknown) => {
-    const parsed = endSchema.safeParse(payload);
-    const reason =
-      parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
-    run.ended = true;
-    // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
-    run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
-    run.refreshDetails();
-  });
+    }),
+  );
 
   setHandler(
     sendMessageUpdate,
     async (msg) => {
+      run.checkDue();
       const id = msg.id ?? uuid4();
       const earlier = findResult(state, id);
       if (earlier) return earlier;
@@ -128,7 +154,6 @@ export function registerHandlers(run: Run): void {
         const id = parsed.data.id;
         // A message already here is answered as before, whatever the bounds say now.
         if (id !== undefined && run.isKnownMessage(id)) return;
-        if (run.draining()) throw new Error(MOVING_RUNS);
         const refused = run.queueRefusal(parsed.data.text);
         if (refused) throw new Error(`message refused: ${refused}`);
       },
@@ -136,20 +161,24 @@ export function registerHandlers(run: Run): void {
   );
 
   const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
-  setHandler(approveSignal, (payload: unknown) => {
-    const parsed = approveSchema.safeParse(payload);
-    if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
-    const req = findApproval(parsed.data.requestId);
-    if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
-    else {
-      req.decision = parsed.data.decision;
-      if (parsed.data.scope) req.scope = parsed.data.scope;
-      if (parsed.data.reason) req.denyReason = parsed.data.reason;
-    }
-  });
+  setHandler(
+    approveSignal,
+    recorded((payload: unknown) => {
+      const parsed = approveSchema.safeParse(payload);
+      if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
+      const req = findApproval(parsed.data.requestId);
+      if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
+      else {
+        req.decision = parsed.data.decision;
+        if (parsed.data.scope) req.scope = parsed.data.scope;
+        if (parsed.data.reason) req.denyReason = parsed.data.reason;
+      }
+    }),
+  );
   setHandler(
     approveUpdate,
     (input) => {
+      run.checkDue();
       const req = findApproval(input.requestId)!;
       req.decision = input.decision;
       if (input.scope) req.scope = input.scope;
@@ -172,6 +201,7 @@ export function registerHandlers(run: Run): void {
   setHandler(
     answerClarifyUpdate,
     (input) => {
+      run.checkDue();
       const req = state.clarify!;
       req.answer = input.answer;
       return { requestId: req.requestId };
@@ -195,6 +225,7 @@ export function registerHandlers(run: Run): void {
   setHandler(
     compressUpdate,
     async (input) => {
+      run.checkDue();
       const id = uuid4();
       const parsed = compressSchema.safeParse(input);
       run.compressions.push({ id, focus: parsed.success ? (parsed.data?.focus ?? undefined) : undefined });

@@ -46,6 +46,8 @@ export class Run {
   ended = false;
   endReason = 'ended';
   runTurns = 0;
+  /** Continue-as-new found due in a workflow task the history records (see checkDue). */
+  moveDue = false;
   childResult: TurnResult | null = null;
   /** Background delegations still running; none may be running at continue-as-new. */
   readonly background: ChildBatch[] = [];
@@ -158,9 +160,23 @@ export class Run {
     return workflowInfo().targetWorkerDeploymentVersionChanged === true;
   }
 
-  /** New `sendMessage` updates are refused while the run hands over (the client sends again, to the next run). */
-  draining(): boolean {
-    return this.canDue();
+  /**
+   * Called only where the workflow task is one the history records — a signal, an accepted update,
+   * the end of a turn or of a compression — so a replay decides the same in the same task.
+   * Continue-as-new and stopping a turn read per-task server flags (`continueAsNewSuggested`, the
+   * history length, a new current build); a task whose only input was an update its validator
+   * rejected is not recorded, and a decision taken there could not be replayed.
+   */
+  checkDue(): void {
+    if (this.canDue()) this.moveDue = true;
+    this.stopIfHistoryTooLarge();
+  }
+
+  /** A flood of signals mid-turn: stop the turn before history reaches Temporal's limits. */
+  stopIfHistoryTooLarge(): void {
+    if (!this.current || this.current.stopRequested || !this.historyTooLarge()) return;
+    log.warn('history near its limit: stopping the turn so the conversation continues in a new run');
+    this.current.requestStop();
   }
 
   /** History so large that a running turn must stop for the run to continue as new. */
