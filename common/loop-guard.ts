@@ -178,8 +178,11 @@ export class LoopGuard {
     return { action: 'run', repeat };
   }
 
-  /** After a call ran: its result's key decides whether it was a repeat. */
-  ran(call: GuardedCall, seq: number, resultKey: string | undefined, isError = false): void {
+  /**
+   * After a call ran: its result's key decides whether it was a repeat. Returns the note for the
+   * turn's status event when it was (a nudge is then pending for the next request).
+   */
+  ran(call: GuardedCall, seq: number, resultKey: string | undefined, isError = false): string | undefined {
     const key = this.key(call);
     const seen = key === undefined ? undefined : this.seen.get(key);
     // Compared before this call's own effect moves the version: something else may have run meanwhile.
@@ -187,7 +190,7 @@ export class LoopGuard {
     this.moveIfChanged(effectOf(call), isError);
     if (key === undefined || resultKey === undefined || !this.settings.enabled) {
       this.mark(false);
-      return;
+      return undefined;
     }
     if (seen && unchanged) {
       seen.repeats += 1;
@@ -198,12 +201,13 @@ export class LoopGuard {
       this.pendingNudges.push(nudgeText(call.name, seen.repeats + 1));
       // A built-in edit that failed the same way again: the model is not reading the error.
       if (isError && effectOf(call) === 'checked') this.pause = true;
-      return;
+      return 'same call, same result — nudged';
     }
     this.seen.delete(key);
     if (this.seen.size >= MAX_KEYS) this.seen.delete(this.seen.keys().next().value!);
     this.seen.set(key, { resultKey, repeats: 0, seq, error: isError, version: this.version });
     this.mark(false);
+    return undefined;
   }
 
   private moveIfChanged(effect: CallEffect, isError: boolean): void {

@@ -1290,7 +1290,8 @@ async function recordBackground(stack: TestStack, ws: string): Promise<void> {
         ? { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }
         : { text: `a.txt holds ${last.content ?? ''}` };
     }
-    if (last.content?.startsWith('[Background task results]')) return { text: 'The child reported.' };
+    // Reports come back as a user message behind Herald's marker (`[herald:…] [Background task results] …`).
+    if (last.content?.includes('[Background task results]')) return { text: 'The child reported.' };
     if (last.role === 'user' && last.content !== 'carry on')
       return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read a.txt' } }] };
     return { text: 'Dispatched.' };

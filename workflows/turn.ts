@@ -5,35 +5,27 @@
  * TurnResult and leaves a transcript in a valid message order (docs/architecture.md).
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { NotRunReason, SyntheticMessage } from '../common/activity-types.js';
+import type { SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_FINAL_NOTE, budgetWarning } from '../common/budget.js';
 import {
   DEFAULT_LOOP_GUARD,
   LoopGuard,
-  callEffect,
-  duplicateText,
-  duplicatesInReply,
   emptyLoopGuardStats,
   haltNote,
   PAUSE_NOTE,
   PAUSE_RETRY_NOTE,
   pausedHaltNote,
-  workflowResultKey,
 } from '../common/loop-guard.js';
 import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
 import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
-import { planToolBatch } from '../common/tool-batch.js';
-import { applyTodos, formatTodos } from '../common/todos.js';
-import { storeStep, toolActivities } from './activities.js';
+import { storeStep } from './activities.js';
+import { runTools } from './tool-calls.js';
 import { countLate, countedForFinish } from './attempts.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
-import { withDeadline } from './deadline.js';
 import { TurnEnd, rootMessage } from './errors.js';
 import type { ChildBatch } from './delegation.js';
-import { runDelegation } from './delegation.js';
-import { askClarify, gateCommand } from './human.js';
 import { callModelSlot } from './model-slot.js';
 import { fallbacksLeft, startTurnOnPrimary, switchToFallback } from './provider-chain.js';
 import type { ConversationState, QueuedMessage } from './state.js';
@@ -44,32 +36,7 @@ export { TurnProgress };
 
 /** The largest final response carried in a turn result; the full text is always in the transcript. */
 const MAX_RESULT_TEXT = 200_000;
-/** Concurrent tool activities of one batch at most, and how long a batch may take (docs/tools.md). */
-const MAX_PARALLEL_TOOLS = 8;
-const BATCH_DEADLINE_SECONDS = 420;
-/** The most characters of a loop-guard status event's message. */
-const MAX_GUARD_EVENT_CHARS = 500;
 
-/** Run `each` over `items` with at most `lanes` in flight; the first failure is rethrown after all settle. */
-async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await each(item);
-      } catch (err) {
-        failures.push(err);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
-  if (failures.length) throw failures[0];
-}
-
-/** All tool results of one assistant turn together (docs/tools.md); each call gets an equal share. */
-const MAX_TURN_RESULT_CHARS = 200_000;
 /** Preflight compression passes at most (while each one makes progress). */
 const MAX_PREFLIGHT_PASSES = 3;
 
@@ -243,7 +210,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
         return;
       }
       case 'tools':
-        await runTools(host, p, r.toolCalls, seq);
+        await toolStep(host, p, r.toolCalls, seq);
         if (p.loopGuard?.shouldHalt()) {
           await guardrailHalt(host, p, outcome);
           return;
@@ -299,163 +266,15 @@ function openCalls(s: ConversationState, p: TurnProgress, calls: ToolCallRef[]):
   return p.openCalls;
 }
 
-async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], assistantSeq: number): Promise<void> {
-  const s = host.state;
-  const open = openCalls(s, p, calls);
+/** A tool step: the calls opened in order, run as one batch (workflows/tool-calls.ts). */
+async function toolStep(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], assistantSeq: number): Promise<void> {
+  const open = openCalls(host.state, p, calls);
   p.currentTools = calls.map((c) => c.summary);
   setStatus(host, p, 'running_tools', 'tools');
-  let resultChars = 0;
-  const guard = p.loopGuard;
-  const guardedCall = (c: ToolCallRef) => {
-    const readOnly = c.traits?.readOnly ?? false;
-    return {
-      name: c.name,
-      argsKey: c.argsKey,
-      readOnly,
-      effect: callEffect({ name: c.name, readOnly, mcp: c.mcp !== undefined, todo: c.todo !== undefined }),
-    };
-  };
-  // Calls of this reply identical to an earlier one in it run once (the loop guard's first rule).
-  const duplicates = guard ? duplicatesInReply(calls.map(guardedCall)) : new Map<number, number>();
-  const guardNotes: string[] = [];
-
-  /** Record a result the workflow wrote itself; `notRun` says why the tool did not run. */
-  const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number, notRun?: NotRunReason) =>
-    storeStep('recordToolResult', {
-      conversationId: s.conversationId,
-      sessionId: s.sessionId,
-      turnId: p.turnId,
-      seq: o.seq,
-      toolCallId: o.call.id,
-      toolName: o.call.name,
-      content,
-      isError,
-      ...(durationMs !== undefined ? { durationMs } : {}),
-      ...(notRun ? { notRun, summary: o.call.summary } : {}),
-    });
-  const runOne = async (o: OpenCall) => {
-    const dupOf = duplicates.get(open.indexOf(o));
-    if (guard && dupOf !== undefined) {
-      await answer(o, duplicateText(o.call.name, calls[dupOf]!.id), false, undefined, 'duplicate');
-      guardNotes.push(`${o.call.name}: duplicate call in one reply ran once`);
-      o.done = true;
-      return;
-    }
-    // A todo call is answered by the workflow itself, and the guard counts it too (a small model can
-    // send the same todo list over and over).
-    const todoGuarded = !!guard && !!o.call.todo && !o.call.argsError;
-    const guarded =
-      guard && !o.call.argsError && (todoGuarded || (!o.call.todo && !o.call.clarify && !o.call.delegate));
-    // A delegation's children work in the workspace, and a person answering clarify may have changed it.
-    if (guard && !guarded) guard.other(!o.call.argsError && (!!o.call.delegate || !!o.call.clarify));
-    if (guard && guarded) {
-      const d = guard.decide(guardedCall(o.call));
-      if (d.action === 'answer') {
-        await answer(o, d.text, d.refused, undefined, d.refused ? 'refused' : 'repeat');
-        guardNotes.push(`${o.call.name}: repeated call ${d.refused ? 'refused' : 'answered from its earlier result'}`);
-        o.done = true;
-        return;
-      }
-    }
-    if (o.call.todo && !o.call.argsError) {
-      s.todos = applyTodos(s.todos, o.call.todo.todos, o.call.todo.merge);
-      const text = formatTodos(s.todos);
-      await answer(o, text, false);
-      if (guard && todoGuarded) {
-        const before = guard.stats.nudges;
-        guard.ran(guardedCall(o.call), o.seq, workflowResultKey(text));
-        if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
-      }
-      o.done = true;
-      return;
-    }
-    if (o.call.delegate && !o.call.argsError) {
-      const started = Date.now();
-      const d = await runDelegation(s, p, o.call, o.seq, () => host.onProgress(p));
-      if (d.background) host.adoptBackground(d.background);
-      // The children's reports are recorded even when the turn was stopped: they did real work.
-      await CancellationScope.nonCancellable(() => answer(o, d.content, false, Date.now() - started));
-      o.done = true;
-      if (d.stoppedBy !== undefined) throw d.stoppedBy;
-      return;
-    }
-    if (o.call.clarify && !o.call.argsError) {
-      const answered = await askClarify(s, p, o.call, () => host.onProgress(p));
-      // The question is answered (or timed out): the Web UI stops showing it as waiting.
-      host.onProgress(p);
-      await answer(o, answered, false);
-      o.done = true;
-      return;
-    }
-    const gate = await gateCommand(s, p, o.call, () => host.onProgress(p), assistantSeq);
-    host.onProgress(p);
-    if (!gate.run) {
-      await answer(o, gate.result, true, undefined, o.call.approval?.level === 'hardline' ? 'blocked' : 'denied');
-      o.done = true;
-      return;
-    }
-    const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds, s.toolTaskQueue).runTool({
-      conversationId: s.conversationId,
-      sessionId: s.sessionId,
-      turnId: p.turnId,
-      assistantSeq,
-      resultSeq: o.seq,
-      call: o.call,
-      cwd: s.cwd,
-      inlineLimit: Math.floor(MAX_TURN_RESULT_CHARS / calls.length),
-      ...(s.sandbox ? { network: s.sandbox.network } : {}),
-    });
-    resultChars += r.chars ?? 0;
-    if (guard && guarded) {
-      const before = guard.stats.nudges;
-      guard.ran(guardedCall(o.call), o.seq, r.resultKey, r.isError);
-      if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
-      if (r.fileState && guard.edited(r.fileState))
-        guardNotes.push(`${o.call.name}: the file is back the way an earlier edit left it — tools paused`);
-    }
-    o.done = true;
-  };
-
-  const parallel = planToolBatch(calls).mode === 'parallel';
-  const deadlineSeconds = Math.max(BATCH_DEADLINE_SECONDS, ...calls.map((c) => c.timeoutSeconds + 60));
-  const runBatch = async () => {
-    if (parallel) await inLanes(open, MAX_PARALLEL_TOOLS, runOne);
-    else for (const o of open) await runOne(o);
-  };
-  const timedOut = await withDeadline(
-    deadlineSeconds * 1000,
-    runBatch,
-    `tool batch deadline (${calls.length} call(s))`,
-  );
-  if (timedOut) {
-    const late = open.filter((o) => !o.done);
-    await storeStep('recordMessages', {
-      sessionId: s.sessionId,
-      turnId: p.turnId,
-      messages: late.map((o) => ({
-        seq: o.seq,
-        role: 'tool' as const,
-        toolCallId: o.call.id,
-        toolName: o.call.name,
-        content: `[${o.call.name} did not finish within the ${deadlineSeconds} s deadline for this batch of tool calls and was cancelled.]`,
-      })),
-    });
-    for (const o of late) o.done = true;
-  }
-  if (guardNotes.length) {
-    await storeStep('publishStatus', {
-      conversationId: s.conversationId,
-      turnId: p.turnId,
-      kind: 'loop_guard',
-      message: [...new Set(guardNotes)].join('; ').slice(0, MAX_GUARD_EVENT_CHARS),
-      details: { ...guard!.stats },
-    });
-  }
+  await runTools(host, p, open, assistantSeq);
   p.openCalls = [];
   p.currentTools = [];
   p.lastStepWasTools = true;
-  // The provider's last prompt count plus what the tools just added (about 4 characters a token).
-  s.lastPromptTokens += Math.ceil(resultChars / 4);
 }
 
 /** Post-tool (docs/long-conversations.md): the reported prompt plus the new results over the threshold → compress. */

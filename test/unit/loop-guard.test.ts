@@ -24,8 +24,10 @@ describe('loop guard', () => {
     for (let i = 1; i <= 10 && !g.shouldHalt(); i++) {
       const d = g.decide(read);
       if (d.action === 'run') {
-        g.ran(read, i * 2, 'same-result');
+        const note = g.ran(read, i * 2, 'same-result');
         seen.push(g.takeNudges() ? 'ran+nudge' : 'ran');
+        // The note for the status event comes with the nudge, from the guard itself.
+        assert.equal(note !== undefined, seen.at(-1) === 'ran+nudge');
       } else seen.push(d.refused ? 'refused' : 'reference');
     }
     assert.deepEqual(seen, ['ran', 'ran+nudge', 'reference', 'reference', 'refused', 'refused', 'refused']);
