@@ -42,22 +42,34 @@ function problem(payload: unknown, error: { issues: unknown[] } | undefined, nam
   return error ? describeZodError(error as never, name) : 'invalid';
 }
 
-export function registerHandlers(run: Run): void {
-  const { state } = run;
-  /** A signal is recorded: after it, continue-as-new may be decided (Run.checkDue). */
-  const recorded =
-    <A extends unknown[]>(handle: (...args: A) => void) =>
-    (...args: A): void => {
-      try {
-        handle(...args);
-      } finally {
-        run.checkDue();
-      }
-    };
+/** A signal handler that, once it ran (a recorded input), lets continue-as-new be decided (Run.checkDue). */
+function recorded<A extends unknown[]>(run: Run, handle: (...args: A) => void): (...args: A) => void {
+  return (...args: A): void => {
+    try {
+      handle(...args);
+    } finally {
+      run.checkDue();
+    }
+  };
+}
 
+/** Every signal, update and query of the conversation. */
+export function registerHandlers(run: Run): void {
+  registerMessages(run);
+  registerControl(run);
+  registerApprovals(run);
+  registerSetModel(run);
+  registerReloadTools(run);
+  registerCompress(run);
+  registerStateQuery(run);
+}
+
+/** New messages: the `userMessage` and `steer` signals and the `sendMessage` update. */
+function registerMessages(run: Run): void {
+  const { state } = run;
   setHandler(
     userMessageSignal,
-    recorded((payload: unknown) => {
+    recorded(run, (payload: unknown) => {
       const parsed = userMessageSchema.safeParse(payload);
       if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
       if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
@@ -83,7 +95,7 @@ export function registerHandlers(run: Run): void {
 
   setHandler(
     steerSignal,
-    recorded((payload: unknown) => {
+    recorded(run, (payload: unknown) => {
       const parsed = userMessageSchema.safeParse(payload);
       if (!parsed.success || run.ended)
         return run.noteIgnored(
@@ -95,39 +107,6 @@ export function registerHandlers(run: Run): void {
       if (refused) run.noteIgnored('steer signal', refused);
       else if (run.current) state.pendingSteer.push(text);
       else run.enqueue({ id: uuid4(), text, awaited: false });
-    }),
-  );
-
-  setHandler(
-    stopSignal,
-    recorded((payload?: unknown) => {
-      if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
-      run.stopBackground();
-      if (run.current) run.current.requestStop();
-      else if (run.compressScope) run.compressScope.cancel();
-      else if (state.subagent && !run.ended) {
-        // A child agent stopped before its task began: it ends without running it.
-        run.ended = true;
-        run.endReason = 'stopped by the delegating agent';
-        run.refreshDetails();
-      } else log.info('stop signal while idle: nothing to interrupt');
-    }),
-  );
-
-  setHandler(
-    endSignal,
-    recorded((payload?: unknown) => {
-      const parsed = endSchema.safeParse(payload);
-      const reason =
-        parsed.success && parsed.data
-          ? typeof parsed.data === 'string'
-            ? parsed.data
-            : parsed.data.reason
-          : undefined;
-      run.ended = true;
-      // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
-      run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
-      run.refreshDetails();
     }),
   );
 
@@ -159,11 +138,52 @@ export function registerHandlers(run: Run): void {
       },
     },
   );
+}
 
+/** `stop` (the running turn, a compression, background children) and `end`. */
+function registerControl(run: Run): void {
+  const { state } = run;
+  setHandler(
+    stopSignal,
+    recorded(run, (payload?: unknown) => {
+      if (!stopSchema.safeParse(payload).success) log.warn('stop signal payload ignored (expected a reason string)');
+      run.stopBackground();
+      if (run.current) run.current.requestStop();
+      else if (run.compressScope) run.compressScope.cancel();
+      else if (state.subagent && !run.ended) {
+        // A child agent stopped before its task began: it ends without running it.
+        run.ended = true;
+        run.endReason = 'stopped by the delegating agent';
+        run.refreshDetails();
+      } else log.info('stop signal while idle: nothing to interrupt');
+    }),
+  );
+
+  setHandler(
+    endSignal,
+    recorded(run, (payload?: unknown) => {
+      const parsed = endSchema.safeParse(payload);
+      const reason =
+        parsed.success && parsed.data
+          ? typeof parsed.data === 'string'
+            ? parsed.data
+            : parsed.data.reason
+          : undefined;
+      run.ended = true;
+      // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
+      run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
+      run.refreshDetails();
+    }),
+  );
+}
+
+/** A person's answers: `approve` (signal or update) and `answerClarify`. */
+function registerApprovals(run: Run): void {
+  const { state } = run;
   const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
   setHandler(
     approveSignal,
-    recorded((payload: unknown) => {
+    recorded(run, (payload: unknown) => {
       const parsed = approveSchema.safeParse(payload);
       if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
       const req = findApproval(parsed.data.requestId);
@@ -217,10 +237,10 @@ export function registerHandlers(run: Run): void {
       },
     },
   );
+}
 
-  registerSetModel(run);
-  registerReloadTools(run);
-
+/** Manual compression (`/compress [focus]`) runs between turns, never inside one. */
+function registerCompress(run: Run): void {
   // Manual compression (`/compress [focus]`) runs between turns, never inside one.
   setHandler(
     compressUpdate,
@@ -243,7 +263,10 @@ export function registerHandlers(run: Run): void {
       },
     },
   );
+}
 
+function registerStateQuery(run: Run): void {
+  const { state } = run;
   setHandler(stateQuery, () =>
     stateView(
       state,
