@@ -6,6 +6,7 @@
  */
 import { condition, log, setHandler, uuid4 } from '@temporalio/workflow';
 import {
+  MOVING_RUNS,
   answerClarifySchema,
   approveSchema,
   compressSchema,
@@ -133,6 +134,7 @@ function registerMessages(run: Run): void {
         const id = parsed.data.id;
         // A message already here is answered as before, whatever the bounds say now.
         if (id !== undefined && run.isKnownMessage(id)) return;
+        if (run.draining()) throw new Error(MOVING_RUNS);
         const refused = run.queueRefusal(parsed.data.text);
         if (refused) throw new Error(`message refused: ${refused}`);
       },

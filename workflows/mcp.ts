@@ -9,6 +9,7 @@ import { ActivityCancellationType } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import type { McpSnapshot } from '../common/mcp-state.js';
 import { mcpSnapshotSchema } from '../common/mcp-state.js';
+import { MOVING_RUNS } from '../common/contract.js';
 import type { ReloadToolsResult } from './definitions.js';
 import { reloadToolsUpdate } from './definitions.js';
 import type { Run } from './run.js';
@@ -73,6 +74,7 @@ export function registerReloadTools(run: Run): void {
     {
       validator: () => {
         if (run.ended) throw new Error('the conversation has ended');
+        if (run.draining()) throw new Error(MOVING_RUNS);
         if (!state.primary.model) throw new Error('the conversation is not prepared yet; try again in a moment');
         if (!state.mcp) throw new Error('this conversation has no MCP servers (none configured on its worker)');
       },

@@ -172,6 +172,16 @@ export class Run {
     this.stopIfHistoryTooLarge();
   }
 
+  /**
+   * New updates that would add work (`sendMessage`, `setModel`, `reloadTools`) are refused while the
+   * run is about to move, so steady traffic cannot postpone the move (the client sends again, to the
+   * next run). Read from `moveDue`, which only recorded tasks set: the refusal agrees with what the
+   * loop will do, and a refusal leaves the workflow nothing to do in its task.
+   */
+  draining(): boolean {
+    return this.moveDue;
+  }
+
   /** A flood of signals mid-turn: stop the turn before history reaches Temporal's limits. */
   stopIfHistoryTooLarge(): void {
     if (!this.current || this.current.stopRequested || !this.historyTooLarge()) return;

@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { SetModelInput, SetModelResult } from '../common/contract.js';
-import { describeZodError, setModelSchema } from '../common/contract.js';
+import { MOVING_RUNS, describeZodError, setModelSchema } from '../common/contract.js';
 import type { ProviderRequest } from '../common/providers.js';
 import { providerLabel } from '../common/providers.js';
 import { store } from './activities.js';
@@ -80,6 +80,7 @@ export function registerSetModel(run: Run): void {
         const parsed = setModelSchema.safeParse(input);
         if (!parsed.success) throw new Error(`invalid setModel: ${describeZodError(parsed.error, 'setModel')}`);
         if (run.ended) throw new Error('the conversation has ended');
+        if (run.draining()) throw new Error(MOVING_RUNS);
         if (!state.primary.model) throw new Error('the conversation is not prepared yet; try again in a moment');
       },
     },
