@@ -101,8 +101,9 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
       continue;
     }
     // Decided in this task, which the history records (Run.checkDue): a replay decides the same.
-    run.moveDue = false;
+    // While due, validators keep refusing new work (Run.draining) until the run has moved.
     const due = run.canDue();
+    run.moveDue = due;
     if (state.queue.length === 0 && !due) continue;
     if (state.queue.length === 0 || (due && state.queue.every((m) => !m.awaited))) {
       // Continue-as-new only once no update is in flight: updates cannot follow a run.
