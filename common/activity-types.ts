@@ -404,7 +404,7 @@ export interface AssessCommandArgs {
   spendLimit?: SpendLimit;
 }
 
-/** A `smart` assessment's verdict; results recorded before the report existed are the bare verdict. */
+/** A `smart` assessment's verdict, with the report of its requests. */
 export type AssessCommandResult = { verdict: 'approve' | 'escalate' } & AuxiliaryReport;
 
 export interface ToolResultArgs {

@@ -28,14 +28,3 @@ export function boundedString(max: number, message?: string): z.ZodString {
       });
   });
 }
-
-/** A string schema with an upper bound: `boundedString`, or `codePointString` for older runs. */
-export type StringBound = (max: number, message?: string) => z.ZodString;
-
-/**
- * Zod's own `.max(n)` (Unicode code points): only for replaying runs started before patch
- * `utf16-bounds`, which must accept on replay what they accepted then (common/contract.ts).
- */
-export function codePointString(max: number, message?: string): z.ZodString {
-  return z.string().max(max, message);
-}

@@ -18,13 +18,9 @@ export function budgetWarning(iteration: number, max: number): string | undefine
   return undefined;
 }
 
-/** The request-only note for the one tool-less call made once the budget is spent. */
-export const BUDGET_SUMMARY_NOTE =
-  '[BUDGET EXHAUSTED: you have used every model call of this turn. Do not call tools. Summarise what you did, what is left, and how to continue.]';
-
 /**
- * The same request, said so that a small model does not write a tool call as text: the tools are
- * gone, and only prose is an answer (runs with the `budget-last-call` patch).
+ * The request-only note for the one tool-less call made once the budget is spent, said so that a
+ * small model does not write a tool call as text: the tools are gone, and only prose is an answer.
  */
 export const BUDGET_FINAL_NOTE =
   '[BUDGET EXHAUSTED: you have used every model call of this turn. Tools are no longer available: no tool will run, ' +

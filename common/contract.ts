@@ -11,8 +11,7 @@ import { API_MODES, PROVIDER_NAMES } from './providers.js';
 import type { Usage } from './messages.js';
 import { sandboxInputSchema } from './sandbox-policy.js';
 import { jsonBytes } from './text.js';
-import type { StringBound } from './bounded-string.js';
-import { boundedString, codePointString } from './bounded-string.js';
+import { boundedString } from './bounded-string.js';
 
 export const BUSY_POLICIES = ['interrupt', 'queue', 'steer'] as const;
 export type BusyPolicy = (typeof BUSY_POLICIES)[number];
@@ -95,122 +94,107 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export const APPROVAL_SCOPES = ['command', 'rule'] as const;
 export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
 
+/** Every string bound here is in UTF-16 units (common/bounded-string.ts), like every other bound in Herald. */
+const messageText = boundedString(MAX_MESSAGE_CHARS, MESSAGE_TOO_LARGE).min(1);
+/** Workflow input: one JSON object, every field optional (docs/temporal-cli.md). */
+export const conversationInputSchema = z
+  .object({
+    sessionId: sessionIdSchema.optional(),
+    message: messageText.optional(),
+    /** Client message id of `message`, so a retried start cannot run it twice. */
+    messageId: boundedString(200).min(1).optional(),
+    provider: z.enum(PROVIDER_NAMES).optional(),
+    model: z.string().min(1).optional(),
+    apiMode: z.enum(API_MODES).optional(),
+    baseUrl: z.string().url().optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+      .optional(),
+    systemMessage: z.string().optional(),
+    /** Earlier messages that seed a new session's transcript (ignored when the session exists). */
+    history: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict())
+      .max(10_000)
+      .optional(),
+    maxIterations: z.number().int().min(1).max(10_000).optional(),
+    /** Session-wide caps: `{ maxCostUsd?, maxTokens? }` (checked before every model call). */
+    budget: z
+      .object({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
+    toolsets: z.array(z.string().min(1)).optional(),
+    fallbackProviders: z.array(fallbackProviderSchema).optional(),
+    contextLength: z.number().int().min(1024).optional(),
+    busyPolicy: z.enum(BUSY_POLICIES).optional(),
+    approvals: z
+      .object({
+        mode: z.enum(APPROVAL_MODES).optional(),
+        timeoutSeconds: z.number().int().positive().optional(),
+        /** How long a `clarify` question waits for an answer. */
+        clarifyTimeoutSeconds: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    cwd: z.string().min(1).optional(),
+    /** The tool sandbox for this conversation: `{ network }` may only narrow the worker's (docs/tool-sandbox.md). */
+    sandbox: sandboxInputSchema.optional(),
+    /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
+    toolTaskQueue: boundedString(200).min(1).optional(),
+    /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
+    source: boundedString(40).min(1).optional(),
+    /** Idle time before the conversation completes on its own, e.g. "30 days" or milliseconds. */
+    idleTimeout: z.union([durationSchema, z.number().int().positive()]).optional(),
+    /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
+    continueAsNewAfterTurns: z.number().int().min(1).optional(),
+    /**
+     * Set by a parent conversation that delegated a task (docs/delegation.md): the child runs its one
+     * turn and ends; nobody is there to approve or answer, so approvals resolve on their own.
+     */
+    subagent: z
+      .object({
+        parentSessionId: sessionIdSchema,
+        depth: z.number().int().min(1).max(10),
+        autoApprove: z.boolean().default(false),
+      })
+      .strict()
+      .optional(),
+    /** Internal: state carried across continue-as-new. Not for callers. */
+    carried: z.unknown().optional(),
+  })
+  .strict();
+
+/** Signal `userMessage`: a string, or `{ text, id? }`. */
+export const userMessageSchema = z.union([
+  messageText,
+  z.object({ text: messageText, id: boundedString(200).min(1).optional() }).strict(),
+]);
+
 /**
- * The schemas a workflow parses where a replay must decide as the original run did (its input, its
- * signals, and `compress`, parsed again in the update's handler), built for a string bound: today's
- * `boundedString` (UTF-16 units, like every other bound in Herald), or zod's code-point count for
- * runs started before patch `utf16-bounds` (workflows/conversation.ts), which accepted astral text
- * up to twice as long and must keep accepting it on replay. Validators of updates need only today's:
- * a replay does not run them.
+ * Signal or update `approve`: the user's decision on a pending dangerous command. `session` and
+ * `always` cover that command (as parsed: spacing and quoting aside); `scope: "rule"` widens them to
+ * every command of the same rules. `reason` (a deny's): the person's words, passed to the model
+ * in the tool's result so it knows what to do instead.
  */
-function workflowSchemas(str: StringBound) {
-  const messageText = str(MAX_MESSAGE_CHARS, MESSAGE_TOO_LARGE).min(1);
-  /** Workflow input: one JSON object, every field optional (docs/temporal-cli.md). */
-  const conversationInputSchema = z
-    .object({
-      sessionId: sessionIdSchema.optional(),
-      message: messageText.optional(),
-      /** Client message id of `message`, so a retried start cannot run it twice. */
-      messageId: str(200).min(1).optional(),
-      provider: z.enum(PROVIDER_NAMES).optional(),
-      model: z.string().min(1).optional(),
-      apiMode: z.enum(API_MODES).optional(),
-      baseUrl: z.string().url().optional(),
-      apiKeyEnv: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
-        .optional(),
-      systemMessage: z.string().optional(),
-      /** Earlier messages that seed a new session's transcript (ignored when the session exists). */
-      history: z
-        .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict())
-        .max(10_000)
-        .optional(),
-      maxIterations: z.number().int().min(1).max(10_000).optional(),
-      /** Session-wide caps: `{ maxCostUsd?, maxTokens? }` (checked before every model call). */
-      budget: z
-        .object({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() })
-        .strict()
-        .optional(),
-      toolsets: z.array(z.string().min(1)).optional(),
-      fallbackProviders: z.array(fallbackProviderSchema).optional(),
-      contextLength: z.number().int().min(1024).optional(),
-      busyPolicy: z.enum(BUSY_POLICIES).optional(),
-      approvals: z
-        .object({
-          mode: z.enum(APPROVAL_MODES).optional(),
-          timeoutSeconds: z.number().int().positive().optional(),
-          /** How long a `clarify` question waits for an answer. */
-          clarifyTimeoutSeconds: z.number().int().positive().optional(),
-        })
-        .strict()
-        .optional(),
-      cwd: z.string().min(1).optional(),
-      /** The tool sandbox for this conversation: `{ network }` may only narrow the worker's (docs/tool-sandbox.md). */
-      sandbox: sandboxInputSchema.optional(),
-      /** Run tool activities on this task queue (a worker on the host that holds the workspace). */
-      toolTaskQueue: str(200).min(1).optional(),
-      /** Where the session was started from, e.g. `cli`, `api` (shown in `herald sessions`). */
-      source: str(40).min(1).optional(),
-      /** Idle time before the conversation completes on its own, e.g. "30 days" or milliseconds. */
-      idleTimeout: z.union([durationSchema, z.number().int().positive()]).optional(),
-      /** Continue-as-new after this many turns in one run even if Temporal has not suggested it. */
-      continueAsNewAfterTurns: z.number().int().min(1).optional(),
-      /**
-       * Set by a parent conversation that delegated a task (docs/delegation.md): the child runs its one
-       * turn and ends; nobody is there to approve or answer, so approvals resolve on their own.
-       */
-      subagent: z
-        .object({
-          parentSessionId: sessionIdSchema,
-          depth: z.number().int().min(1).max(10),
-          autoApprove: z.boolean().default(false),
-        })
-        .strict()
-        .optional(),
-      /** Internal: state carried across continue-as-new. Not for callers. */
-      carried: z.unknown().optional(),
-    })
-    .strict();
+export const approveSchema = z
+  .object({
+    requestId: boundedString(300).min(1),
+    decision: z.enum(APPROVAL_DECISIONS),
+    scope: z.enum(APPROVAL_SCOPES).optional(),
+    reason: boundedString(MAX_DENY_REASON_CHARS).min(1).optional(),
+    /** Who answers (the client's identity, or `--as`): kept in the approvals audit. */
+    by: boundedString(MAX_IDENTITY_CHARS).min(1).optional(),
+    /** Where from (`cli`, `chat`, `web`, `api`, …). */
+    via: boundedString(40).min(1).optional(),
+  })
+  .strict();
 
-  /** Signal `userMessage`: a string, or `{ text, id? }`. */
-  const userMessageSchema = z.union([
-    messageText,
-    z.object({ text: messageText, id: str(200).min(1).optional() }).strict(),
-  ]);
-
-  /**
-   * Signal or update `approve`: the user's decision on a pending dangerous command. `session` and
-   * `always` cover that command (as parsed: spacing and quoting aside); `scope: "rule"` widens them to
-   * every command of the same rules. `reason` (a deny's): the person's words, passed to the model
-   * in the tool's result so it knows what to do instead.
-   */
-  const approveSchema = z
-    .object({
-      requestId: str(300).min(1),
-      decision: z.enum(APPROVAL_DECISIONS),
-      scope: z.enum(APPROVAL_SCOPES).optional(),
-      reason: str(MAX_DENY_REASON_CHARS).min(1).optional(),
-      /** Who answers (the client's identity, or `--as`): kept in the approvals audit. */
-      by: str(MAX_IDENTITY_CHARS).min(1).optional(),
-      /** Where from (`cli`, `chat`, `web`, `api`, …). */
-      via: str(40).min(1).optional(),
-    })
-    .strict();
-
-  /** Update `compress`: manual compression, optionally focused on a topic. */
-  const compressSchema = z.union([z.undefined(), z.null(), z.object({ focus: str(500).min(1).optional() }).strict()]);
-
-  return { messageText, conversationInputSchema, userMessageSchema, approveSchema, compressSchema };
-}
-
-const CURRENT = workflowSchemas(boundedString);
-/** Today's schemas, as one object (a run picks these or LEGACY_SCHEMAS). */
-export const CURRENT_SCHEMAS = CURRENT;
-/** The same schemas with zod's code-point bounds: for runs without patch `utf16-bounds` only. */
-export const LEGACY_SCHEMAS = workflowSchemas(codePointString);
-const { messageText } = CURRENT;
-export const { conversationInputSchema, userMessageSchema } = CURRENT;
+/** Update `compress`: manual compression, optionally focused on a topic. */
+export const compressSchema = z.union([
+  z.undefined(),
+  z.null(),
+  z.object({ focus: boundedString(500).min(1).optional() }).strict(),
+]);
 export type ConversationInput = z.infer<typeof conversationInputSchema>;
 
 /**
@@ -330,8 +314,6 @@ export const endSchema = z.union([
   z.object({ reason: z.string().optional() }).strict(),
 ]);
 
-/** Signal or update `approve` (built in workflowSchemas above). */
-export const { approveSchema } = CURRENT;
 export type ApproveInput = z.infer<typeof approveSchema>;
 
 /** Update `answerClarify`: the user's answer to the pending `clarify` question. */
@@ -363,9 +345,6 @@ export interface SetModelResult {
   applies: 'now' | 'next_turn';
   previous: { provider: string; model: string };
 }
-
-/** Update `compress`: manual compression, optionally focused on a topic (built in workflowSchemas above). */
-export const { compressSchema } = CURRENT;
 
 /**
  * Update `rewind` (docs/checkpoints.md): put the workspace (`files`) and/or the transcript

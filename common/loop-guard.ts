@@ -136,14 +136,12 @@ export class LoopGuard {
 
   /**
    * `stats` is counted into as the guard acts (the session's counters, or a fresh set).
-   * `pauses`: after answering a call itself, ask for one tool-less request; and a read that failed
-   * is answered from its earlier result from its first repeat (workflows created before this
-   * behaviour pass false: their histories replay as recorded).
+   * After answering a call itself the guard asks for one tool-less request; and a read that failed
+   * is answered from its earlier result from its first repeat.
    */
   constructor(
     readonly settings: LoopGuardSettings,
     readonly stats: LoopGuardStats = emptyLoopGuardStats(),
-    readonly pauses = true,
   ) {}
 
   private key(call: GuardedCall): string | undefined {
@@ -170,7 +168,7 @@ export class LoopGuard {
     }
     // Only a read is answered from its earlier result: it repeats harmlessly once (the file may
     // have changed outside the turn), and a read that failed fails the same way again.
-    if (effectOf(call) === 'none' && (repeat >= 2 || (this.pauses && seen.error))) {
+    if (effectOf(call) === 'none' && (repeat >= 2 || seen.error)) {
       seen.repeats = repeat;
       this.mark(true);
       this.stats.nudges += 1;
@@ -180,8 +178,11 @@ export class LoopGuard {
     return { action: 'run', repeat };
   }
 
-  /** After a call ran: its result's key decides whether it was a repeat. */
-  ran(call: GuardedCall, seq: number, resultKey: string | undefined, isError = false): void {
+  /**
+   * After a call ran: its result's key decides whether it was a repeat. Returns the note for the
+   * turn's status event when it was (a nudge is then pending for the next request).
+   */
+  ran(call: GuardedCall, seq: number, resultKey: string | undefined, isError = false): string | undefined {
     const key = this.key(call);
     const seen = key === undefined ? undefined : this.seen.get(key);
     // Compared before this call's own effect moves the version: something else may have run meanwhile.
@@ -189,7 +190,7 @@ export class LoopGuard {
     this.moveIfChanged(effectOf(call), isError);
     if (key === undefined || resultKey === undefined || !this.settings.enabled) {
       this.mark(false);
-      return;
+      return undefined;
     }
     if (seen && unchanged) {
       seen.repeats += 1;
@@ -200,12 +201,13 @@ export class LoopGuard {
       this.pendingNudges.push(nudgeText(call.name, seen.repeats + 1));
       // A built-in edit that failed the same way again: the model is not reading the error.
       if (isError && effectOf(call) === 'checked') this.pause = true;
-      return;
+      return 'same call, same result — nudged';
     }
     this.seen.delete(key);
     if (this.seen.size >= MAX_KEYS) this.seen.delete(this.seen.keys().next().value!);
     this.seen.set(key, { resultKey, repeats: 0, seq, error: isError, version: this.version });
     this.mark(false);
+    return undefined;
   }
 
   private moveIfChanged(effect: CallEffect, isError: boolean): void {
@@ -256,7 +258,7 @@ export class LoopGuard {
 
   /** Whether the next request should offer no tools (asked once: the flag clears). */
   takePause(): boolean {
-    const pause = this.pause && this.settings.enabled && this.pauses;
+    const pause = this.pause && this.settings.enabled;
     this.pause = false;
     return pause;
   }

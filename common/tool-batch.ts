@@ -38,6 +38,28 @@ export interface ToolCallRef {
   mcp?: string;
 }
 
+/**
+ * A call as the turn handles it (workflows/tool-calls.ts: one handler per kind): the workflow answers
+ * `todo`, `clarify` and `delegate` itself; `activity` calls run their tool activity; `invalid` ones
+ * (bad arguments, unknown tool) go to the activity too, which records why they cannot run.
+ */
+export type ToolCall =
+  | { kind: 'invalid'; ref: ToolCallRef; argsError: string }
+  | { kind: 'todo'; ref: ToolCallRef; todo: NonNullable<ToolCallRef['todo']> }
+  | { kind: 'delegate'; ref: ToolCallRef; delegate: NonNullable<ToolCallRef['delegate']> }
+  | { kind: 'clarify'; ref: ToolCallRef; clarify: NonNullable<ToolCallRef['clarify']> }
+  | { kind: 'activity'; ref: ToolCallRef };
+export type ToolCallKind = ToolCall['kind'];
+
+/** The kind of a call descriptor (arguments that failed make it `invalid`, whatever the tool). */
+export function toolCallOf(ref: ToolCallRef): ToolCall {
+  if (ref.argsError) return { kind: 'invalid', ref, argsError: ref.argsError };
+  if (ref.todo) return { kind: 'todo', ref, todo: ref.todo };
+  if (ref.delegate) return { kind: 'delegate', ref, delegate: ref.delegate };
+  if (ref.clarify) return { kind: 'clarify', ref, clarify: ref.clarify };
+  return { kind: 'activity', ref };
+}
+
 /** What the dangerous-command check found (computed in the activity, acted on by the workflow). */
 export interface CommandCheck {
   /** `hardline` never runs; `dangerous` needs approval; `allowed` matched an "always" approval (of this command or its rules). */

@@ -1,33 +1,18 @@
 /**
- * Record the workflow histories the replay test replays (test/fixtures/histories). Run it after a
- * deliberate workflow change (with `patched()` where old histories must keep replaying), commit the
- * new files next to the old ones, and keep the old ones: they are what running conversations have.
+ * Record the workflow histories the replay test replays (test/fixtures/histories), and the manifest
+ * that says what each proves (test/replay/histories.json, written from SCENARIOS below). Until a
+ * release is tagged, a workflow change re-records the histories it affects (docs/architecture.md,
+ * "Deploys and patches"); each file is named after its scenario and replaced in place.
  *
- *   npx tsx scripts/record-histories.ts [suffix] [scenario …]
+ *   npx tsx scripts/record-histories.ts [scenario …]
  *
- * The suffix names the files (`fallback-v3.json` for `v3`; '' for none). Scenarios pick what to
- * record, all of them by default: base (multi-turn-tools, interrupt-then-continue-as-new,
- * after-continue-as-new, invalid-input, human-todo-compress, delegation, delegation-child),
- * background (delegation-background), fallback, credential-pool, smart-approval, storage-wait,
- * budget-summary, truncation, steer, steer-stopped, compression-in-turn, signals, child-deadline (and
- * child-deadline-child), web-ui, reopened, loop-guard (and budget-last-call), loop-guard-pause,
- * loop-guard-edit-cycle, mcp,
- * auxiliary-usage.
- *
- * One history is not made here: astral-legacy-v7x.json was recorded by the code before patch
- * utf16-bounds (main at 0ccb60d), which today's code refuses to make — a start messageId, a
- * userMessage id and an approve requestId of emoji over their bounds in UTF-16 units but not in
- * zod's code points (accepted then: the message ran a turn), and a 5,000-character end reason.
- * Replaying it proves older runs keep the code-point schemas (without the patch it fails).
- *
- * It runs standalone: like scripts/run-tests.ts it starts a Temporal dev server (unless
- * HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of HERALD_TEST_ADMIN_DATABASE_URL,
- * else DATABASE_URL, else an embedded one it starts. Tools run outside the sandbox with
- * HERALD_TEST_SANDBOX=off (the default, required, needs bubblewrap):
+ * Without scenarios, every one is recorded. It runs standalone: like scripts/run-tests.ts it starts
+ * a Temporal dev server (unless HERALD_TEST_TEMPORAL_ADDRESS names one) and uses the Postgres of
+ * HERALD_TEST_ADMIN_DATABASE_URL, else DATABASE_URL, else an embedded one it starts. Tools run
+ * outside the sandbox with HERALD_TEST_SANDBOX=off (the default, required, needs bubblewrap):
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres HERALD_TEST_SANDBOX=off \
- *     npx tsx scripts/record-histories.ts v3 fallback credential-pool smart-approval storage-wait \
- *     budget-summary truncation steer compression-in-turn signals child-deadline
+ *     npx tsx scripts/record-histories.ts fallback steer
  *
  * then `npx tsx scripts/run-tests.ts replay` replays every history. storage-wait puts a TCP relay
  * between every stack and Postgres and cuts it for a moment. The tool batch deadline (420 s, fixed
@@ -49,48 +34,264 @@ import type { RecordedRequest } from '../test/support/fake-provider.js';
 import type { TestStack } from '../test/support/stack.js';
 import { createTestStack, eventually } from '../test/support/stack.js';
 import { EVERYTHING_SERVER } from '../test/support/mcp-servers.js';
+import { approachSuggestion, suggestCanArgs } from '../test/support/continue-as-new.js';
 import { startEmbeddedPostgres } from '../workers/embedded-postgres.js';
 import { startTemporalDevServer } from '../workers/temporal-dev-server.js';
 
 const dir = join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 // Several scenarios fail on purpose: the worker's warnings about it are noise here.
 process.env.HERALD_LOG_LEVEL ??= 'error';
-const suffix = process.argv[2] ? `-${process.argv[2]}` : '';
 mkdirSync(dir, { recursive: true });
 
-const SCENARIOS = [
-  'base',
-  'background',
-  'fallback',
-  'credential-pool',
-  'smart-approval',
-  'storage-wait',
-  'budget-summary',
-  'truncation',
-  'steer',
-  'steer-stopped',
-  'compression-in-turn',
-  'signals',
-  'child-deadline',
-  'web-ui',
-  'reopened',
-  'loop-guard',
-  'loop-guard-pause',
-  'loop-guard-edit-cycle',
-  'mcp',
-  'auxiliary-usage',
-] as const;
-const chosen = new Set(process.argv.slice(3));
-for (const name of chosen) {
-  if (!(SCENARIOS as readonly string[]).includes(name))
-    throw new Error(`unknown scenario ${name}; one of: ${SCENARIOS.join(', ')}`);
+/** Where a scenario records: scenarios of one kind share a stack; `own` ones make their own. */
+type StackKind = 'plain' | 'short-retries' | 'background' | 'own';
+interface Scenario {
+  name: string;
+  stack: StackKind;
+  /** Each history the scenario saves (file name without `.json`), and what replaying it proves. */
+  proves: Record<string, string>;
+  /** Shared stacks pass their stack and workspace (a.txt holds "A"); `own` scenarios get null. */
+  record: (on: { stack: TestStack; ws: string } | null) => Promise<void>;
 }
-const want = (name: (typeof SCENARIOS)[number]) => chosen.size === 0 || chosen.has(name);
+
+/** Every scenario, in recording order. */
+const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'multi-turn-tools',
+    stack: 'plain',
+    proves: {
+      'multi-turn-tools':
+        'several turns: parallel reads, a terminal call, an unknown tool answered with an error, then `end`',
+    },
+    record: (on) => recordMultiTurn(on!.stack, on!.ws),
+  },
+  {
+    name: 'interrupt-then-continue-as-new',
+    stack: 'plain',
+    proves: {
+      'interrupt-then-continue-as-new':
+        'a stop during a model call, a queued message, and continue-as-new after two turns (the first run)',
+      'after-continue-as-new': 'the run after continue-as-new: carried state parsed, a turn, `end`',
+    },
+    record: (on) => recordInterruptCan(on!.stack),
+  },
+  {
+    name: 'invalid-input',
+    stack: 'plain',
+    proves: { 'invalid-input': 'a start input the schema refuses fails the run at once (InvalidInput)' },
+    record: (on) => recordInvalidInput(on!.stack),
+  },
+  {
+    name: 'human-todo-compress',
+    stack: 'plain',
+    proves: {
+      'human-todo-compress':
+        'a todo list, a dangerous command approved, a clarify answered, a manual compression, then a parallel batch with its deadline timer',
+    },
+    record: (on) => recordHuman(on!.stack, on!.ws),
+  },
+  {
+    name: 'delegation',
+    stack: 'plain',
+    proves: {
+      delegation: 'two child agents run and report; a child stopped with its parent turn (wind-down timer cancelled)',
+      'delegation-child': 'a child agent run: its one task, its result back to the parent',
+    },
+    record: (on) => recordDelegation(on!.stack, on!.ws),
+  },
+  {
+    name: 'delegation-background',
+    stack: 'background',
+    proves: {
+      'delegation-background':
+        'background delegation: reports come back as a new turn; a batch stopped, its report held for the next message',
+    },
+    record: (on) => recordBackground(on!.stack, on!.ws),
+  },
+  {
+    name: 'fallback',
+    stack: 'short-retries',
+    proves: {
+      fallback:
+        'provider fallback after retries and at once on billing errors, the primary cooling down, the chain restarted once, every attempt counted',
+    },
+    record: (on) => recordFallback(on!.stack, on!.ws),
+  },
+  {
+    name: 'smart-approval',
+    stack: 'short-retries',
+    proves: {
+      'smart-approval': '`smart` approvals: the auxiliary model approves one command and escalates another, denied',
+    },
+    record: (on) => recordSmartApproval(on!.stack, on!.ws),
+  },
+  {
+    name: 'storage-wait',
+    stack: 'short-retries',
+    proves: { 'storage-wait': 'the database unreachable during a model call: a 15 s wait, then the call again' },
+    record: (on) => recordStorageWait(on!.stack, on!.ws),
+  },
+  {
+    name: 'budget-summary',
+    stack: 'short-retries',
+    proves: { 'budget-summary': 'the iteration budget spent: one last tool-less call for a summary' },
+    record: (on) => recordBudgetSummary(on!.stack, on!.ws),
+  },
+  {
+    name: 'truncation',
+    stack: 'short-retries',
+    proves: {
+      truncation:
+        'a reply cut off by the output limit continued with a raised cap; broken arguments and an empty reply asked again',
+    },
+    record: (on) => recordTruncation(on!.stack, on!.ws),
+  },
+  {
+    name: 'steer',
+    stack: 'short-retries',
+    proves: {
+      steer:
+        'busyPolicy `steer`: a message during a tool call reaches the next model call; late steer becomes the next message',
+    },
+    record: (on) => recordSteer(on!.stack, on!.ws),
+  },
+  {
+    name: 'steer-stopped',
+    stack: 'short-retries',
+    proves: {
+      'steer-stopped': 'steer carried by a model call that `/stop` cancelled comes back as the next user message',
+    },
+    record: (on) => recordSteerStopped(on!.stack, on!.ws),
+  },
+  {
+    name: 'compression-in-turn',
+    stack: 'short-retries',
+    proves: {
+      'compression-in-turn':
+        'compression inside a turn: after a tool call over the threshold, and on a context overflow (retried in the new session)',
+    },
+    record: (on) => recordCompressionInTurn(on!.stack, on!.ws),
+  },
+  {
+    name: 'signals',
+    stack: 'short-retries',
+    proves: {
+      signals: 'raw signals: userMessage in both forms, a repeat and a malformed one ignored, approve by signal',
+    },
+    record: (on) => recordSignals(on!.stack, on!.ws),
+  },
+  {
+    name: 'web-ui',
+    stack: 'short-retries',
+    proves: {
+      'web-ui':
+        'what the Web UI shows: HeraldStatus through an approval wait, setModel, a clarify, and a fallback chain that fails whole',
+    },
+    record: (on) => recordWebUi(on!.stack, on!.ws),
+  },
+  {
+    name: 'reopened',
+    stack: 'short-retries',
+    proves: { reopened: 'an ended session started again under its id goes on from its stored totals and turn number' },
+    record: (on) => recordReopened(on!.stack, on!.ws),
+  },
+  {
+    name: 'loop-guard',
+    stack: 'short-retries',
+    proves: {
+      'loop-guard':
+        'the loop guard: a duplicate in one reply, repeats nudged, answered, refused, guardrail_halt; todo repeats; a fixed test run again',
+      'budget-last-call': "the budget's last call answered with a tool call written as text becomes a note",
+    },
+    record: (on) => recordLoopGuard(on!.stack, on!.ws),
+  },
+  {
+    name: 'loop-guard-pause',
+    stack: 'short-retries',
+    proves: {
+      'loop-guard-pause':
+        'after the guard answers a repeat the next request has no tools; a call written as text asked once more, then halted',
+    },
+    record: (on) => recordLoopGuardPause(on!.stack, on!.ws),
+  },
+  {
+    name: 'loop-guard-edit-cycle',
+    stack: 'short-retries',
+    proves: { 'loop-guard-edit-cycle': 'edits that put a file back the way an earlier edit left it pause the tools' },
+    record: (on) => recordLoopGuardEditCycle(on!.stack, on!.ws),
+  },
+  {
+    name: 'auxiliary-usage',
+    stack: 'short-retries',
+    proves: {
+      'auxiliary-usage':
+        "the auxiliary model's requests counted: a `smart` assessment, manual and overflow compressions, one refused at the session cap",
+    },
+    record: (on) => recordAuxiliaryUsage(on!.stack, on!.ws),
+  },
+  {
+    name: 'credential-pool',
+    stack: 'own',
+    proves: {
+      'credential-pool':
+        'a credential pool: rotation on rate limits, the refresh hook on an auth failure, rotation back',
+    },
+    record: () => recordCredentialPool(),
+  },
+  {
+    name: 'child-deadline',
+    stack: 'own',
+    proves: {
+      'child-deadline': 'a child agent past its deadline is stopped and reported as timed out',
+      'child-deadline-child': 'the child agent run that was stopped at its deadline',
+    },
+    record: () => recordChildDeadline(),
+  },
+  {
+    name: 'mcp',
+    stack: 'own',
+    proves: {
+      mcp: 'MCP tools found at session start, a call, a list-changed notification with discovery before the next turn, reloadTools',
+    },
+    record: () => recordMcp(),
+  },
+  {
+    name: 'server-suggested-continue-as-new',
+    stack: 'own',
+    proves: {
+      'server-suggested-continue-as-new':
+        'the server suggests continue-as-new in the task of a refused update: the run moves at the next signal, a recorded task',
+      'after-server-suggested-continue-as-new': 'the run after a server-suggested continue-as-new: a turn, `end`',
+    },
+    record: () => recordServerSuggestedCan(),
+  },
+];
+
+const chosen = new Set(process.argv.slice(2));
+for (const name of chosen) {
+  if (!SCENARIOS.some((s) => s.name === name))
+    throw new Error(`unknown scenario ${name}; one of: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+}
+const want = (name: string) => chosen.size === 0 || chosen.has(name);
+
+/** The manifest the replay test checks the fixtures against: file → scenario → what it proves. */
+function writeManifest(): void {
+  const entries = SCENARIOS.flatMap((s) =>
+    Object.entries(s.proves).map(([file, proves]) => [`${file}.json`, { scenario: s.name, proves }] as const),
+  ).sort(([a], [b]) => a.localeCompare(b));
+  const path = join(PROJECT_ROOT, 'test', 'replay', 'histories.json');
+  writeFileSync(path, `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
+}
+
+/** The scenario recording now: a history it saves must be one it says it proves. */
+let recording: Scenario | undefined;
 
 async function save(client: Client, name: string, workflowId: string, runId?: string): Promise<void> {
+  if (!recording || !(name in recording.proves))
+    throw new Error(`${name} is not a history of scenario ${recording?.name ?? '(none)'}: add it to its \`proves\``);
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  writeFileSync(join(dir, `${name}${suffix}.json`), `${historyToJSON(history)}\n`);
-  console.log(`recorded ${name}${suffix}.json (${history.events?.length ?? 0} events)`);
+  writeFileSync(join(dir, `${name}.json`), `${historyToJSON(history)}\n`);
+  console.log(`recorded ${name}.json (${history.events?.length ?? 0} events)`);
 }
 
 /** A recording that did not take the path it is named after is worse than none. */
@@ -210,257 +411,42 @@ if (want('storage-wait')) {
   process.env.HERALD_TEST_ADMIN_DATABASE_URL = started.url;
 }
 
+// Every scenario of a shared stack records on one stack, made when the first of them is wanted.
+const STACK_CONFIG: Record<Exclude<StackKind, 'own'>, string | undefined> = {
+  plain: undefined,
+  // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
+  'short-retries': 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n',
+  background: 'delegation: { mode: background }\n',
+};
+
 let exitCode = 0;
 try {
-  if (want('base')) {
-    const stack = await createTestStack();
-    try {
-      const ws = join(stack.workspaces, 'ws');
-      mkdirSync(ws, { recursive: true });
-      writeFileSync(join(ws, 'a.txt'), 'A\n');
-      writeFileSync(join(ws, 'b.txt'), 'B\n');
-
-      // 1. Several turns, parallel reads, a terminal call, an unknown tool, then `end`.
-      stack.fake.script([
-        {
-          text: 'Reading both.',
-          toolCalls: [
-            { name: 'read_file', arguments: { path: 'a.txt' } },
-            { name: 'read_file', arguments: { path: 'b.txt' } },
-          ],
-        },
-        { toolCalls: [{ name: 'terminal', arguments: { command: 'cat a.txt b.txt | wc -l' } }] },
-        { toolCalls: [{ name: 'grep', arguments: { pattern: 'A' } }] },
-        { text: 'Two files, two lines.' },
-        { text: 'Anything else?' },
-      ]);
-      const conv = stack.herald.conversation('replay-multi-turn');
-      await conv.send('Read a.txt and b.txt and count lines', { id: 'r1', start: { cwd: ws } });
-      await conv.send('Thanks', { id: 'r2' });
-      await conv.end('recorded');
-      await stack.temporal.workflow.getHandle(conv.workflowId).result();
-      await save(stack.temporal, 'multi-turn-tools', conv.workflowId);
-
-      // 2. A stop during a model call, a queued signal message, continue-as-new after two turns.
-      stack.fake.script([
-        { text: 'slow…', hangAfterChunks: 1 },
-        { text: 'second turn' },
-        { text: 'third turn, new run' },
-      ]);
-      const c2 = stack.herald.conversation('replay-interrupt-can');
-      const pending = c2.send('start something slow', {
-        id: 's1',
-        start: { continueAsNewAfterTurns: 2, busyPolicy: 'queue' },
-      });
-      await stack.fake.waitForRequests(6);
-      await c2.stop('recording');
-      await pending;
-      await c2.send('next', { id: 's2' });
-      await eventually(async () => {
-        const d = await stack.temporal.workflow.getHandle(c2.workflowId).describe();
-        return d.runId !== d.raw.workflowExecutionInfo?.firstRunId;
-      });
-      await c2.send('after continue-as-new', { id: 's3' });
-      const first =
-        (await stack.temporal.workflow.getHandle(c2.workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ??
-        undefined;
-      await save(stack.temporal, 'interrupt-then-continue-as-new', c2.workflowId, first);
-      await c2.end('recorded');
-      await stack.temporal.workflow.getHandle(c2.workflowId).result();
-      await save(stack.temporal, 'after-continue-as-new', c2.workflowId);
-
-      // 3. Invalid input.
-      const bad = await stack.temporal.workflow.start('conversation', {
-        taskQueue: stack.taskQueue,
-        workflowId: 'session-replay-invalid',
-        args: [{ maxIterations: 0 }],
-      });
-      await bad.result().catch(() => {});
-      await save(stack.temporal, 'invalid-input', 'session-replay-invalid');
-
-      // 4. A todo list, a dangerous command approved, a clarify question answered, a manual compression,
-      //    then a parallel batch (with the batch deadline) in the compressed session.
-      mkdirSync(join(ws, 'build'), { recursive: true });
-      stack.fake.script([
-        {
-          toolCalls: [
-            {
-              name: 'todo',
-              arguments: {
-                todos: [
-                  { id: '1', content: 'clean the build', status: 'in_progress' },
-                  { id: '2', content: 'pick a database', status: 'pending' },
-                ],
-              },
-            },
-          ],
-        },
-        { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build && echo cleaned' } }] },
-        {
-          toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }],
-        },
-        { text: 'Cleaned the build; using postgres.' },
-      ]);
-      const c4 = stack.herald.conversation('replay-human');
-      const p4 = c4.send('Clean the build, then set up a database', { id: 'h1', start: { cwd: ws } });
-      const approval = await eventually(async () => (await c4.state()).pending_approvals[0]);
-      await c4.approve(approval.request_id, 'once');
-      await eventually(async () => (await c4.state()).clarify);
-      await c4.answer('postgres');
-      await p4;
-      // Enough transcript that the compression has a middle to summarise.
-      stack.fake.script(Array.from({ length: 5 }, (_, i) => ({ text: `note ${i} ${'detail '.repeat(60)}` })));
-      for (let i = 0; i < 5; i++) await c4.send(`question ${i}`, { id: `q${i}` });
-      stack.fake.script([{ text: '## Goal\nClean and set up.\n## Remaining work\nnone' }]);
-      const compressed = await c4.compress('the database choice');
-      if (!compressed.compressed) throw new Error(`the recording needs a real compression: ${compressed.message}`);
-      stack.fake.script([
-        {
-          toolCalls: [
-            { name: 'read_file', arguments: { path: 'a.txt' } },
-            { name: 'search_files', arguments: { pattern: 'B' } },
-          ],
-        },
-        { text: 'Both read.' },
-      ]);
-      await c4.send('Read a.txt and find B', { id: 'h2' });
-      await c4.end('recorded');
-      await stack.temporal.workflow.getHandle(c4.workflowId).result();
-      await save(stack.temporal, 'human-todo-compress', c4.workflowId);
-
-      // 5. Delegation: two child agents that read a file each, then a child stopped with its parent.
-      const brief = (r: RecordedRequest) =>
-        (r.body.messages as Array<{ role: string; content: string | null }>).find((m) =>
-          m.content?.startsWith('YOUR TASK'),
-        )?.content;
-      let stopping = false;
-      stack.fake.reset().respond((r) => {
-        const messages = r.body.messages as Array<{ role: string; content: string | null }>;
-        const last = messages.at(-1)!;
-        const task = brief(r);
-        if (task) {
-          if (stopping) return { text: 'thinking…', hangAfterChunks: 1 };
-          const file = /\w\.txt/.exec(task)?.[0] ?? 'a.txt';
-          return last.role === 'user'
-            ? { toolCalls: [{ name: 'read_file', arguments: { path: file } }] }
-            : { text: `${file} holds ${last.content ?? ''}` };
-        }
-        if (last.role !== 'user') return { text: 'The children reported.' };
-        return {
-          toolCalls: [
-            {
-              name: 'delegate_task',
-              arguments: stopping
-                ? { goal: 'Think about a.txt' }
-                : { tasks: [{ goal: 'Read a.txt', context: 'In the workspace root.' }, { goal: 'Read b.txt' }] },
-            },
-          ],
-        };
-      });
-      const c5 = stack.herald.conversation('replay-delegation');
-      await c5.send('What do a.txt and b.txt hold?', { id: 'd1', start: { cwd: ws } });
-      stopping = true;
-      const p5 = c5.send('Think about a.txt', { id: 'd2' });
-      await eventually(() => stack.fake.requests.filter((r) => brief(r)?.includes('Think')).length > 0);
-      await c5.stop('recording');
-      await p5;
-      await c5.end('recorded');
-      await stack.temporal.workflow.getHandle(c5.workflowId).result();
-      await save(stack.temporal, 'delegation', c5.workflowId);
-      await save(stack.temporal, 'delegation-child', 'session-replay-delegation.d1-2-0');
-    } finally {
-      await stack.close();
+  writeManifest();
+  const stacks = new Map<StackKind, { stack: TestStack; ws: string }>();
+  try {
+    for (const scenario of SCENARIOS) {
+      if (!want(scenario.name)) continue;
+      recording = scenario;
+      if (scenario.stack === 'own') {
+        await scenario.record(null);
+        continue;
+      }
+      let on = stacks.get(scenario.stack);
+      if (!on) {
+        const config = STACK_CONFIG[scenario.stack];
+        const stack = await createTestStack(config ? { configYaml: config } : {});
+        const ws = join(stack.workspaces, 'ws');
+        mkdirSync(ws, { recursive: true });
+        writeFileSync(join(ws, 'a.txt'), 'A\n');
+        writeFileSync(join(ws, 'b.txt'), 'B\n');
+        on = { stack, ws };
+        stacks.set(scenario.stack, on);
+      }
+      await scenario.record(on);
     }
+  } finally {
+    for (const { stack } of stacks.values()) await stack.close();
   }
-
-  if (want('background')) {
-    // 6. Background delegation: the reports come back as a second turn; a second batch is stopped.
-    const bg = await createTestStack({ configYaml: 'delegation: { mode: background }\n' });
-    try {
-      const ws = join(bg.workspaces, 'ws');
-      mkdirSync(ws, { recursive: true });
-      writeFileSync(join(ws, 'a.txt'), 'A\n');
-      let hang = false;
-      bg.fake.respond((r) => {
-        const messages = r.body.messages as Array<{ role: string; content: string | null }>;
-        const last = messages.at(-1)!;
-        if (messages.some((m) => m.content?.startsWith('YOUR TASK'))) {
-          if (hang) return { text: 'thinking…', hangAfterChunks: 1 };
-          return last.role === 'user'
-            ? { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }
-            : { text: `a.txt holds ${last.content ?? ''}` };
-        }
-        if (last.content?.startsWith('[Background task results]')) return { text: 'The child reported.' };
-        if (last.role === 'user' && last.content !== 'carry on')
-          return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read a.txt' } }] };
-        return { text: 'Dispatched.' };
-      });
-      const c6 = bg.herald.conversation('replay-background');
-      await c6.send('What does a.txt hold?', { id: 'b1', start: { cwd: ws } });
-      await eventually(async () => {
-        const s = await c6.state();
-        return s.turn === 2 && s.status === 'idle';
-      });
-      hang = true;
-      await c6.send('Read it again', { id: 'b2' });
-      await eventually(async () => (await c6.state()).background_sessions.length === 1);
-      await c6.stop('recording');
-      await eventually(async () => (await c6.state()).background_sessions.length === 0);
-      await c6.send('carry on', { id: 'b3' });
-      await c6.end('recorded');
-      await bg.temporal.workflow.getHandle(c6.workflowId).result();
-      await save(bg.temporal, 'delegation-background', c6.workflowId);
-    } finally {
-      await bg.close();
-    }
-  }
-
-  // New scenarios (v3): paths none of the histories above take.
-  const failureScenarios = [
-    'fallback',
-    'smart-approval',
-    'storage-wait',
-    'budget-summary',
-    'truncation',
-    'steer',
-    'steer-stopped',
-    'compression-in-turn',
-    'signals',
-    'web-ui',
-    'reopened',
-    'loop-guard',
-    'loop-guard-pause',
-    'loop-guard-edit-cycle',
-  ] as const;
-  if (failureScenarios.some(want)) {
-    // Short backoff, as in test/integration/failures.test.ts; the policy shape is production's.
-    const stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
-    try {
-      const ws = join(stack.workspaces, 'ws');
-      mkdirSync(ws, { recursive: true });
-      writeFileSync(join(ws, 'a.txt'), 'A\n');
-      if (want('fallback')) await recordFallback(stack, ws);
-      if (want('smart-approval')) await recordSmartApproval(stack, ws);
-      if (want('storage-wait')) await recordStorageWait(stack, ws);
-      if (want('budget-summary')) await recordBudgetSummary(stack, ws);
-      if (want('truncation')) await recordTruncation(stack, ws);
-      if (want('steer')) await recordSteer(stack, ws);
-      if (want('steer-stopped')) await recordSteerStopped(stack, ws);
-      if (want('compression-in-turn')) await recordCompressionInTurn(stack, ws);
-      if (want('signals')) await recordSignals(stack, ws);
-      if (want('web-ui')) await recordWebUi(stack, ws);
-      if (want('reopened')) await recordReopened(stack, ws);
-      if (want('loop-guard')) await recordLoopGuard(stack, ws);
-      if (want('loop-guard-pause')) await recordLoopGuardPause(stack, ws);
-      if (want('loop-guard-edit-cycle')) await recordLoopGuardEditCycle(stack, ws);
-      if (want('auxiliary-usage')) await recordAuxiliaryUsage(stack, ws);
-    } finally {
-      await stack.close();
-    }
-  }
-  if (want('credential-pool')) await recordCredentialPool();
-  if (want('child-deadline')) await recordChildDeadline();
-  if (want('mcp')) await recordMcp();
 } catch (err) {
   console.error(err);
   exitCode = 1;
@@ -560,10 +546,10 @@ async function recordCredentialPool(): Promise<void> {
 /** `smart` approvals: the auxiliary model approves a low-risk delete; it escalates another, which the user denies. */
 async function recordSmartApproval(stack: TestStack, ws: string): Promise<void> {
   stack.fake.reset();
-  mkdirSync(join(ws, 'dist'), { recursive: true });
+  mkdirSync(join(ws, 'dist-old'), { recursive: true });
   const conv = stack.herald.conversation('replay-smart');
   stack.fake.script([
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf dist' } }] },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf dist-old' } }] },
     { text: 'APPROVE' },
     { text: 'cleaned dist' },
   ]);
@@ -1129,5 +1115,248 @@ async function recordMcp(): Promise<void> {
     await save(stack.temporal, 'mcp', conv.workflowId);
   } finally {
     await stack.close();
+  }
+}
+
+/** Several turns: parallel reads, a terminal call, an unknown tool, then `end`. */
+async function recordMultiTurn(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  stack.fake.script([
+    {
+      text: 'Reading both.',
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'a.txt' } },
+        { name: 'read_file', arguments: { path: 'b.txt' } },
+      ],
+    },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'cat a.txt b.txt | wc -l' } }] },
+    { toolCalls: [{ name: 'grep', arguments: { pattern: 'A' } }] },
+    { text: 'Two files, two lines.' },
+    { text: 'Anything else?' },
+  ]);
+  const conv = stack.herald.conversation('replay-multi-turn');
+  await conv.send('Read a.txt and b.txt and count lines', { id: 'r1', start: { cwd: ws } });
+  await conv.send('Thanks', { id: 'r2' });
+  await conv.end('recorded');
+  await stack.temporal.workflow.getHandle(conv.workflowId).result();
+  await save(stack.temporal, 'multi-turn-tools', conv.workflowId);
+}
+
+/** A stop during a model call, a queued signal message, continue-as-new after two turns. */
+async function recordInterruptCan(stack: TestStack): Promise<void> {
+  stack.fake.reset();
+  stack.fake.script([{ text: 'slow…', hangAfterChunks: 1 }, { text: 'second turn' }, { text: 'third turn, new run' }]);
+  const c2 = stack.herald.conversation('replay-interrupt-can');
+  const pending = c2.send('start something slow', {
+    id: 's1',
+    start: { continueAsNewAfterTurns: 2, busyPolicy: 'queue' },
+  });
+  await stack.fake.waitForRequests(1);
+  await c2.stop('recording');
+  await pending;
+  await c2.send('next', { id: 's2' });
+  await eventually(async () => {
+    const d = await stack.temporal.workflow.getHandle(c2.workflowId).describe();
+    return d.runId !== d.raw.workflowExecutionInfo?.firstRunId;
+  });
+  await c2.send('after continue-as-new', { id: 's3' });
+  const first =
+    (await stack.temporal.workflow.getHandle(c2.workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ??
+    undefined;
+  await save(stack.temporal, 'interrupt-then-continue-as-new', c2.workflowId, first);
+  await c2.end('recorded');
+  await stack.temporal.workflow.getHandle(c2.workflowId).result();
+  await save(stack.temporal, 'after-continue-as-new', c2.workflowId);
+}
+
+/** Invalid input. */
+async function recordInvalidInput(stack: TestStack): Promise<void> {
+  const bad = await stack.temporal.workflow.start('conversation', {
+    taskQueue: stack.taskQueue,
+    workflowId: 'session-replay-invalid',
+    args: [{ maxIterations: 0 }],
+  });
+  await bad.result().catch(() => {});
+  await save(stack.temporal, 'invalid-input', 'session-replay-invalid');
+}
+
+/**
+ * A todo list, a dangerous command approved, a clarify question answered, a manual compression,
+ * then a parallel batch (with the batch deadline) in the compressed session.
+ */
+async function recordHuman(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  mkdirSync(join(ws, 'build-old'), { recursive: true });
+  stack.fake.script([
+    {
+      toolCalls: [
+        {
+          name: 'todo',
+          arguments: {
+            todos: [
+              { id: '1', content: 'clean the build', status: 'in_progress' },
+              { id: '2', content: 'pick a database', status: 'pending' },
+            ],
+          },
+        },
+      ],
+    },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build-old && echo cleaned' } }] },
+    {
+      toolCalls: [{ name: 'clarify', arguments: { question: 'Which database?', choices: ['postgres', 'sqlite'] } }],
+    },
+    { text: 'Cleaned the build; using postgres.' },
+  ]);
+  const c4 = stack.herald.conversation('replay-human');
+  const p4 = c4.send('Clean the build, then set up a database', { id: 'h1', start: { cwd: ws } });
+  const approval = await eventually(async () => (await c4.state()).pending_approvals[0]);
+  await c4.approve(approval.request_id, 'once');
+  await eventually(async () => (await c4.state()).clarify);
+  await c4.answer('postgres');
+  await p4;
+  // Enough transcript that the compression has a middle to summarise.
+  stack.fake.script(Array.from({ length: 5 }, (_, i) => ({ text: `note ${i} ${'detail '.repeat(60)}` })));
+  for (let i = 0; i < 5; i++) await c4.send(`question ${i}`, { id: `q${i}` });
+  stack.fake.script([{ text: '## Goal\nClean and set up.\n## Remaining work\nnone' }]);
+  const compressed = await c4.compress('the database choice');
+  if (!compressed.compressed) throw new Error(`the recording needs a real compression: ${compressed.message}`);
+  stack.fake.script([
+    {
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'a.txt' } },
+        { name: 'search_files', arguments: { pattern: 'B' } },
+      ],
+    },
+    { text: 'Both read.' },
+  ]);
+  await c4.send('Read a.txt and find B', { id: 'h2' });
+  await c4.end('recorded');
+  await stack.temporal.workflow.getHandle(c4.workflowId).result();
+  await save(stack.temporal, 'human-todo-compress', c4.workflowId);
+}
+
+/** Delegation: two child agents that read a file each, then a child stopped with its parent. */
+async function recordDelegation(stack: TestStack, ws: string): Promise<void> {
+  const brief = (r: RecordedRequest) =>
+    (r.body.messages as Array<{ role: string; content: string | null }>).find((m) => m.content?.startsWith('YOUR TASK'))
+      ?.content;
+  let stopping = false;
+  stack.fake.reset().respond((r) => {
+    const messages = r.body.messages as Array<{ role: string; content: string | null }>;
+    const last = messages.at(-1)!;
+    const task = brief(r);
+    if (task) {
+      if (stopping) return { text: 'thinking…', hangAfterChunks: 1 };
+      const file = /\w\.txt/.exec(task)?.[0] ?? 'a.txt';
+      return last.role === 'user'
+        ? { toolCalls: [{ name: 'read_file', arguments: { path: file } }] }
+        : { text: `${file} holds ${last.content ?? ''}` };
+    }
+    if (last.role !== 'user') return { text: 'The children reported.' };
+    return {
+      toolCalls: [
+        {
+          name: 'delegate_task',
+          arguments: stopping
+            ? { goal: 'Think about a.txt' }
+            : { tasks: [{ goal: 'Read a.txt', context: 'In the workspace root.' }, { goal: 'Read b.txt' }] },
+        },
+      ],
+    };
+  });
+  const c5 = stack.herald.conversation('replay-delegation');
+  await c5.send('What do a.txt and b.txt hold?', { id: 'd1', start: { cwd: ws } });
+  stopping = true;
+  const p5 = c5.send('Think about a.txt', { id: 'd2' });
+  await eventually(() => stack.fake.requests.filter((r) => brief(r)?.includes('Think')).length > 0);
+  await c5.stop('recording');
+  await p5;
+  await c5.end('recorded');
+  await stack.temporal.workflow.getHandle(c5.workflowId).result();
+  await save(stack.temporal, 'delegation', c5.workflowId);
+  await save(stack.temporal, 'delegation-child', 'session-replay-delegation.d1-2-0');
+}
+
+/** Background delegation: the reports come back as a second turn; a second batch is stopped. */
+async function recordBackground(stack: TestStack, ws: string): Promise<void> {
+  stack.fake.reset();
+  let hang = false;
+  stack.fake.respond((r) => {
+    const messages = r.body.messages as Array<{ role: string; content: string | null }>;
+    const last = messages.at(-1)!;
+    if (messages.some((m) => m.content?.startsWith('YOUR TASK'))) {
+      if (hang) return { text: 'thinking…', hangAfterChunks: 1 };
+      return last.role === 'user'
+        ? { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }
+        : { text: `a.txt holds ${last.content ?? ''}` };
+    }
+    // Reports come back as a user message behind Herald's marker (`[herald:…] [Background task results] …`).
+    if (last.content?.includes('[Background task results]')) return { text: 'The child reported.' };
+    if (last.role === 'user' && last.content !== 'carry on')
+      return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Read a.txt' } }] };
+    return { text: 'Dispatched.' };
+  });
+  const c6 = stack.herald.conversation('replay-background');
+  await c6.send('What does a.txt hold?', { id: 'b1', start: { cwd: ws } });
+  await eventually(async () => {
+    const s = await c6.state();
+    return s.turn === 2 && s.status === 'idle';
+  });
+  hang = true;
+  await c6.send('Read it again', { id: 'b2' });
+  await eventually(async () => (await c6.state()).background_sessions.length === 1, 60_000);
+  await c6.stop('recording');
+  // The child ends its turn (its model call aborted) and reports: slow on a loaded machine.
+  await eventually(async () => (await c6.state()).background_sessions.length === 0, 60_000);
+  await c6.send('carry on', { id: 'b3' });
+  await c6.end('recorded');
+  await stack.temporal.workflow.getHandle(c6.workflowId).result();
+  await save(stack.temporal, 'delegation-background', c6.workflowId);
+}
+
+/**
+ * Continue-as-new the server suggests (a dev server of its own, suggesting at a low history
+ * length): an update refused in the first task that carries the suggestion moves nothing; the next
+ * signal, a recorded task, moves the run.
+ */
+async function recordServerSuggestedCan(): Promise<void> {
+  const server = await startTemporalDevServer({
+    cliPath: ensureTemporalCli(process.env, log),
+    port: await freePort(),
+    namespace: 'default',
+    extraArgs: suggestCanArgs(),
+  });
+  try {
+    const stack = await createTestStack({ temporalAddress: server.address });
+    try {
+      stack.fake.script([{ text: 'first answer' }]);
+      const conv = stack.herald.conversation('replay-server-suggested-can');
+      await conv.send('hello', { id: 'sc1', start: {} });
+      const handle = stack.temporal.workflow.getHandle(conv.workflowId);
+      const first = (await handle.describe()).runId;
+      await approachSuggestion(stack.temporal, conv.workflowId, 'sc1');
+      const refused = await conv.approve('no-such-request', 'once').then(
+        () => false,
+        () => true,
+      );
+      expect(refused, 'the approve update was refused');
+      expect((await handle.describe()).runId === first, 'the refused update moved nothing');
+      await handle.signal('approve', { requestId: 'no-such-request', decision: 'once' });
+      await eventually(async () => (await handle.describe()).runId !== first);
+      const history = await stack.temporal.workflow.getHandle(conv.workflowId, first).fetchHistory();
+      expect(
+        history.events?.some((e) => e.workflowTaskStartedEventAttributes?.suggestContinueAsNew),
+        'the server suggested continue-as-new',
+      );
+      await save(stack.temporal, 'server-suggested-continue-as-new', conv.workflowId, first);
+      stack.fake.script([{ text: 'second answer' }]);
+      await conv.send('and now?', { id: 'sc2' });
+      await endConversation(stack, conv.workflowId);
+      await save(stack.temporal, 'after-server-suggested-continue-as-new', conv.workflowId);
+    } finally {
+      await stack.close();
+    }
+  } finally {
+    await server.stop();
   }
 }

@@ -8,7 +8,6 @@ import {
   ApplicationFailure,
   TimeoutFailure,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
@@ -62,8 +61,6 @@ const localStore = proxyLocalActivities<HeraldActivities>({
   retry: { ...STORE_RETRY, maximumAttempts: LOCAL_STORE_ATTEMPTS },
 });
 
-/** Turns run their short store steps as local activities (a history change: old histories replay without). */
-export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
 /**
  * The largest write (its arguments, as JSON characters) a local store step carries. A local
  * activity's result sits in a marker event and every local activity of a workflow task completes
@@ -73,9 +70,9 @@ export const PATCH_LOCAL_STORE_STEPS = 'local-store-steps';
  */
 export const LOCAL_STEP_MAX_CHARS = 32_000;
 
-/** The store for a turn's write of `chars` characters: local when small (and patched), else regular. */
+/** The store for a turn's write of `chars` characters: local when small, else regular. */
 export function turnStore(chars: number): typeof store {
-  return chars <= LOCAL_STEP_MAX_CHARS && patched(PATCH_LOCAL_STORE_STEPS) ? localStore : store;
+  return chars <= LOCAL_STEP_MAX_CHARS ? localStore : store;
 }
 
 type Acts = HeraldActivities;

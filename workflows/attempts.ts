@@ -4,12 +4,8 @@
  * the turn's ledger totals — a model call's result, its failure's or cancellation's details, and
  * `finishTurn` for attempts no earlier report carried — and the workflow adds what is new.
  *
- * Behind `patched('every-attempt-counted')`, read once per turn before its first model call: turns
- * recorded before it count successful calls only, as they did (a caught-up count would change when
- * the session caps stop a turn). A result without totals (an older worker's, or a ledger write that
- * failed) counts its call alone, as before.
+ * A result without totals (a ledger write that failed) counts its call alone.
  */
-import { patched } from '@temporalio/workflow';
 import type { SpendLimit, TurnAttempts } from '../common/attempts.js';
 import { addAttempts, asTurnAttempts, attemptsBeyond, noAttempts, withLateAttempts } from '../common/attempts.js';
 import type { AuxiliaryReport, CallModelResult, FinishTurnResult } from '../common/activity-types.js';
@@ -18,13 +14,6 @@ import { addUsage, roundCost } from '../common/messages.js';
 import { TurnEnd, reportedAttempts } from './errors.js';
 import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
-
-export const PATCH_EVERY_ATTEMPT = 'every-attempt-counted';
-
-/** Decide (once per turn) whether the turn counts every attempt. */
-export function countEveryAttempt(p: TurnProgress): void {
-  p.ledger ??= patched(PATCH_EVERY_ATTEMPT) ? noAttempts() : null;
-}
 
 function add(s: ConversationState, p: TurnProgress, more: TurnAttempts): void {
   p.apiCalls += more.attempts;
@@ -44,25 +33,24 @@ function countReport(s: ConversationState, p: TurnProgress, counted: TurnAttempt
 /** A model call that succeeded. */
 export function countCall(s: ConversationState, p: TurnProgress, r: CallModelResult): void {
   const counted = p.ledger;
-  const reported = counted ? asTurnAttempts(r.turnAttempts) : undefined;
-  if (counted && reported) return countReport(s, p, counted, reported);
+  const reported = asTurnAttempts(r.turnAttempts);
+  if (reported) return countReport(s, p, counted, reported);
   // This call alone. Its row is in the ledger (a later report holds it: counted as seen there),
   // unless its write failed (no report ever will).
   const one = { attempts: 1, usage: r.usage };
-  if (counted && !r.unledgered) p.ledger = addAttempts(counted, one);
+  if (!r.unledgered) p.ledger = addAttempts(counted, one);
   add(s, p, one);
 }
 
 /** A model call that failed or was cancelled, with the totals its failure carried (if any). */
 export function countFailedCall(s: ConversationState, p: TurnProgress, err: unknown): void {
-  const counted = p.ledger;
-  const reported = counted ? asTurnAttempts(reportedAttempts(err)) : undefined;
-  if (counted && reported) countReport(s, p, counted, reported);
+  const reported = asTurnAttempts(reportedAttempts(err));
+  if (reported) countReport(s, p, p.ledger, reported);
 }
 
 /** `finishTurn`'s argument: what the turn counted, for the ledger to add what it holds beyond. */
-export function countedForFinish(p: TurnProgress): { counted?: TurnAttempts } {
-  return p.ledger ? { counted: p.ledger } : {};
+export function countedForFinish(p: TurnProgress): { counted: TurnAttempts } {
+  return { counted: p.ledger };
 }
 
 /** `finishTurn` found attempts no report carried: the result it stored, and the totals, get them too. */
@@ -72,8 +60,8 @@ export function countLate(
   result: TurnResult,
   closed: FinishTurnResult | undefined | void,
 ): TurnResult {
-  const late = p.ledger && closed ? asTurnAttempts(closed.lateAttempts) : undefined;
-  if (!p.ledger || !late) return result;
+  const late = closed ? asTurnAttempts(closed.lateAttempts) : undefined;
+  if (!late) return result;
   p.ledger = addAttempts(p.ledger, late);
   add(s, p, late);
   return withLateAttempts(result, late);
@@ -82,15 +70,9 @@ export function countLate(
 /**
  * The auxiliary model's requests (compression summaries, `smart` approval assessments) count too:
  * their usage joins the turn's and the session's (not `api_calls`, which counts the agent loop's
- * requests, as Hermes' does), and none is made past a session cap. Read where such an activity is
- * about to be scheduled, since a cap reached then means it is not (a command fewer): runs recorded
- * before it neither count them nor stop them.
+ * requests, as Hermes' does), and none is made past a session cap (checked where such an activity
+ * is about to be scheduled).
  */
-export const PATCH_AUXILIARY_COUNTED = 'auxiliary-calls-counted';
-
-export function countsAuxiliary(): boolean {
-  return patched(PATCH_AUXILIARY_COUNTED);
-}
 
 /** The report an auxiliary activity's failure or cancellation carried in its details, if any. */
 export function reportedAuxiliary(err: unknown): AuxiliaryReport | undefined {
@@ -115,8 +97,7 @@ export function countAuxiliary(s: ConversationState, p: TurnProgress | undefined
   if (p) {
     const reported = asTurnAttempts(r.turnAttempts);
     if (!reported) return; // finishTurn finds them in the ledger
-    countEveryAttempt(p);
-    if (p.ledger) countReport(s, p, p.ledger, reported);
+    countReport(s, p, p.ledger, reported);
     return;
   }
   const own = asTurnAttempts(r.auxAttempts);

@@ -133,6 +133,7 @@ export function registerCheckpointUpdates(run: Run): void {
   setHandler(
     rewindUpdate,
     async (input) => {
+      run.checkDue();
       run.rewinding = true;
       run.refreshDetails();
       try {
@@ -160,6 +161,7 @@ export function registerCheckpointUpdates(run: Run): void {
   setHandler(
     forkWorkspaceUpdate,
     async (input) => {
+      run.checkDue();
       const s = run.state;
       const r = await checkpointSteps(s, `fork workspace at turn ${input.atTurn}`).forkWorkspace({
         conversationId: s.conversationId,

@@ -10,7 +10,7 @@ import {
   thresholdTokens,
 } from '../common/context-window.js';
 import { compression } from './activities.js';
-import { checkSessionBudget, countAuxiliary, countsAuxiliary, reportedAuxiliary, spendLimitOf } from './attempts.js';
+import { checkSessionBudget, countAuxiliary, reportedAuxiliary, spendLimitOf } from './attempts.js';
 import type { ConversationState } from './state.js';
 import { adoptLeftOut } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
@@ -50,8 +50,7 @@ export async function compressNow(
 ): Promise<CompressionOutcome> {
   const p = typeof at === 'string' ? undefined : at;
   const turnId = typeof at === 'string' ? at : at.turnId;
-  const counted = countsAuxiliary();
-  if (counted) checkSessionBudget(s);
+  checkSessionBudget(s);
   const r = await compression
     .compressContext({
       conversationId: s.conversationId,
@@ -67,13 +66,13 @@ export async function compressNow(
       firstCompression: s.compressions === 0,
       ...(s.todos.length ? { todos: s.todos } : {}),
       ...(focus ? { focus } : {}),
-      ...(counted ? spendLimitOf(s) : {}),
+      ...spendLimitOf(s),
     })
     .catch((err: unknown) => {
-      if (counted) countAuxiliary(s, p, reportedAuxiliary(err));
+      countAuxiliary(s, p, reportedAuxiliary(err));
       throw err;
     });
-  if (counted) countAuxiliary(s, p, r);
+  countAuxiliary(s, p, r);
   if (!r.compressed)
     return { compressed: false, progress: false, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter };
   s.compressions += 1;

@@ -4,10 +4,9 @@
  * updates (workflows/handlers.ts), `/stop` cancels only the running turn, and the workflow
  * continues-as-new between turns when its history grows, carrying its small, bounded state.
  *
- * Runs started by today's code are "hardened" (one patch marker at the start, so older histories
- * replay unchanged): every input and aggregate is bounded (limits.ts), continue-as-new happens at
- * a history threshold whatever the traffic, a turn stops when history nears Temporal's limits,
- * and the start message is de-duplicated and goes first.
+ * Every input and aggregate is bounded (limits.ts), continue-as-new happens at a history threshold
+ * whatever the traffic, a turn stops when history nears Temporal's limits, and the start message
+ * is de-duplicated and goes first.
  */
 import {
   CancellationScope,
@@ -17,7 +16,6 @@ import {
   isCancellation,
   log,
   makeContinueAsNewFunc,
-  patched,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -29,7 +27,7 @@ import { closing } from './activities.js';
 import { compressNow } from './context.js';
 import type { ChildBatch } from './delegation.js';
 import { collectReports, waitForBatch } from './delegation.js';
-import { endedResult, titleOf, upsertAttributes } from './details.js';
+import { endedResult, titleOf } from './details.js';
 import { rootMessage } from './errors.js';
 import { registerHandlers } from './handlers.js';
 import { timerLabel } from './labels.js';
@@ -43,25 +41,13 @@ import { refreshIfStale } from './mcp.js';
 
 const DEFAULT_IDLE_TIMEOUT = '30 days';
 const DEFAULT_CAN_AFTER_TURNS = 200;
-/** Bounds, draining continue-as-new, de-duplicated first message: see the file comment. */
-export const PATCH_HARDENING = 'conversation-hardening';
-/** HeraldStatus follows every status (and HeraldTitle, HeraldPrimaryModel are set): workflows/details.ts. */
-export const PATCH_STATUS_ATTRIBUTES = 'search-attributes-by-status';
-/**
- * String bounds of the input and signals in UTF-16 units (common/bounded-string.ts) instead of zod's
- * code points, and the `end` reason bounded: older runs replay with the schemas they ran with.
- */
-export const PATCH_UTF16_BOUNDS = 'utf16-bounds';
 
 export async function conversation(rawInput?: unknown): Promise<TurnResult | null> {
-  const hardened = patched(PATCH_HARDENING);
-  const byStatus = patched(PATCH_STATUS_ATTRIBUTES);
-  const utf16 = patched(PATCH_UTF16_BOUNDS);
-  const input = parseInput(rawInput, hardened, utf16);
-  const conversationId = conversationIdOf(input, sessionIdFromWorkflowId(workflowInfo().workflowId), hardened);
-  const carried = input.carried === undefined ? undefined : parseCarried(input.carried, hardened);
+  const input = parseInput(rawInput);
+  const conversationId = conversationIdOf(input, sessionIdFromWorkflowId(workflowInfo().workflowId));
+  const carried = input.carried === undefined ? undefined : parseCarried(input.carried);
   const state: ConversationState = carried ?? initialState(conversationId, input);
-  const run = new Run(state, hardened, input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS, byStatus, utf16);
+  const run = new Run(state, input.continueAsNewAfterTurns ?? DEFAULT_CAN_AFTER_TURNS);
   registerHandlers(run);
 
   try {
@@ -78,52 +64,55 @@ export async function conversation(rawInput?: unknown): Promise<TurnResult | nul
 }
 
 async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boolean): Promise<void> {
-  const { state, hardened } = run;
+  const { state } = run;
   if (!carried) {
     const shown = await prepare(state, input);
     if (input.message !== undefined) run.firstShown = { text: input.message, shown };
   }
-  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'idle');
   if (input.message && !carried) {
-    if (hardened) {
-      // The start message came first, whatever signals arrived with the start; and it runs once.
-      const id = input.messageId ?? `${state.conversationId}:first:${workflowInfo().firstExecutionRunId}`;
-      // A signal with the same id that arrived with the start is this message: it moves to the front.
-      const early = state.queue.findIndex((m) => m.id === id);
-      if (early >= 0) state.queue.unshift(...state.queue.splice(early, 1));
-      else if (!run.isKnownMessage(id)) state.queue.unshift({ id, text: input.message, awaited: false });
-    } else run.enqueue({ id: input.messageId ?? `${state.conversationId}:first`, text: input.message, awaited: false });
+    // The start message came first, whatever signals arrived with the start; and it runs once.
+    const id = input.messageId ?? `${state.conversationId}:first:${workflowInfo().firstExecutionRunId}`;
+    // A signal with the same id that arrived with the start is this message: it moves to the front.
+    const early = state.queue.findIndex((m) => m.id === id);
+    if (early >= 0) state.queue.unshift(...state.queue.splice(early, 1));
+    else if (!run.isKnownMessage(id)) state.queue.unshift({ id, text: input.message, awaited: false });
   }
   run.refreshDetails();
 
   const idleTimeout = input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
   for (;;) {
     const woke = await condition(
-      () => state.queue.length > 0 || run.compressions.length > 0 || run.ended || run.canDue(),
+      () => state.queue.length > 0 || run.compressions.length > 0 || run.ended || run.moveDue,
       idleTimeout,
       { summary: timerLabel('idle until end', idleTimeout) },
     );
     if (!woke) {
       // Whatever arrived with the timer still runs; otherwise nothing is accepted from now on.
-      if (hardened && (state.queue.length > 0 || run.compressions.length > 0)) continue;
+      if (state.queue.length > 0 || run.compressions.length > 0) continue;
       run.endReason = 'idle timeout';
-      if (hardened) run.ended = true;
+      run.ended = true;
       break;
     }
     if (run.ended) break;
     const manual = run.compressions.shift();
     if (manual) {
       await runManualCompression(run, manual);
+      run.checkDue();
       continue;
     }
-    if (state.queue.length === 0 || (run.canDue() && state.queue.every((m) => !m.awaited))) {
+    // Decided in this task, which the history records (Run.checkDue): a replay decides the same.
+    // While due, validators keep refusing new work (Run.draining) until the run has moved.
+    const due = run.canDue();
+    run.moveDue = due;
+    if (state.queue.length === 0 && !due) continue;
+    if (state.queue.length === 0 || (due && state.queue.every((m) => !m.awaited))) {
       // Continue-as-new only once no update is in flight: updates cannot follow a run.
       await condition(
         () => allHandlersFinished() || run.ended || state.queue.some((m) => m.awaited) || run.compressions.length > 0,
       );
       if (run.ended || run.compressions.length > 0) continue;
       if (allHandlersFinished() && !state.queue.some((m) => m.awaited)) {
-        const next = carryInput(input, state, hardened);
+        const next = carryInput(input, state);
         // Moving to a newly current build: the next run's first task goes to it (and it pins there).
         if (run.upgradeDue())
           await makeContinueAsNewFunc<typeof conversation>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(next);
@@ -134,6 +123,7 @@ async function live(run: Run, input: ReturnType<typeof parseInput>, carried: boo
     // A rewind in progress finishes first: the next turn sees the workspace and transcript it left.
     if (run.rewinding) await condition(() => !run.rewinding);
     await takeTurn(run, state.queue.shift()!);
+    run.checkDue();
   }
   await close(run, run.endReason);
 }
@@ -149,19 +139,19 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     const shown = first && first.text === msg.text ? first.shown : undefined;
     upsertMemo({ title: shown !== undefined ? preview(shown, 120) : `Herald session ${state.sessionId}` });
     state.titleSet = true;
-    if (run.byStatus) {
-      if (shown !== undefined) state.title = titleOf(shown);
-      else titleFromRecord = true;
-    }
+    if (shown !== undefined) state.title = titleOf(shown);
+    else titleFromRecord = true;
   }
   state.turn += 1;
   const current = new TurnProgress(`${state.conversationId}:${state.turn}`, state.turn, msg.id);
   current.requestedBy = msg.by;
   run.current = current;
-  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'running');
   const host = {
     state,
-    onProgress: () => run.refreshDetails(),
+    onProgress: () => {
+      run.refreshDetails();
+      run.stopIfHistoryTooLarge();
+    },
     adoptBackground: (batch: ChildBatch) => {
       run.background.push(batch);
       // Outside the turn's scope: stopping or ending the turn that dispatched them must not end the watch.
@@ -179,15 +169,6 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     },
   };
   run.refreshDetails();
-  let turnOver = false;
-  if (run.hardened) {
-    // A flood of signals mid-turn: stop the turn before history reaches Temporal's limits.
-    void condition(() => turnOver || run.historyTooLarge()).then(() => {
-      if (turnOver) return;
-      log.warn('history near its limit: stopping the turn so the conversation continues in a new run');
-      current.requestStop('history_limit');
-    });
-  }
   let result: TurnResult;
   try {
     // A server said its tool list changed: this turn gets the new list (workflows/mcp.ts).
@@ -197,8 +178,6 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     // A store activity out of retries fails this turn, not the conversation.
     if (isCancellation(err)) throw err;
     result = failedTurn(state, msg, current, rootMessage(err));
-  } finally {
-    turnOver = true;
   }
   run.current = undefined;
   // A repeated message id answered from the store took no turn: its number goes to the next message.
@@ -219,7 +198,6 @@ async function takeTurn(run: Run, msg: QueuedMessage): Promise<void> {
     });
     state.pendingSteer = [];
   }
-  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'idle');
   if (state.subagent) {
     // A child agent runs its one task; its result (in full) goes back to the parent.
     run.childResult = result;
@@ -245,13 +223,10 @@ async function runManualCompression(run: Run, req: ManualCompression): Promise<v
   try {
     const compress = () =>
       compressNow(state, `${state.conversationId}:compress:${state.turn}.${run.manualCount}`, 'manual', req.focus);
-    let c: Awaited<ReturnType<typeof compressNow>>;
-    if (run.hardened) {
-      // In a scope of its own, so `/stop` can cancel it.
-      const scope = new CancellationScope();
-      run.compressScope = scope;
-      c = await scope.run(compress);
-    } else c = await compress();
+    // In a scope of its own, so `/stop` can cancel it.
+    const scope = new CancellationScope();
+    run.compressScope = scope;
+    const c = await scope.run(compress);
     answer(
       c.compressed,
       c.tokensBefore,
@@ -261,7 +236,7 @@ async function runManualCompression(run: Run, req: ManualCompression): Promise<v
         : 'nothing to compress yet',
     );
   } catch (err) {
-    if (isCancellation(err) && run.hardened) answer(false, 0, 0, 'compression stopped');
+    if (isCancellation(err)) answer(false, 0, 0, 'compression stopped');
     else answer(false, 0, 0, `compression failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     run.compressScope = undefined;
@@ -312,7 +287,6 @@ async function close(run: Run, reason: string): Promise<void> {
     });
   await condition(allHandlersFinished);
   await closing.endConversation({ conversationId: state.conversationId, sessionId: state.sessionId, reason });
-  if (state.searchAttributes && !run.byStatus) upsertAttributes(state, 'ended');
   run.refreshDetails();
 }
 

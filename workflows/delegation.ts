@@ -10,8 +10,6 @@ import {
   ChildWorkflowCancellationType,
   ParentClosePolicy,
   isCancellation,
-  patched,
-  sleep,
   startChild,
   uuid4,
 } from '@temporalio/workflow';
@@ -32,7 +30,7 @@ import type { ProviderRef } from '../common/providers.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { storeStep } from './activities.js';
 import { withDeadline } from './deadline.js';
-import { MAX_DETAILS_CHARS, label, timerLabel } from './labels.js';
+import { MAX_DETAILS_CHARS, label } from './labels.js';
 import { stopSignal } from './definitions.js';
 import { rootMessage } from './errors.js';
 import type { ConversationState } from './state.js';
@@ -40,8 +38,6 @@ import type { TurnProgress } from './turn-progress.js';
 
 /** After a stop, how long children get to wind down before the parent reports without them. */
 const WIND_DOWN_MS = 120_000;
-/** Histories recorded before it left the wind-down timer running; they replay without the cancel. */
-const PATCH_WIND_DOWN_TIMER = 'delegation-wind-down-timer';
 
 export interface DelegationOutcome {
   /** The tool result for the model. */
@@ -302,20 +298,14 @@ function remainingBudget(s: ConversationState): ConversationInput['budget'] | nu
 /** Ask every running child to stop, then give them a while to end their turn and report. */
 export async function windDown(batch: ChildBatch): Promise<void> {
   await stopChildren(batch);
-  if (patched(PATCH_WIND_DOWN_TIMER)) {
-    // The wait's timer is cancelled once the children have ended, instead of firing 120 s later.
-    await withDeadline(
-      WIND_DOWN_MS,
-      async () => {
-        await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
-      },
-      'child agents wind-down',
-    );
-  } else
-    await Promise.race([
-      batch.settled,
-      sleep(WIND_DOWN_MS, { summary: timerLabel('child agents wind-down', WIND_DOWN_MS) }),
-    ]);
+  // The wait's timer is cancelled once the children have ended, instead of firing 120 s later.
+  await withDeadline(
+    WIND_DOWN_MS,
+    async () => {
+      await Promise.race([batch.settled, CancellationScope.current().cancelRequested]);
+    },
+    'child agents wind-down',
+  );
 }
 
 /** Send every child of the batch the `stop` signal (children that already ended ignore it). */

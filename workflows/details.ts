@@ -39,19 +39,8 @@ const FIRST_ATTRIBUTES: readonly string[] = [
 /** Keyword values are capped (Temporal refuses one over 2 KB, and the run with it). */
 const keyword = (v: string) => v.slice(0, MAX_SEARCH_ATTRIBUTE_CHARS);
 
-/** The upsert of runs recorded before `search-attributes-by-status`: four values, set at fixed points. */
-export function upsertAttributes(state: ConversationState, status: string): void {
-  upsertSearchAttributes([
-    { key: SA.sessionId, value: keyword(state.conversationId) },
-    { key: SA.model, value: keyword(state.provider.model) },
-    { key: SA.provider, value: keyword(state.provider.provider) },
-    { key: SA.status, value: keyword(status) },
-  ]);
-}
-
 /**
- * Search attributes set whenever what they show changes (runs with `search-attributes-by-status`):
- * the status of every state-query transition (plus `failed`), the active and the primary model,
+ * Search attributes set whenever what they show changes: the status of every state-query transition (plus `failed`), the active and the primary model,
  * the title. Only changed values are upserted, so a turn costs an upsert per status change, and
  * only names the worker registered are used (an unregistered one would fail the workflow task).
  */

@@ -14,6 +14,7 @@ import {
   endSchema,
   sendMessageSchema,
   stopSchema,
+  userMessageSchema,
 } from '../common/contract.js';
 import {
   answerClarifyUpdate,
@@ -37,7 +38,7 @@ import type { ApprovalRequest } from './state.js';
 import type { ApproveInput } from '../common/contract.js';
 import { approverRefusal } from '../common/approval-policy.js';
 
-/** The longest `end` reason kept (runs with patch utf16-bounds): it is the end activity's input. */
+/** The longest `end` reason kept: it is the end activity's input. */
 const MAX_END_REASON_CHARS = 500;
 
 /** Why a payload failed: undecodable, or the schema's first complaint. */
@@ -46,75 +47,79 @@ function problem(payload: unknown, error: { issues: unknown[] } | undefined, nam
   return error ? describeZodError(error as never, name) : 'invalid';
 }
 
-export function registerHandlers(run: Run): void {
-  const { state } = run;
-
-  setHandler(userMessageSignal, (payload: unknown) => {
-    const parsed = run.schemas.userMessageSchema.safeParse(payload);
-    if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
-    if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
-    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
-    const givenId = typeof parsed.data === 'string' ? undefined : parsed.data.id;
-    const id = givenId ?? uuid4();
-    if (run.isKnownMessage(id)) return;
-    if (run.current && state.busyPolicy === 'steer') {
-      const refused = run.steerRefusal(text);
-      if (refused) run.noteIgnored(`userMessage ${id} (as steer)`, refused);
-      else {
-        state.pendingSteer.push(text);
-        // Sent again by id, it is answered by the turn it steered, not run a second time.
-        if (givenId && run.hardened && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
-      }
-      return;
+/** A signal handler that, once it ran (a recorded input), lets continue-as-new be decided (Run.checkDue). */
+function recorded<A extends unknown[]>(run: Run, handle: (...args: A) => void): (...args: A) => void {
+  return (...args: A): void => {
+    try {
+      handle(...args);
+    } finally {
+      run.checkDue();
     }
-    const refused = run.queueRefusal(text);
-    if (refused) return run.noteIgnored(`userMessage ${id}`, refused);
-    run.enqueue({ id, text, awaited: false });
-  });
+  };
+}
 
-  setHandler(steerSignal, (payload: unknown) => {
-    const parsed = run.schemas.userMessageSchema.safeParse(payload);
-    if (!parsed.success || run.ended)
-      return run.noteIgnored(
-        'steer signal',
-        run.ended ? 'the conversation has ended' : problem(payload, parsed.error, 'steer'),
-      );
-    const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
-    const refused = run.current ? run.steerRefusal(text) : run.queueRefusal(text);
-    if (refused) run.noteIgnored('steer signal', refused);
-    else if (run.current) state.pendingSteer.push(text);
-    else run.enqueue({ id: uuid4(), text, awaited: false });
-  });
+/** Every signal, update and query of the conversation. */
+export function registerHandlers(run: Run): void {
+  registerMessages(run);
+  registerControl(run);
+  registerApprovals(run);
+  registerSetModel(run);
+  registerReloadTools(run);
+  registerCompress(run);
+  registerCheckpointUpdates(run);
+  registerStateQuery(run);
+}
 
-  setHandler(stopSignal, (payload?: unknown) => {
-    const parsed = stopSchema.safeParse(payload);
-    if (!parsed.success) log.warn('stop signal payload ignored (expected a reason string)');
-    const kind = parsed.success && parsed.data && typeof parsed.data === 'object' ? parsed.data.kind : undefined;
-    run.stopBackground();
-    if (run.current) run.current.requestStop(kind ?? 'user');
-    else if (run.compressScope && run.hardened) run.compressScope.cancel();
-    else if (state.subagent && !run.ended) {
-      // A child agent stopped before its task began: it ends without running it.
-      run.ended = true;
-      run.endReason = 'stopped by the delegating agent';
-      run.refreshDetails();
-    } else log.info('stop signal while idle: nothing to interrupt');
-  });
+/** New messages: the `userMessage` and `steer` signals and the `sendMessage` update. */
+function registerMessages(run: Run): void {
+  const { state } = run;
+  setHandler(
+    userMessageSignal,
+    recorded(run, (payload: unknown) => {
+      const parsed = userMessageSchema.safeParse(payload);
+      if (!parsed.success) return run.noteIgnored('userMessage signal', problem(payload, parsed.error, 'userMessage'));
+      if (run.ended) return run.noteIgnored('userMessage signal', 'the conversation has ended');
+      const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+      const givenId = typeof parsed.data === 'string' ? undefined : parsed.data.id;
+      const id = givenId ?? uuid4();
+      if (run.isKnownMessage(id)) return;
+      if (run.current && state.busyPolicy === 'steer') {
+        const refused = run.steerRefusal(text);
+        if (refused) run.noteIgnored(`userMessage ${id} (as steer)`, refused);
+        else {
+          state.pendingSteer.push(text);
+          // Sent again by id, it is answered by the turn it steered, not run a second time.
+          if (givenId && run.current.steeredIds.length < 64) run.current.steeredIds.push(givenId);
+        }
+        return;
+      }
+      const refused = run.queueRefusal(text);
+      if (refused) return run.noteIgnored(`userMessage ${id}`, refused);
+      run.enqueue({ id, text, awaited: false });
+    }),
+  );
 
-  setHandler(endSignal, (payload?: unknown) => {
-    const parsed = endSchema.safeParse(payload);
-    const reason =
-      parsed.success && parsed.data ? (typeof parsed.data === 'string' ? parsed.data : parsed.data.reason) : undefined;
-    run.ended = true;
-    // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
-    run.endReason =
-      run.utf16 && reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : (reason ?? 'ended by user');
-    run.refreshDetails();
-  });
+  setHandler(
+    steerSignal,
+    recorded(run, (payload: unknown) => {
+      const parsed = userMessageSchema.safeParse(payload);
+      if (!parsed.success || run.ended)
+        return run.noteIgnored(
+          'steer signal',
+          run.ended ? 'the conversation has ended' : problem(payload, parsed.error, 'steer'),
+        );
+      const text = typeof parsed.data === 'string' ? parsed.data : parsed.data.text;
+      const refused = run.current ? run.steerRefusal(text) : run.queueRefusal(text);
+      if (refused) run.noteIgnored('steer signal', refused);
+      else if (run.current) state.pendingSteer.push(text);
+      else run.enqueue({ id: uuid4(), text, awaited: false });
+    }),
+  );
 
   setHandler(
     sendMessageUpdate,
     async (msg) => {
+      run.checkDue();
       const id = msg.id ?? uuid4();
       const earlier = findResult(state, id);
       if (earlier) return earlier;
@@ -141,7 +146,50 @@ export function registerHandlers(run: Run): void {
       },
     },
   );
+}
 
+/** `stop` (the running turn, a compression, background children) and `end`. */
+function registerControl(run: Run): void {
+  const { state } = run;
+  setHandler(
+    stopSignal,
+    recorded(run, (payload?: unknown) => {
+      const parsed = stopSchema.safeParse(payload);
+      if (!parsed.success) log.warn('stop signal payload ignored (expected a reason string)');
+      const kind = parsed.success && parsed.data && typeof parsed.data === 'object' ? parsed.data.kind : undefined;
+      run.stopBackground();
+      if (run.current) run.current.requestStop(kind ?? 'user');
+      else if (run.compressScope) run.compressScope.cancel();
+      else if (state.subagent && !run.ended) {
+        // A child agent stopped before its task began: it ends without running it.
+        run.ended = true;
+        run.endReason = 'stopped by the delegating agent';
+        run.refreshDetails();
+      } else log.info('stop signal while idle: nothing to interrupt');
+    }),
+  );
+
+  setHandler(
+    endSignal,
+    recorded(run, (payload?: unknown) => {
+      const parsed = endSchema.safeParse(payload);
+      const reason =
+        parsed.success && parsed.data
+          ? typeof parsed.data === 'string'
+            ? parsed.data
+            : parsed.data.reason
+          : undefined;
+      run.ended = true;
+      // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
+      run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
+      run.refreshDetails();
+    }),
+  );
+}
+
+/** A person's answers: `approve` (signal or update) and `answerClarify`. */
+function registerApprovals(run: Run): void {
+  const { state } = run;
   /** The answer, and who gave it from where (the approvals audit). */
   const decide = (req: ApprovalRequest, input: ApproveInput) => {
     req.decision = input.decision;
@@ -151,18 +199,22 @@ export function registerHandlers(run: Run): void {
     if (input.via) req.via = input.via;
   };
   const findApproval = (id: string) => state.pendingApprovals.find((a) => a.requestId === id && !a.decision);
-  setHandler(approveSignal, (payload: unknown) => {
-    const parsed = run.schemas.approveSchema.safeParse(payload);
-    if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
-    const req = findApproval(parsed.data.requestId);
-    const refused = req && approverRefusal(state.approvalPolicy, req.requester, parsed.data.by);
-    if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
-    else if (refused) run.noteIgnored('approve signal', refused);
-    else decide(req, parsed.data);
-  });
+  setHandler(
+    approveSignal,
+    recorded(run, (payload: unknown) => {
+      const parsed = approveSchema.safeParse(payload);
+      if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
+      const req = findApproval(parsed.data.requestId);
+      const refused = req && approverRefusal(state.approvalPolicy, req.requester, parsed.data.by);
+      if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
+      else if (refused) run.noteIgnored('approve signal', refused);
+      else decide(req, parsed.data);
+    }),
+  );
   setHandler(
     approveUpdate,
     (input) => {
+      run.checkDue();
       decide(findApproval(input.requestId)!, input);
       return { requestId: input.requestId, decision: input.decision, scope: input.scope ?? 'command' };
     },
@@ -185,6 +237,7 @@ export function registerHandlers(run: Run): void {
   setHandler(
     answerClarifyUpdate,
     (input) => {
+      run.checkDue();
       const req = state.clarify!;
       req.answer = input.answer;
       return { requestId: req.requestId };
@@ -200,18 +253,17 @@ export function registerHandlers(run: Run): void {
       },
     },
   );
+}
 
-  registerSetModel(run);
-  registerReloadTools(run);
-  registerCheckpointUpdates(run);
-
+/** Manual compression (`/compress [focus]`) runs between turns, never inside one. */
+function registerCompress(run: Run): void {
   // Manual compression (`/compress [focus]`) runs between turns, never inside one.
   setHandler(
     compressUpdate,
     async (input) => {
+      run.checkDue();
       const id = uuid4();
-      // The run's schemas: a replayed older run parses the focus its validator accepted then.
-      const parsed = run.schemas.compressSchema.safeParse(input);
+      const parsed = compressSchema.safeParse(input);
       run.compressions.push({ id, focus: parsed.success ? (parsed.data?.focus ?? undefined) : undefined });
       await condition(() => run.compressResults.has(id));
       const r = run.compressResults.get(id)!;
@@ -223,11 +275,14 @@ export function registerHandlers(run: Run): void {
         const parsed = compressSchema.safeParse(input);
         if (!parsed.success) throw new Error(`invalid compress: ${problem(input, parsed.error, 'compress')}`);
         if (run.ended) throw new Error('the conversation has ended');
-        if (run.hardened && run.compressions.length >= 8) throw new Error('8 compressions are already waiting');
+        if (run.compressions.length >= 8) throw new Error('8 compressions are already waiting');
       },
     },
   );
+}
 
+function registerStateQuery(run: Run): void {
+  const { state } = run;
   setHandler(stateQuery, () =>
     stateView(
       state,

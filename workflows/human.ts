@@ -3,32 +3,21 @@
  * `clarify` tool asks a question. Waits are durable timers in the turn's scope, so `/stop`
  * cancels them and a worker restart does not lose them. Silence is a denial.
  */
-import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { AssessCommandResult } from '../common/activity-types.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import { timerLabel } from './labels.js';
 import { afterBreakerResult, breakerTripped, denialsAfter } from '../common/approval-policy.js';
 import { assessment, storeStep } from './activities.js';
-import { countAuxiliary, countsAuxiliary, reportedAuxiliary, sessionCapReached, spendLimitOf } from './attempts.js';
+import { countAuxiliary, reportedAuxiliary, sessionCapReached, spendLimitOf } from './attempts.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
 export type Gate = { run: true } | { run: false; result: string };
 
-/**
- * "session" approvals cover the command approved (its approval key), not every command of its
- * rules; a run recorded before this remembered rules only.
- */
-export const PATCH_APPROVAL_BY_COMMAND = 'approval-by-command';
-
-function approveForSession(
-  s: ConversationState,
-  call: ToolCallRef,
-  byCommand: boolean,
-  scope: 'command' | 'rule',
-): void {
+function approveForSession(s: ConversationState, call: ToolCallRef, scope: 'command' | 'rule'): void {
   const check = call.approval!;
-  if (byCommand && scope === 'command' && check.commandKey) {
+  if (scope === 'command' && check.commandKey) {
     const keys = (s.sessionApprovedCommands ??= []);
     if (!keys.includes(check.commandKey)) keys.push(check.commandKey);
     if (keys.length > 500) keys.splice(0, keys.length - 500);
@@ -70,42 +59,37 @@ export async function gateCommand(
   if (p.approvalHalt) return { run: false, result: afterBreakerResult(check.command) };
   // A workspace change a checkpoint can undo, with the sandbox keeping it there (docs/checkpoints.md).
   if (check.undoable && s.sandbox?.active) return { run: true };
-  const byCommand = patched(PATCH_APPROVAL_BY_COMMAND);
-  if (byCommand && check.commandKey && s.sessionApprovedCommands?.includes(check.commandKey)) return { run: true };
+  if (check.commandKey && s.sessionApprovedCommands?.includes(check.commandKey)) return { run: true };
   if (check.rules.every((r) => s.sessionApprovedRules.includes(r))) return { run: true };
 
   const requestId = `${p.turnId}:${call.id}`;
   if (s.approvalMode === 'smart') {
     // When the assessor cannot answer, the human decides (its failure is not the turn's). Its
     // request is a model call: counted, and not made past a session cap (workflows/attempts.ts).
-    const counted = countsAuxiliary();
-    const verdict =
-      counted && sessionCapReached(s)
-        ? 'escalate'
-        : await assessment
-            .assessCommand({
-              auxiliary: s.auxiliary,
-              command: check.command,
-              description: check.description,
-              conversationId: s.conversationId,
-              sessionId: s.sessionId,
-              turnId: p.turnId,
-              ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
-              ...(counted ? spendLimitOf(s) : {}),
-            })
-            .then((r: AssessCommandResult | AssessCommandResult['verdict']) => {
-              // (A result recorded before the report existed is the bare verdict.)
-              if (typeof r === 'string') return r;
-              if (counted) countAuxiliary(s, p, r);
-              return r.verdict;
-            })
-            .catch((err: unknown) => {
-              if (counted) countAuxiliary(s, p, reportedAuxiliary(err));
-              if (isCancellation(err)) throw err;
-              return 'escalate' as const;
-            });
+    const verdict = sessionCapReached(s)
+      ? 'escalate'
+      : await assessment
+          .assessCommand({
+            auxiliary: s.auxiliary,
+            command: check.command,
+            description: check.description,
+            conversationId: s.conversationId,
+            sessionId: s.sessionId,
+            turnId: p.turnId,
+            ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
+            ...spendLimitOf(s),
+          })
+          .then((r: AssessCommandResult) => {
+            countAuxiliary(s, p, r);
+            return r.verdict;
+          })
+          .catch((err: unknown) => {
+            countAuxiliary(s, p, reportedAuxiliary(err));
+            if (isCancellation(err)) throw err;
+            return 'escalate' as const;
+          });
     if (verdict === 'approve') {
-      approveForSession(s, call, byCommand, 'command');
+      approveForSession(s, call, 'command');
       return { run: true };
     }
   }
@@ -142,8 +126,8 @@ export async function gateCommand(
       ...(req.via ? { via: req.via } : {}),
       ...(req.denyReason ? { denyReason: req.denyReason } : {}),
       ...(req.requester ? { requester: req.requester } : {}),
-      ...(byCommand ? { scope: req.scope ?? 'command' } : {}),
-      ...(byCommand && check.commandKey ? { commandKey: check.commandKey } : {}),
+      scope: req.scope ?? 'command',
+      ...(check.commandKey ? { commandKey: check.commandKey } : {}),
     });
   try {
     await storeStep('requestApproval', {
@@ -177,7 +161,7 @@ export async function gateCommand(
     }
     await resolve(req.decision!, 'user');
     if (req.decision === 'deny') return { run: false, result: deniedResult(check.command, req.denyReason) };
-    if (req.decision === 'session') approveForSession(s, call, byCommand, req.scope ?? 'command');
+    if (req.decision === 'session') approveForSession(s, call, req.scope ?? 'command');
     return { run: true };
   } catch (err) {
     if (isCancellation(err)) await CancellationScope.nonCancellable(() => resolve('cancelled', 'stop'));

@@ -2,10 +2,9 @@
  * MCP tools in the workflow (docs/mcp.md). The tool list lives in state (`state.mcp`: exposed names,
  * schema hashes, server statuses — bounded), so a replay never depends on a live server. It is
  * found by `prepareConversation`, again by the `reloadTools` update (the REPL's `/reload-mcp`),
- * and before a turn when a model call reported that a server's list changed. Behind
- * `patched('mcp-tools')`: histories from before it never read or change `state.mcp`.
+ * and before a turn when a model call reported that a server's list changed.
  */
-import { ApplicationFailure, isCancellation, log, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import { ActivityCancellationType } from '@temporalio/workflow';
 import type { HeraldActivities } from '../activities/index.js';
 import type { McpSnapshot } from '../common/mcp-state.js';
@@ -16,8 +15,6 @@ import { reloadToolsUpdate } from './definitions.js';
 import type { Run } from './run.js';
 import type { ConversationState } from './state.js';
 
-export const PATCH_MCP_TOOLS = 'mcp-tools';
-
 /** Connecting and listing: up to the servers' connect timeouts; tried twice. */
 const discovery = proxyActivities<HeraldActivities>({
   summary: 'discover MCP tools',
@@ -26,9 +23,9 @@ const discovery = proxyActivities<HeraldActivities>({
   retry: { initialInterval: '1 second', maximumAttempts: 2, nonRetryableErrorTypes: ['InvalidInput'] },
 });
 
-/** The snapshot from `prepareConversation`, kept (and bounded) only by runs with the patch. */
+/** The snapshot from `prepareConversation`, kept (and bounded). */
 export function adoptMcp(state: ConversationState, found: McpSnapshot | undefined): void {
-  if (!found || !patched(PATCH_MCP_TOOLS)) return;
+  if (!found) return;
   const parsed = mcpSnapshotSchema.safeParse(found);
   if (parsed.success) state.mcp = parsed.data;
   else log.warn('MCP discovery result out of bounds: no MCP tools', { issue: parsed.error.issues[0]?.message });
@@ -55,7 +52,7 @@ export async function rediscover(state: ConversationState): Promise<McpSnapshot 
 
 /** Before a turn: a server said its list changed since the last discovery. */
 export async function refreshIfStale(state: ConversationState): Promise<void> {
-  if (state.mcp?.stale && patched(PATCH_MCP_TOOLS)) await rediscover(state);
+  if (state.mcp?.stale) await rediscover(state);
 }
 
 export function registerReloadTools(run: Run): void {
@@ -63,6 +60,7 @@ export function registerReloadTools(run: Run): void {
   setHandler(
     reloadToolsUpdate,
     async (): Promise<ReloadToolsResult> => {
+      run.checkDue();
       const found = await rediscover(state);
       if (!found)
         throw ApplicationFailure.create({

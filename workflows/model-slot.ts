@@ -4,14 +4,14 @@
  * credential, fall back to the next provider, compress, strip reasoning signatures, wait for the
  * database, or end the turn. Every path is bounded.
  */
-import { isCancellation, patched, sleep } from '@temporalio/workflow';
+import { isCancellation, sleep } from '@temporalio/workflow';
 import type { CallModelResult } from '../common/activity-types.js';
 import type { FailureReason } from '../common/error-reasons.js';
 import { providerLabel } from '../common/providers.js';
 import type { SlotState } from '../common/recovery.js';
 import { CHAIN_RESTARTS_PER_SLOT, CHAIN_RESTART_PAUSE_MS, decideRecovery, isTransient } from '../common/recovery.js';
 import { modelActivities, storeStep } from './activities.js';
-import { checkSessionBudget, countCall, countEveryAttempt, countFailedCall, spendLimitOf } from './attempts.js';
+import { checkSessionBudget, countCall, countFailedCall, spendLimitOf } from './attempts.js';
 import { compressNow } from './context.js';
 import { timerLabel } from './labels.js';
 import {
@@ -38,12 +38,6 @@ import type { ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
 
 /** How long the workflow waits for the database before a model call is retried, and how often. */
-/** A learned context window outlives its turn. */
-export const PATCH_REMEMBER_WINDOW = 'remember-context-window';
-/** Steer carried by a stopped model call is kept for the next message. */
-export const PATCH_STEER_BACK = 'steer-back-on-stop';
-/** A turn the whole fallback chain failed names every provider's error, not only the last. */
-export const PATCH_CHAIN_ERRORS = 'fallback-errors-listed';
 const STORAGE_WAIT = '15 seconds';
 /**
  * How long a turn waits for the database, from the start of the first model call it failed
@@ -54,8 +48,8 @@ export const STORAGE_OUTAGE_MS = 10 * 60_000;
 
 type SlotCounters = Omit<SlotState, 'poolSize' | 'fallbacksLeft' | 'attempts'> & {
   chainRestarts: number;
-  /** The ledger's attempt count when the last failure was attributed (undefined: not counted). */
-  ledgerMark: number | undefined;
+  /** The ledger's attempt count when the last failure was attributed. */
+  ledgerMark: number;
   /** HTTP attempts each provider of the chain made in this slot, by label, as the ledger counts them. */
   attemptsBy: Record<string, number>;
   /** Why each provider of the chain failed in this round, the primary first. */
@@ -81,14 +75,13 @@ export async function callModelSlot(
     strippedReasoning: false,
     chainRestarts: 0,
     errors: [],
-    ledgerMark: undefined,
+    ledgerMark: 0,
     attemptsBy: {},
   };
   /** When the first call that met the database down was started (undefined: none has). */
   let storageSince: number | undefined;
   const steer = opts.steer;
-  countEveryAttempt(p);
-  slot.ledgerMark = p.ledger?.attempts;
+  slot.ledgerMark = p.ledger.attempts;
   for (;;) {
     checkSessionBudget(s);
     const seq = s.nextSeq;
@@ -111,7 +104,7 @@ export async function callModelSlot(
         ...(steer ? { steer } : {}),
         ...(opts.toolChoiceNone ? { toolChoiceNone: true } : {}),
         ...(s.mcp ? { mcp: s.mcp } : {}),
-        ...(p.ledger ? spendLimitOf(s) : {}),
+        ...spendLimitOf(s),
       });
       if (r.mcpChanged && s.mcp) s.mcp.stale = true;
       s.nextSeq = seq + 1;
@@ -125,13 +118,13 @@ export async function callModelSlot(
       if (isCancellation(err)) {
         // A stopped call may never have stored the steer it carried: it goes back, and becomes
         // the next user message (moved out of the tool result if the call had appended it).
-        if (steer && patched(PATCH_STEER_BACK)) s.pendingSteer.unshift(steer);
+        if (steer) s.pendingSteer.unshift(steer);
         throw err;
       }
       const kind = failureKindOf(err);
       if (kind === undefined) throw err;
       // Attempts that failed late may have reached a session cap: no fallback or retry goes past it.
-      if (p.ledger) checkSessionBudget(s);
+      checkSessionBudget(s);
       // (The call's own retry found the cap reached: so it is, whatever rounding says here.)
       if (isSpendLimitReached(err)) throw new TurnEnd('session_budget_exceeded', rootMessage(err));
       // The steer text stays with every later attempt: the attempt that failed may have failed
@@ -163,16 +156,14 @@ async function recover(
 ): Promise<void> {
   // The attempts since the last failure were this provider's (its retries in the activity).
   const label = providerLabel(s.provider);
-  if (p.ledger && slot.ledgerMark !== undefined) {
-    slot.attemptsBy[label] = (slot.attemptsBy[label] ?? 0) + p.ledger.attempts - slot.ledgerMark;
-    slot.ledgerMark = p.ledger.attempts;
-  }
+  slot.attemptsBy[label] = (slot.attemptsBy[label] ?? 0) + p.ledger.attempts - slot.ledgerMark;
+  slot.ledgerMark = p.ledger.attempts;
   for (;;) {
     const decision = decideRecovery(reason, {
       ...slot,
       poolSize: poolSizeOf(s.provider),
       fallbacksLeft: fallbacksLeft(s, p.chainPos),
-      attempts: slot.ledgerMark !== undefined ? slot.attemptsBy[label] : undefined,
+      attempts: slot.attemptsBy[label],
     });
     switch (decision.action) {
       case 'refresh_credential': {
@@ -202,9 +193,8 @@ async function recover(
         const limit = decision.lowerContextTo ?? statedContextLimit(err);
         if (limit) {
           const learned = Math.min(s.provider.contextLength ?? limit, limit);
-          // Kept past this turn (runs that learned it before forget it at the next turn, as they did).
-          if (patched(PATCH_REMEMBER_WINDOW)) rememberContextLength(s, learned);
-          else s.provider = { ...s.provider, contextLength: learned };
+          // Kept past this turn.
+          rememberContextLength(s, learned);
         }
         slot.compressions += 1;
         p.status = 'compressing';
@@ -242,7 +232,7 @@ async function recover(
           return;
         }
         // Every provider's error, the primary's first: the last one alone hides the real cause.
-        if (slot.errors.length && patched(PATCH_CHAIN_ERRORS)) {
+        if (slot.errors.length) {
           noteProviderError(slot.errors, s.provider, reason, `${decision.message}: ${rootMessage(err)}`);
           throw new TurnEnd('model_error', chainFailureMessage(slot.errors));
         }

@@ -7,7 +7,6 @@
 import type { CancellationScope } from '@temporalio/workflow';
 import { log, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { TurnResult } from '../common/contract.js';
-import { CURRENT_SCHEMAS, LEGACY_SCHEMAS } from '../common/contract.js';
 import type { CompressResult } from './definitions.js';
 import type { ChildBatch } from './delegation.js';
 import { stopChildren } from './delegation.js';
@@ -49,6 +48,8 @@ export class Run {
   ended = false;
   endReason = 'ended';
   runTurns = 0;
+  /** Continue-as-new found due in a workflow task the history records (see checkDue). */
+  moveDue = false;
   childResult: TurnResult | null = null;
   /** Background delegations still running; none may be running at continue-as-new. */
   readonly background: ChildBatch[] = [];
@@ -57,28 +58,14 @@ export class Run {
     return (this.state.ignoredSignals ??= { count: 0, lastReason: null });
   }
 
-  /** Search attributes of this run (when `byStatus`). */
+  /** Search attributes of this run, following every status change. */
   readonly attributes = new SearchAttributePublisher();
 
   constructor(
     readonly state: ConversationState,
-    /** Runs started by today's code (patched): bounds, draining and the other hardening apply. */
-    readonly hardened: boolean,
     readonly canAfterTurns: number,
-    /**
-     * Runs with `search-attributes-by-status`: HeraldStatus follows every status change (and the
-     * title and primary model are set), published with the current details.
-     */
-    readonly byStatus = false,
-    /** Runs with `utf16-bounds`: string bounds in UTF-16 units, the `end` reason bounded. */
-    readonly utf16 = false,
   ) {
     state.heldReports ??= [];
-  }
-
-  /** The schemas this run parses signals with (common/contract.ts: workflowSchemas). */
-  get schemas(): typeof LEGACY_SCHEMAS {
-    return this.utf16 ? CURRENT_SCHEMAS : LEGACY_SCHEMAS;
   }
 
   /** A signal was ignored: logged, and counted in the state query (`ignored_messages`). */
@@ -88,11 +75,10 @@ export class Run {
     log.warn(`ignored ${what}`, { reason: this.ignored.lastReason });
   }
 
-  /** The Web UI's view of the run: current details, and (by status) the search attributes. */
+  /** The Web UI's view of the run: current details, and the search attributes (HeraldStatus follows every status). */
   refreshDetails(): void {
     setCurrentDetails(describe(this.state, this.current, this.ended, this.backgroundSessions(), this.compressing));
-    if (this.byStatus)
-      this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
+    this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
   }
 
   /** The start message and the worker's redacted preview of it (prepare): the title the memo may show. */
@@ -113,7 +99,6 @@ export class Run {
 
   /** Why a new message cannot be queued now (undefined: it can). */
   queueRefusal(text: string): string | undefined {
-    if (!this.hardened) return undefined;
     const q = this.state.queue;
     if (q.length >= MAX_QUEUED_MESSAGES)
       return `${q.length} messages are already waiting (at most ${MAX_QUEUED_MESSAGES}); wait for a turn to finish`;
@@ -127,7 +112,6 @@ export class Run {
 
   /** Why steer text cannot be taken now (undefined: it can). */
   steerRefusal(text: string): string | undefined {
-    if (!this.hardened) return undefined;
     const p = this.state.pendingSteer;
     if (p.length >= MAX_PENDING_STEER) return `${p.length} steer messages are already waiting for the next model call`;
     const bytes = p.reduce((n, t) => n + jsonBytes(t), 0) + jsonBytes(text);
@@ -149,11 +133,11 @@ export class Run {
     const held = (this.state.heldReports ??= []);
     const used = held.reduce((n, m) => n + utf8Bytes(m.text), 0);
     const room = MAX_HELD_REPORT_BYTES - used;
-    if (this.hardened && room < 1_000) {
+    if (room < 1_000) {
       log.warn('background report dropped: too many held reports', { id: msg.id });
       return;
     }
-    held.push(this.hardened ? { ...msg, text: clampBytes(msg.text, room, '\n[…report cut]') } : msg);
+    held.push({ ...msg, text: clampBytes(msg.text, room, '\n[…report cut]') });
   }
 
   stopBackground(): void {
@@ -171,24 +155,46 @@ export class Run {
   canDue(): boolean {
     if (this.background.length > 0) return false;
     const info = workflowInfo();
-    const own =
-      this.hardened && (info.historyLength >= CAN_HISTORY_EVENTS || (info.historySize ?? 0) >= CAN_HISTORY_BYTES);
+    const own = info.historyLength >= CAN_HISTORY_EVENTS || (info.historySize ?? 0) >= CAN_HISTORY_BYTES;
     return info.continueAsNewSuggested || this.runTurns >= this.canAfterTurns || own || this.upgradeDue();
   }
 
   /** A Worker Deployment made another build current: the next run should start there. */
   upgradeDue(): boolean {
-    return this.hardened && workflowInfo().targetWorkerDeploymentVersionChanged === true;
+    return workflowInfo().targetWorkerDeploymentVersionChanged === true;
   }
 
-  /** New `sendMessage` updates are refused while the run hands over (the client sends again, to the next run). */
+  /**
+   * Called only where the workflow task is one the history records — a signal, an accepted update,
+   * the end of a turn or of a compression — so a replay decides the same in the same task.
+   * Continue-as-new and stopping a turn read per-task server flags (`continueAsNewSuggested`, the
+   * history length, a new current build); a task whose only input was an update its validator
+   * rejected is not recorded, and a decision taken there could not be replayed.
+   */
+  checkDue(): void {
+    if (this.canDue()) this.moveDue = true;
+    this.stopIfHistoryTooLarge();
+  }
+
+  /**
+   * New updates that would add work (`sendMessage`, `setModel`, `reloadTools`) are refused while the
+   * run is about to move, so steady traffic cannot postpone the move (the client sends again, to the
+   * next run). Read from `moveDue`, which only recorded tasks set: the refusal agrees with what the
+   * loop will do, and a refusal leaves the workflow nothing to do in its task.
+   */
   draining(): boolean {
-    return this.hardened && this.canDue();
+    return this.moveDue;
+  }
+
+  /** A flood of signals mid-turn: stop the turn before history reaches Temporal's limits. */
+  stopIfHistoryTooLarge(): void {
+    if (!this.current || this.current.stopRequested || !this.historyTooLarge()) return;
+    log.warn('history near its limit: stopping the turn so the conversation continues in a new run');
+    this.current.requestStop('history_limit');
   }
 
   /** History so large that a running turn must stop for the run to continue as new. */
   historyTooLarge(): boolean {
-    if (!this.hardened) return false;
     const info = workflowInfo();
     return info.historyLength >= STOP_HISTORY_EVENTS || (info.historySize ?? 0) >= STOP_HISTORY_BYTES;
   }

@@ -44,6 +44,7 @@ export function registerSetModel(run: Run): void {
   setHandler(
     setModelUpdate,
     async (input): Promise<SetModelResult> => {
+      run.checkDue();
       const previous = state.primary;
       const r = await store.resolveModel({
         conversationId: state.conversationId,

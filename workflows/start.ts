@@ -4,28 +4,19 @@
  * running conversations at their next continue-as-new; one that removes a field keeps it), a
  * fresh state, the session prepared by the worker, and the input of the next run.
  */
-import { ActivityFailure, ApplicationFailure, log, patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, workflowInfo } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { DEFAULT_MAX_ITERATIONS } from '../common/budget.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
 import { clampCooldownMs } from '../common/provider-cooldown.js';
 import { DEFAULT_APPROVAL_POLICY } from '../common/approval-policy.js';
 import type { ConversationInput } from '../common/contract.js';
-import {
-  LEGACY_SCHEMAS,
-  conversationInputSchema,
-  describeZodError,
-  inputBoundsIssue,
-  SESSION_ID_PATTERN,
-} from '../common/contract.js';
+import { conversationInputSchema, describeZodError, inputBoundsIssue, SESSION_ID_PATTERN } from '../common/contract.js';
 import { DEFAULT_DELEGATION } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
 import { adoptMcp } from './mcp.js';
-
-/** A reopened session goes on from its stored totals and turn number (see prepare). */
-export const PATCH_RESUME_TOTALS = 'resume-keeps-totals';
 import { MAX_CARRIED_BYTES, clampBytes } from './limits.js';
 import { jsonBytes } from '../common/text.js';
 import { isUndecodable } from './payload-converter.js';
@@ -42,16 +33,14 @@ function invalidInput(message: string, details: unknown[] = []): ApplicationFail
 }
 
 /**
- * The workflow input, validated. With `bounded` (runs started by today's code), sizes are
- * checked too: a model name that would overflow a search attribute, a system message that would
- * be carried through every continue-as-new, an idle timeout of zero. Without `utf16` (runs before
- * patch utf16-bounds), string bounds count code points as they did then.
+ * The workflow input, validated, sizes included: a model name that would overflow a search
+ * attribute, a system message that would be carried through every continue-as-new, an idle
+ * timeout of zero.
  */
-export function parseInput(raw: unknown, bounded: boolean, utf16 = true): ConversationInput {
+export function parseInput(raw: unknown): ConversationInput {
   if (isUndecodable(raw))
     throw invalidInput(`invalid conversation input: it could not be decoded (${raw.encoding}: ${raw.reason})`);
-  const schema = utf16 ? conversationInputSchema : LEGACY_SCHEMAS.conversationInputSchema;
-  const parsed = schema.safeParse(raw ?? {});
+  const parsed = conversationInputSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalidInput(`invalid conversation input: ${describeZodError(parsed.error)}`, [
@@ -62,7 +51,7 @@ export function parseInput(raw: unknown, bounded: boolean, utf16 = true): Conver
     ]);
   }
   const input = parsed.data;
-  if (bounded && input.carried === undefined) {
+  if (input.carried === undefined) {
     const issue = inputBoundsIssue(input);
     if (issue) throw invalidInput(`invalid conversation input: ${issue.field}: ${issue.message}`, [issue]);
   }
@@ -70,9 +59,9 @@ export function parseInput(raw: unknown, bounded: boolean, utf16 = true): Conver
 }
 
 /** The session id a run stands for: the input's, or the workflow id's; it names every child and compressed session. */
-export function conversationIdOf(input: ConversationInput, fromWorkflowId: string, bounded: boolean): string {
+export function conversationIdOf(input: ConversationInput, fromWorkflowId: string): string {
   const id = input.sessionId ?? fromWorkflowId;
-  if (bounded && !SESSION_ID_PATTERN.test(id))
+  if (!SESSION_ID_PATTERN.test(id))
     throw invalidInput(
       `invalid conversation id ${JSON.stringify(id.slice(0, 140))}: use at most 128 letters, digits, ".", "_", ":" or "-" (set sessionId in the input, or use such a workflow id)`,
     );
@@ -84,13 +73,13 @@ export function conversationIdOf(input: ConversationInput, fromWorkflowId: strin
  * hand a conversation a forged one). Fields the schema does not know are kept; a field that fails
  * its schema but has a default gets the default (and a warning) instead of failing the run.
  */
-export function parseCarried(raw: unknown, bounded: boolean): ConversationState {
-  if (bounded && !workflowInfo().continuedFromExecutionRunId)
+export function parseCarried(raw: unknown): ConversationState {
+  if (!workflowInfo().continuedFromExecutionRunId)
     throw invalidInput('invalid conversation input: carried: internal to continue-as-new, not accepted from callers');
   const schema = carriedStateSchema.passthrough();
   let value = raw;
   let parsed = schema.safeParse(value);
-  for (let attempt = 0; !parsed.success && bounded && attempt < 10; attempt++) {
+  for (let attempt = 0; !parsed.success && attempt < 10; attempt++) {
     const key = parsed.error.issues[0]?.path[0];
     const field =
       typeof key === 'string' ? carriedStateSchema.shape[key as keyof typeof carriedStateSchema.shape] : undefined;
@@ -211,7 +200,7 @@ export async function prepare(state: ConversationState, input: ConversationInput
     }
     // A reopened session goes on from its totals and turn number: they are written back as absolute
     // values, so starting from zero would shrink them, and turn ids would repeat.
-    if (r.priorTotals && patched(PATCH_RESUME_TOTALS)) {
+    if (r.priorTotals) {
       state.sessionUsage = r.priorTotals.usage;
       state.sessionApiCalls = r.priorTotals.apiCalls;
       state.turn = r.priorTotals.turn;
@@ -252,16 +241,16 @@ export async function prepare(state: ConversationState, input: ConversationInput
 }
 
 /**
- * The next run's input: the same settings, the carried state, no first message. With `bounded`,
- * kept under MAX_CARRIED_BYTES — by construction the queue and the rest already fit; if they do
+ * The next run's input: the same settings, the carried state, no first message. Kept under
+ * MAX_CARRIED_BYTES — by construction the queue and the rest already fit; if they do
  * not, queued texts are cut (with a note) rather than the run failing to continue.
  */
-export function carryInput(input: ConversationInput, state: ConversationState, bounded: boolean): ConversationInput {
+export function carryInput(input: ConversationInput, state: ConversationState): ConversationInput {
   const next: ConversationInput = { ...input, carried: state };
   delete next.message;
   delete next.messageId;
   delete next.history;
-  const bytes = bounded ? jsonBytes(next) : 0;
+  const bytes = jsonBytes(next);
   if (bytes > MAX_CARRIED_BYTES) {
     log.error('carried state over its bound: queued messages are cut', { bytes });
     const share = Math.floor(MAX_CARRIED_BYTES / 2 / Math.max(1, state.queue.length));

@@ -3,6 +3,7 @@ import type { StopKind } from '../common/stop-kind.js';
 import type { CancellationScope } from '@temporalio/workflow';
 import type { ConversationStatus } from '../common/contract.js';
 import type { TurnAttempts } from '../common/attempts.js';
+import { noAttempts } from '../common/attempts.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ResponseCounters } from '../common/model-response.js';
@@ -20,14 +21,11 @@ export interface OpenCall {
 
 export class TurnProgress {
   iteration = 0;
-  /** Model-call attempts of this turn (only the successful ones in turns that do not count every attempt). */
+  /** Model-call attempts of this turn, failed and stopped ones included. */
   apiCalls = 0;
   usage: Usage = emptyUsage();
-  /**
-   * What this turn counted of its ledger (workflows/attempts.ts); null: the turn counts successful
-   * calls only (recorded before every attempt was counted); undefined: not decided yet.
-   */
-  ledger: TurnAttempts | null | undefined = undefined;
+  /** What this turn counted of its ledger (workflows/attempts.ts). */
+  ledger: TurnAttempts = noAttempts();
   status: ConversationStatus = 'thinking';
   phase: Phase = 'starting';
   currentTools: string[] = [];
@@ -52,7 +50,7 @@ export class TurnProgress {
   parts: string[] = [];
   /** Raised output caps so far (truncation). */
   capRaises = 0;
-  /** The tool-loop guard of this turn (absent: turns of runs recorded before it, or turned off). */
+  /** The tool-loop guard of this turn (absent: turned off). */
   loopGuard: LoopGuard | undefined;
   /** The message this turn answers (for the Web UI's current details). */
   messageText: string | undefined;

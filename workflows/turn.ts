@@ -4,37 +4,29 @@
  * budget runs out, the user stops it, or a failure ends it. Every exit path returns the same
  * TurnResult and leaves a transcript in a valid message order (docs/architecture.md).
  */
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
-import type { NotRunReason, SyntheticMessage } from '../common/activity-types.js';
-import { BUDGET_FINAL_NOTE, BUDGET_SUMMARY_NOTE, budgetWarning } from '../common/budget.js';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { SyntheticMessage } from '../common/activity-types.js';
+import { BUDGET_FINAL_NOTE, budgetWarning } from '../common/budget.js';
 import {
   DEFAULT_LOOP_GUARD,
   LoopGuard,
-  callEffect,
-  duplicateText,
-  duplicatesInReply,
   emptyLoopGuardStats,
   haltNote,
   PAUSE_NOTE,
   PAUSE_RETRY_NOTE,
   pausedHaltNote,
-  workflowResultKey,
 } from '../common/loop-guard.js';
 import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
 import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
-import { planToolBatch } from '../common/tool-batch.js';
-import { applyTodos, formatTodos } from '../common/todos.js';
-import { storeStep, toolActivities } from './activities.js';
+import { storeStep } from './activities.js';
+import { runTools } from './tool-calls.js';
 import { countLate, countedForFinish } from './attempts.js';
 import { compressNow, mayAutoCompress, overThreshold, windowOf } from './context.js';
-import { withDeadline } from './deadline.js';
 import { TurnEnd, rootMessage } from './errors.js';
 import type { ChildBatch } from './delegation.js';
-import { runDelegation } from './delegation.js';
-import { askClarify, gateCommand } from './human.js';
-import { snapshotAfterTurn, snapshotBeforeCall } from './checkpoints.js';
+import { snapshotAfterTurn } from './checkpoints.js';
 import { breakerNote } from '../common/approval-policy.js';
 import { interruptedNote } from '../common/stop-kind.js';
 import type { StopKind } from '../common/stop-kind.js';
@@ -48,45 +40,7 @@ export { TurnProgress };
 
 /** The largest final response carried in a turn result; the full text is always in the transcript. */
 const MAX_RESULT_TEXT = 200_000;
-/** Concurrent tool activities of one batch at most, and how long a batch may take (docs/tools.md). */
-const MAX_PARALLEL_TOOLS = 8;
-const PATCH_BATCH_DEADLINE = 'tool-batch-deadline';
-const BATCH_DEADLINE_SECONDS = 420;
-/** Repeated identical tool calls are nudged, refused, and a turn without progress ends (docs/loop-guard.md). */
-const PATCH_LOOP_GUARD = 'tool-loop-guard';
-/**
- * A request after the loop guard answered a repeated call goes out without tools, and a repeat of a
- * read that failed is answered from its earlier result at once (decided when the turn's guard is made).
- */
-const PATCH_LOOP_PAUSE = 'loop-guard-pause';
-/** The budget's last call says tools are gone, and a tool call written as text is not the answer. */
-const PATCH_BUDGET_LAST_CALL = 'budget-last-call';
-/** A tool-less (paused) request answered with a tool call in text is asked once more, then halted. */
-const PATCH_PAUSE_RETRY = 'loop-guard-pause-retry';
-const PATCH_EDIT_CYCLE = 'loop-guard-edit-cycle';
-/** The most characters of a loop-guard status event's message. */
-const MAX_GUARD_EVENT_CHARS = 500;
 
-/** Run `each` over `items` with at most `lanes` in flight; the first failure is rethrown after all settle. */
-async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await each(item);
-      } catch (err) {
-        failures.push(err);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
-  if (failures.length) throw failures[0];
-}
-
-/** All tool results of one assistant turn together (docs/tools.md); each call gets an equal share. */
-const MAX_TURN_RESULT_CHARS = 200_000;
 /** Preflight compression passes at most (while each one makes progress). */
 const MAX_PREFLIGHT_PASSES = 3;
 
@@ -158,9 +112,10 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   if (recorded?.searchAttributeNames) s.searchAttributeNames = recorded.searchAttributeNames;
 
   const guardSettings = s.loopGuard ?? DEFAULT_LOOP_GUARD;
-  if (guardSettings.enabled && patched(PATCH_LOOP_GUARD)) {
+  // Repeated identical tool calls are nudged, refused, and a turn without progress ends (docs/loop-guard.md).
+  if (guardSettings.enabled) {
     s.loopGuardStats ??= emptyLoopGuardStats();
-    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats, patched(PATCH_LOOP_PAUSE));
+    progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats);
   }
 
   const scope = new CancellationScope();
@@ -238,10 +193,10 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
     );
     switch (step.kind) {
       case 'final': {
-        // Small models answer a paused request with the call they wanted, as text (Qwen2.5-Coder
-        // 1.5B: 3 of 9 samples); that is not an answer. Read only on that path: older runs replay.
+        // Small models answer a paused request with the call they wanted, as text: that is not an
+        // answer. It is asked once more, then the turn halts.
         const attempted = pause ? recogniseTextToolCall(r.text) : undefined;
-        if (attempted && patched(PATCH_PAUSE_RETRY)) {
+        if (attempted) {
           // The reply is overwritten at the same position, by the retry's reply or by the halt note.
           s.nextSeq = seq;
           p.tailRole = tailBefore;
@@ -259,7 +214,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
         return;
       }
       case 'tools':
-        await runTools(host, p, r.toolCalls, seq);
+        await toolStep(host, p, r.toolCalls, seq);
         if (p.approvalHalt) {
           await approvalsDeniedHalt(host, p, outcome);
           return;
@@ -319,165 +274,15 @@ function openCalls(s: ConversationState, p: TurnProgress, calls: ToolCallRef[]):
   return p.openCalls;
 }
 
-async function runTools(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], assistantSeq: number): Promise<void> {
-  const s = host.state;
-  const open = openCalls(s, p, calls);
+/** A tool step: the calls opened in order, run as one batch (workflows/tool-calls.ts). */
+async function toolStep(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], assistantSeq: number): Promise<void> {
+  const open = openCalls(host.state, p, calls);
   p.currentTools = calls.map((c) => c.summary);
   setStatus(host, p, 'running_tools', 'tools');
-  let resultChars = 0;
-  const guard = p.loopGuard;
-  const guardedCall = (c: ToolCallRef) => {
-    const readOnly = c.traits?.readOnly ?? false;
-    return {
-      name: c.name,
-      argsKey: c.argsKey,
-      readOnly,
-      effect: callEffect({ name: c.name, readOnly, mcp: c.mcp !== undefined, todo: c.todo !== undefined }),
-    };
-  };
-  // Calls of this reply identical to an earlier one in it run once (the loop guard's first rule).
-  const duplicates = guard ? duplicatesInReply(calls.map(guardedCall)) : new Map<number, number>();
-  const guardNotes: string[] = [];
-
-  /** Record a result the workflow wrote itself; `notRun` says why the tool did not run. */
-  const answer = (o: OpenCall, content: string, isError: boolean, durationMs?: number, notRun?: NotRunReason) =>
-    storeStep('recordToolResult', {
-      conversationId: s.conversationId,
-      sessionId: s.sessionId,
-      turnId: p.turnId,
-      seq: o.seq,
-      toolCallId: o.call.id,
-      toolName: o.call.name,
-      content,
-      isError,
-      ...(durationMs !== undefined ? { durationMs } : {}),
-      ...(notRun ? { notRun, summary: o.call.summary } : {}),
-    });
-  const runOne = async (o: OpenCall) => {
-    const dupOf = duplicates.get(open.indexOf(o));
-    if (guard && dupOf !== undefined) {
-      await answer(o, duplicateText(o.call.name, calls[dupOf]!.id), false, undefined, 'duplicate');
-      guardNotes.push(`${o.call.name}: duplicate call in one reply ran once`);
-      o.done = true;
-      return;
-    }
-    // A todo call is answered by the workflow itself; since patch loop-guard-todo the guard counts it
-    // too (Qwen2.5-Coder 1.5B sent the same todo list 75 times in one turn, never halted before).
-    const todoGuarded = !!guard && !!o.call.todo && !o.call.argsError && patched('loop-guard-todo');
-    const guarded =
-      guard && !o.call.argsError && (todoGuarded || (!o.call.todo && !o.call.clarify && !o.call.delegate));
-    // A delegation's children work in the workspace, and a person answering clarify may have changed it.
-    if (guard && !guarded) guard.other(!o.call.argsError && (!!o.call.delegate || !!o.call.clarify));
-    if (guard && guarded) {
-      const d = guard.decide(guardedCall(o.call));
-      if (d.action === 'answer') {
-        await answer(o, d.text, d.refused, undefined, d.refused ? 'refused' : 'repeat');
-        guardNotes.push(`${o.call.name}: repeated call ${d.refused ? 'refused' : 'answered from its earlier result'}`);
-        o.done = true;
-        return;
-      }
-    }
-    if (o.call.todo && !o.call.argsError) {
-      s.todos = applyTodos(s.todos, o.call.todo.todos, o.call.todo.merge);
-      const text = formatTodos(s.todos);
-      await answer(o, text, false);
-      if (guard && todoGuarded) {
-        const before = guard.stats.nudges;
-        guard.ran(guardedCall(o.call), o.seq, workflowResultKey(text));
-        if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
-      }
-      o.done = true;
-      return;
-    }
-    if (o.call.delegate && !o.call.argsError) {
-      await snapshotBeforeCall(s, p, o.call);
-      const started = Date.now();
-      const d = await runDelegation(s, p, o.call, o.seq, () => host.onProgress(p));
-      if (d.background) host.adoptBackground(d.background);
-      // The children's reports are recorded even when the turn was stopped: they did real work.
-      await CancellationScope.nonCancellable(() => answer(o, d.content, false, Date.now() - started));
-      o.done = true;
-      if (d.stoppedBy !== undefined) throw d.stoppedBy;
-      return;
-    }
-    if (o.call.clarify && !o.call.argsError) {
-      const answered = await askClarify(s, p, o.call, () => host.onProgress(p));
-      // The question is answered (or timed out): the Web UI stops showing it as waiting.
-      host.onProgress(p);
-      await answer(o, answered, false);
-      o.done = true;
-      return;
-    }
-    const gate = await gateCommand(s, p, o.call, () => host.onProgress(p), assistantSeq);
-    host.onProgress(p);
-    if (!gate.run) {
-      await answer(o, gate.result, true, undefined, o.call.approval?.level === 'hardline' ? 'blocked' : 'denied');
-      o.done = true;
-      return;
-    }
-    await snapshotBeforeCall(s, p, o.call);
-    const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds, s.toolTaskQueue).runTool({
-      conversationId: s.conversationId,
-      sessionId: s.sessionId,
-      turnId: p.turnId,
-      assistantSeq,
-      resultSeq: o.seq,
-      call: o.call,
-      cwd: s.cwd,
-      inlineLimit: Math.floor(MAX_TURN_RESULT_CHARS / calls.length),
-      ...(s.sandbox ? { network: s.sandbox.network } : {}),
-    });
-    resultChars += r.chars ?? 0;
-    if (guard && guarded) {
-      const before = guard.stats.nudges;
-      guard.ran(guardedCall(o.call), o.seq, r.resultKey, r.isError);
-      if (guard.stats.nudges > before) guardNotes.push(`${o.call.name}: same call, same result — nudged`);
-      // Only results that carry a file state ask for the patch: older histories replay as recorded.
-      if (r.fileState && patched(PATCH_EDIT_CYCLE) && guard.edited(r.fileState))
-        guardNotes.push(`${o.call.name}: the file is back the way an earlier edit left it — tools paused`);
-    }
-    o.done = true;
-  };
-
-  const parallel = planToolBatch(calls).mode === 'parallel';
-  const deadlineSeconds = Math.max(BATCH_DEADLINE_SECONDS, ...calls.map((c) => c.timeoutSeconds + 60));
-  const runBatch = async () => {
-    if (parallel) await inLanes(open, MAX_PARALLEL_TOOLS, runOne);
-    else for (const o of open) await runOne(o);
-  };
-  // The deadline adds a timer to every batch: histories recorded before it replay without one.
-  const timedOut = patched(PATCH_BATCH_DEADLINE)
-    ? await withDeadline(deadlineSeconds * 1000, runBatch, `tool batch deadline (${calls.length} call(s))`)
-    : (await runBatch(), false);
-  if (timedOut) {
-    const late = open.filter((o) => !o.done);
-    await storeStep('recordMessages', {
-      sessionId: s.sessionId,
-      turnId: p.turnId,
-      messages: late.map((o) => ({
-        seq: o.seq,
-        role: 'tool' as const,
-        toolCallId: o.call.id,
-        toolName: o.call.name,
-        content: `[${o.call.name} did not finish within the ${deadlineSeconds} s deadline for this batch of tool calls and was cancelled.]`,
-      })),
-    });
-    for (const o of late) o.done = true;
-  }
-  if (guardNotes.length) {
-    await storeStep('publishStatus', {
-      conversationId: s.conversationId,
-      turnId: p.turnId,
-      kind: 'loop_guard',
-      message: [...new Set(guardNotes)].join('; ').slice(0, MAX_GUARD_EVENT_CHARS),
-      details: { ...guard!.stats },
-    });
-  }
+  await runTools(host, p, open, assistantSeq);
   p.openCalls = [];
   p.currentTools = [];
   p.lastStepWasTools = true;
-  // The provider's last prompt count plus what the tools just added (about 4 characters a token).
-  s.lastPromptTokens += Math.ceil(resultChars / 4);
 }
 
 /** Post-tool (docs/long-conversations.md): the reported prompt plus the new results over the threshold → compress. */
@@ -539,19 +344,16 @@ async function approvalsDeniedHalt(host: TurnHost, p: TurnProgress, outcome: Out
 /** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */
 async function budgetSummary(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
   setStatus(host, p, 'thinking', 'api');
-  const lastCall = patched(PATCH_BUDGET_LAST_CALL);
   const r = await callModelSlot(host.state, p, {
-    note: lastCall ? BUDGET_FINAL_NOTE : BUDGET_SUMMARY_NOTE,
+    note: BUDGET_FINAL_NOTE,
     toolChoiceNone: true,
     steer: p.lastStepWasTools ? host.takeSteer() : undefined,
   });
   if (r.toolCalls.length) openCalls(host.state, p, r.toolCalls);
   outcome.finalText = r.text;
-  if (lastCall) {
-    // A small model writes the call it wanted as text (or calls anyway): that is not an answer.
-    const attempted = recogniseTextToolCall(r.text)?.name ?? (r.text.trim() ? undefined : r.toolCalls[0]?.name);
-    if (attempted) outcome.finalText = textToolCallNote(attempted);
-  }
+  // A small model writes the call it wanted as text (or calls anyway): that is not an answer.
+  const attempted = recogniseTextToolCall(r.text)?.name ?? (r.text.trim() ? undefined : r.toolCalls[0]?.name);
+  if (attempted) outcome.finalText = textToolCallNote(attempted);
   if (r.reasoning) outcome.lastReasoning = r.reasoning;
   outcome.exit = 'budget_exhausted';
 }

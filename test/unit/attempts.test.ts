@@ -199,16 +199,6 @@ describe('the workflow side (workflows/attempts.ts)', () => {
     assert.deepEqual([p.apiCalls, p.usage.input_tokens], [2, 300]);
   });
 
-  it('turns that count successful calls only ignore every report', () => {
-    const { s, p } = fresh();
-    p.ledger = null;
-    countFailedCall(s, p, failure(report(3, 600)));
-    countCall(s, p, ok(report(1, 120).usage, { turnAttempts: report(4, 720) }));
-    assert.deepEqual([p.apiCalls, p.usage.input_tokens, s.sessionApiCalls], [1, 120, 6]);
-    const result = { api_calls: 1, usage: { turn: p.usage, session: s.sessionUsage } } as TurnResult;
-    assert.equal(countLate(s, p, result, { lateAttempts: report(1, 10) }), result);
-  });
-
   it("adds finishTurn's late attempts to the result and the totals, as the stored result has them", () => {
     const { s, p } = fresh();
     countCall(s, p, ok(report(1, 100).usage, { turnAttempts: report(1, 100) }));
@@ -223,7 +213,7 @@ describe('the workflow side (workflows/attempts.ts)', () => {
     assert.deepEqual([r.api_calls, r.usage.turn.input_tokens, r.usage.session.input_tokens], [2, 1100, 2100]);
     assert.deepEqual(r.usage.session, s.sessionUsage);
     assert.equal(s.sessionApiCalls, 7);
-    // An older worker's finishTurn returned nothing.
+    // A finishTurn that found nothing returns nothing.
     assert.equal(countLate(s, p, result, undefined), result);
   });
 });

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { boundedString, codePointString } from '../../common/bounded-string.js';
+import { z } from 'zod';
+import { boundedString } from '../../common/bounded-string.js';
 import {
-  LEGACY_SCHEMAS,
   MAX_MESSAGE_CHARS,
   approveSchema,
   compressSchema,
@@ -45,17 +45,12 @@ describe('boundedString', () => {
 
   it('reports what .max(n) reports, with its message or the given one', () => {
     const issue = boundedString(2).safeParse('abc').error?.issues[0];
-    const theirs = codePointString(2).safeParse('abc').error?.issues[0];
+    const theirs = z.string().max(2).safeParse('abc').error?.issues[0];
     assert.equal(issue?.code, 'too_big');
     assert.equal(issue?.message, theirs?.message);
     assert.equal(boundedString(2, 'too long').safeParse('abc').error?.issues[0]?.message, 'too long');
     assert.equal(boundedString(2).min(1).safeParse('').error?.issues[0]?.code, 'too_small');
     assert.equal(boundedString(2).safeParse(3).error?.issues[0]?.code, 'invalid_type');
-  });
-
-  it('codePointString keeps zod’s count (older runs replay with it)', () => {
-    assert.equal(codePointString(4).safeParse(EMOJI.repeat(4)).success, true);
-    assert.equal(codePointString(4).safeParse(EMOJI.repeat(5)).success, false);
   });
 });
 
@@ -85,15 +80,6 @@ describe('message schemas agree with messageSizeIssue at the bound', () => {
     const union = userMessageSchema.safeParse({ text: over, id: 'a' });
     assert.match(describeZodError(union.error!, 'steer'), /^text: too large/);
     assert.match(describeZodError(userMessageSchema.safeParse(over).error!, 'steer'), /too large/);
-  });
-
-  it('older runs (no patch utf16-bounds) still accept what zod accepted', () => {
-    assert.equal(LEGACY_SCHEMAS.userMessageSchema.safeParse(overAsPairs).success, true);
-    assert.equal(LEGACY_SCHEMAS.conversationInputSchema.safeParse({ message: overAsPairs }).success, true);
-    assert.equal(
-      LEGACY_SCHEMAS.approveSchema.safeParse({ requestId: EMOJI.repeat(300), decision: 'once' }).success,
-      true,
-    );
   });
 
   it('ids, request ids, models, focus and sources are bounded in units too', () => {

@@ -1,7 +1,7 @@
 /** Iteration budget warnings (docs/providers.md): the model is nudged to wrap up as a turn's calls run out. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUDGET_SUMMARY_NOTE, DEFAULT_MAX_ITERATIONS, budgetWarning } from '../../common/budget.js';
+import { BUDGET_FINAL_NOTE, DEFAULT_MAX_ITERATIONS, budgetWarning } from '../../common/budget.js';
 
 describe('budgetWarning', () => {
   it('says nothing for most of the budget', () => {
@@ -34,6 +34,6 @@ describe('budgetWarning', () => {
   });
 
   it('has a summary note that forbids tools', () => {
-    assert.match(BUDGET_SUMMARY_NOTE, /Do not call tools/);
+    assert.match(BUDGET_FINAL_NOTE, /Tools are no longer available/);
   });
 });

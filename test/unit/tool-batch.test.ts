@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCallRef, ToolTraits } from '../../common/tool-batch.js';
-import { pathsOverlap, planToolBatch } from '../../common/tool-batch.js';
+import { pathsOverlap, planToolBatch, toolCallOf } from '../../common/tool-batch.js';
 
 const READ: ToolTraits = { readOnly: true, pathScoped: true, serial: false };
 const WRITE: ToolTraits = { readOnly: false, pathScoped: true, serial: false };
@@ -122,5 +122,30 @@ describe('pathsOverlap', () => {
     assert.equal(pathsOverlap('src/a.ts', 'src/b.ts'), false);
     assert.equal(pathsOverlap('src', 'src2/file'), false);
     assert.equal(pathsOverlap('lib/app', 'lib/apple'), false);
+  });
+});
+
+describe('toolCallOf', () => {
+  const ref = (extra: Partial<ToolCallRef>): ToolCallRef => ({
+    id: 'c1',
+    name: 'x',
+    summary: 'x',
+    timeoutSeconds: 60,
+    ...extra,
+  });
+  it('names the handler of each call: invalid arguments first, then what the workflow answers itself', () => {
+    const todo = { todos: [], merge: false };
+    const clarify = { question: 'Which?', choices: [] };
+    const delegate = { tasks: [{ goal: 'g' }] };
+    assert.equal(toolCallOf(ref({})).kind, 'activity');
+    assert.equal(toolCallOf(ref({ todo })).kind, 'todo');
+    assert.equal(toolCallOf(ref({ clarify })).kind, 'clarify');
+    assert.equal(toolCallOf(ref({ delegate })).kind, 'delegate');
+    // A todo call whose arguments failed is not applied: its activity records why.
+    assert.deepEqual(toolCallOf(ref({ todo, argsError: 'bad' })), {
+      kind: 'invalid',
+      ref: ref({ todo, argsError: 'bad' }),
+      argsError: 'bad',
+    });
   });
 });
