@@ -19,13 +19,27 @@ import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/executors.js';
 import { unknownTool } from './rules/unknown-tools.js';
 import { emptiesUnknownFile } from './rules/destinations.js';
+import { RULE_TABLE, ruleExampleErrors } from './table/index.js';
 
 /** Scripts inside scripts: deeper than this, the gate stops reading and asks. */
 const MAX_DEPTH = 6;
 /** Longer command lines are read only up to here; the rest makes the command dangerous. */
 const MAX_CHARS = 200_000;
 
-export { loadShellParser as loadCommandSafety };
+let examplesChecked = false;
+
+/**
+ * Load the shell parser and prove the rule table: every row's `match` example must report the row's
+ * id and no `notMatch` one may (table/index.ts). A table that fails its own examples throws here, so
+ * the worker and the CLI refuse to start on it.
+ */
+export async function loadCommandSafety(): Promise<void> {
+  await loadShellParser();
+  if (examplesChecked) return;
+  const errors = ruleExampleErrors(RULE_TABLE.rows, classifyCommand);
+  if (errors.length) throw new Error(`command-safety table examples fail:\n${errors.join('\n')}`);
+  examplesChecked = true;
+}
 
 export function commandSafetyReady(): boolean {
   return shellParserReady();

@@ -1,0 +1,52 @@
+/**
+ * The command-safety table (docs/command-safety.md): every row of rows/, validated when this module
+ * loads — a malformed row or a duplicate id throws, so a worker with a broken table never starts.
+ * `checkRuleExamples` then runs every row's `match` and `notMatch` commands through the whole
+ * classifier (it needs the shell parser, so it runs in `loadCommandSafety`).
+ */
+import { RowSchema } from './schema.js';
+import type { Row, RowInput } from './schema.js';
+import { RuleTable } from './match.js';
+import { SERVICE_ROWS } from './rows/services.js';
+import { VCS_ROWS } from './rows/vcs.js';
+
+const SOURCES: ReadonlyArray<readonly RowInput[]> = [VCS_ROWS, SERVICE_ROWS];
+
+export function loadRows(inputs: readonly RowInput[]): Row[] {
+  const rows: Row[] = [];
+  const ids = new Set<string>();
+  const errors: string[] = [];
+  for (const input of inputs) {
+    const parsed = RowSchema.safeParse(input);
+    const id = (input as { id?: unknown }).id;
+    if (!parsed.success) {
+      errors.push(`${String(id)}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      continue;
+    }
+    if (ids.has(parsed.data.id)) errors.push(`${parsed.data.id}: duplicate rule id`);
+    ids.add(parsed.data.id);
+    rows.push(parsed.data);
+  }
+  if (errors.length) throw new Error(`command-safety table: ${errors.join('\n')}`);
+  return rows;
+}
+
+export const RULE_TABLE = new RuleTable(loadRows(SOURCES.flat()));
+
+/**
+ * Every row's examples, through the classifier: a `match` command that does not report the row's id,
+ * or a `notMatch` one that does, is an error. Returns the errors (empty when the table holds).
+ */
+export function ruleExampleErrors(
+  rows: readonly Row[],
+  classify: (command: string) => { findings: ReadonlyArray<{ rule: string }> },
+): string[] {
+  const errors: string[] = [];
+  for (const row of rows) {
+    for (const m of row.match)
+      if (!classify(m).findings.some((f) => f.rule === row.id)) errors.push(`${row.id}: match example does not fire: ${m}`);
+    for (const m of row.notMatch)
+      if (classify(m).findings.some((f) => f.rule === row.id)) errors.push(`${row.id}: notMatch example fires: ${m}`);
+  }
+  return errors;
+}
