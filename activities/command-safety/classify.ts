@@ -86,6 +86,9 @@ class Classifier implements RuleContext {
         : at.map((w) => w.raw).join(' ') || this.topLevel.slice(start, end),
       start,
       end,
+      at: outer
+        ? [{ text: this.topLevel.slice(start, end), start, end }]
+        : at.map((w) => ({ text: w.raw, start: w.start, end: w.end })),
     });
   }
 

@@ -64,9 +64,12 @@ describe('command-safety table', () => {
     const entries = [...fixtureLines('test/fixtures/commands'), ...fixtureLines('test/fixtures/commands-heldout')];
     const reported = new Set(entries.flatMap((e) => classifyCommand(e.command).findings.map((f) => f.rule)));
     const expected = new Set(entries.flatMap((e) => (e.rule ? [e.rule] : [])));
-    const unregistered = [...reported, ...expected, ...Object.values(RENAMED_RULES)].filter((id) => !isRegisteredRule(id));
+    const unregistered = [...reported, ...expected, ...Object.values(RENAMED_RULES)].filter(
+      (id) => !isRegisteredRule(id),
+    );
     assert.deepEqual([...new Set(unregistered)], []);
-    for (const old of Object.keys(RENAMED_RULES)) assert.ok(!isRegisteredRule(old), `${old} is renamed but still registered`);
+    for (const old of Object.keys(RENAMED_RULES))
+      assert.ok(!isRegisteredRule(old), `${old} is renamed but still registered`);
   });
 
   it('registers every rule id the TypeScript rules spell out', () => {

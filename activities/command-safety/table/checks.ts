@@ -13,7 +13,9 @@ export type Check = (inv: Invocation) => ReadonlyArray<Word | undefined> | undef
 const CHECKS_TABLE = {
   /** `fio --filename=/dev/sda`, `--size=100G`: a benchmark that writes a disk or fills one. */
   'fio.targetsDisk': (inv) => {
-    const w = inv.args.find((a) => /^--(size|filename)=/.test(a.value ?? '') && /\/dev\/|[0-9]+[GT]/.test(a.value ?? ''));
+    const w = inv.args.find(
+      (a) => /^--(size|filename)=/.test(a.value ?? '') && /\/dev\/|[0-9]+[GT]/.test(a.value ?? ''),
+    );
     return w ? [w] : undefined;
   },
   /** `install -m 4755`, `install -m =xs`: a setuid or setgid program. */
@@ -35,4 +37,7 @@ const CHECKS_TABLE = {
 } satisfies Record<string, Check>;
 
 export const CHECKS: Readonly<Record<string, Check>> = CHECKS_TABLE;
-export const CHECK_NAMES = Object.keys(CHECKS_TABLE) as [keyof typeof CHECKS_TABLE, ...Array<keyof typeof CHECKS_TABLE>];
+export const CHECK_NAMES = Object.keys(CHECKS_TABLE) as [
+  keyof typeof CHECKS_TABLE,
+  ...Array<keyof typeof CHECKS_TABLE>,
+];

@@ -44,7 +44,8 @@ export function ruleExampleErrors(
   const errors: string[] = [];
   for (const row of rows) {
     for (const m of row.match)
-      if (!classify(m).findings.some((f) => f.rule === row.id)) errors.push(`${row.id}: match example does not fire: ${m}`);
+      if (!classify(m).findings.some((f) => f.rule === row.id))
+        errors.push(`${row.id}: match example does not fire: ${m}`);
     for (const m of row.notMatch)
       if (classify(m).findings.some((f) => f.rule === row.id)) errors.push(`${row.id}: notMatch example fires: ${m}`);
   }

@@ -72,6 +72,8 @@ function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
   }
   if (p.flags) {
     if (!hasOption(inv.args, p.flags)) return undefined;
+    const flag = inv.args.find((w) => w.value?.startsWith('-') && hasOption([w], p.flags!));
+    if (flag) at.push(flag);
   }
   if (p.notFlags && hasOption(inv.args, p.notFlags)) return undefined;
   let word: Word | undefined;
@@ -131,7 +133,10 @@ export class RuleTable {
 
   /** Every row that fires on this invocation (one hit per row). */
   hits(inv: Invocation): Hit[] {
-    const candidates = [...(this.byName.get(inv.name) ?? []), ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name)))];
+    const candidates = [
+      ...(this.byName.get(inv.name) ?? []),
+      ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
+    ];
     const out: Hit[] = [];
     for (const c of candidates) {
       if (out.some((h) => h.row === c.row)) continue;

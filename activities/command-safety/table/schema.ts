@@ -14,7 +14,10 @@ const Text = z.string().min(1);
 /** Options as a command's own parser reads them: short letters in any bundle, long ones GNU-abbreviated. */
 const Flags = z
   .object({
-    short: z.string().regex(/^[A-Za-z0-9?]+$/).optional(),
+    short: z
+      .string()
+      .regex(/^[A-Za-z0-9?]+$/)
+      .optional(),
     long: z.array(z.string().regex(/^--?[\w-]+$/)).optional(),
   })
   .strict();

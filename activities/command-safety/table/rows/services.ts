@@ -48,7 +48,12 @@ export const SERVICE_ROWS: RowInput[] = [
       { program: ['ipset'], subcommand: [['add', 'del', 'create', 'destroy', 'flush', 'swap', 'restore']] },
       { program: ['arp'], flags: { short: 'sdf' } },
     ],
-    match: ['tc qdisc add dev eth0 root netem delay 100ms', 'networksetup -setdnsservers Wi-Fi 1.1.1.1', 'ifdown eth0', 'wg-quick down wg0'],
+    match: [
+      'tc qdisc add dev eth0 root netem delay 100ms',
+      'networksetup -setdnsservers Wi-Fi 1.1.1.1',
+      'ifdown eth0',
+      'wg-quick down wg0',
+    ],
     notMatch: ['tc qdisc show', 'wg show', 'arp -a', 'ethtool eth0'],
   },
   {
@@ -78,7 +83,11 @@ export const SERVICE_ROWS: RowInput[] = [
       { program: ['certutil'], word: ['/^-(A|D|M|N|addstore|delstore)$/i'] },
       { program: ['keytool'], word: ['/^-(importcert|import|delete|storepasswd)$/', '/cacerts/'] },
     ],
-    match: ['security add-trusted-cert -d -k /Library/Keychains/System.keychain ca.pem', 'update-ca-certificates', 'keytool -importcert -file x.crt -keystore /usr/lib/jvm/default/lib/security/cacerts'],
+    match: [
+      'security add-trusted-cert -d -k /Library/Keychains/System.keychain ca.pem',
+      'update-ca-certificates',
+      'keytool -importcert -file x.crt -keystore /usr/lib/jvm/default/lib/security/cacerts',
+    ],
     notMatch: ['security find-certificate -a', 'keytool -list -keystore cacerts', 'trust list'],
   },
   {
@@ -94,7 +103,12 @@ export const SERVICE_ROWS: RowInput[] = [
       { program: ['setsebool', 'aa-teardown'] },
       { program: ['profiles'], subcommand: [['install', 'remove', 'renew']] },
     ],
-    match: ['xattr -d com.apple.quarantine ./app', 'xattr -cr ./App.app', 'setsebool -P httpd_can_network_connect 1', 'tccutil reset All'],
+    match: [
+      'xattr -d com.apple.quarantine ./app',
+      'xattr -cr ./App.app',
+      'setsebool -P httpd_can_network_connect 1',
+      'tccutil reset All',
+    ],
     notMatch: ['xattr -l ./app', 'semanage port -l', 'systemsetup -getremotelogin'],
   },
   {
@@ -152,7 +166,13 @@ export const SERVICE_ROWS: RowInput[] = [
         subcommand: [['enroll-keys', 'sign', 'sign-all', 'reset', 'remove-file', 'create-keys', 'rotate-keys']],
       },
     ],
-    match: ['update-initramfs -u', 'grub-reboot 2', 'mokutil --import key.der', 'fwupdmgr update', 'flashrom -p internal -w bios.bin'],
+    match: [
+      'update-initramfs -u',
+      'grub-reboot 2',
+      'mokutil --import key.der',
+      'fwupdmgr update',
+      'flashrom -p internal -w bios.bin',
+    ],
     notMatch: ['mokutil --sb-state', 'fwupdmgr get-devices', 'flashrom -p internal -r backup.bin'],
   },
   {
@@ -160,7 +180,10 @@ export const SERVICE_ROWS: RowInput[] = [
     group: S,
     reason: "{program} exhausts the machine's CPU, memory or disk",
     when: [
-      { program: ['stress-ng', 'stress', 'memtester', 'cpuburn', 'burnP6'], notFlags: { long: ['--help', '--version'] } },
+      {
+        program: ['stress-ng', 'stress', 'memtester', 'cpuburn', 'burnP6'],
+        notFlags: { long: ['--help', '--version'] },
+      },
       { program: ['fio'], check: 'fio.targetsDisk', notFlags: { long: ['--help', '--version'] } },
     ],
     match: ['stress-ng --cpu 8 --timeout 60s', 'fio --name=x --filename=/dev/sdb --rw=write'],
@@ -185,7 +208,13 @@ export const SERVICE_ROWS: RowInput[] = [
       { program: ['installer'], word: ['/^-pkg$/'] },
       { program: ['do-release-upgrade', 'pkcon'] },
     ],
-    match: ['dpkg -i ./x.deb', 'rpm -Uvh x.rpm', 'pacman -Syu', 'apt install ./x.deb', 'snap install --dangerous x.snap'],
+    match: [
+      'dpkg -i ./x.deb',
+      'rpm -Uvh x.rpm',
+      'pacman -Syu',
+      'apt install ./x.deb',
+      'snap install --dangerous x.snap',
+    ],
     notMatch: ['rpm -qi bash', 'dpkg -l', 'pacman -Q', 'apt install jq'],
   },
   {
@@ -195,7 +224,11 @@ export const SERVICE_ROWS: RowInput[] = [
     when: [
       { program: ['pip'], asRoot: true, subcommand: [['install', 'uninstall', 'download']] },
       { program: ['pip3', '/^pip\\d[\\d.]*$/'], asRoot: true, subcommand: [['install', 'uninstall']] },
-      { program: ['npm'], asRoot: true, subcommand: [['install', 'i', 'add', 'uninstall', 'rm', 'update', 'ci', 'link']] },
+      {
+        program: ['npm'],
+        asRoot: true,
+        subcommand: [['install', 'i', 'add', 'uninstall', 'rm', 'update', 'ci', 'link']],
+      },
       { program: ['pnpm'], asRoot: true, subcommand: [['add', 'install', 'i', 'remove']] },
       { program: ['yarn'], asRoot: true, subcommand: [['global', 'add']] },
       { program: ['gem'], asRoot: true, subcommand: [['install', 'update', 'uninstall']] },

@@ -12,7 +12,9 @@ export const VCS_ROWS: RowInput[] = [
     when: [
       {
         program: ['hg'],
-        subcommand: [['strip', 'prune', 'purge', 'clean', 'rollback', 'histedit', 'debugstrip', 'obsolete', 'uncommit', 'revert']],
+        subcommand: [
+          ['strip', 'prune', 'purge', 'clean', 'rollback', 'histedit', 'debugstrip', 'obsolete', 'uncommit', 'revert'],
+        ],
       },
       { program: ['hg'], subcommand: [['update', 'up', 'checkout', 'co']], flags: { short: 'C', long: ['--clean'] } },
       { program: ['hg'], subcommand: [['push']], flags: { short: 'f', long: ['--force'] } },
@@ -26,7 +28,14 @@ export const VCS_ROWS: RowInput[] = [
       { program: ['bzr', 'brz'], subcommand: [['revert', 'uncommit', 'clean-tree']] },
       { program: ['bzr', 'brz'], subcommand: [['push']], flags: { long: ['--overwrite'] } },
     ],
-    match: ['hg strip -r 5', 'hg up -C', 'hg push --forc', 'svn delete ^/branches/x -m gone', 'jj op restore abc', 'brz push --overwrite'],
+    match: [
+      'hg strip -r 5',
+      'hg up -C',
+      'hg push --forc',
+      'svn delete ^/branches/x -m gone',
+      'jj op restore abc',
+      'brz push --overwrite',
+    ],
     notMatch: ['hg status', 'hg update tip', 'svn update', 'jj op log', 'bzr push'],
   },
 ];
