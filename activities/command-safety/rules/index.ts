@@ -6,7 +6,7 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption } from '../options.js';
-import { RUNNERS, unwrapRunner } from '../runners.js';
+import { unwrapRunner } from '../runners.js';
 import { CODE_RULES, codeRuleFor, noteDownload, runsDownloaded, runsWrittenFile } from './code.js';
 import { DATA_RULES, httpDelete } from './data.js';
 import { EXECUTOR_RULES } from './executors.js';
@@ -67,6 +67,7 @@ export function knowsTool(name: string): boolean {
       !!fileRuleFor(name) ||
       !!codeRuleFor(name) ||
       TABLES.some((t) => Object.hasOwn(t, name)) ||
+      RULE_TABLE.describesTool(name) ||
       /^python[\d.]*$|^php[\d.]*$/.test(name);
     known.set(name, k);
   }
@@ -183,8 +184,6 @@ export function runnerFindings(inv: Invocation, ctx: RuleContext): void {
       ctx.add(inv, { group: 'system', rule: 'root_shell', reason: `${inv.name} opens a shell as another user (root)` });
     return;
   }
-  const own = SYSTEM_RULES[inv.name] ?? PERSIST_RULES[inv.name];
-  if (own && RUNNERS[inv.name]) own(inv, ctx);
 }
 
 function firstOperand(inv: Invocation): number {

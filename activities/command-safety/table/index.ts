@@ -9,8 +9,12 @@ import type { Row, RowInput } from './schema.js';
 import { RuleTable } from './match.js';
 import { SERVICE_ROWS } from './rows/services.js';
 import { VCS_ROWS } from './rows/vcs.js';
+import { SYSTEM_ROWS } from './rows/system.js';
 
-const SOURCES: ReadonlyArray<readonly RowInput[]> = [VCS_ROWS, SERVICE_ROWS];
+/** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
+const NARROW: ReadonlyArray<readonly RowInput[]> = [VCS_ROWS, SERVICE_ROWS];
+/** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`). */
+const WHOLE: ReadonlyArray<readonly RowInput[]> = [SYSTEM_ROWS];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {
   const rows: Row[] = [];
@@ -31,7 +35,10 @@ export function loadRows(inputs: readonly RowInput[]): Row[] {
   return rows;
 }
 
-export const RULE_TABLE = new RuleTable(loadRows(SOURCES.flat()));
+export const RULE_TABLE = new RuleTable(
+  loadRows([...NARROW, ...WHOLE].flat()),
+  new Set(WHOLE.flat().flatMap((r) => r.when.flatMap((p) => p.program))),
+);
 
 /**
  * Every row's examples, through the classifier: a `match` command that does not report the row's id,

@@ -63,10 +63,10 @@ function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
   let path: Word[] = [];
   if (c.path.length) {
     path = pathWords(inv.args, c.path.length, p.valued);
-    if (path.length < c.path.length) return undefined;
     for (let i = 0; i < c.path.length; i++) {
-      const v = path[i]!.value;
-      if (v === null || !c.path[i]!.some((m) => m(v))) return undefined;
+      const v = i < path.length ? path[i]!.value : '';
+      if (v === null || (v === '' && p.subcommand![i]!.includes('*')) || !c.path[i]!.some((m) => m(v)))
+        return undefined;
     }
     at.push(...path);
   }
@@ -96,7 +96,7 @@ function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
     if (!got) return undefined;
     for (const w of got) if (w) at.push(w);
   }
-  const reason = c.row.reason
+  const reason = (p.reason ?? c.row.reason)
     .replaceAll('{program}', inv.name)
     .replaceAll('{subcommand}', path.map((w) => w.value).join(' '))
     .replaceAll('{word}', word?.value ?? '');
@@ -108,7 +108,11 @@ export class RuleTable {
   private readonly byPattern: Compiled[] = [];
   private readonly rules = new Map<string, Rule | undefined>();
 
-  constructor(readonly rows: readonly Row[]) {
+  constructor(
+    readonly rows: readonly Row[],
+    /** Programs whose rows describe the whole tool (otherwise its verbs and options are also read generically). */
+    private readonly wholePrograms: ReadonlySet<string> = new Set(),
+  ) {
     for (const row of rows)
       for (const pattern of row.when) {
         const c: Compiled = {
@@ -144,6 +148,11 @@ export class RuleTable {
       if (h) out.push(h);
     }
     return out;
+  }
+
+  /** Whether rows describe this program as a whole tool. */
+  describesTool(name: string): boolean {
+    return this.wholePrograms.has(name);
   }
 
   /** Whether any row names this program. */

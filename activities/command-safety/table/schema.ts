@@ -30,6 +30,7 @@ export const PatternSchema = z
     /**
      * The subcommand path: the first operands, one list of alternatives per position
      * (`[['remote'], ['remove', 'rm']]`); `*` is any word. Values of `valued` options are skipped.
+     * A missing word reads as '' (so `/^(?!list)/` also holds for none; `*` needs a word).
      */
     subcommand: z.array(z.array(Text).min(1)).optional(),
     /** Options whose value is a separate word (`kubectl -n prod delete`), skipped when finding the path. */
@@ -46,6 +47,8 @@ export const PatternSchema = z
     operand: z.array(z.enum(OPERAND_CLASSES)).min(1).optional(),
     /** Only when run as root (`sudo …` anywhere above it). */
     asRoot: z.literal(true).optional(),
+    /** This pattern's own reason, when the row's would say less (placeholders as in the row's). */
+    reason: z.string().min(8).max(200).optional(),
     /** A data-flow case that cannot be a pattern, from the registered list (checks.ts). */
     check: z.enum(CHECK_NAMES).optional(),
   })
