@@ -32,7 +32,7 @@ export const PatternSchema = z
      * (`[['remote'], ['remove', 'rm']]`); `*` is any word. Values of `valued` options are skipped.
      * A missing word reads as '' (so `/^(?!list)/` also holds for none; `*` needs a word).
      */
-    subcommand: z.array(z.array(Text).min(1)).optional(),
+    subcommand: z.array(z.array(z.string()).min(1)).optional(),
     /** Options whose value is a separate word (`kubectl -n prod delete`), skipped when finding the path. */
     valued: z.array(z.string().regex(/^--?[\w-]+$/)).optional(),
     /** At least one of these options is given. */
