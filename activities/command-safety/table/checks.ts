@@ -18,6 +18,8 @@ const CHECKS_TABLE = {
     );
     return w ? [w] : undefined;
   },
+  /** `kubectl scale --replicas=0`: the workload stops serving. */
+  'kubectl.replicasZero': (inv) => (optionValue(inv.args, undefined, ['--replicas']) === '0' ? [] : undefined),
   /** `install -m 4755`, `install -m =xs`: a setuid or setgid program. */
   'install.setuidMode': (inv) => {
     const mode = optionValue(inv.args, 'm', ['--mode']);

@@ -8,6 +8,7 @@ import { hasOption, operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { CHECKS } from './checks.js';
 import { isOfClass } from './operand-classes.js';
+import { GLOBAL_VALUED } from './global-options.js';
 import type { Pattern, Row } from './schema.js';
 
 /** `/…/flags` is an expression; anything else a literal. */
@@ -62,12 +63,15 @@ function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
   const at: Word[] = [inv.word];
   let path: Word[] = [];
   if (c.path.length) {
-    path = pathWords(inv.args, c.path.length, p.valued);
-    for (let i = 0; i < c.path.length; i++) {
-      const v = i < path.length ? path[i]!.value : '';
-      if (v === null || (v === '' && p.subcommand![i]!.includes('*')) || !c.path[i]!.some((m) => m(v)))
-        return undefined;
-    }
+    const words = pathWords(inv.args, c.path.length + (p.skip ?? 0), p.valued ?? GLOBAL_VALUED[inv.name]);
+    const fits = (start: number) =>
+      c.path.every((alts, i) => {
+        const v = start + i < words.length ? words[start + i]!.value : '';
+        return v !== null && !(v === '' && p.subcommand![i]!.includes('*')) && alts.some((m) => m(v));
+      });
+    let start = 0;
+    while (!fits(start)) if (++start > (p.skip ?? 0) || start >= words.length) return undefined;
+    path = words.slice(start, start + c.path.length);
     at.push(...path);
   }
   if (p.flags) {
@@ -153,6 +157,11 @@ export class RuleTable {
   /** Whether rows describe this program as a whole tool. */
   describesTool(name: string): boolean {
     return this.wholePrograms.has(name);
+  }
+
+  /** Whether a row of this group names this program. */
+  namesIn(name: string, group: string): boolean {
+    return (this.byName.get(name) ?? []).some((c) => c.row.group === group);
   }
 
   /** Whether any row names this program. */

@@ -33,6 +33,11 @@ export const PatternSchema = z
      * A missing word reads as '' (so `/^(?!list)/` also holds for none; `*` needs a word).
      */
     subcommand: z.array(z.array(z.string()).min(1)).optional(),
+    /**
+     * How many words the path may start after (values of global options nobody listed:
+     * `kubectl --cache-dir x delete` finds `delete` with `skip: 2`).
+     */
+    skip: z.number().int().min(0).max(2).optional(),
     /** Options whose value is a separate word (`kubectl -n prod delete`), skipped when finding the path. */
     valued: z.array(z.string().regex(/^--?[\w-]+$/)).optional(),
     /** At least one of these options is given. */
