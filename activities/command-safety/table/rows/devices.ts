@@ -6,8 +6,6 @@
  */
 import type { RowInput } from '../schema.js';
 
-const NOT_A_RUN = { long: ['--help', '--version', '--dry-run'] };
-
 export const DEVICE_ROWS: RowInput[] = [
   {
     id: 'mkfs',
@@ -17,41 +15,45 @@ export const DEVICE_ROWS: RowInput[] = [
     when: [
       {
         program: ['gpart'],
-        notFlags: NOT_A_RUN,
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
         word: ['/^(destroy|delete|create|add|bootcode|resize|recover|set|unset|undo|commit)$/'],
       },
       {
         program: ['zpool'],
-        notFlags: NOT_A_RUN,
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
         word: ['/^(create|destroy|labelclear|add|attach|replace|split|initialize|trim)$/'],
       },
       {
         program: ['nvme'],
-        notFlags: NOT_A_RUN,
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
         word: [
           '/^(format|sanitize|write-zeroes|write-uncor|ns-delete|delete-ns|detach-ns|dsm|write|fw-download|fw-commit|fw-activate)$/',
         ],
       },
       {
         program: ['diskutil'],
-        notFlags: NOT_A_RUN,
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
         word: [
           '/^(erase\\w*|zero\\w*|partition\\w*|secureErase|randomDisk|reformat|delete\\w*|splitPartition|mergePartitions|resize\\w*|addPartition)$/i',
         ],
       },
-      { program: ['mdadm'], notFlags: NOT_A_RUN, word: ['/^(--zero-superblock|--create|-C|--build|-B|--grow|-G)$/'] },
-      { program: ['bmaptool'], notFlags: NOT_A_RUN, word: ['/^copy$/'] },
+      {
+        program: ['mdadm'],
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
+        word: ['/^(--zero-superblock|--create|-C|--build|-B|--grow|-G)$/'],
+      },
+      { program: ['bmaptool'], notFlags: { long: ['--help', '--version', '--dry-run'] }, word: ['/^copy$/'] },
       {
         program: ['hdparm'],
-        notFlags: NOT_A_RUN,
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
         word: [
           '/^--(security-erase|security-erase-enhanced|security-set-pass|trim-sector-ranges|write-sector|make-bad-sector|fwdownload\\S*|dco-restore|dco-setmax)$/',
         ],
       },
-      { program: ['badblocks'], notFlags: NOT_A_RUN, word: ['/^-[a-zA-Z]*[wn]/'] },
+      { program: ['badblocks'], notFlags: { long: ['--help', '--version', '--dry-run'] }, word: ['/^-[a-zA-Z]*[wn]/'] },
       {
         program: ['pvremove', 'pvcreate', 'vgcreate', 'sg_format', 'sg_sanitize', 'sg_unmap', 'nwipe', 'mkudffs'],
-        notFlags: NOT_A_RUN,
+        notFlags: { long: ['--help', '--version', '--dry-run'] },
         reason: '{program} wipes, formats or repartitions a disk',
       },
     ],

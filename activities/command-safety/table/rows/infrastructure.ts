@@ -12,17 +12,8 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     group: 'destroy_infrastructure',
     reason: 'resets the container engine (everything removed)',
     when: [
-      {
-        program: ['docker', 'podman', 'nerdctl'],
-        subcommand: [['system'], ['reset']],
-        skip: 2,
-      },
-      {
-        program: ['buildah'],
-        subcommand: [['/^(rm|rmi|prune)$/']],
-        skip: 2,
-        reason: 'removes containers or images',
-      },
+      { program: ['docker', 'podman', 'nerdctl'], subcommand: [['system'], ['reset']], skip: 2 },
+      { program: ['buildah'], subcommand: [['/^(rm|rmi|prune)$/']], skip: 2, reason: 'removes containers or images' },
       {
         program: ['crictl', 'ctr'],
         subcommand: [['/^(rm|rmi|rmp|stop|stopp)$/']],
@@ -61,12 +52,7 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
         word: ['/^(-v|--volumes|--rmi(=.*)?|-f|--force)$/'],
         reason: 'compose down removes volumes or images',
       },
-      {
-        program: ['docker', 'podman'],
-        subcommand: [['volume'], ['rm']],
-        skip: 2,
-        reason: 'removes volumes',
-      },
+      { program: ['docker', 'podman'], subcommand: [['volume'], ['rm']], skip: 2, reason: 'removes volumes' },
     ],
     match: ['docker rm -f x', 'docker system prune -a', 'docker compose down -v', 'docker volume rm data'],
     notMatch: ['docker ps', 'docker compose down'],
@@ -85,18 +71,14 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
         program: ['kubectl', 'oc', 'kubecolor', 'k'],
         subcommand: [['replace']],
         skip: 2,
-        flags: {
-          long: ['--force'],
-        },
+        flags: { long: ['--force'] },
         reason: 'kubectl replace --force deletes and recreates resources',
       },
       {
         program: ['kubectl', 'oc', 'kubecolor', 'k'],
         subcommand: [['apply']],
         skip: 2,
-        flags: {
-          long: ['--prune', '--force'],
-        },
+        flags: { long: ['--prune', '--force'] },
         reason: 'kubectl apply --prune/--force deletes resources',
       },
     ],
@@ -108,12 +90,7 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     group: 'destroy_infrastructure',
     reason: 'scales a workload to zero',
     when: [
-      {
-        program: ['kubectl', 'oc', 'kubecolor', 'k'],
-        subcommand: [['scale']],
-        skip: 2,
-        check: 'kubectl.replicasZero',
-      },
+      { program: ['kubectl', 'oc', 'kubecolor', 'k'], subcommand: [['scale']], skip: 2, check: 'kubectl.replicasZero' },
     ],
     match: ['kubectl scale deploy/x --replicas=0', 'kubectl scale deploy/x --replicas 0'],
     notMatch: ['kubectl scale deploy/x --replicas=3'],
@@ -123,11 +100,7 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     group: 'destroy_infrastructure',
     reason: 'rolls back or restarts workloads',
     when: [
-      {
-        program: ['kubectl', 'oc', 'kubecolor', 'k'],
-        subcommand: [['rollout'], ['/^(undo|restart)$/']],
-        skip: 2,
-      },
+      { program: ['kubectl', 'oc', 'kubecolor', 'k'], subcommand: [['rollout'], ['/^(undo|restart)$/']], skip: 2 },
     ],
     match: ['kubectl rollout undo deploy/x'],
     notMatch: ['kubectl rollout status deploy/x'],
@@ -136,13 +109,7 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     id: 'helm_uninstall',
     group: 'destroy_infrastructure',
     reason: 'removes or rolls back a Helm release',
-    when: [
-      {
-        program: ['helm'],
-        subcommand: [['/^(uninstall|delete|del|un|rollback)$/']],
-        skip: 2,
-      },
-    ],
+    when: [{ program: ['helm'], subcommand: [['/^(uninstall|delete|del|un|rollback)$/']], skip: 2 }],
     match: ['helm uninstall web'],
     notMatch: ['helm list'],
   },
@@ -151,11 +118,7 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     group: 'destroy_infrastructure',
     reason: 'destroys the infrastructure Terraform manages',
     when: [
-      {
-        program: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-        subcommand: [['destroy']],
-        skip: 2,
-      },
+      { program: ['terraform', 'tofu', 'opentofu', 'terragrunt'], subcommand: [['destroy']], skip: 2 },
       {
         program: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
         subcommand: [['/^(apply|plan)$/']],
@@ -213,17 +176,8 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     group: 'destroy_infrastructure',
     reason: 'destroys the stack’s resources',
     when: [
-      {
-        program: ['pulumi'],
-        subcommand: [['destroy']],
-        skip: 2,
-      },
-      {
-        program: ['pulumi'],
-        subcommand: [['stack'], ['rm']],
-        skip: 2,
-        reason: 'removes a Pulumi stack',
-      },
+      { program: ['pulumi'], subcommand: [['destroy']], skip: 2 },
+      { program: ['pulumi'], subcommand: [['stack'], ['rm']], skip: 2, reason: 'removes a Pulumi stack' },
       {
         program: ['pulumi'],
         subcommand: [['state'], ['delete']],
@@ -239,23 +193,9 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
     group: 'destroy_infrastructure',
     reason: 'destroys the CDK stacks',
     when: [
-      {
-        program: ['cdk', 'cdktf'],
-        subcommand: [['destroy']],
-        skip: 2,
-      },
-      {
-        program: ['serverless', 'sls'],
-        subcommand: [['remove']],
-        skip: 2,
-        reason: 'removes the deployed service',
-      },
-      {
-        program: ['sam'],
-        subcommand: [['delete']],
-        skip: 2,
-        reason: 'deletes the SAM stack',
-      },
+      { program: ['cdk', 'cdktf'], subcommand: [['destroy']], skip: 2 },
+      { program: ['serverless', 'sls'], subcommand: [['remove']], skip: 2, reason: 'removes the deployed service' },
+      { program: ['sam'], subcommand: [['delete']], skip: 2, reason: 'deletes the SAM stack' },
     ],
     match: ['cdk destroy', 'sls remove', 'sam delete'],
     notMatch: ['cdk synth'],

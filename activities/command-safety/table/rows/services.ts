@@ -5,12 +5,10 @@
  */
 import type { RowInput } from '../schema.js';
 
-const S = 'system' as const;
-
 export const SERVICE_ROWS: RowInput[] = [
   {
     id: 'trust_store',
-    group: S,
+    group: 'system',
     reason: '{program} changes which certificates or keychains the system trusts',
     when: [
       {
@@ -44,7 +42,7 @@ export const SERVICE_ROWS: RowInput[] = [
   },
   {
     id: 'security_switch',
-    group: S,
+    group: 'system',
     reason: '{program} changes a security protection of the system',
     when: [
       { program: ['systemsetup'], word: ['/^-set/i'] },
@@ -65,7 +63,7 @@ export const SERVICE_ROWS: RowInput[] = [
   },
   {
     id: 'boot_firmware',
-    group: S,
+    group: 'system',
     reason: '{program} changes the boot configuration or firmware',
     when: [
       { program: ['update-initramfs'], flags: { short: 'cud' } },
@@ -129,7 +127,7 @@ export const SERVICE_ROWS: RowInput[] = [
   },
   {
     id: 'resource_exhaustion',
-    group: S,
+    group: 'system',
     reason: "{program} exhausts the machine's CPU, memory or disk",
     when: [
       {
@@ -143,7 +141,7 @@ export const SERVICE_ROWS: RowInput[] = [
   },
   {
     id: 'package_install',
-    group: S,
+    group: 'system',
     reason: "{program} installs packages outside the checks of the system's repositories, or upgrades the whole system",
     when: [
       { program: ['dpkg'], word: ['/^-[a-zA-Z]*i|^--(install|unpack)$/'] },
@@ -171,7 +169,7 @@ export const SERVICE_ROWS: RowInput[] = [
   },
   {
     id: 'root_package_install',
-    group: S,
+    group: 'system',
     reason: '{program} {subcommand} as root: install scripts run as root and files land in system folders',
     when: [
       { program: ['pip'], asRoot: true, subcommand: [['install', 'uninstall', 'download']] },
@@ -209,7 +207,7 @@ export const SERVICE_ROWS: RowInput[] = [
   },
   {
     id: 'setuid',
-    group: S,
+    group: 'system',
     reason: 'installs a setuid or setgid program',
     when: [{ program: ['install'], check: 'install.setuidMode' }],
     match: ['install -m 4755 x /usr/local/bin/x'],

@@ -7,12 +7,10 @@
  */
 import type { RowInput } from '../schema.js';
 
-const P = 'persist' as const;
-
 export const SUPPLY_CHAIN_ROWS: RowInput[] = [
   {
     id: 'git_hook_install',
-    group: P,
+    group: 'persist',
     reason: '{program} installs git hooks (they run on every commit)',
     when: [
       { program: ['husky'], subcommand: [['init', 'install', 'add', 'set', '']] },
@@ -29,7 +27,7 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
   },
   {
     id: 'lifecycle_script',
-    group: P,
+    group: 'persist',
     reason: '{program} writes package scripts (npm runs them on install and use)',
     when: [
       {
@@ -37,12 +35,12 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
         subcommand: [['/(\\.scripts\\b|\\["scripts"\\]|\\bscripts\\.)[^=|]*(\\|=|\\+=|(?<![=!<>])=(?!=))/']],
       },
     ],
-    match: [`jq '.scripts.postinstall = "curl x | sh"' package.json`],
-    notMatch: [`jq '.scripts' package.json`, `jq '.scripts.test == "x"' package.json`],
+    match: ['jq \'.scripts.postinstall = "curl x | sh"\' package.json'],
+    notMatch: ["jq '.scripts' package.json", 'jq \'.scripts.test == "x"\' package.json'],
   },
   {
     id: 'package_source',
-    group: P,
+    group: 'persist',
     reason: '{program} {subcommand}: changes where packages come from, what is trusted or what runs',
     when: [
       {
@@ -116,7 +114,7 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
   },
   {
     id: 'ssh_key_install',
-    group: P,
+    group: 'persist',
     reason: 'installs someone’s SSH keys for login',
     when: [{ program: ['ssh-import-id', 'ssh-import-id-gh', 'ssh-import-id-lp'] }],
     match: ['ssh-import-id gh:someone'],

@@ -7,12 +7,10 @@
  */
 import type { RowInput } from '../schema.js';
 
-const S = 'system' as const;
-
 export const SYSTEM_ROWS: RowInput[] = [
   {
     id: 'service_stop',
-    group: S,
+    group: 'system',
     reason: '{program} {word} stops or restarts supervised services',
     when: [
       { program: ['supervisorctl'], word: ['/^(stop|restart|shutdown|remove|reload|update|clear|signal)$/'] },
@@ -74,7 +72,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'network_config',
-    group: S,
+    group: 'system',
     reason: '{program} changes network traffic, interfaces or DNS',
     when: [
       { program: ['tc'], word: ['/^(add|del|delete|change|replace|link|flush)$/'] },
@@ -112,7 +110,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'shutdown',
-    group: S,
+    group: 'system',
     level: 'hardline',
     reason: 'shuts down or reboots the machine',
     when: [
@@ -148,7 +146,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'power_state',
-    group: S,
+    group: 'system',
     reason: 'systemctl {subcommand}',
     when: [
       {
@@ -161,7 +159,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'kill_all',
-    group: S,
+    group: 'system',
     level: 'hardline',
     reason: 'kills every process',
     when: [{ program: ['killall5'] }],
@@ -169,7 +167,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'kill_many',
-    group: S,
+    group: 'system',
     reason: 'fuser -k kills every process using the files or mounts',
     when: [{ program: ['fuser'], flags: { short: 'k', long: ['--kill'] } }],
     match: ['fuser -km /mnt/data'],
@@ -177,7 +175,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'firewall',
-    group: S,
+    group: 'system',
     reason: '{program} changes the firewall',
     when: [
       { program: ['iptables', 'ip6tables'], notWord: '/^-[a-zA-Z]*[LS]$|^--(list|list-rules)$/' },
@@ -200,7 +198,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'users',
-    group: S,
+    group: 'system',
     reason: '{program} changes users, groups or passwords',
     when: [
       {
@@ -226,7 +224,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'kernel_setting',
-    group: S,
+    group: 'system',
     reason: 'changes kernel settings',
     when: [{ program: ['sysctl'], word: ['/^-[a-zA-Z]*[wp]$|^--(write|load|system)$|^[\\w.]+=/'] }],
     match: ['sysctl -w net.ipv4.ip_forward=1', 'sysctl kernel.panic=1'],
@@ -234,7 +232,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'kernel_module',
-    group: S,
+    group: 'system',
     reason: '{program} loads or unloads kernel code',
     when: [
       { program: ['modprobe'], notWord: '/^-[a-zA-Z]*[nc]$|^--(show|dry-run|show-config|show-depends)/' },
@@ -247,7 +245,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'mount',
-    group: S,
+    group: 'system',
     reason: '{program} changes mounts or swap',
     when: [
       { program: ['mount'], word: ['/^(?!-[lt]$|--(list|types?)|ext4$)/'] },
@@ -260,7 +258,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'package_remove',
-    group: S,
+    group: 'system',
     reason: '{program} removes system packages',
     when: [
       { program: ['apt-get'], word: ['/^(remove|purge|autoremove|autopurge|dist-upgrade|clean)$/'] },
@@ -284,7 +282,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'clock',
-    group: S,
+    group: 'system',
     reason: 'sets the system clock',
     when: [{ program: ['date'], flags: { short: 's', long: ['--set'] } }],
     match: ["date -s '2020-01-01'"],
@@ -292,7 +290,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   },
   {
     id: 'system_change',
-    group: S,
+    group: 'system',
     reason: '{program} changes the system',
     when: [
       { program: ['setenforce'], reason: 'switches SELinux enforcement' },
