@@ -11,6 +11,10 @@ import { classifyCommand, loadCommandSafety } from '../../activities/command-saf
 import { RENAMED_RULES, isRegisteredRule } from '../../activities/command-safety/rule-ids.js';
 import { RULE_TABLE, loadRows, ruleExampleErrors } from '../../activities/command-safety/table/index.js';
 import type { RowInput } from '../../activities/command-safety/table/schema.js';
+import { RuleTable } from '../../activities/command-safety/table/match.js';
+import type { Invocation } from '../../activities/command-safety/invocation.js';
+import { parseShell } from '../../activities/command-safety/shell.js';
+import { parse as parseYaml } from 'yaml';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 
 const row = (over: Partial<RowInput> = {}): RowInput => ({
@@ -80,5 +84,37 @@ describe('command-safety table', () => {
     );
     assert.ok(ids.length > 50);
     assert.deepEqual([...new Set(ids.filter((id) => !isRegisteredRule(id)))], []);
+  });
+});
+
+describe('the rule example in docs/command-safety.md', () => {
+  before(() => loadCommandSafety());
+
+  it('loads as a row and its match and notMatch examples hold', () => {
+    const md = readFileSync(join(PROJECT_ROOT, 'docs/command-safety.md'), 'utf8');
+    const block = /<!-- rule-example -->\n```ts\n([\s\S]*?)\n```/.exec(md)?.[1];
+    assert.ok(block, 'no rule example in the docs');
+    // The block is a TypeScript object literal, which is also YAML flow syntax: read as data, not run.
+    const input = parseYaml(block) as RowInput;
+    const [docRow] = loadRows([input]);
+    const table = new RuleTable([docRow!]);
+    const classify = (command: string) => ({
+      findings: parseShell(command).commands.flatMap((cmd) => {
+        const first = cmd.words[0]!;
+        const inv: Invocation = {
+          name: first.value!.replace(/^.*\//, ''),
+          path: first.value!,
+          word: first,
+          args: cmd.words.slice(1),
+          cmd,
+          operandsFromStdin: false,
+          env: cmd.assignments,
+          depth: 0,
+        };
+        return table.hits(inv).map((h) => ({ rule: h.row.id }));
+      }),
+    });
+    assert.deepEqual(ruleExampleErrors([docRow!], classify), []);
+    assert.ok(!isRegisteredRule(docRow!.id), 'the docs example should be a new rule, not one the table has');
   });
 });
