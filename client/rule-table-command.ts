@@ -48,7 +48,7 @@ export interface Explanation {
 }
 
 export async function explainCommand(command: string): Promise<Explanation> {
-  await loadCommandSafety();
+  await loadCommandSafety({ proveExamples: false });
   const v = classifyCommand(command);
   return {
     level: v.level,
