@@ -7,7 +7,6 @@ import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
 import { privilegedContainer } from './infrastructure.js';
 import { initShutdownSignal } from './devices.js';
-import { systemctlPersist } from './persist.js';
 
 const S = 'system' as const;
 const hard = (ctx: RuleContext, inv: Invocation, rule: string, reason: string) =>
@@ -91,7 +90,6 @@ const privileged: Rule = (inv, ctx) => {
 };
 
 export const SYSTEM_RULES: Record<string, Rule> = {
-  systemctl: systemctlPersist,
   kill,
   pkill,
   killall: pkill,

@@ -10,6 +10,7 @@ import { RuleTable } from './match.js';
 import { SERVICE_ROWS } from './rows/services.js';
 import { VCS_ROWS } from './rows/vcs.js';
 import { SYSTEM_ROWS } from './rows/system.js';
+import { PERSIST_ROWS } from './rows/persist.js';
 import { PUBLISH_ROWS } from './rows/publish.js';
 import { INFRASTRUCTURE_ROWS } from './rows/infrastructure.js';
 import { DEVICE_ROWS } from './rows/devices.js';
@@ -18,7 +19,7 @@ import { SUPPLY_CHAIN_ROWS } from './rows/supply-chain.js';
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [VCS_ROWS, SERVICE_ROWS, SUPPLY_CHAIN_ROWS, DEVICE_ROWS];
 /** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`). */
-const WHOLE: ReadonlyArray<readonly RowInput[]> = [SYSTEM_ROWS, PUBLISH_ROWS, INFRASTRUCTURE_ROWS];
+const WHOLE: ReadonlyArray<readonly RowInput[]> = [SYSTEM_ROWS, PUBLISH_ROWS, INFRASTRUCTURE_ROWS, PERSIST_ROWS];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {
   const rows: Row[] = [];

@@ -34,6 +34,12 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
         program: ['jq', 'yq', 'gojq', 'jaq'],
         subcommand: [['/(\\.scripts\\b|\\["scripts"\\]|\\bscripts\\.)[^=|]*(\\|=|\\+=|(?<![=!<>])=(?!=))/']],
       },
+      {
+        program: ['npm'],
+        subcommand: [['pkg'], ['set']],
+        word: ['/^scripts\\.(pre|post)?(install|prepare|prepublish|publish|pack|test|start|build)?/'],
+        reason: 'adds a package script that runs on install or use',
+      },
     ],
     match: ['jq \'.scripts.postinstall = "curl x | sh"\' package.json'],
     notMatch: ["jq '.scripts' package.json", 'jq \'.scripts.test == "x"\' package.json'],
@@ -101,6 +107,18 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
       },
       { program: ['rpm'], word: ['/^--import$/'], reason: 'rpm adds a signing key for the system' },
       { program: ['flatpak'], subcommand: [['remote-add']], reason: 'flatpak adds a package source' },
+      {
+        program: ['conda'],
+        subcommand: [['config']],
+        word: ['/^(--add|-a|--prepend|--append|--set)$/', '/channels?|channel_alias|custom_channels/'],
+        reason: 'conda adds a package source',
+      },
+      {
+        program: ['gem'],
+        subcommand: [['sources']],
+        word: ['/^(--add|-a|--prepend|--append|--set)$/'],
+        reason: 'gem adds a package source',
+      },
     ],
     match: [
       'bundle config set mirror.https://rubygems.org https://evil.example',
@@ -116,7 +134,10 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
     id: 'ssh_key_install',
     group: 'persist',
     reason: 'installs someone’s SSH keys for login',
-    when: [{ program: ['ssh-import-id', 'ssh-import-id-gh', 'ssh-import-id-lp'] }],
+    when: [
+      { program: ['ssh-import-id', 'ssh-import-id-gh', 'ssh-import-id-lp'] },
+      { program: ['ssh-copy-id'], reason: 'installs an SSH key for login' },
+    ],
     match: ['ssh-import-id gh:someone'],
   },
 ];
