@@ -36,7 +36,7 @@ export interface CommandReport {
 }
 
 export async function checkCommandReport(command: string): Promise<CommandReport> {
-  await loadCommandSafety();
+  await loadCommandSafety({ proveExamples: false });
   const v = classifyCommand(command);
   return {
     level: v.level,

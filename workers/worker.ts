@@ -17,6 +17,7 @@ import { startTracing } from '../runtime/tracing.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import { dirname, join } from 'node:path';
 import { loadEngine } from '../activities/context-engine.js';
+import { loadCommandSafety } from '../activities/command-safety/classify.js';
 import { createActivities } from '../activities/index.js';
 import { HookRunner, loadPlugins } from '../activities/hooks.js';
 import type { Db } from '../activities/store/db.js';
@@ -215,6 +216,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   // Plugins and a custom context engine are named relative to the config file.
   const configDir = config.configPath ? dirname(config.configPath) : config.home;
   const engine = await loadEngine(config.file.compression.engine, configDir);
+  // The approval gate's rule table proves its own examples here: a broken table stops the worker.
+  await loadCommandSafety();
   const hooks = new HookRunner(await loadPlugins(config.file.hooks.plugins, configDir), log);
   const sandbox = ToolSandbox.create({ config: config.file.sandbox, env, hidden: [config.home], log });
   // Recorded always (it costs a few counters); served only with a metrics port.

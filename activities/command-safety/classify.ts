@@ -19,13 +19,29 @@ import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/executors.js';
 import { unknownTool } from './rules/unknown-tools.js';
 import { emptiesUnknownFile } from './rules/destinations.js';
+import { RULE_TABLE, ruleExampleErrors } from './table/index.js';
 
 /** Scripts inside scripts: deeper than this, the gate stops reading and asks. */
 const MAX_DEPTH = 6;
 /** Longer command lines are read only up to here; the rest makes the command dangerous. */
 const MAX_CHARS = 200_000;
 
-export { loadShellParser as loadCommandSafety };
+let examplesChecked = false;
+
+/**
+ * Load the shell parser and prove the rule table: every row's `match` example must report the row's
+ * id and no `notMatch` one may (table/index.ts). A table that fails its own examples throws here, so
+ * the worker and the CLI refuse to start on it.
+ */
+export async function loadCommandSafety(o: { proveExamples?: boolean } = {}): Promise<void> {
+  await loadShellParser();
+  // The CLI's one-shot `check-command` skips the proof (a second or more on a cold start); the
+  // worker, the activities and the tests run it.
+  if (examplesChecked || o.proveExamples === false) return;
+  const errors = ruleExampleErrors(RULE_TABLE.rows, classifyCommand);
+  if (errors.length) throw new Error(`command-safety table examples fail:\n${errors.join('\n')}`);
+  examplesChecked = true;
+}
 
 export function commandSafetyReady(): boolean {
   return shellParserReady();
@@ -72,6 +88,9 @@ class Classifier implements RuleContext {
         : at.map((w) => w.raw).join(' ') || this.topLevel.slice(start, end),
       start,
       end,
+      at: outer
+        ? [{ text: this.topLevel.slice(start, end), start, end }]
+        : at.map((w) => ({ text: w.raw, start: w.start, end: w.end })),
     });
   }
 

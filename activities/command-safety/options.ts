@@ -8,9 +8,9 @@ import type { Word } from './shell.js';
 
 export interface OptionSpec {
   /** Short letters, e.g. 'rR'. */
-  short?: string;
+  short?: string | undefined;
   /** Long names with their dashes, e.g. ['--recursive']. */
-  long?: readonly string[];
+  long?: readonly string[] | undefined;
 }
 
 /** Values of argv after argv[0], up to `--` (options end there). */

@@ -30,6 +30,8 @@ export interface Finding {
   /** Where they are in the command (offsets in its text). */
   start: number;
   end: number;
+  /** Each word it fired on, with its offsets (for `check-command --explain`). */
+  at: Array<{ text: string; start: number; end: number }>;
 }
 
 export interface CommandVerdict {

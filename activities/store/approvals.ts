@@ -1,4 +1,5 @@
 /** The approvals audit and the "always" allowlist. Writes are idempotent (retried activities). */
+import { RENAMED_RULES } from '../command-safety/rule-ids.js';
 import type { Db } from './db.js';
 
 export interface ApprovalRow {
@@ -113,5 +114,6 @@ export async function allowAlways(db: Db, rules: readonly string[], approvedBy: 
 
 export async function allowlistedRules(db: Db): Promise<Set<string>> {
   const r = await db.query<{ rule: string }>('SELECT rule FROM approval_allowlist');
-  return new Set(r.rows.map((x) => x.rule));
+  // A rule approved under an id it has since been renamed from still covers the rule.
+  return new Set(r.rows.map((x) => RENAMED_RULES[x.rule] ?? x.rule));
 }

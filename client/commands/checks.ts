@@ -24,8 +24,11 @@ export function registerCheckCommand(program: Command): void {
     .argument('[command...]', "the command (after --, so its options are not read as herald's); none: read stdin")
     .option('--json', 'print JSON')
     .option('--jsonl', 'read one JSON string per stdin line, write one JSON object per line')
-    .action(async (words: string[], o: { json?: boolean; jsonl?: boolean }) => {
+    .option('--list-rules', "print the gate's rule table")
+    .option('--explain', 'show which rule fired on which words')
+    .action(async (words: string[], o: { json?: boolean; jsonl?: boolean; listRules?: boolean; explain?: boolean }) => {
       const { checkCommandReport, jsonLines, readStdin, renderCommandReport } = await import('../safety-commands.js');
+      if (o.listRules || o.explain) return await (await import('../rule-table-command.js')).ruleTableAction(words, o, print);
       if (o.jsonl) return await jsonLines(checkCommandReport);
       const command = words.length ? words.join(' ') : (await readStdin()).replace(/\n$/, '');
       const report = await checkCommandReport(command);

@@ -19,6 +19,8 @@ import { prng } from '../support/prng.js';
 interface Entry {
   command: string;
   level: Level;
+  /** The rule a destructive command must report (one of its findings). */
+  rule?: string;
   group: string;
   why: string;
   tags?: string[];
@@ -45,13 +47,15 @@ describe('command safety', () => {
   before(() => loadCommandSafety());
 
   describe('corpus', () => {
-    it('rates no destructive command safe, no never-allowed command below hardline, no everyday command dangerous', () => {
+    it('rates no destructive command safe, no never-allowed command below hardline, no everyday command dangerous, each by its rule', () => {
       const wrong = corpus.filter((e) => {
-        const got = level(e.command);
+        const v = classifyCommand(e.command);
+        const got = v.level;
+        if (e.rule && !v.findings.some((f) => f.rule === e.rule)) return true;
         return e.level === 'safe' ? got !== 'safe' : e.level === 'hardline' ? got !== 'hardline' : got === 'safe';
       });
       assert.deepEqual(
-        wrong.map((e) => `${e.file}: want ${e.level}, ${show(e.command)}`),
+        wrong.map((e) => `${e.file}: want ${e.level}${e.rule ? ` by ${e.rule}` : ''}, ${show(e.command)}`),
         [],
       );
       const dangerous = corpus.filter((e) => e.level !== 'safe');
@@ -77,6 +81,11 @@ describe('command safety', () => {
       ])
         assert.ok(groups.has(g), `no corpus entries for ${g}`);
       assert.equal(new Set(corpus.map((e) => e.command)).size, corpus.length, 'duplicate corpus entry');
+      assert.deepEqual(
+        dangerous.filter((e) => !e.rule).map((e) => e.command),
+        [],
+        'every destructive corpus entry names the rule it expects',
+      );
     });
 
     it('reports, without tuning against it, how the held-out corpus fares', () => {
@@ -89,8 +98,12 @@ describe('command safety', () => {
       const good = held.filter((e) => e.level === 'safe');
       const missed = bad.filter((e) => level(e.command) === 'safe').length;
       const flagged = good.filter((e) => level(e.command) !== 'safe').length;
+      const otherRule = bad.filter(
+        (e) => e.rule && !classifyCommand(e.command).findings.some((f) => f.rule === e.rule),
+      ).length;
       process.stderr.write(
-        `command-safety held-out: ${missed}/${bad.length} destructive rated safe, ${flagged}/${good.length} everyday flagged\n`,
+        `command-safety held-out: ${missed}/${bad.length} destructive rated safe, ${flagged}/${good.length} everyday flagged, ` +
+          `${otherRule} by another rule than labelled\n`,
       );
       assert.ok(bad.length >= 80 && good.length >= 40);
     });

@@ -1,6 +1,8 @@
 /**
  * Disks and power, the two ways to lose the whole machine at once (hardline).
  *
+ * Disk tools whose verbs wipe and volume removals are rows (table/rows/devices.ts).
+ *
  * Disks: any command that names a disk or partition (`/dev/sdb`, `of=/dev/nvme0n1`,
  * `--device=/dev/sda`) and is not a known read-only inspector is taken to write it — ddrescue,
  * bmaptool, nwipe, sg_format, hdparm's security erase, a tool Herald has never heard of — since
@@ -172,42 +174,6 @@ export const diskOperand: Rule = (inv, ctx) => {
   ]);
 };
 
-/** Disk tools whose verbs wipe or repartition, with or without a /dev path (`gpart destroy ada0`). */
-const DISK_VERBS: Record<string, RegExp> = {
-  gpart: /^(destroy|delete|create|add|bootcode|resize|recover|set|unset|undo|commit)$/,
-  zpool: /^(create|destroy|labelclear|add|attach|replace|split|initialize|trim)$/,
-  nvme: /^(format|sanitize|write-zeroes|write-uncor|ns-delete|delete-ns|detach-ns|dsm|write|fw-download|fw-commit|fw-activate)$/,
-  diskutil:
-    /^(erase\w*|zero\w*|partition\w*|secureErase|randomDisk|reformat|delete\w*|splitPartition|mergePartitions|resize\w*|addPartition)$/i,
-  mdadm: /^(--zero-superblock|--create|-C|--build|-B|--grow|-G)$/,
-  pvremove: /^/,
-  pvcreate: /^/,
-  vgcreate: /^/,
-  sg_format: /^/,
-  sg_sanitize: /^/,
-  sg_unmap: /^/,
-  nwipe: /^/,
-  bmaptool: /^copy$/,
-  hdparm:
-    /^--(security-erase|security-erase-enhanced|security-set-pass|trim-sector-ranges|write-sector|make-bad-sector|fwdownload\S*|dco-restore|dco-setmax)$/,
-  badblocks: /^-[a-zA-Z]*[wn]/,
-  mkudffs: /^/,
-};
-
-const diskVerbs: Rule = (inv, ctx) => {
-  const re = DISK_VERBS[inv.name]!;
-  if (hasOption(inv.args, { long: ['--help', '--version', '--dry-run'] })) return;
-  const hit = re.source === '^' ? inv.word : inv.args.find((w) => w.value !== null && re.test(w.value));
-  if (!hit) return;
-  hard(
-    ctx,
-    inv,
-    'mkfs',
-    `${inv.name} ${hit === inv.word ? '' : `${hit.value} `}wipes, formats or repartitions a disk`,
-    [inv.word, hit],
-  );
-};
-
 /** D-Bus methods that take the machine down (login1, systemd, ConsoleKit, session managers). */
 const DBUS_POWER =
   /\b(Reboot|PowerOff|Halt|KExec|RebootWithFlags|PowerOffWithFlags|HaltWithFlags|Shutdown|RequestShutdown|RequestReboot|Stop)\b/;
@@ -259,26 +225,7 @@ export function initShutdownSignal(signal: string): boolean {
   return s === '' || /^(INT|TERM|PWR|2|15|30|RTMIN\+\d+|RTMAX(-\d+)?|3[4-9]|[4-5]\d|6[0-4])$/.test(s);
 }
 
-/** LVM and device-mapper removals: the volume and the data on it are gone (asked about; the disk survives). */
-const VOLUME_REMOVERS = new Set(['lvremove', 'vgremove', 'lvreduce', 'vgreduce', 'lvresize', 'dmsetup']);
-
-const volumeRemove: Rule = (inv, ctx) => {
-  if (hasOption(inv.args, { short: 't', long: ['--test', '--help'] })) return;
-  if (
-    inv.name === 'dmsetup' &&
-    !/^(remove|remove_all|wipe_table|clear|reload)$/.test(operands(inv.args)[0]?.value ?? '')
-  )
-    return;
-  ctx.add(inv, {
-    group: 'destroy_data',
-    rule: 'volume_remove',
-    reason: `${inv.name} removes or shrinks a logical volume (its data is lost)`,
-  });
-};
-
 export const DEVICE_RULES: Record<string, Rule> = {
-  ...Object.fromEntries([...VOLUME_REMOVERS].map((n) => [n, volumeRemove])),
-  ...Object.fromEntries(Object.keys(DISK_VERBS).map((n) => [n, diskVerbs])),
   'dbus-send': dbus,
   busctl: dbus,
   gdbus: dbus,

@@ -6,7 +6,7 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption } from '../options.js';
-import { RUNNERS, unwrapRunner } from '../runners.js';
+import { unwrapRunner } from '../runners.js';
 import { CODE_RULES, codeRuleFor, noteDownload, runsDownloaded, runsWrittenFile } from './code.js';
 import { DATA_RULES, httpDelete } from './data.js';
 import { EXECUTOR_RULES } from './executors.js';
@@ -21,8 +21,7 @@ import { ARCHIVE_RULES } from './archives.js';
 import { CLUSTER_RULES } from './cluster.js';
 import { CONSOLE_RULES } from './consoles.js';
 import { DEVICE_RULES, diskOperand } from './devices.js';
-import { SERVICE_RULES } from './services.js';
-import { VCS_RULES } from './vcs.js';
+import { RULE_TABLE } from '../table/index.js';
 import { SUPPLY_CHAIN_RULES } from './supply-chain.js';
 import { SYSTEM_RULES, initScript } from './system.js';
 import { taskTargets } from './unknown-tools.js';
@@ -55,8 +54,6 @@ const NARROW: ReadonlyArray<Record<string, Rule>> = [
   ARCHIVE_RULES,
   EXPOSURE_RULES,
   SUPPLY_CHAIN_RULES,
-  SERVICE_RULES,
-  VCS_RULES,
 ];
 
 const cache = new Map<string, Rule | undefined>();
@@ -70,6 +67,7 @@ export function knowsTool(name: string): boolean {
       !!fileRuleFor(name) ||
       !!codeRuleFor(name) ||
       TABLES.some((t) => Object.hasOwn(t, name)) ||
+      RULE_TABLE.describesTool(name) ||
       /^python[\d.]*$|^php[\d.]*$/.test(name);
     known.set(name, k);
   }
@@ -88,6 +86,9 @@ export function ruleFor(name: string): Rule | undefined {
     const r = Object.hasOwn(t, name) ? t[name] : undefined;
     if (r && !rules.includes(r)) rules.push(r);
   }
+  // The table's rows (table/rows/) describe one thing a tool may do, like NARROW.
+  const row = RULE_TABLE.ruleFor(name);
+  if (row) rules.push(row);
   // `python manage.py flush`, `php artisan migrate:fresh`: the ORM rules read the script's arguments.
   if (/^python[\d.]*$|^php[\d.]*$/.test(name)) {
     const orm = DATA_RULES['manage.py']!;
@@ -183,8 +184,6 @@ export function runnerFindings(inv: Invocation, ctx: RuleContext): void {
       ctx.add(inv, { group: 'system', rule: 'root_shell', reason: `${inv.name} opens a shell as another user (root)` });
     return;
   }
-  const own = SYSTEM_RULES[inv.name] ?? PERSIST_RULES[inv.name];
-  if (own && RUNNERS[inv.name]) own(inv, ctx);
 }
 
 function firstOperand(inv: Invocation): number {

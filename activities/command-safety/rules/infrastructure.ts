@@ -6,10 +6,10 @@
 import type { Invocation, Rule } from '../invocation.js';
 import { placeOf } from '../paths.js';
 import { hasOption, operands, optionValue } from '../options.js';
-import type { VerbRule } from './verbs.js';
 import { PUBLISH_RULES } from './publish.js';
 import { scalesToZero } from './unknown-tools.js';
-import { flag, subcommandWords, verbRules } from './verbs.js';
+import { subcommandWords } from './verbs.js';
+import { RULE_TABLE } from '../table/index.js';
 
 const I = 'destroy_infrastructure' as const;
 
@@ -118,184 +118,9 @@ const cloud: Rule = (inv, ctx) => {
     return ctx.add(inv, { group: 'publish', rule: 'cloud_upload', reason: `${inv.name} writes into a bucket` });
   // `render deploy`, `koyeb … deploy`, `b2 upload-file`: a cloud CLI's publishing verbs.
   const ship = words.find((w) => /(^|[-_:])(deploy|publish|upload|push|promote)([-_:]|$)/.test(w));
-  if (ship && !Object.hasOwn(PUBLISH_RULES, inv.name))
+  if (ship && !RULE_TABLE.namesIn(inv.name, 'publish') && !Object.hasOwn(PUBLISH_RULES, inv.name))
     return ctx.add(inv, { group: 'publish', rule: 'deploy', reason: `${inv.name} ${ship} publishes or deploys` });
 };
-
-const TABLE: VerbRule[] = [
-  {
-    tools: ['docker', 'podman', 'nerdctl'],
-    path: ['system', 'reset'],
-    group: I,
-    rule: 'container_delete',
-    reason: 'resets the container engine (everything removed)',
-  },
-  {
-    tools: ['buildah'],
-    path: [/^(rm|rmi|prune)$/],
-    group: I,
-    rule: 'container_delete',
-    reason: 'removes containers or images',
-  },
-  {
-    tools: ['crictl', 'ctr'],
-    path: [/^(rm|rmi|rmp|stop|stopp)$/],
-    group: I,
-    rule: 'container_delete',
-    reason: 'removes containers, pods or images',
-  },
-  {
-    tools: ['kubectl', 'oc', 'kubecolor', 'microk8s.kubectl', 'k'],
-    path: [/^(delete|drain|cordon|taint|uncordon)$/],
-    group: I,
-    rule: 'cluster_delete',
-    reason: 'deletes, drains or cordons cluster resources',
-  },
-  {
-    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
-    path: ['scale'],
-    when: (inv) => /^0$/.test(optionValue(inv.args, undefined, ['--replicas']) ?? ''),
-    group: I,
-    rule: 'cluster_scale_zero',
-    reason: 'scales a workload to zero',
-  },
-  {
-    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
-    path: ['replace'],
-    when: flag(undefined, '--force'),
-    group: I,
-    rule: 'cluster_delete',
-    reason: 'kubectl replace --force deletes and recreates resources',
-  },
-  {
-    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
-    path: ['apply'],
-    when: flag(undefined, '--prune', '--force'),
-    group: I,
-    rule: 'cluster_delete',
-    reason: 'kubectl apply --prune/--force deletes resources',
-  },
-  {
-    tools: ['kubectl', 'oc', 'kubecolor', 'k'],
-    path: ['rollout', /^(undo|restart)$/],
-    group: I,
-    rule: 'cluster_rollout',
-    reason: 'rolls back or restarts workloads',
-  },
-  {
-    tools: ['helm'],
-    path: [/^(uninstall|delete|del|un|rollback)$/],
-    group: I,
-    rule: 'helm_uninstall',
-    reason: 'removes or rolls back a Helm release',
-  },
-  {
-    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-    path: ['destroy'],
-    group: I,
-    rule: 'terraform_destroy',
-    reason: 'destroys the infrastructure Terraform manages',
-  },
-  {
-    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-    path: [/^(apply|plan)$/],
-    when: (inv) => inv.args.some((w) => /^--?destroy(=true)?$/.test(w.value ?? '')),
-    group: I,
-    rule: 'terraform_destroy',
-    reason: 'terraform apply -destroy',
-  },
-  {
-    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-    path: ['apply'],
-    when: (inv) => inv.args.some((w) => /^-?-auto-approve(=true)?$/.test(w.value ?? '')),
-    group: I,
-    rule: 'terraform_apply_unreviewed',
-    reason: 'applies infrastructure changes without review (-auto-approve)',
-  },
-  {
-    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-    path: ['state', /^(rm|push|replace-provider)$/],
-    group: I,
-    rule: 'terraform_state',
-    reason: 'changes Terraform state directly',
-  },
-  {
-    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-    path: [/^(taint|force-unlock)$/],
-    group: I,
-    rule: 'terraform_state',
-    reason: 'forces resource replacement or breaks a state lock',
-  },
-  {
-    tools: ['terraform', 'tofu', 'opentofu', 'terragrunt'],
-    path: ['workspace', 'delete'],
-    group: I,
-    rule: 'terraform_state',
-    reason: 'deletes a Terraform workspace',
-  },
-  { tools: ['pulumi'], path: ['destroy'], group: I, rule: 'pulumi_destroy', reason: 'destroys the stack’s resources' },
-  { tools: ['pulumi'], path: ['stack', 'rm'], group: I, rule: 'pulumi_destroy', reason: 'removes a Pulumi stack' },
-  {
-    tools: ['pulumi'],
-    path: ['state', 'delete'],
-    group: I,
-    rule: 'pulumi_destroy',
-    reason: 'deletes resources from Pulumi state',
-  },
-  { tools: ['cdk', 'cdktf'], path: ['destroy'], group: I, rule: 'cdk_destroy', reason: 'destroys the CDK stacks' },
-  {
-    tools: ['serverless', 'sls'],
-    path: ['remove'],
-    group: I,
-    rule: 'cdk_destroy',
-    reason: 'removes the deployed service',
-  },
-  { tools: ['sam'], path: ['delete'], group: I, rule: 'cdk_destroy', reason: 'deletes the SAM stack' },
-  {
-    tools: ['docker', 'podman', 'nerdctl'],
-    path: [/^(rm|rmi|kill)$/],
-    group: I,
-    rule: 'container_delete',
-    reason: 'removes or kills containers or images',
-  },
-  {
-    tools: ['docker', 'podman', 'nerdctl'],
-    path: [/^(system|volume|image|container|builder|buildx|network)$/, /^(prune|rm|remove)$/],
-    group: I,
-    rule: 'container_delete',
-    reason: 'prunes or removes containers, images, volumes or networks',
-  },
-  {
-    tools: ['docker', 'podman', 'nerdctl'],
-    path: [/^(stack|service|secret|config|node|swarm)$/, /^(rm|remove|leave)$/],
-    group: I,
-    rule: 'container_delete',
-    reason: 'removes swarm services or leaves the swarm',
-  },
-  {
-    tools: ['docker', 'podman', 'nerdctl'],
-    path: ['compose', /^(down|rm)$/],
-    when: (inv) => inv.args.some((w) => /^(-v|--volumes|--rmi(=.*)?|-f|--force)$/.test(w.value ?? '')),
-    group: I,
-    rule: 'container_delete',
-    reason: 'docker compose down removes volumes or images',
-  },
-  {
-    tools: ['docker-compose', 'podman-compose'],
-    path: [/^(down|rm)$/],
-    when: (inv) => inv.args.some((w) => /^(-v|--volumes|--rmi(=.*)?|-f|--force)$/.test(w.value ?? '')),
-    group: I,
-    rule: 'container_delete',
-    reason: 'compose down removes volumes or images',
-  },
-  {
-    tools: ['docker', 'podman'],
-    path: ['volume', 'rm'],
-    group: I,
-    rule: 'container_delete',
-    reason: 'removes volumes',
-  },
-];
 
 const nomad: Rule = (inv, ctx) => {
   const w = subcommandWords(inv);
@@ -365,7 +190,6 @@ export const dynamicSubcommand: Rule = (inv, ctx) => {
 export const INFRASTRUCTURE_RULES: Record<string, Rule> = {
   ansible,
   ...Object.fromEntries(CLOUD_CLIS.map((n) => [n, cloud])),
-  ...verbRules(TABLE),
   nomad: (inv, ctx) => {
     nomad(inv, ctx);
     cloud(inv, ctx);

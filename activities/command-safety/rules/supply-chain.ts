@@ -1,12 +1,8 @@
 /**
- * The supply chain (group persist, and indirection for one-off sources): what later installs,
- * builds and commits will run or trust. Git hook installers (husky, pre-commit, lefthook),
- * package lifecycle scripts written with jq, code appended to install-time files (`setup.py`,
- * `conftest.py`, `*.pth`), and every way to point a package manager at another registry, proxy or
- * mirror, or to turn off its checks: `yarn config set yarnPath`, `bundle config mirror.*`, `go env
- * -w GOPROXY`, `composer config repositories.*`, `dotnet nuget add source`, `npm config set
- * strict-ssl false`, `pip install --extra-index-url`, `add-apt-repository`; and `ssh-import-id`,
- * which installs someone's SSH keys.
+ * The supply chain, the part that reads values (the rest is rows in table/rows/supply-chain.ts):
+ * code written into install-time files (`setup.py`, `conftest.py`, `*.pth`), `<manager> config set`
+ * keys that change where packages come from, `--script-shell` and `--registry`, and pip or uv
+ * installing from an index that is not PyPI.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
@@ -15,35 +11,6 @@ import type { Word } from '../shell.js';
 const P = 'persist' as const;
 const say = (ctx: RuleContext, inv: Invocation, rule: string, reason: string, at?: Array<Word | undefined>) =>
   ctx.add(inv, { group: P, rule, reason, ...(at ? { at: [inv.word, ...at] } : {}) });
-
-/** Hook installers: after them, every commit (or checkout, push) runs the hooks. */
-const HOOK_INSTALLERS: Record<string, RegExp> = {
-  husky: /^(init|install|add|set)?$/,
-  'pre-commit': /^(install|install-hooks|init-templatedir)$/,
-  lefthook: /^(install|add)$/,
-  'simple-git-hooks': /^/,
-  overcommit: /^--install$/,
-  captainhook: /^(install|configure)$/,
-  'git-hooks': /^install$/,
-  yorkie: /^/,
-};
-
-const hookInstaller: Rule = (inv, ctx) => {
-  const first =
-    inv.args.find((w) => w.value === null || !w.value.startsWith('-') || inv.name === 'overcommit')?.value ?? '';
-  if (first === null || HOOK_INSTALLERS[inv.name]!.test(first))
-    say(ctx, inv, 'git_hook_install', `${inv.name} installs git hooks (they run on every commit)`);
-};
-
-/** jq and yq programs that assign into `.scripts` (install, prepare, test… scripts npm runs). */
-const jsonEdit: Rule = (inv, ctx) => {
-  const program = inv.args.find((w) => w.value === null || !w.value.startsWith('-'));
-  const v = program?.value;
-  if (v && /(\.scripts\b|\["scripts"\]|\bscripts\.)[^=|]*(\|=|\+=|(?<![=!<>])=(?!=))/.test(v))
-    say(ctx, inv, 'lifecycle_script', `${inv.name} writes package scripts (npm runs them on install and use)`, [
-      program,
-    ]);
-};
 
 /** Files install, test or start-up machinery runs as code: appending to one plants code. */
 export const INSTALL_HOOK_FILE =
@@ -94,53 +61,6 @@ export const packageConfig: Rule = (inv, ctx) => {
     });
 };
 
-/** Bundler: `bundle config [set] [--global] mirror.https://rubygems.org URL`, `local.*`, `build.*`. */
-const bundle: Rule = (inv, ctx) => {
-  const o = operands(inv.args).map((w) => w.value ?? '');
-  if (o[0] !== 'config') return;
-  const key = o[1] === 'set' ? o[2] : o[1];
-  if (key && /^(mirror\.|local\.|build\.|gems\.|BUNDLE_MIRROR|ssl_verify_mode|disable_checksum_validation)/i.test(key))
-    say(ctx, inv, 'package_source', `bundle config ${key}: changes where gems come from or how they build`);
-};
-
-/** `go env -w GOPROXY=… GOFLAGS=… GONOSUMDB=… GOSUMDB=off`: every later go command uses them. */
-const goEnv: Rule = (inv, ctx) => {
-  const o = inv.args.map((w) => w.value ?? '');
-  if (o[0] !== 'env' || !o.includes('-w')) return;
-  const hit = o.find((v) =>
-    /^(GOPROXY|GOFLAGS|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOSUMDB|GOINSECURE|GOPRIVATE|GOTOOLCHAIN|CC|CXX|GOEXPERIMENT|GOVCS|GOAUTH)=/.test(
-      v,
-    ),
-  );
-  if (hit)
-    say(
-      ctx,
-      inv,
-      'package_source',
-      `go env -w ${hit.split('=')[0]}: changes where modules come from, what is checked or what runs`,
-    );
-};
-
-/** `composer config [-g] repositories.x …`, `secure-http false`, `disable-tls true`. */
-const composer: Rule = (inv, ctx) => {
-  const o = operands(inv.args).map((w) => w.value ?? '');
-  if (o[0] !== 'config') return;
-  if (/^(repositories|repo)\b|^(secure-http|disable-tls|cafile|capath|allow-plugins)/.test(o[1] ?? ''))
-    say(ctx, inv, 'package_source', `composer config ${o[1]}: changes where packages come from or what is trusted`);
-};
-
-/** `dotnet nuget add source URL`, `nuget sources add -Source URL`. */
-const nuget: Rule = (inv, ctx) => {
-  const o = operands(inv.args).map((w) => w.value ?? '');
-  const at = o.indexOf('nuget');
-  const rest = inv.name === 'dotnet' ? (at >= 0 ? o.slice(at + 1) : []) : o;
-  if (
-    (/^(add|update)$/.test(rest[0] ?? '') && rest[1] === 'source') ||
-    (rest[0] === 'sources' && /^(add|update|enable)$/i.test(rest[1] ?? ''))
-  )
-    say(ctx, inv, 'package_source', 'adds a NuGet package source');
-};
-
 /** pip and uv installing from another index or link (dependency confusion: the same name, someone else's code). */
 const TRUSTED_INDEX = /^https:\/\/(pypi\.org|files\.pythonhosted\.org|download\.pytorch\.org|pypi\.python\.org)(\/|$)/;
 
@@ -165,52 +85,11 @@ const pipSource: Rule = (inv, ctx) => {
   }
 };
 
-/** Repository tools of system package managers: a new source of root-installed packages. */
-const systemSource: Rule = (inv, ctx) => {
-  const a = inv.args.map((w) => w.value ?? '');
-  const adds = /^(add-apt-repository|apt-add-repository)$/.test(inv.name)
-    ? !a.some((v) => /^(-r|--remove|-L|--list)$/.test(v))
-    : inv.name === 'apt-key'
-      ? /^(add|adv)$/.test(operands(inv.args)[0]?.value ?? '')
-      : inv.name === 'zypper'
-        ? /^(ar|addrepo)$/.test(operands(inv.args)[0]?.value ?? '')
-        : inv.name === 'yum-config-manager' || inv.name === 'dnf'
-          ? a.includes('--add-repo') || a.some((v) => v.startsWith('--add-repo='))
-          : inv.name === 'rpm'
-            ? a.includes('--import')
-            : inv.name === 'flatpak'
-              ? operands(inv.args)[0]?.value === 'remote-add'
-              : false;
-  if (adds) say(ctx, inv, 'package_source', `${inv.name} adds a package source or signing key for the system`);
-};
-
 export const SUPPLY_CHAIN_RULES: Record<string, Rule> = {
-  ...Object.fromEntries(Object.keys(HOOK_INSTALLERS).map((n) => [n, hookInstaller])),
-  jq: jsonEdit,
-  yq: jsonEdit,
-  gojq: jsonEdit,
-  jaq: jsonEdit,
   yarn: packageConfig,
   bun: packageConfig,
-  bundle,
-  bundler: bundle,
-  go: goEnv,
-  composer,
-  dotnet: nuget,
-  nuget,
   pip: pipSource,
   pip3: pipSource,
   uv: pipSource,
   pipx: pipSource,
-  'add-apt-repository': systemSource,
-  'apt-add-repository': systemSource,
-  'apt-key': systemSource,
-  zypper: systemSource,
-  'yum-config-manager': systemSource,
-  dnf: systemSource,
-  rpm: systemSource,
-  flatpak: systemSource,
-  'ssh-import-id': (inv, ctx) => say(ctx, inv, 'ssh_key_install', 'installs someone’s SSH keys for login'),
-  'ssh-import-id-gh': (inv, ctx) => say(ctx, inv, 'ssh_key_install', 'installs someone’s SSH keys for login'),
-  'ssh-import-id-lp': (inv, ctx) => say(ctx, inv, 'ssh_key_install', 'installs someone’s SSH keys for login'),
 };

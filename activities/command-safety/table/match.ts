@@ -1,0 +1,184 @@
+/**
+ * The table engine: rows compiled once into matchers indexed by program name, applied to an
+ * invocation after the classifier peeled its runners. A row fires when any of its patterns holds;
+ * every field of a pattern must hold. What fired, on which words, goes into the finding.
+ */
+import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { hasOption, operands } from '../options.js';
+import type { Word } from '../shell.js';
+import { CHECKS } from './checks.js';
+import { isOfClass } from './operand-classes.js';
+import { GLOBAL_VALUED } from './global-options.js';
+import type { Pattern, Row } from './schema.js';
+
+/** `/…/flags` is an expression; anything else a literal. */
+function textMatcher(t: string): (v: string) => boolean {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(t);
+  if (m) {
+    const re = new RegExp(m[1]!, m[2]);
+    return (v) => re.test(v);
+  }
+  return t === '*' ? () => true : (v) => v === t;
+}
+
+interface Compiled {
+  row: Row;
+  pattern: Pattern;
+  program: Array<(v: string) => boolean>;
+  path: Array<Array<(v: string) => boolean>>;
+  word?: RegExp[];
+  notWord?: RegExp;
+}
+
+const toRe = (t: string) => {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(t);
+  return m ? new RegExp(m[1]!, m[2]) : new RegExp(t);
+};
+
+/** The subcommand words: the first operands, skipping the values of `valued` options. */
+function pathWords(args: readonly Word[], n: number, valued: readonly string[] | undefined): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length && out.length < n; i++) {
+    const v = args[i]!.value;
+    if (v !== null && v.startsWith('-') && v !== '-') {
+      if (v === '--') continue;
+      if (valued?.includes(v)) i++;
+      continue;
+    }
+    out.push(args[i]!);
+  }
+  return out;
+}
+
+export interface Hit {
+  row: Row;
+  /** The words that made it fire: the command word, the subcommand path, an option, an operand. */
+  at: Word[];
+  reason: string;
+}
+
+function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
+  const p = c.pattern;
+  if (p.asRoot && !inv.asRoot) return undefined;
+  const at: Word[] = [inv.word];
+  let path: Word[] = [];
+  if (c.path.length) {
+    const words = pathWords(inv.args, c.path.length + (p.skip ?? 0), p.valued ?? GLOBAL_VALUED[inv.name]);
+    const fits = (start: number) =>
+      c.path.every((alts, i) => {
+        const v = start + i < words.length ? words[start + i]!.value : '';
+        return v !== null && !(v === '' && p.subcommand![i]!.includes('*')) && alts.some((m) => m(v));
+      });
+    let start = 0;
+    while (!fits(start)) if (++start > (p.skip ?? 0) || start >= words.length) return undefined;
+    path = words.slice(start, start + c.path.length);
+    at.push(...path);
+  }
+  if (p.flags) {
+    if (!hasOption(inv.args, p.flags)) return undefined;
+    const flag = inv.args.find((w) => w.value?.startsWith('-') && hasOption([w], p.flags!));
+    if (flag) at.push(flag);
+  }
+  if (p.notFlags && hasOption(inv.args, p.notFlags)) return undefined;
+  let word: Word | undefined;
+  for (const re of c.word ?? []) {
+    const w = inv.args.find((a) => a.value !== null && re.test(a.value));
+    if (!w) return undefined;
+    word ??= w;
+    at.push(w);
+  }
+  if (c.notWord && inv.args.some((w) => w.value !== null && c.notWord!.test(w.value))) return undefined;
+  if (p.operand) {
+    const rest = operands(inv.args).filter((w) => !path.includes(w));
+    const o = rest.find((w) => p.operand!.some((cls) => isOfClass(w, cls, inv.cmd.cwd)));
+    if (!o) return undefined;
+    word ??= o;
+    at.push(o);
+  }
+  if (p.check) {
+    const got = CHECKS[p.check]!(inv);
+    if (!got) return undefined;
+    for (const w of got) if (w) at.push(w);
+  }
+  const reason = (p.reason ?? c.row.reason)
+    .replaceAll('{program}', inv.name)
+    .replaceAll('{subcommand}', path.map((w) => w.value).join(' '))
+    .replaceAll('{word}', word?.value ?? '');
+  return { row: c.row, at: [...new Set(at)], reason };
+}
+
+export class RuleTable {
+  private readonly byName = new Map<string, Compiled[]>();
+  private readonly byPattern: Compiled[] = [];
+  private readonly rules = new Map<string, Rule | undefined>();
+
+  constructor(
+    readonly rows: readonly Row[],
+    /** Programs whose rows describe the whole tool (otherwise its verbs and options are also read generically). */
+    private readonly wholePrograms: ReadonlySet<string> = new Set(),
+  ) {
+    for (const row of rows)
+      for (const pattern of row.when) {
+        const c: Compiled = {
+          row,
+          pattern,
+          program: pattern.program.map(textMatcher),
+          path: (pattern.subcommand ?? []).map((alts) => alts.map(textMatcher)),
+          ...(pattern.word ? { word: pattern.word.map(toRe) } : {}),
+          ...(pattern.notWord ? { notWord: toRe(pattern.notWord) } : {}),
+        };
+        for (const name of pattern.program) {
+          if (name.startsWith('/')) {
+            if (!this.byPattern.includes(c)) this.byPattern.push(c);
+          } else {
+            const list = this.byName.get(name) ?? [];
+            list.push(c);
+            this.byName.set(name, list);
+          }
+        }
+      }
+  }
+
+  /** Every row that fires on this invocation (one hit per row). */
+  hits(inv: Invocation): Hit[] {
+    const candidates = [
+      ...(this.byName.get(inv.name) ?? []),
+      ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
+    ];
+    const out: Hit[] = [];
+    for (const c of candidates) {
+      if (out.some((h) => h.row === c.row)) continue;
+      const h = tryPattern(c, inv);
+      if (h) out.push(h);
+    }
+    return out;
+  }
+
+  /** Whether rows describe this program as a whole tool. */
+  describesTool(name: string): boolean {
+    return this.wholePrograms.has(name);
+  }
+
+  /** Whether a row of this group names this program. */
+  namesIn(name: string, group: string): boolean {
+    return (this.byName.get(name) ?? []).some((c) => c.row.group === group);
+  }
+
+  /** Whether any row names this program. */
+  names(name: string): boolean {
+    return this.byName.has(name) || this.byPattern.some((c) => c.program.some((m) => m(name)));
+  }
+
+  /** The table as a rule for one command name (undefined when no row names it). */
+  ruleFor(name: string): Rule | undefined {
+    if (this.rules.has(name)) return this.rules.get(name);
+    const rule: Rule | undefined = this.names(name)
+      ? (inv: Invocation, ctx: RuleContext) => {
+          for (const h of this.hits(inv))
+            ctx.add(inv, { level: h.row.level, group: h.row.group, rule: h.row.id, reason: h.reason, at: h.at });
+        }
+      : undefined;
+    this.rules.set(name, rule);
+    return rule;
+  }
+}

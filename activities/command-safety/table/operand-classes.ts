@@ -1,0 +1,42 @@
+/**
+ * Classes of operands a table row can ask for (`operand: ['block_device']`): where a path points
+ * (paths.ts) or what a word is, decided from its value after expansion. A word only known at run
+ * time is of class `unknown` and of no other.
+ */
+import { BLOCK_DEVICE, isCredentialPath, isGitHookOrConfig, isSecretFile, isStartupPath, placeOf } from '../paths.js';
+import type { Word } from '../shell.js';
+
+export const OPERAND_CLASSES = [
+  'block_device',
+  'secret_location',
+  'credential',
+  'system_folder',
+  'home',
+  'outside_workspace',
+  'startup_file',
+  'git_hook_or_config',
+  'url',
+  'unknown',
+] as const;
+export type OperandClass = (typeof OPERAND_CLASSES)[number];
+
+/** The path inside `of=/dev/sda` or `--device=/dev/sda`. */
+const pathIn = (v: string) => (v.startsWith('/') || !v.includes('=') ? v : v.slice(v.indexOf('=') + 1));
+
+const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boolean> = {
+  block_device: (v) => BLOCK_DEVICE.test(pathIn(v)),
+  secret_location: (v, cwd) => isSecretFile(v, cwd),
+  credential: (v, cwd) => isCredentialPath(v, cwd),
+  system_folder: (v, cwd, w) => /^(root|system)$/.test(placeOf(v, cwd, w.glob)),
+  home: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'home',
+  outside_workspace: (v, cwd, w) => !/^(workspace|unknown)$/.test(placeOf(v, cwd, w.glob)),
+  startup_file: (v, cwd) => isStartupPath(v, cwd),
+  git_hook_or_config: (v) => isGitHookOrConfig(v),
+  url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
+  unknown: () => false,
+};
+
+export function isOfClass(w: Word, cls: OperandClass, cwd: string | null): boolean {
+  if (w.value === null) return cls === 'unknown';
+  return IS[cls](w.value, cwd, w);
+}
