@@ -2,7 +2,8 @@
  * Checkpoints end to end (real sandbox, real Temporal and Postgres, the fake provider): a shell
  * command's deletions and rewrites are shown by the turn's diff and undone by a rewind; rewinding
  * 2 of 4 turns puts files and transcript back while the discarded turns stay readable; the user's
- * own `.git` is byte-for-byte unchanged; a file over the cap is reported.
+ * own `.git` is byte-for-byte unchanged; a file over the cap is reported; the `rewind` update is
+ * driven from the real `temporal` CLI as docs/checkpoints.md shows it.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
 import { renderTurnDiff } from '../../client/turn-diff.js';
+import { temporal } from '../support/temporal-cli.js';
 
 /** Every file under a folder with its bytes and mode, for a byte-for-byte comparison. */
 function snapshotOf(dir: string): Record<string, string> {
@@ -168,5 +170,60 @@ describe('checkpoints', () => {
     assert.equal(existsSync(join(ws, 'fork-only.txt')), false, 'the source workspace is untouched');
     assert.equal(existsSync(join(ws, 'turn2.txt')), true);
     assert.equal((await fork.diff())?.files, 1);
+  });
+
+  it('the rewind update works from the temporal CLI: refused with the reason, then files and transcript go back', async () => {
+    const ws = project('cli');
+    const conv = stack.herald.conversation('cp-cli');
+    for (let t = 1; t <= 2; t++) {
+      stack.fake.script([terminal(`echo ${t} > turn${t}.txt`), { text: `cli turn ${t} done` }]);
+      await conv.send(`cli step ${t}`, { id: `cp-cli-${t}`, start: { cwd: ws } });
+    }
+    const update = (input: string) =>
+      temporal(stack.temporalAddress, [
+        'workflow',
+        'update',
+        'execute',
+        '--workflow-id',
+        'session-cp-cli',
+        '--name',
+        'rewind',
+        '--input',
+        input,
+        '-o',
+        'json',
+      ]);
+    const resultOf = (stdout: string) => {
+      const printed = JSON.parse(stdout) as { result: Record<string, any> };
+      return printed.result;
+    };
+
+    // Input the update's validator rejects never reaches the history: the CLI fails, naming the field.
+    const invalid = await update('{"toTurn":0}');
+    assert.notEqual(invalid.code, 0);
+    assert.match(invalid.stderr, /toTurn/);
+
+    // A file typed by the user since the last snapshot: refused, and the result says what would be lost.
+    writeFileSync(join(ws, 'notes.txt'), 'typed by the user\n');
+    const refused = await update('{"toTurn":2,"files":true,"conversation":true}');
+    assert.equal(refused.code, 0, refused.stderr);
+    assert.match(resultOf(refused.stdout).refused, /changed outside Herald/);
+    assert.deepEqual(resultOf(refused.stdout).would_lose, ['notes.txt']);
+    assert.equal(existsSync(join(ws, 'turn2.txt')), true);
+
+    const done = await update('{"toTurn":2,"files":true,"conversation":true,"force":true}');
+    assert.equal(done.code, 0, done.stderr);
+    const r = resultOf(done.stdout);
+    assert.equal(r.refused, undefined);
+    assert.equal(r.to_turn, 2);
+    assert.equal(r.files.files, 2, 'turn2.txt removed and notes.txt put back');
+    assert.ok(r.files.saved_as, "the user's change was saved before it was discarded");
+    assert.equal(existsSync(join(ws, 'turn2.txt')), false);
+    assert.equal(readFileSync(join(ws, 'turn1.txt'), 'utf8'), '1\n');
+    assert.equal(readFileSync(join(ws, 'notes.txt'), 'utf8'), 'keep me\n');
+    const users = (id: string) =>
+      stack.transcript(id).then((ms) => ms.filter((m) => m.role === 'user').map((m) => m.content));
+    assert.deepEqual(await users(r.conversation.session_id), ['cli step 1']);
+    assert.deepEqual(await users(r.conversation.previous_session_id), ['cli step 1', 'cli step 2']);
   });
 });
