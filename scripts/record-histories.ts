@@ -128,7 +128,10 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: 'storage-wait',
     stack: 'short-retries',
-    proves: { 'storage-wait': 'the database unreachable while the model answers: the reply kept in the attempt and saved once it is back' },
+    proves: {
+      'storage-wait':
+        'the database unreachable while the model answers: the reply kept in the attempt and saved once it is back',
+    },
     record: (on) => recordStorageWait(on!.stack, on!.ws),
   },
   {

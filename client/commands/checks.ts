@@ -28,7 +28,8 @@ export function registerCheckCommand(program: Command): void {
     .option('--explain', 'show which rule fired on which words')
     .action(async (words: string[], o: { json?: boolean; jsonl?: boolean; listRules?: boolean; explain?: boolean }) => {
       const { checkCommandReport, jsonLines, readStdin, renderCommandReport } = await import('../safety-commands.js');
-      if (o.listRules || o.explain) return await (await import('../rule-table-command.js')).ruleTableAction(words, o, print);
+      if (o.listRules || o.explain)
+        return await (await import('../rule-table-command.js')).ruleTableAction(words, o, print);
       if (o.jsonl) return await jsonLines(checkCommandReport);
       const command = words.length ? words.join(' ') : (await readStdin()).replace(/\n$/, '');
       const report = await checkCommandReport(command);
