@@ -263,6 +263,9 @@ async function watchBackground(run: Run, batch: ChildBatch): Promise<void> {
   } finally {
     const at = run.background.indexOf(batch);
     if (at >= 0) run.background.splice(at, 1);
+    // The batch's end is a recorded event (its children completed): a move held back while they
+    // ran may be due now, decided here as a replay decides it.
+    run.checkDue();
     run.refreshDetails();
   }
 }

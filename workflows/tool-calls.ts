@@ -193,6 +193,9 @@ export async function runTools(host: TurnHost, p: TurnProgress, open: OpenCall[]
   // Calls of this reply identical to an earlier one in it run once (the loop guard's first rule).
   const duplicates = guard ? duplicatesInReply(calls.map(guardedCall)) : new Map<number, number>();
   const each = (o: OpenCall) => runOne(b, o, duplicates.get(open.indexOf(o)));
+  // The turn's "before" checkpoint comes ahead of the whole batch, not of its first changing call:
+  // a batch's calls still start together, in one workflow task (docs/checkpoints.md).
+  for (const c of calls) await snapshotBeforeCall(s, p, c);
   const parallel = planToolBatch(calls).mode === 'parallel';
   const deadlineSeconds = Math.max(BATCH_DEADLINE_SECONDS, ...calls.map((c) => c.timeoutSeconds + 60));
   const timedOut = await withDeadline(
