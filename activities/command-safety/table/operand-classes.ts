@@ -16,6 +16,7 @@ export const OPERAND_CLASSES = [
   'startup_file',
   'git_hook_or_config',
   'url',
+  'glob',
   'unknown',
 ] as const;
 export type OperandClass = (typeof OPERAND_CLASSES)[number];
@@ -33,6 +34,7 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
   startup_file: (v, cwd) => isStartupPath(v, cwd),
   git_hook_or_config: (v) => isGitHookOrConfig(v),
   url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
+  glob: (_v, _cwd, w) => !!w.glob,
   unknown: () => false,
 };
 
