@@ -70,7 +70,9 @@ export const ARCHIVE_ROWS: RowInput[] = [
     id: 'rename_overwrite',
     group: 'destroy_files',
     reason: 'rename -f over many files overwrites files whose new names collide',
-    when: [{ program: ['rename', 'file-rename', 'prename'], flags: { short: 'f', long: ['--force'] }, operand: ['glob'] }],
+    when: [
+      { program: ['rename', 'file-rename', 'prename'], flags: { short: 'f', long: ['--force'] }, operand: ['glob'] },
+    ],
     match: ["rename -f 's/.*/x/' *.txt"],
     notMatch: ["rename 's/a/b/' *.txt", "rename -f 's/a/b/' one.txt"],
   },
@@ -100,7 +102,10 @@ export const ARCHIVE_ROWS: RowInput[] = [
     group: 'destroy_files',
     reason: '{program} encrypts or decrypts files in place',
     when: [
-      { program: ['ccrypt', 'ccencrypt', 'ccdecrypt'], notFlags: { short: 'c', long: ['--cat', '--help', '--version'] } },
+      {
+        program: ['ccrypt', 'ccencrypt', 'ccdecrypt'],
+        notFlags: { short: 'c', long: ['--cat', '--help', '--version'] },
+      },
       { program: ['openssl'], check: 'openssl.inPlace', reason: 'openssl writes its output over its input file' },
     ],
     match: ['ccrypt -r ~/Documents', 'openssl enc -aes-256-cbc -in notes.txt -out notes.txt'],

@@ -137,7 +137,11 @@ export const SERVICE_ROWS: RowInput[] = [
       { program: ['fio'], check: 'fio.targetsDisk', notFlags: { long: ['--help', '--version'] } },
       { program: ['fallocate'], check: 'fallocate.fillsDisk' },
     ],
-    match: ['stress-ng --cpu 8 --timeout 60s', 'fio --name=x --filename=/dev/sdb --rw=write', 'fallocate -l 500G big.img'],
+    match: [
+      'stress-ng --cpu 8 --timeout 60s',
+      'fio --name=x --filename=/dev/sdb --rw=write',
+      'fallocate -l 500G big.img',
+    ],
     notMatch: ['stress --help', 'fio --name=x --size=10M --rw=read', 'fallocate -l 10M test.img'],
   },
   {
