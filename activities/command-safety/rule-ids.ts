@@ -9,7 +9,6 @@ import { RULE_TABLE } from './table/index.js';
 /** Ids reported by code rather than by a table row (the engine, named checks, rule files not yet rows). */
 export const CODE_RULE_IDS: readonly string[] = [
   'at_job',
-  'backup_home',
   'cloud_change',
   'cloud_credentials',
   'cloud_delete',
@@ -142,7 +141,6 @@ export const CODE_RULE_IDS: readonly string[] = [
   'terraform_apply',
   'too_long',
   'truncate_outside',
-  'tunnel',
   'unparseable',
   'upload_dynamic',
   'upload_output',

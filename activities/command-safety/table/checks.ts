@@ -37,6 +37,18 @@ const CHECKS_TABLE = {
     const p = optionValue(inv.args, 'S');
     return p !== undefined && p !== 'ssh' && p !== '/usr/bin/ssh' ? [] : undefined;
   },
+  /** `ssh -D 1080 host` (in any bundle before an option that takes a value): a SOCKS proxy through another machine. */
+  'ssh.dynamicForward': (inv) => {
+    for (const w of inv.args) {
+      const v = w.value ?? '';
+      if (!/^-[a-zA-Z]+$/.test(v)) continue;
+      for (const c of v.slice(1)) {
+        if (c === 'D') return [w];
+        if ('BbcEeFIiJLlmOopQRSWw'.includes(c)) break;
+      }
+    }
+    return undefined;
+  },
   /** `tar -x`, `tar --get`, or an old-style bundle without a dash (`tar xzf a.tgz`). */
   'tar.extracts': (inv) => (tarExtracts(inv) ? [] : undefined),
   /**
