@@ -138,7 +138,6 @@ export const CODE_RULE_IDS: readonly string[] = [
   'sync_delete',
   'system_ownership',
   'system_permissions',
-  'terraform_apply',
   'too_long',
   'truncate_outside',
   'unparseable',

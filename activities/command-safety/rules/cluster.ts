@@ -7,7 +7,8 @@
  * but a read is a change). Grants and access keys persist access (`aws iam create-access-key`,
  * `kubectl create clusterrolebinding`, `az role assignment create`), and secret reads exfiltrate
  * (`ssm … --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`).
- * Deletes are in infrastructure.ts.
+ * Deletes are in infrastructure.ts; Helm, Terraform, Pulumi and the GitOps and mesh tools are
+ * rows (table/rows/cluster.ts).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, operands, optionValue } from '../options.js';
@@ -104,79 +105,6 @@ const kubectl: Rule = (inv, ctx) => {
 /** An `--address` that is not loopback: every interface. */
 const exposed = (a: string | null | undefined) =>
   a === null || (a !== undefined && a.split(',').some((x) => !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(x)));
-
-const helm: Rule = (inv, ctx) => {
-  const [verb] = subcommandWords(inv);
-  if (dryRun(inv)) return;
-  if (/^(install|upgrade|test)$/.test(verb ?? ''))
-    say(ctx, inv, I, 'cluster_change', `helm ${verb} changes releases in the cluster`);
-};
-
-/** terraform, tofu, terragrunt (and `terragrunt run-all apply`): applying, importing and refreshing change real state. */
-const terraform: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv).slice(0, 3);
-  const hit = w.find((x) => /^(apply|apply-all|import|refresh|untaint|destroy-all)$/.test(x));
-  if (!hit || (hit === 'apply' && inv.args.some((x) => /^--?destroy(=true)?$/.test(x.value ?? '')))) return;
-  say(
-    ctx,
-    inv,
-    I,
-    'terraform_apply',
-    `${inv.name} ${w.slice(0, w.indexOf(hit) + 1).join(' ')} changes real infrastructure`,
-  );
-};
-
-const pulumi: Rule = (inv, ctx) => {
-  const [verb, what] = subcommandWords(inv);
-  if (/^(up|update|import|refresh|cancel|watch)$/.test(verb ?? ''))
-    return say(ctx, inv, I, 'cluster_change', `pulumi ${verb} changes the stack's resources`);
-  if (verb === 'state' && /^(unprotect|edit|move|rename)$/.test(what ?? ''))
-    say(ctx, inv, I, 'cluster_change', `pulumi state ${what} changes the stack's state`);
-};
-
-/** GitOps and mesh tools: everything but their reads changes the cluster. */
-const CLUSTER_TOOLS: Record<string, { reads: RegExp }> = {
-  argocd: {
-    reads:
-      /^(list|get|diff|history|manifests|logs|resources|version|login|logout|context|completion|help|wait|account|cert|gpg|proj|repo|cluster|app|appset|admin)$/,
-  },
-  flux: { reads: /^(get|logs|check|tree|stats|diff|export|events|version|trace|completion|help|build|pull)$/ },
-  istioctl: {
-    reads:
-      /^(analyze|proxy-status|ps|proxy-config|pc|version|verify-install|bug-report|dashboard|dash|x|experimental|kube-inject|manifest|profile|validate|completion|help|admin|authz|describe|precheck|waypoint|ztunnel-config)$/,
-  },
-  velero: { reads: /^(get|describe|logs|version|completion|help|plugin|client|debug)$/ },
-  kubeadm: { reads: /^(version|config|certs|token|completion|help|alpha)$/ },
-  linkerd: {
-    reads:
-      /^(check|version|viz|diagnostics|install|upgrade|uninstall|help|completion|identity|inject|uninject|authz|profile|multicluster|jaeger)$/,
-  },
-};
-
-const clusterTool: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  const spec = CLUSTER_TOOLS[inv.name]!;
-  if (!w[0] || dryRun(inv)) return;
-  // Nouns first (`argocd app sync`, `velero backup delete`): the verb is the word after the noun.
-  const verb =
-    /^(app|appset|proj|repo|cluster|account|cert|gpg|backup|restore|schedule|backup-location|snapshot-location|manifest|x|experimental|admin|token|certs|config|alpha)$/.test(
-      w[0],
-    )
-      ? (w[1] ?? '')
-      : w[0];
-  const read =
-    /^(list|ls|get|describe|diff|history|manifests|logs|resources|show|status|wait|version|check|tree|precheck|generate|print|view|images|help)$/.test(
-      verb,
-    );
-  if (read || (verb === w[0] && spec.reads.test(verb)) || verb === '') return;
-  if (
-    /^(manifest|x|experimental)$/.test(w[0]) &&
-    !/^(apply|install|uninstall|upgrade|set|remove|revision|prune)$/.test(verb)
-  )
-    return;
-  if (CLOUD_VERB.test(verb)) return; // infrastructure.ts reports deletes
-  say(ctx, inv, I, 'cluster_change', `${inv.name} ${w.slice(0, verb === w[0] ? 1 : 2).join(' ')} changes the cluster`);
-};
 
 // ---------------------------------------------------------------------------------------------
 // AWS
@@ -335,13 +263,6 @@ export const CLUSTER_RULES: Record<string, Rule> = {
   kubecolor: kubectl,
   k: kubectl,
   'microk8s.kubectl': kubectl,
-  helm,
-  terraform,
-  tofu: terraform,
-  opentofu: terraform,
-  terragrunt: terraform,
-  pulumi,
-  ...Object.fromEntries(Object.keys(CLUSTER_TOOLS).map((n) => [n, clusterTool])),
   aws,
   gcloud: gcloudAz,
   az: gcloudAz,
