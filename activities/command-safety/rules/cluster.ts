@@ -7,8 +7,8 @@
  * but a read is a change). Grants and access keys persist access (`aws iam create-access-key`,
  * `kubectl create clusterrolebinding`, `az role assignment create`), and secret reads exfiltrate
  * (`ssm … --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`).
- * Deletes are in infrastructure.ts; Helm, Terraform, Pulumi and the GitOps and mesh tools are
- * rows (table/rows/cluster.ts).
+ * Deletes are in infrastructure.ts; kubectl, Helm, Terraform, Pulumi and the GitOps and mesh tools
+ * are rows (table/rows/cluster.ts), save the command a kubectl workload runs.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, operands, optionValue } from '../options.js';
@@ -36,75 +36,17 @@ const dryRun = (inv: Invocation) =>
 // ---------------------------------------------------------------------------------------------
 // Kubernetes
 
-/** kubectl verbs that change the cluster. */
-const KUBECTL_CHANGES =
-  /^(apply|create|patch|replace|set|scale|autoscale|edit|expose|run|debug|attach|certificate|annotate|label|rollout)$/;
-
+/**
+ * The command a workload runs (`kubectl run x --image=y -- cmd`, `kubectl create job|cronjob|deployment
+ * … -- cmd`), read as a command run elsewhere; what kubectl itself changes is in table/rows/cluster.ts.
+ */
 const kubectl: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  const [verb, what] = w;
+  const [verb, what] = subcommandWords(inv);
   if (!verb || dryRun(inv)) return;
-  if (verb === 'create' && what === 'token')
-    return say(ctx, inv, 'exfiltrate', 'credential_read', 'kubectl create token mints a service-account token');
-  if (
-    verb === 'create' &&
-    /^(clusterrolebinding|rolebinding|clusterrole|role|serviceaccount|sa|secret)$/.test(what ?? '')
-  )
-    return say(ctx, inv, 'persist', 'cluster_grant', `kubectl create ${what} grants access in the cluster`);
-  if (
-    (verb === 'create' && /^(cronjob|cj)$/.test(what ?? '')) ||
-    verb === 'run' ||
-    (verb === 'create' && /^(job|deployment|deploy)$/.test(what ?? ''))
-  ) {
-    const dashes = inv.args.findIndex((x) => x.value === '--');
-    if (dashes >= 0 && inv.args.length > dashes + 1) ctx.nested(inv, inv.args.slice(dashes + 1), { elsewhere: true });
-    if (/^(cronjob|cj)$/.test(what ?? ''))
-      return say(ctx, inv, 'persist', 'cluster_cronjob', 'kubectl create cronjob schedules a command in the cluster');
-  }
-  if (verb === 'config') {
-    if (
-      what === 'set-credentials' &&
-      inv.args.some((x) => /^--(exec-command|auth-provider|exec-arg)/.test(x.value ?? ''))
-    )
-      return say(ctx, inv, 'persist', 'kubeconfig_exec', 'the kubeconfig will run a program to get credentials');
-    if (what === 'set' && inv.args.some((x) => /\.(exec|auth-provider)\b/.test(x.value ?? '')))
-      return say(ctx, inv, 'persist', 'kubeconfig_exec', 'the kubeconfig will run a program to get credentials');
-    return;
-  }
-  if ((verb === 'proxy' || verb === 'port-forward') && exposed(optionValue(inv.args, undefined, ['--address'])))
-    return say(
-      ctx,
-      inv,
-      'exfiltrate',
-      'exposed_service',
-      `kubectl ${verb} listens on every interface (the cluster API or a pod, open to the network)`,
-    );
-  if (verb === 'cp') {
-    const ops = operands(inv.args).slice(1);
-    if (ops.length >= 2 && /^[^/.~][^/]*:/.test(ops[ops.length - 1]!.value ?? ''))
-      return say(ctx, inv, I, 'cluster_change', 'kubectl cp writes files into a pod');
-    return;
-  }
-  if (verb === 'rollout' && !/^(pause|resume)$/.test(what ?? '')) return;
-  if (
-    (verb === 'label' || verb === 'annotate') &&
-    !hasOption(inv.args, { short: 'Al', long: ['--all', '--all-namespaces', '--selector'] })
-  )
-    return;
-  if (verb === 'certificate' && !/^(approve|deny)$/.test(what ?? '')) return;
-  // Debugging a pod adds an ephemeral container; debugging a node runs a pod with the host's root.
-  if (
-    verb === 'debug' &&
-    !/^(node\/|no\/)/.test(what ?? '') &&
-    !inv.args.some((x) => /^--(profile=(sysadmin|netadmin)|copy-to)/.test(x.value ?? ''))
-  )
-    return;
-  if (KUBECTL_CHANGES.test(verb)) say(ctx, inv, I, 'cluster_change', `kubectl ${verb} changes the cluster`);
+  if (verb !== 'run' && !(verb === 'create' && /^(cronjob|cj|job|deployment|deploy)$/.test(what ?? ''))) return;
+  const dashes = inv.args.findIndex((x) => x.value === '--');
+  if (dashes >= 0 && inv.args.length > dashes + 1) ctx.nested(inv, inv.args.slice(dashes + 1), { elsewhere: true });
 };
-
-/** An `--address` that is not loopback: every interface. */
-const exposed = (a: string | null | undefined) =>
-  a === null || (a !== undefined && a.split(',').some((x) => !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(x)));
 
 // ---------------------------------------------------------------------------------------------
 // AWS

@@ -21,6 +21,20 @@ const CHECKS_TABLE = {
   },
   /** `kubectl scale --replicas=0`: the workload stops serving. */
   'kubectl.replicasZero': (inv) => (optionValue(inv.args, undefined, ['--replicas']) === '0' ? [] : undefined),
+  /** `kubectl proxy --address=0.0.0.0`: an address that is not loopback listens on every interface. */
+  'kubectl.exposedAddress': (inv) => {
+    const a = optionValue(inv.args, undefined, ['--address']);
+    if (a === undefined) return undefined;
+    return a === null || a.split(',').some((x) => !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(x)) ? [] : undefined;
+  },
+  /** `kubectl cp ./x pod:/tmp/x`: the destination (the last operand) is in a pod. */
+  'kubectl.copiesIntoPod': (inv) => {
+    const ops = operands(inv.args);
+    const from = ops.findIndex((w) => w.value === 'cp');
+    const rest = ops.slice(from + 1);
+    const dest = rest[rest.length - 1];
+    return rest.length >= 2 && /^[^/.~][^/]*:/.test(dest!.value ?? '') ? [dest] : undefined;
+  },
   /** `install -m 4755`, `install -m =xs`: a setuid or setgid program. */
   'install.setuidMode': (inv) => {
     const mode = optionValue(inv.args, 'm', ['--mode']);

@@ -7,7 +7,7 @@
 import type { PatternInput, RowInput } from '../schema.js';
 
 /** `--dry-run`, `--dry-run=client|server` (not `=none`), `--what-if`, `--validate-only`, `--preview`. */
-const DRY_RUN = '/^--(dry-run(=(client|server|true))?|what-if|validate-only|preview)$|^-dry-run$/';
+export const DRY_RUN = '/^--(dry-run(=(client|server|true))?|what-if|validate-only|preview)$|^-dry-run$/';
 
 /** Verbs that delete or stop (infrastructure.ts reports them): the change rows leave them alone. */
 const DELETE_VERB =
@@ -51,12 +51,50 @@ function clusterTool(program: string, reads: string): PatternInput[] {
 
 const TERRAFORM = ['terraform', 'tofu', 'opentofu', 'terragrunt'];
 
+export const KUBECTL = ['kubectl', 'oc', 'kubecolor', 'k', 'microk8s.kubectl'];
+
+/** What `kubectl create` makes that grants access or schedules a command (their own rows). */
+const GRANTS = ['clusterrolebinding', 'rolebinding', 'clusterrole', 'role', 'serviceaccount', 'sa', 'secret'];
+
 export const CLUSTER_ROWS: RowInput[] = [
   {
     id: 'cluster_change',
     group: 'destroy_infrastructure',
     reason: '{program} {subcommand} changes the cluster',
     when: [
+      {
+        program: KUBECTL,
+        subcommand: [['apply', 'patch', 'replace', 'set', 'scale', 'autoscale', 'edit', 'expose', 'run', 'attach']],
+        notWord: DRY_RUN,
+      },
+      {
+        program: KUBECTL,
+        subcommand: [['create'], [`/^(?!(token|cronjob|cj|${GRANTS.join('|')})$)/`]],
+        notWord: DRY_RUN,
+        reason: '{program} create changes the cluster',
+      },
+      { program: KUBECTL, subcommand: [['rollout'], ['pause', 'resume']], notWord: DRY_RUN },
+      { program: KUBECTL, subcommand: [['certificate'], ['approve', 'deny']], notWord: DRY_RUN },
+      {
+        program: KUBECTL,
+        subcommand: [['label', 'annotate']],
+        flags: { short: 'Al', long: ['--all', '--all-namespaces', '--selector'] },
+        notWord: DRY_RUN,
+      },
+      // Debugging a pod adds an ephemeral container; debugging a node runs a pod with the host's root.
+      { program: KUBECTL, subcommand: [['debug'], ['/^(node|no)\\//']], notWord: DRY_RUN },
+      {
+        program: KUBECTL,
+        subcommand: [['debug']],
+        word: ['/^--(profile=(sysadmin|netadmin)|copy-to)/'],
+        notWord: DRY_RUN,
+      },
+      {
+        program: KUBECTL,
+        subcommand: [['cp']],
+        check: 'kubectl.copiesIntoPod',
+        reason: '{program} cp writes files into a pod',
+      },
       {
         program: ['helm'],
         subcommand: [['install', 'upgrade', 'test']],
@@ -90,6 +128,12 @@ export const CLUSTER_ROWS: RowInput[] = [
       ),
     ],
     match: [
+      'kubectl apply -f k8s/prod/',
+      'kubectl -n prod set image deploy/api api=x:2',
+      'kubectl create deployment web --image=nginx',
+      'kubectl label pods --all env=x',
+      'kubectl debug node/worker-1 -it --image=busybox',
+      'kubectl cp ./x.sh web-0:/tmp/x.sh',
       'helm upgrade --install web ./chart -n prod',
       'pulumi up --yes',
       'pulumi state unprotect urn',
@@ -101,6 +145,12 @@ export const CLUSTER_ROWS: RowInput[] = [
       'istioctl manifest apply',
     ],
     notMatch: [
+      'kubectl get pods -A',
+      'kubectl apply -f x.yaml --dry-run=client',
+      'kubectl label pod web env=x',
+      'kubectl debug web-0 -it --image=busybox',
+      'kubectl cp web-0:/var/log/app.log ./app.log',
+      'kubectl rollout status deploy/web',
       'helm list -A',
       'helm upgrade web ./chart --dry-run',
       'pulumi preview',
@@ -134,5 +184,50 @@ export const CLUSTER_ROWS: RowInput[] = [
       'terraform -chdir=infra refresh',
     ],
     notMatch: ['terraform plan', 'terraform apply -destroy', 'terraform state list'],
+  },
+  {
+    id: 'cluster_grant',
+    group: 'persist',
+    reason: '{program} {subcommand} grants access in the cluster',
+    when: [{ program: KUBECTL, subcommand: [['create'], GRANTS], notWord: DRY_RUN }],
+    match: ['kubectl create clusterrolebinding x --clusterrole=cluster-admin --user=me', 'kubectl create sa bot'],
+    notMatch: ['kubectl get clusterrolebindings', 'kubectl create sa bot --dry-run=client -o yaml'],
+  },
+  {
+    id: 'cluster_cronjob',
+    group: 'persist',
+    reason: '{program} create cronjob schedules a command in the cluster',
+    when: [{ program: KUBECTL, subcommand: [['create'], ['cronjob', 'cj']], notWord: DRY_RUN }],
+    match: ["kubectl create cronjob x --image=busybox --schedule='*/5 * * * *' -- sh -c 'date'"],
+    notMatch: ['kubectl get cronjobs'],
+  },
+  {
+    id: 'kubeconfig_exec',
+    group: 'persist',
+    reason: 'the kubeconfig will run a program to get credentials',
+    when: [
+      {
+        program: KUBECTL,
+        subcommand: [['config'], ['set-credentials']],
+        word: ['/^--(exec-command|auth-provider|exec-arg)/'],
+        notWord: DRY_RUN,
+      },
+      { program: KUBECTL, subcommand: [['config'], ['set']], word: ['/\\.(exec|auth-provider)\\b/'], notWord: DRY_RUN },
+    ],
+    match: [
+      'kubectl config set-credentials me --exec-command=/tmp/x',
+      'kubectl config set users.me.exec.command /tmp/x',
+    ],
+    notMatch: ['kubectl config set-credentials me --token=abc', 'kubectl config use-context prod'],
+  },
+  {
+    id: 'exposed_service',
+    group: 'exfiltrate',
+    reason: '{program} {subcommand} listens on every interface (the cluster API or a pod, open to the network)',
+    when: [
+      { program: KUBECTL, subcommand: [['proxy', 'port-forward']], check: 'kubectl.exposedAddress', notWord: DRY_RUN },
+    ],
+    match: ['kubectl proxy --address=0.0.0.0', 'kubectl port-forward svc/db 5432 --address 0.0.0.0'],
+    notMatch: ['kubectl proxy', 'kubectl port-forward svc/db 5432 --address=127.0.0.1'],
   },
 ];

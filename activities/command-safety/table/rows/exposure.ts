@@ -5,6 +5,7 @@
  * repository elsewhere.
  */
 import type { RowInput } from '../schema.js';
+import { DRY_RUN, KUBECTL } from './cluster.js';
 
 /** Everything but these first words opens a tunnel (a missing word reads as '', which they do not match). */
 const except = (words: string) => [[`/^(?!(${words})$)/`]];
@@ -42,6 +43,12 @@ export const EXPOSURE_ROWS: RowInput[] = [
       { program: ['berglas'], subcommand: [['access', 'exec']] },
       { program: ['akeyless'], subcommand: [['get-secret-value']] },
       { program: ['conjur'], subcommand: [['variable'], ['get']] },
+      {
+        program: KUBECTL,
+        subcommand: [['create'], ['token']],
+        notWord: DRY_RUN,
+        reason: '{program} create token mints a service-account token',
+      },
     ],
     match: [
       'bw get password github',
@@ -51,6 +58,7 @@ export const EXPOSURE_ROWS: RowInput[] = [
       'rclone config redacted --no-redact',
       'aws-vault exec prod -- env',
       'conjur variable get -i db/password',
+      'kubectl create token deployer -n prod',
     ],
     notMatch: ['bw sync', 'rclone config file', 'rclone config redacted', 'lpass ls', 'kwallet-query -l kdewallet'],
   },
