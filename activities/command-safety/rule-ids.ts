@@ -10,7 +10,6 @@ import { RULE_TABLE } from './table/index.js';
 export const CODE_RULE_IDS: readonly string[] = [
   'at_job',
   'cloud_change',
-  'cloud_credentials',
   'cloud_delete',
   'cloud_grant',
   'cloud_upload',

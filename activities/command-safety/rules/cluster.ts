@@ -8,10 +8,11 @@
  * `kubectl create clusterrolebinding`, `az role assignment create`), and secret reads exfiltrate
  * (`ssm … --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`).
  * Deletes are in infrastructure.ts; kubectl, Helm, Terraform, Pulumi and the GitOps and mesh tools
- * are rows (table/rows/cluster.ts), save the command a kubectl workload runs.
+ * are rows (table/rows/cluster.ts), save the command a kubectl workload runs; so is the AWS CLI
+ * (table/rows/cloud.ts).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { hasOption, operands, optionValue } from '../options.js';
+import { optionValue } from '../options.js';
 import { CLOUD_VERB } from './infrastructure.js';
 import { subcommandWords } from './verbs.js';
 
@@ -46,66 +47,6 @@ const kubectl: Rule = (inv, ctx) => {
   if (verb !== 'run' && !(verb === 'create' && /^(cronjob|cj|job|deployment|deploy)$/.test(what ?? ''))) return;
   const dashes = inv.args.findIndex((x) => x.value === '--');
   if (dashes >= 0 && inv.args.length > dashes + 1) ctx.nested(inv, inv.args.slice(dashes + 1), { elsewhere: true });
-};
-
-// ---------------------------------------------------------------------------------------------
-// AWS
-
-/** AWS operations that only read. */
-const AWS_READ =
-  /^(describe|list|get|filter|lookup|search|batch-get|scan|query|select|head|tail|wait|help|validate|estimate|preview|simulate|test|check|view|show|download|detect|decode|generate-presigned|presign|ls|summarize|poll|receive|verify|can-paginate)(-|$)/;
-
-/** AWS operations that hand out or widen access: persistent credentials and policy grants. */
-const AWS_GRANT =
-  /^(create-access-key|create-login-profile|update-login-profile|attach-(user|role|group)-policy|put-(user|role|group)-policy|add-user-to-group|update-assume-role-policy|create-policy-version|set-default-policy-version|create-service-specific-credential|upload-ssh-public-key|upload-signing-certificate|create-user|create-role|put-bucket-policy|put-bucket-acl|put-object-acl|add-permission|put-key-policy|create-grant|modify-image-attribute|modify-snapshot-attribute|authorize-\w+|put-resource-policy|create-open-id-connect-provider|create-saml-provider)$/;
-
-/** `aws configure set` keys that make the CLI run a program or trust someone else. */
-const AWS_CONFIG_EXEC =
-  /^(credential_process|credential_source|role_arn|source_profile|ca_bundle|endpoint_url|sso_start_url|web_identity_token_file|aws_access_key_id|aws_secret_access_key|aws_session_token)$|\.(credential_process|endpoint_url|ca_bundle)$/;
-
-/** Everyday AWS commands that are not reads by name. */
-const AWS_LOCAL =
-  /^(configure (list|list-profiles|get|sso|sso-session|import|export-credentials)|sso (login|logout)|eks update-kubeconfig|ecr get-login-password|logs (tail|start-live-tail)|sts get-caller-identity|help|cloudformation package|s3 presign)\b/;
-
-const aws: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  const [service, op, ...more] = w;
-  if (!service || !op || op === 'help' || hasOption(inv.args, { long: ['--dry-run', '--generate-cli-skeleton'] }))
-    return;
-  if (
-    inv.args.some((x) => x.value === '--with-decryption') ||
-    /^(get-parameters-by-path|get-secret-value|batch-get-secret-value|decrypt|get-session-token|get-federation-token|assume-role\S*)$/.test(
-      op,
-    )
-  )
-    return say(ctx, inv, 'exfiltrate', 'credential_read', `aws ${service} ${op} prints secrets or credentials`);
-  if (service === 'configure' && op === 'set') {
-    if (AWS_CONFIG_EXEC.test(more[0] ?? ''))
-      say(
-        ctx,
-        inv,
-        'persist',
-        'cloud_credentials',
-        `aws configure set ${more[0]}: the CLI will use other credentials or run a program for them`,
-      );
-    return;
-  }
-  if (AWS_LOCAL.test(`${service} ${op}`)) return;
-  if (service === 's3') {
-    const ops = operands(inv.args)
-      .slice(2)
-      .map((x) => x.value ?? '');
-    const dest = ops[ops.length - 1] ?? '';
-    if (op === 'ls') return;
-    if (op === 'mv' && ops.some((o) => o.startsWith('s3://')))
-      return say(ctx, inv, I, 'cloud_change', 'aws s3 mv removes the objects it moves');
-    if (/^(cp|sync|mv)$/.test(op) && /^s3:\/\//.test(dest))
-      return say(ctx, inv, 'publish', 'cloud_upload', `aws s3 ${op} writes into a bucket`);
-    if (/^(cp|sync|mv)$/.test(op)) return;
-  }
-  if (AWS_READ.test(op) || CLOUD_VERB.test(op)) return; // deletes: infrastructure.ts
-  if (AWS_GRANT.test(op)) return say(ctx, inv, 'persist', 'cloud_grant', `aws ${service} ${op} grants access`);
-  say(ctx, inv, I, 'cloud_change', `aws ${service} ${op} changes real infrastructure`);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -205,7 +146,6 @@ export const CLUSTER_RULES: Record<string, Rule> = {
   kubecolor: kubectl,
   k: kubectl,
   'microk8s.kubectl': kubectl,
-  aws,
   gcloud: gcloudAz,
   az: gcloudAz,
   heroku: paas,

@@ -35,6 +35,11 @@ const CHECKS_TABLE = {
     const dest = rest[rest.length - 1];
     return rest.length >= 2 && /^[^/.~][^/]*:/.test(dest!.value ?? '') ? [dest] : undefined;
   },
+  /** `aws s3 cp x s3://b/x`: the destination (the last operand) is a bucket. */
+  'aws.s3Destination': (inv) => {
+    const dest = operands(inv.args).at(-1);
+    return dest && /^s3:\/\//.test(dest.value ?? '') ? [dest] : undefined;
+  },
   /** `install -m 4755`, `install -m =xs`: a setuid or setgid program. */
   'install.setuidMode': (inv) => {
     const mode = optionValue(inv.args, 'm', ['--mode']);

@@ -18,6 +18,7 @@ import { SUPPLY_CHAIN_ROWS } from './rows/supply-chain.js';
 import { ARCHIVE_ROWS } from './rows/archives.js';
 import { EXPOSURE_ROWS } from './rows/exposure.js';
 import { CLUSTER_ROWS } from './rows/cluster.js';
+import { CLOUD_ROWS } from './rows/cloud.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -28,6 +29,7 @@ const NARROW: ReadonlyArray<readonly RowInput[]> = [
   ARCHIVE_ROWS,
   EXPOSURE_ROWS,
   CLUSTER_ROWS,
+  CLOUD_ROWS,
 ];
 /** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`). */
 const WHOLE: ReadonlyArray<readonly RowInput[]> = [SYSTEM_ROWS, PUBLISH_ROWS, INFRASTRUCTURE_ROWS, PERSIST_ROWS];

@@ -6,6 +6,7 @@
  */
 import type { RowInput } from '../schema.js';
 import { DRY_RUN, KUBECTL } from './cluster.js';
+import { AWS_SECRET_OPS, NOT_A_PREVIEW } from './cloud.js';
 
 /** Everything but these first words opens a tunnel (a missing word reads as '', which they do not match). */
 const except = (words: string) => [[`/^(?!(${words})$)/`]];
@@ -44,6 +45,19 @@ export const EXPOSURE_ROWS: RowInput[] = [
       { program: ['akeyless'], subcommand: [['get-secret-value']] },
       { program: ['conjur'], subcommand: [['variable'], ['get']] },
       {
+        program: ['aws'],
+        subcommand: [['*'], ['/^(?!help$)(?=.)/']],
+        word: ['/^--with-decryption$/'],
+        notFlags: NOT_A_PREVIEW,
+        reason: 'aws {subcommand} prints secrets or credentials',
+      },
+      {
+        program: ['aws'],
+        subcommand: [['*'], [`/^(${AWS_SECRET_OPS})$/`]],
+        notFlags: NOT_A_PREVIEW,
+        reason: 'aws {subcommand} prints secrets or credentials',
+      },
+      {
         program: KUBECTL,
         subcommand: [['create'], ['token']],
         notWord: DRY_RUN,
@@ -59,6 +73,8 @@ export const EXPOSURE_ROWS: RowInput[] = [
       'aws-vault exec prod -- env',
       'conjur variable get -i db/password',
       'kubectl create token deployer -n prod',
+      'aws ssm get-parameter --name /prod/db --with-decryption',
+      'aws secretsmanager get-secret-value --secret-id prod/db',
     ],
     notMatch: ['bw sync', 'rclone config file', 'rclone config redacted', 'lpass ls', 'kwallet-query -l kdewallet'],
   },
