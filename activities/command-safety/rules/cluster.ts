@@ -109,31 +109,16 @@ const gcloudAz: Rule = (inv, ctx) => {
 // ---------------------------------------------------------------------------------------------
 // Platforms
 
-/** Heroku and Fly: config reads print every secret of the app; config writes and remote runs change it. */
+/** `heroku run …`, `fly ssh console --command …`: a command on the app's machine (config changes are rows). */
 const paas: Rule = (inv, ctx) => {
   const [verb, ...rest] = subcommandWords(inv);
-  if (!verb) return;
-  if (inv.name === 'heroku') {
-    if (verb === 'config' || verb === 'config:get')
-      return say(ctx, inv, 'exfiltrate', 'credential_read', `heroku ${verb} prints the app's secrets`);
-    if (
-      /^(config:(set|unset|add|remove)|maintenance:on|ps:(restart|resize|type)|features:(enable|disable)|addons:(create|destroy|detach|attach))$/.test(
-        verb,
-      )
-    )
-      return say(ctx, inv, I, 'cloud_change', `heroku ${verb} changes the app`);
-    if (verb === 'run' || verb === 'run:detached') {
-      const cmd = inv.args
-        .slice(inv.args.findIndex((x) => x.value === verb) + 1)
-        .filter((x) => !/^-/.test(x.value ?? ''));
-      if (cmd.length) ctx.nested(inv, cmd, { elsewhere: true });
-    }
-    return;
+  if (inv.name === 'heroku' && (verb === 'run' || verb === 'run:detached')) {
+    const cmd = inv.args
+      .slice(inv.args.findIndex((x) => x.value === verb) + 1)
+      .filter((x) => !/^-/.test(x.value ?? ''));
+    if (cmd.length) ctx.nested(inv, cmd, { elsewhere: true });
   }
-  // fly / flyctl
-  if (verb === 'secrets' && /^(set|unset|import)$/.test(rest[0] ?? ''))
-    return say(ctx, inv, I, 'cloud_change', `fly secrets ${rest[0]} changes the app (and restarts it)`);
-  if (verb === 'ssh' && rest[0] === 'console') {
+  if (inv.name !== 'heroku' && verb === 'ssh' && rest[0] === 'console') {
     const cmd = optionValue(inv.args, 'C', ['--command']);
     if (cmd !== undefined)
       ctx.script(inv, { ...inv.word, value: cmd }, 'fly ssh console --command', { elsewhere: true });

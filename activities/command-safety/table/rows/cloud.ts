@@ -1,5 +1,6 @@
 /**
- * The AWS CLI (destroy_infrastructure, persist, publish): its operation names are verb-first, so
+ * Heroku and Fly config and secret writes, and the AWS CLI (destroy_infrastructure, persist,
+ * publish), whose operation names are verb-first, so
  * anything but a read is a change; grants and access keys persist access, `aws configure set` of
  * a key that runs a program or swaps credentials persists, and writes into a bucket publish.
  * Secret reads are credential_read rows (exposure.ts); deletes are rows of infrastructure.ts.
@@ -49,11 +50,27 @@ export const CLOUD_ROWS: RowInput[] = [
         notFlags: NOT_A_PREVIEW,
         reason: 'aws s3 mv removes the objects it moves',
       },
+      {
+        program: ['heroku'],
+        subcommand: [
+          [
+            '/^(config:(set|unset|add|remove)|maintenance:on|ps:(restart|resize|type)|features:(enable|disable)|addons:(create|destroy|detach|attach))$/',
+          ],
+        ],
+        reason: 'heroku {subcommand} changes the app',
+      },
+      {
+        program: ['fly', 'flyctl'],
+        subcommand: [['secrets'], ['set', 'unset', 'import']],
+        reason: '{program} {subcommand} changes the app (and restarts it)',
+      },
     ],
     match: [
       'aws ec2 run-instances --image-id ami-1 --count 50',
       'aws --profile prod lambda update-function-code --function-name f --zip-file fileb://x.zip',
       'aws s3 mv s3://b/x ./x',
+      'heroku config:set DEBUG=1 -a prod',
+      'fly secrets set KEY=x',
     ],
     notMatch: [
       'aws ec2 describe-instances',
@@ -62,6 +79,8 @@ export const CLOUD_ROWS: RowInput[] = [
       'aws configure list',
       'aws s3 cp s3://b/x ./x',
       'aws iam create-access-key --user-name me',
+      'heroku logs --tail',
+      'fly secrets list',
     ],
   },
   {

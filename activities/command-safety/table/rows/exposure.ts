@@ -58,6 +58,11 @@ export const EXPOSURE_ROWS: RowInput[] = [
         reason: 'aws {subcommand} prints secrets or credentials',
       },
       {
+        program: ['heroku'],
+        subcommand: [['config', 'config:get']],
+        reason: "heroku {subcommand} prints the app's secrets",
+      },
+      {
         program: KUBECTL,
         subcommand: [['create'], ['token']],
         notWord: DRY_RUN,
@@ -73,6 +78,7 @@ export const EXPOSURE_ROWS: RowInput[] = [
       'aws-vault exec prod -- env',
       'conjur variable get -i db/password',
       'kubectl create token deployer -n prod',
+      'heroku config -a prod',
       'aws ssm get-parameter --name /prod/db --with-decryption',
       'aws secretsmanager get-secret-value --secret-id prod/db',
     ],
