@@ -7,10 +7,12 @@
  * but a read is a change). Grants and access keys persist access (`aws iam create-access-key`,
  * `kubectl create clusterrolebinding`, `az role assignment create`), and secret reads exfiltrate
  * (`ssm … --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`).
- * Deletes are in infrastructure.ts.
+ * Deletes are in infrastructure.ts; kubectl, Helm, Terraform, Pulumi and the GitOps and mesh tools
+ * are rows (table/rows/cluster.ts), save the command a kubectl workload runs; so is the AWS CLI
+ * (table/rows/cloud.ts).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { hasOption, operands, optionValue } from '../options.js';
+import { optionValue } from '../options.js';
 import { CLOUD_VERB } from './infrastructure.js';
 import { subcommandWords } from './verbs.js';
 
@@ -35,207 +37,16 @@ const dryRun = (inv: Invocation) =>
 // ---------------------------------------------------------------------------------------------
 // Kubernetes
 
-/** kubectl verbs that change the cluster. */
-const KUBECTL_CHANGES =
-  /^(apply|create|patch|replace|set|scale|autoscale|edit|expose|run|debug|attach|certificate|annotate|label|rollout)$/;
-
+/**
+ * The command a workload runs (`kubectl run x --image=y -- cmd`, `kubectl create job|cronjob|deployment
+ * … -- cmd`), read as a command run elsewhere; what kubectl itself changes is in table/rows/cluster.ts.
+ */
 const kubectl: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  const [verb, what] = w;
-  if (!verb || dryRun(inv)) return;
-  if (verb === 'create' && what === 'token')
-    return say(ctx, inv, 'exfiltrate', 'credential_read', 'kubectl create token mints a service-account token');
-  if (
-    verb === 'create' &&
-    /^(clusterrolebinding|rolebinding|clusterrole|role|serviceaccount|sa|secret)$/.test(what ?? '')
-  )
-    return say(ctx, inv, 'persist', 'cluster_grant', `kubectl create ${what} grants access in the cluster`);
-  if (
-    (verb === 'create' && /^(cronjob|cj)$/.test(what ?? '')) ||
-    verb === 'run' ||
-    (verb === 'create' && /^(job|deployment|deploy)$/.test(what ?? ''))
-  ) {
-    const dashes = inv.args.findIndex((x) => x.value === '--');
-    if (dashes >= 0 && inv.args.length > dashes + 1) ctx.nested(inv, inv.args.slice(dashes + 1), { elsewhere: true });
-    if (/^(cronjob|cj)$/.test(what ?? ''))
-      return say(ctx, inv, 'persist', 'cluster_cronjob', 'kubectl create cronjob schedules a command in the cluster');
-  }
-  if (verb === 'config') {
-    if (
-      what === 'set-credentials' &&
-      inv.args.some((x) => /^--(exec-command|auth-provider|exec-arg)/.test(x.value ?? ''))
-    )
-      return say(ctx, inv, 'persist', 'kubeconfig_exec', 'the kubeconfig will run a program to get credentials');
-    if (what === 'set' && inv.args.some((x) => /\.(exec|auth-provider)\b/.test(x.value ?? '')))
-      return say(ctx, inv, 'persist', 'kubeconfig_exec', 'the kubeconfig will run a program to get credentials');
-    return;
-  }
-  if ((verb === 'proxy' || verb === 'port-forward') && exposed(optionValue(inv.args, undefined, ['--address'])))
-    return say(
-      ctx,
-      inv,
-      'exfiltrate',
-      'exposed_service',
-      `kubectl ${verb} listens on every interface (the cluster API or a pod, open to the network)`,
-    );
-  if (verb === 'cp') {
-    const ops = operands(inv.args).slice(1);
-    if (ops.length >= 2 && /^[^/.~][^/]*:/.test(ops[ops.length - 1]!.value ?? ''))
-      return say(ctx, inv, I, 'cluster_change', 'kubectl cp writes files into a pod');
-    return;
-  }
-  if (verb === 'rollout' && !/^(pause|resume)$/.test(what ?? '')) return;
-  if (
-    (verb === 'label' || verb === 'annotate') &&
-    !hasOption(inv.args, { short: 'Al', long: ['--all', '--all-namespaces', '--selector'] })
-  )
-    return;
-  if (verb === 'certificate' && !/^(approve|deny)$/.test(what ?? '')) return;
-  // Debugging a pod adds an ephemeral container; debugging a node runs a pod with the host's root.
-  if (
-    verb === 'debug' &&
-    !/^(node\/|no\/)/.test(what ?? '') &&
-    !inv.args.some((x) => /^--(profile=(sysadmin|netadmin)|copy-to)/.test(x.value ?? ''))
-  )
-    return;
-  if (KUBECTL_CHANGES.test(verb)) say(ctx, inv, I, 'cluster_change', `kubectl ${verb} changes the cluster`);
-};
-
-/** An `--address` that is not loopback: every interface. */
-const exposed = (a: string | null | undefined) =>
-  a === null || (a !== undefined && a.split(',').some((x) => !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(x)));
-
-const helm: Rule = (inv, ctx) => {
-  const [verb] = subcommandWords(inv);
-  if (dryRun(inv)) return;
-  if (/^(install|upgrade|test)$/.test(verb ?? ''))
-    say(ctx, inv, I, 'cluster_change', `helm ${verb} changes releases in the cluster`);
-};
-
-/** terraform, tofu, terragrunt (and `terragrunt run-all apply`): applying, importing and refreshing change real state. */
-const terraform: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv).slice(0, 3);
-  const hit = w.find((x) => /^(apply|apply-all|import|refresh|untaint|destroy-all)$/.test(x));
-  if (!hit || (hit === 'apply' && inv.args.some((x) => /^--?destroy(=true)?$/.test(x.value ?? '')))) return;
-  say(
-    ctx,
-    inv,
-    I,
-    'terraform_apply',
-    `${inv.name} ${w.slice(0, w.indexOf(hit) + 1).join(' ')} changes real infrastructure`,
-  );
-};
-
-const pulumi: Rule = (inv, ctx) => {
   const [verb, what] = subcommandWords(inv);
-  if (/^(up|update|import|refresh|cancel|watch)$/.test(verb ?? ''))
-    return say(ctx, inv, I, 'cluster_change', `pulumi ${verb} changes the stack's resources`);
-  if (verb === 'state' && /^(unprotect|edit|move|rename)$/.test(what ?? ''))
-    say(ctx, inv, I, 'cluster_change', `pulumi state ${what} changes the stack's state`);
-};
-
-/** GitOps and mesh tools: everything but their reads changes the cluster. */
-const CLUSTER_TOOLS: Record<string, { reads: RegExp }> = {
-  argocd: {
-    reads:
-      /^(list|get|diff|history|manifests|logs|resources|version|login|logout|context|completion|help|wait|account|cert|gpg|proj|repo|cluster|app|appset|admin)$/,
-  },
-  flux: { reads: /^(get|logs|check|tree|stats|diff|export|events|version|trace|completion|help|build|pull)$/ },
-  istioctl: {
-    reads:
-      /^(analyze|proxy-status|ps|proxy-config|pc|version|verify-install|bug-report|dashboard|dash|x|experimental|kube-inject|manifest|profile|validate|completion|help|admin|authz|describe|precheck|waypoint|ztunnel-config)$/,
-  },
-  velero: { reads: /^(get|describe|logs|version|completion|help|plugin|client|debug)$/ },
-  kubeadm: { reads: /^(version|config|certs|token|completion|help|alpha)$/ },
-  linkerd: {
-    reads:
-      /^(check|version|viz|diagnostics|install|upgrade|uninstall|help|completion|identity|inject|uninject|authz|profile|multicluster|jaeger)$/,
-  },
-};
-
-const clusterTool: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  const spec = CLUSTER_TOOLS[inv.name]!;
-  if (!w[0] || dryRun(inv)) return;
-  // Nouns first (`argocd app sync`, `velero backup delete`): the verb is the word after the noun.
-  const verb =
-    /^(app|appset|proj|repo|cluster|account|cert|gpg|backup|restore|schedule|backup-location|snapshot-location|manifest|x|experimental|admin|token|certs|config|alpha)$/.test(
-      w[0],
-    )
-      ? (w[1] ?? '')
-      : w[0];
-  const read =
-    /^(list|ls|get|describe|diff|history|manifests|logs|resources|show|status|wait|version|check|tree|precheck|generate|print|view|images|help)$/.test(
-      verb,
-    );
-  if (read || (verb === w[0] && spec.reads.test(verb)) || verb === '') return;
-  if (
-    /^(manifest|x|experimental)$/.test(w[0]) &&
-    !/^(apply|install|uninstall|upgrade|set|remove|revision|prune)$/.test(verb)
-  )
-    return;
-  if (CLOUD_VERB.test(verb)) return; // infrastructure.ts reports deletes
-  say(ctx, inv, I, 'cluster_change', `${inv.name} ${w.slice(0, verb === w[0] ? 1 : 2).join(' ')} changes the cluster`);
-};
-
-// ---------------------------------------------------------------------------------------------
-// AWS
-
-/** AWS operations that only read. */
-const AWS_READ =
-  /^(describe|list|get|filter|lookup|search|batch-get|scan|query|select|head|tail|wait|help|validate|estimate|preview|simulate|test|check|view|show|download|detect|decode|generate-presigned|presign|ls|summarize|poll|receive|verify|can-paginate)(-|$)/;
-
-/** AWS operations that hand out or widen access: persistent credentials and policy grants. */
-const AWS_GRANT =
-  /^(create-access-key|create-login-profile|update-login-profile|attach-(user|role|group)-policy|put-(user|role|group)-policy|add-user-to-group|update-assume-role-policy|create-policy-version|set-default-policy-version|create-service-specific-credential|upload-ssh-public-key|upload-signing-certificate|create-user|create-role|put-bucket-policy|put-bucket-acl|put-object-acl|add-permission|put-key-policy|create-grant|modify-image-attribute|modify-snapshot-attribute|authorize-\w+|put-resource-policy|create-open-id-connect-provider|create-saml-provider)$/;
-
-/** `aws configure set` keys that make the CLI run a program or trust someone else. */
-const AWS_CONFIG_EXEC =
-  /^(credential_process|credential_source|role_arn|source_profile|ca_bundle|endpoint_url|sso_start_url|web_identity_token_file|aws_access_key_id|aws_secret_access_key|aws_session_token)$|\.(credential_process|endpoint_url|ca_bundle)$/;
-
-/** Everyday AWS commands that are not reads by name. */
-const AWS_LOCAL =
-  /^(configure (list|list-profiles|get|sso|sso-session|import|export-credentials)|sso (login|logout)|eks update-kubeconfig|ecr get-login-password|logs (tail|start-live-tail)|sts get-caller-identity|help|cloudformation package|s3 presign)\b/;
-
-const aws: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  const [service, op, ...more] = w;
-  if (!service || !op || op === 'help' || hasOption(inv.args, { long: ['--dry-run', '--generate-cli-skeleton'] }))
-    return;
-  if (
-    inv.args.some((x) => x.value === '--with-decryption') ||
-    /^(get-parameters-by-path|get-secret-value|batch-get-secret-value|decrypt|get-session-token|get-federation-token|assume-role\S*)$/.test(
-      op,
-    )
-  )
-    return say(ctx, inv, 'exfiltrate', 'credential_read', `aws ${service} ${op} prints secrets or credentials`);
-  if (service === 'configure' && op === 'set') {
-    if (AWS_CONFIG_EXEC.test(more[0] ?? ''))
-      say(
-        ctx,
-        inv,
-        'persist',
-        'cloud_credentials',
-        `aws configure set ${more[0]}: the CLI will use other credentials or run a program for them`,
-      );
-    return;
-  }
-  if (AWS_LOCAL.test(`${service} ${op}`)) return;
-  if (service === 's3') {
-    const ops = operands(inv.args)
-      .slice(2)
-      .map((x) => x.value ?? '');
-    const dest = ops[ops.length - 1] ?? '';
-    if (op === 'ls') return;
-    if (op === 'mv' && ops.some((o) => o.startsWith('s3://')))
-      return say(ctx, inv, I, 'cloud_change', 'aws s3 mv removes the objects it moves');
-    if (/^(cp|sync|mv)$/.test(op) && /^s3:\/\//.test(dest))
-      return say(ctx, inv, 'publish', 'cloud_upload', `aws s3 ${op} writes into a bucket`);
-    if (/^(cp|sync|mv)$/.test(op)) return;
-  }
-  if (AWS_READ.test(op) || CLOUD_VERB.test(op)) return; // deletes: infrastructure.ts
-  if (AWS_GRANT.test(op)) return say(ctx, inv, 'persist', 'cloud_grant', `aws ${service} ${op} grants access`);
-  say(ctx, inv, I, 'cloud_change', `aws ${service} ${op} changes real infrastructure`);
+  if (!verb || dryRun(inv)) return;
+  if (verb !== 'run' && !(verb === 'create' && /^(cronjob|cj|job|deployment|deploy)$/.test(what ?? ''))) return;
+  const dashes = inv.args.findIndex((x) => x.value === '--');
+  if (dashes >= 0 && inv.args.length > dashes + 1) ctx.nested(inv, inv.args.slice(dashes + 1), { elsewhere: true });
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -298,31 +109,16 @@ const gcloudAz: Rule = (inv, ctx) => {
 // ---------------------------------------------------------------------------------------------
 // Platforms
 
-/** Heroku and Fly: config reads print every secret of the app; config writes and remote runs change it. */
+/** `heroku run …`, `fly ssh console --command …`: a command on the app's machine (config changes are rows). */
 const paas: Rule = (inv, ctx) => {
   const [verb, ...rest] = subcommandWords(inv);
-  if (!verb) return;
-  if (inv.name === 'heroku') {
-    if (verb === 'config' || verb === 'config:get')
-      return say(ctx, inv, 'exfiltrate', 'credential_read', `heroku ${verb} prints the app's secrets`);
-    if (
-      /^(config:(set|unset|add|remove)|maintenance:on|ps:(restart|resize|type)|features:(enable|disable)|addons:(create|destroy|detach|attach))$/.test(
-        verb,
-      )
-    )
-      return say(ctx, inv, I, 'cloud_change', `heroku ${verb} changes the app`);
-    if (verb === 'run' || verb === 'run:detached') {
-      const cmd = inv.args
-        .slice(inv.args.findIndex((x) => x.value === verb) + 1)
-        .filter((x) => !/^-/.test(x.value ?? ''));
-      if (cmd.length) ctx.nested(inv, cmd, { elsewhere: true });
-    }
-    return;
+  if (inv.name === 'heroku' && (verb === 'run' || verb === 'run:detached')) {
+    const cmd = inv.args
+      .slice(inv.args.findIndex((x) => x.value === verb) + 1)
+      .filter((x) => !/^-/.test(x.value ?? ''));
+    if (cmd.length) ctx.nested(inv, cmd, { elsewhere: true });
   }
-  // fly / flyctl
-  if (verb === 'secrets' && /^(set|unset|import)$/.test(rest[0] ?? ''))
-    return say(ctx, inv, I, 'cloud_change', `fly secrets ${rest[0]} changes the app (and restarts it)`);
-  if (verb === 'ssh' && rest[0] === 'console') {
+  if (inv.name !== 'heroku' && verb === 'ssh' && rest[0] === 'console') {
     const cmd = optionValue(inv.args, 'C', ['--command']);
     if (cmd !== undefined)
       ctx.script(inv, { ...inv.word, value: cmd }, 'fly ssh console --command', { elsewhere: true });
@@ -335,14 +131,6 @@ export const CLUSTER_RULES: Record<string, Rule> = {
   kubecolor: kubectl,
   k: kubectl,
   'microk8s.kubectl': kubectl,
-  helm,
-  terraform,
-  tofu: terraform,
-  opentofu: terraform,
-  terragrunt: terraform,
-  pulumi,
-  ...Object.fromEntries(Object.keys(CLUSTER_TOOLS).map((n) => [n, clusterTool])),
-  aws,
   gcloud: gcloudAz,
   az: gcloudAz,
   heroku: paas,

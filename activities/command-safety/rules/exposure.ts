@@ -1,14 +1,12 @@
 /**
- * More ways to read secrets out or open the machine to the network (group exfiltrate): password
- * managers and config dumps that print secrets (`bw get`, `kwallet-query -r`, `rclone config
- * show`), tunnels and exposures that let another machine in (ngrok, cloudflared, localtunnel,
- * tailscale funnel, bore, chisel, DNS tunnels, `ssh -D`, socat serving a file, a file server over
- * the home), backups of a whole home to a repository, a symlink to a credential read under another
- * name, curl configured from standard input, and the cloud metadata service in its other
- * spellings (`http://2852039166/`, `0xa9fea9fe`, IPv6).
+ * The exposures a table row cannot say (group exfiltrate; password managers, tunnels and backups of
+ * a home are rows in table/rows/exposure.ts): socat serving a file, a file server over the home, a
+ * symlink to a credential read under another name, curl configured from standard input, lftp
+ * scripts, and the cloud metadata service in its other spellings (`http://2852039166/`,
+ * `0xa9fea9fe`, IPv6).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { hasOption, operands, optionValue } from '../options.js';
+import { operands, optionValue } from '../options.js';
 import { isSecretFile, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
 import { literalInput } from './code.js';
@@ -43,92 +41,6 @@ export function metadataHost(v: string | null): boolean {
   }
 }
 
-/** CLIs whose subcommand prints stored secrets: tool → the subcommand paths that do. */
-const SECRET_PRINTERS: Record<string, RegExp> = {
-  bw: /^(get|export|list items|send receive|serve)\b/,
-  lpass: /^(show|export)\b/,
-  'keepassxc-cli': /^(show|export|clip|attachment-export)\b/,
-  'kwallet-query': /(^|\s)(-r|--read-password)\b/,
-  kwalletcli: /^/,
-  rclone: /^config (show|dump|redacted --no-redact|password)\b/,
-  chamber: /^(read|export|env|exec)\b/,
-  'aws-vault': /^(exec|export|login)\b/,
-  infisical: /^(secrets|export|run)\b/,
-  dotenvx: /^(get|decrypt|run)\b/,
-  'git-credential-manager': /^get\b/,
-  'git-credential-osxkeychain': /^get\b/,
-  'git-credential-libsecret': /^get\b/,
-  'git-credential-store': /^get\b/,
-  berglas: /^(access|exec)\b/,
-  akeyless: /^get-secret-value\b/,
-  conjur: /^variable get\b/,
-};
-
-const secretPrinter: Rule = (inv, ctx) => {
-  const path = inv.args.map((w) => w.value ?? '').join(' ');
-  const m = SECRET_PRINTERS[inv.name]!.exec(path);
-  if (m)
-    say(
-      ctx,
-      inv,
-      'credential_read',
-      `${inv.name} ${m[0].trim()} prints stored secrets`.replace(/\s+prints/, ' prints'),
-    );
-};
-
-/**
- * Tunnels and exposures: a public address for a local port or a way into this machine from
- * another (tool → the subcommands that only configure or inspect it).
- */
-const TUNNELS: Record<string, RegExp | null> = {
-  ngrok: /^(config|version|help|update|completion|diagnose|credits|api)$/,
-  cloudflared: /^(version|update|help|access|login)$/,
-  lt: null,
-  localtunnel: null,
-  bore: /^(server|help)$/,
-  chisel: /^(help)$/,
-  frpc: /^(verify|help|version)$/,
-  zrok: /^(version|status|overview|enable|disable|invite|config|ls|help)$/,
-  loophole: /^(account|version|help)$/,
-  telebit: /^(status|version|help)$/,
-  iodine: null,
-  iodined: null,
-  dns2tcp: null,
-  dnscat: null,
-  dnscat2: null,
-  ptunnel: null,
-  'ptunnel-ng': null,
-  gost: null,
-  revsocks: null,
-  ligolo: null,
-  'ligolo-ng': null,
-  rcat: /^(help)$/,
-  pwncat: null,
-  'pwncat-cs': null,
-};
-
-const tunnel: Rule = (inv, ctx) => {
-  const first = operands(inv.args)[0]?.value ?? '';
-  const exempt = TUNNELS[inv.name];
-  if (hasOption(inv.args, { long: ['--help', '--version'] }) || (exempt && first && exempt.test(first))) return;
-  say(ctx, inv, 'tunnel', `${inv.name} opens a tunnel: another machine reaches this one (or data leaves through it)`);
-};
-
-/** `tailscale funnel`, `tailscale serve`: a local port published to the tailnet or the internet. */
-const tailscale: Rule = (inv, ctx) => {
-  const verb = operands(inv.args)[0]?.value ?? '';
-  const status =
-    /^(status|reset|off)$/.test(operands(inv.args)[1]?.value ?? '') ||
-    inv.args.some((w) => /^(off|--bg=false)$/.test(w.value ?? ''));
-  if ((verb === 'funnel' || verb === 'serve') && !status)
-    say(
-      ctx,
-      inv,
-      'tunnel',
-      `tailscale ${verb} exposes a local port ${verb === 'funnel' ? 'to the internet' : 'to the tailnet'}`,
-    );
-};
-
 /** `caddy file-server --root ~`: the home or the system over HTTP. */
 const caddy: Rule = (inv, ctx) => {
   if (operands(inv.args)[0]?.value !== 'file-server') return;
@@ -145,43 +57,6 @@ const socatServes: Rule = (inv, ctx) => {
     (a) => /^(file|open|gopen|create|readline)?:?(\/|~)/i.test(a) && /^(file|open|gopen|create):/i.test(a),
   );
   if (file) say(ctx, inv, 'serve_files', `socat serves ${file.replace(/^\w+:/, '')} to whoever connects`);
-};
-
-/** `ssh -D 1080 host`: a SOCKS proxy through another machine. */
-export function sshDynamicForward(inv: Invocation, ctx: RuleContext): void {
-  for (const w of inv.args) {
-    const v = w.value ?? '';
-    if (!/^-[a-zA-Z]+$/.test(v)) continue;
-    // Letters up to the first that takes a value; that one's value is the rest of the word or the next word.
-    for (const c of v.slice(1)) {
-      if (c === 'D') return say(ctx, inv, 'tunnel', `${inv.name} -D opens a SOCKS proxy through another machine`, [w]);
-      if ('BbcEeFIiJLlmOopQRSWw'.includes(c)) break;
-    }
-  }
-}
-
-/** Backups of a whole home or the root to a repository (borg, restic, duplicity, kopia, rclone copy). */
-const BACKUP: Record<string, RegExp> = {
-  borg: /^create$/,
-  restic: /^backup$/,
-  kopia: /^snapshot$/,
-  duplicity: /^(full|incremental|incr)?$/,
-  duply: /^backup$/,
-  tarsnap: /^-c$/,
-  rclone: /^(copy|sync|move|copyto)$/,
-};
-
-const backup: Rule = (inv, ctx) => {
-  const ops = operands(inv.args);
-  const verb = inv.name === 'tarsnap' ? (inv.args.some((w) => w.value === '-c') ? '-c' : '') : (ops[0]?.value ?? '');
-  if (inv.name !== 'duplicity' && !BACKUP[inv.name]!.test(verb)) return;
-  const home = ops.find(
-    (w) => ['home', 'root'].includes(placeOf(w.value, inv.cmd.cwd, w.glob)) || isSecretFile(w.value, inv.cmd.cwd),
-  );
-  if (home)
-    say(ctx, inv, 'backup_home', `${inv.name} copies a whole home folder or the root into a repository elsewhere`, [
-      home,
-    ]);
 };
 
 /** `ln -s ~/.ssh/id_rsa notes.txt`: later reads of notes.txt read the key. */
@@ -241,33 +116,9 @@ const lftp: Rule = (inv, ctx) => {
   }
 };
 
-/** Several rules for one name run one after the other. */
-function merged(...tables: Array<Record<string, Rule>>): Record<string, Rule> {
-  const out: Record<string, Rule> = {};
-  for (const t of tables)
-    for (const [name, rule] of Object.entries(t)) {
-      const before = out[name];
-      out[name] = before
-        ? (inv, ctx) => {
-            before(inv, ctx);
-            rule(inv, ctx);
-          }
-        : rule;
-    }
-  return out;
-}
-
-export const EXPOSURE_RULES: Record<string, Rule> = merged(
-  Object.fromEntries(Object.keys(SECRET_PRINTERS).map((n) => [n, secretPrinter])),
-  Object.fromEntries(Object.keys(TUNNELS).map((n) => [n, tunnel])),
-  Object.fromEntries(Object.keys(BACKUP).map((n) => [n, backup])),
-  {
-    tailscale,
-    caddy,
-    socat: socatServes,
-    lftp,
-    ssh: (inv, ctx) => sshDynamicForward(inv, ctx),
-    autossh: (inv, ctx) => sshDynamicForward(inv, ctx),
-    ln: (inv, ctx) => noteSecretLink(inv, ctx),
-  },
-);
+export const EXPOSURE_RULES: Record<string, Rule> = {
+  caddy,
+  socat: socatServes,
+  lftp,
+  ln: (inv, ctx) => noteSecretLink(inv, ctx),
+};

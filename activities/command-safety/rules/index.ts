@@ -17,7 +17,6 @@ import { GIT_RULES } from './git.js';
 import { INFRASTRUCTURE_RULES, dynamicSubcommand, execInto } from './infrastructure.js';
 import { PERSIST_RULES } from './persist.js';
 import { PUBLISH_RULES, pythonModulePublishes } from './publish.js';
-import { ARCHIVE_RULES } from './archives.js';
 import { CLUSTER_RULES } from './cluster.js';
 import { CONSOLE_RULES } from './consoles.js';
 import { DEVICE_RULES, diskOperand } from './devices.js';
@@ -51,7 +50,6 @@ const NARROW: ReadonlyArray<Record<string, Rule>> = [
   EXECUTOR_RULES,
   DEVICE_RULES,
   CLUSTER_RULES,
-  ARCHIVE_RULES,
   EXPOSURE_RULES,
   SUPPLY_CHAIN_RULES,
 ];

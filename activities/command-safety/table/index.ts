@@ -15,9 +15,22 @@ import { PUBLISH_ROWS } from './rows/publish.js';
 import { INFRASTRUCTURE_ROWS } from './rows/infrastructure.js';
 import { DEVICE_ROWS } from './rows/devices.js';
 import { SUPPLY_CHAIN_ROWS } from './rows/supply-chain.js';
+import { ARCHIVE_ROWS } from './rows/archives.js';
+import { EXPOSURE_ROWS } from './rows/exposure.js';
+import { CLUSTER_ROWS } from './rows/cluster.js';
+import { CLOUD_ROWS } from './rows/cloud.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
-const NARROW: ReadonlyArray<readonly RowInput[]> = [VCS_ROWS, SERVICE_ROWS, SUPPLY_CHAIN_ROWS, DEVICE_ROWS];
+const NARROW: ReadonlyArray<readonly RowInput[]> = [
+  VCS_ROWS,
+  SERVICE_ROWS,
+  SUPPLY_CHAIN_ROWS,
+  DEVICE_ROWS,
+  ARCHIVE_ROWS,
+  EXPOSURE_ROWS,
+  CLUSTER_ROWS,
+  CLOUD_ROWS,
+];
 /** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`). */
 const WHOLE: ReadonlyArray<readonly RowInput[]> = [SYSTEM_ROWS, PUBLISH_ROWS, INFRASTRUCTURE_ROWS, PERSIST_ROWS];
 

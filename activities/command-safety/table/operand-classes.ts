@@ -12,10 +12,12 @@ export const OPERAND_CLASSES = [
   'credential',
   'system_folder',
   'home',
+  'root',
   'outside_workspace',
   'startup_file',
   'git_hook_or_config',
   'url',
+  'glob',
   'unknown',
 ] as const;
 export type OperandClass = (typeof OPERAND_CLASSES)[number];
@@ -29,10 +31,12 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
   credential: (v, cwd) => isCredentialPath(v, cwd),
   system_folder: (v, cwd, w) => /^(root|system)$/.test(placeOf(v, cwd, w.glob)),
   home: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'home',
+  root: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'root',
   outside_workspace: (v, cwd, w) => !/^(workspace|unknown)$/.test(placeOf(v, cwd, w.glob)),
   startup_file: (v, cwd) => isStartupPath(v, cwd),
   git_hook_or_config: (v) => isGitHookOrConfig(v),
   url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
+  glob: (_v, _cwd, w) => !!w.glob,
   unknown: () => false,
 };
 

@@ -78,3 +78,4 @@ export const RowSchema = z
 export type RowInput = z.input<typeof RowSchema>;
 export type Row = z.output<typeof RowSchema>;
 export type Pattern = z.output<typeof PatternSchema>;
+export type PatternInput = z.input<typeof PatternSchema>;

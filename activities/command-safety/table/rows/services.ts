@@ -135,9 +135,14 @@ export const SERVICE_ROWS: RowInput[] = [
         notFlags: { long: ['--help', '--version'] },
       },
       { program: ['fio'], check: 'fio.targetsDisk', notFlags: { long: ['--help', '--version'] } },
+      { program: ['fallocate'], check: 'fallocate.fillsDisk' },
     ],
-    match: ['stress-ng --cpu 8 --timeout 60s', 'fio --name=x --filename=/dev/sdb --rw=write'],
-    notMatch: ['stress --help', 'fio --name=x --size=10M --rw=read'],
+    match: [
+      'stress-ng --cpu 8 --timeout 60s',
+      'fio --name=x --filename=/dev/sdb --rw=write',
+      'fallocate -l 500G big.img',
+    ],
+    notMatch: ['stress --help', 'fio --name=x --size=10M --rw=read', 'fallocate -l 10M test.img'],
   },
   {
     id: 'package_install',
