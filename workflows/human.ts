@@ -18,7 +18,7 @@ export type Gate = { run: true } | { run: false; result: string };
 function approveForSession(s: ConversationState, call: ToolCallRef, scope: 'command' | 'rule'): void {
   const check = call.approval!;
   if (scope === 'command' && check.commandKey) {
-    const keys = (s.sessionApprovedCommands ??= []);
+    const keys = s.sessionApprovedCommands;
     if (!keys.includes(check.commandKey)) keys.push(check.commandKey);
     if (keys.length > 500) keys.splice(0, keys.length - 500);
     return;
@@ -59,7 +59,7 @@ export async function gateCommand(
   if (p.approvalHalt) return { run: false, result: afterBreakerResult(check.command) };
   // A workspace change a checkpoint can undo, with the sandbox keeping it there (docs/checkpoints.md).
   if (check.undoable && s.sandbox?.active) return { run: true };
-  if (check.commandKey && s.sessionApprovedCommands?.includes(check.commandKey)) return { run: true };
+  if (check.commandKey && s.sessionApprovedCommands.includes(check.commandKey)) return { run: true };
   if (check.rules.every((r) => s.sessionApprovedRules.includes(r))) return { run: true };
 
   const requestId = `${p.turnId}:${call.id}`;

@@ -55,7 +55,7 @@ export class Run {
   readonly background: ChildBatch[] = [];
   /** Signals ignored (malformed, over a bound, too late): signals cannot be refused, so the state says so. */
   get ignored(): { count: number; lastReason: string | null } {
-    return (this.state.ignoredSignals ??= { count: 0, lastReason: null });
+    return this.state.ignoredSignals;
   }
 
   /** Search attributes of this run, following every status change. */
@@ -64,9 +64,7 @@ export class Run {
   constructor(
     readonly state: ConversationState,
     readonly canAfterTurns: number,
-  ) {
-    state.heldReports ??= [];
-  }
+  ) {}
 
   /** A signal was ignored: logged, and counted in the state query (`ignored_messages`). */
   noteIgnored(what: string, reason: string): void {
@@ -122,7 +120,7 @@ export class Run {
 
   enqueue(msg: QueuedMessage): void {
     const s = this.state;
-    s.queue.push(...(s.heldReports ?? []).splice(0));
+    s.queue.push(...s.heldReports.splice(0));
     s.queue.push(msg);
     if (this.current && s.busyPolicy === 'interrupt') this.current.requestStop('superseded');
     this.refreshDetails();
@@ -130,7 +128,7 @@ export class Run {
 
   /** Reports of stopped background children wait (in the carried state) for the user's next message. */
   holdReport(msg: QueuedMessage): void {
-    const held = (this.state.heldReports ??= []);
+    const held = this.state.heldReports;
     const used = held.reduce((n, m) => n + utf8Bytes(m.text), 0);
     const room = MAX_HELD_REPORT_BYTES - used;
     if (room < 1_000) {

@@ -13,6 +13,7 @@ import { DEFAULT_APPROVAL_POLICY } from '../common/approval-policy.js';
 import type { ConversationInput } from '../common/contract.js';
 import { conversationInputSchema, describeZodError, inputBoundsIssue, SESSION_ID_PATTERN } from '../common/contract.js';
 import { DEFAULT_DELEGATION } from '../common/delegation.js';
+import { DEFAULT_LOOP_GUARD, emptyLoopGuardStats } from '../common/loop-guard.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
 import { store } from './activities.js';
@@ -95,7 +96,7 @@ export function parseCarried(raw: unknown): ConversationState {
   if (!parsed.success) throw invalidInput(`invalid carried state: ${describeZodError(parsed.error, 'carried')}`);
   const s = parsed.data;
   // Fields added after a run was started: fill them from what it already has.
-  return { ...s, primary: s.primary ?? s.provider, auxiliary: s.auxiliary ?? s.provider } as ConversationState;
+  return { ...s, primary: s.primary ?? s.provider, auxiliary: s.auxiliary ?? s.provider };
 }
 
 function acceptsUndefined(field: z.ZodTypeAny): boolean {
@@ -145,13 +146,18 @@ export function initialState(conversationId: string, input: ConversationInput): 
     approvalTimeoutSeconds: input.approvals?.timeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
     clarifyTimeoutSeconds: input.approvals?.clarifyTimeoutSeconds ?? DEFAULT_CLARIFY_TIMEOUT_SECONDS,
     sessionApprovedRules: [],
+    sessionApprovedCommands: [],
     pendingApprovals: [],
     clarify: null,
     todos: [],
-    heldReports: [],
     ...(input.toolTaskQueue ? { toolTaskQueue: input.toolTaskQueue } : {}),
     delegation: { ...DEFAULT_DELEGATION },
     ...(input.subagent ? { subagent: input.subagent } : {}),
+    promptLeftOut: [],
+    heldReports: [],
+    ignoredSignals: { count: 0, lastReason: null },
+    loopGuard: { ...DEFAULT_LOOP_GUARD },
+    loopGuardStats: emptyLoopGuardStats(),
   };
 }
 

@@ -1,174 +1,38 @@
 /**
  * The conversation's durable state: small (counters, names, queue), carried whole across
  * continue-as-new. The transcript itself is in Postgres.
+ *
+ * The schema is the one definition: the state's type is its output, so a field the workflow keeps
+ * cannot be missing from what continue-as-new carries (a nested field the schema did not name
+ * would be stripped by the next run's parse), and a fresh state has every field a carried one has.
  */
 import { z } from 'zod';
 import { boundedString } from '../common/bounded-string.js';
-import type {
-  ApprovalDecision,
-  ApprovalMode,
-  ApprovalScope,
-  BusyPolicy,
-  ConversationStateView,
-  ConversationStatus,
-  TurnResult,
+import type { ConversationStateView, ConversationStatus, TurnResult } from '../common/contract.js';
+import {
+  APPROVAL_DECISIONS,
+  APPROVAL_MODES,
+  APPROVAL_SCOPES,
+  BUSY_POLICIES,
+  MAX_DENY_REASON_CHARS,
+  MAX_IDENTITY_CHARS,
 } from '../common/contract.js';
-import { APPROVAL_MODES, BUSY_POLICIES, MAX_DENY_REASON_CHARS, MAX_IDENTITY_CHARS } from '../common/contract.js';
-import type { ApprovalPolicy } from '../common/approval-policy.js';
 import { delegationSettingsSchema, loopGuardSchema } from '../common/carried-settings.js';
 import type { Usage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
-import type { CompressionSettings } from '../common/context-window.js';
-import type { DelegationSettings, SubagentInfo } from '../common/delegation.js';
-import type { ConversationSandbox } from '../common/activity-types.js';
 import { describeNetwork, networkPolicySchema } from '../common/sandbox-policy.js';
-import type { McpSnapshot } from '../common/mcp-state.js';
 import { mcpSnapshotSchema } from '../common/mcp-state.js';
 import type { LeftOut } from '../common/left-out.js';
 import { MAX_LEFT_OUT, describeLeftOut, leftOutListSchema, leftOutSchema } from '../common/left-out.js';
-import type { TodoItem } from '../common/todos.js';
-import type { TurnChanges } from '../common/checkpoints.js';
-import type { LoopGuardSettings, LoopGuardStats } from '../common/loop-guard.js';
-import { TODO_STATUSES } from '../common/todos.js';
+import { MAX_TODOS, MAX_TODO_CHARS, TODO_STATUSES } from '../common/todos.js';
 import { DEFAULT_COMPRESSION } from '../common/context-window.js';
-import type { ProviderRef } from '../common/providers.js';
-import type { Cooldowns } from '../common/provider-cooldown.js';
 import { MAX_COOLDOWNS, MAX_COOLDOWN_MS, MIN_COOLDOWN_MS, coolingView } from '../common/provider-cooldown.js';
 import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
-
-export interface QueuedMessage {
-  id: string;
-  text: string;
-  /** Came from the `sendMessage` update: a handler is waiting for this turn's result. */
-  awaited: boolean;
-  /**
-   * Steer text no model call answered, turned into this message: each part as it was sent, so
-   * a part already appended to a tool result (by a call then stopped) is moved, not copied.
-   */
-  steerParts?: string[];
-  /** Who sent it (the client's identity), when the client said. */
-  by?: string;
-}
-
-export interface ConversationState {
-  conversationId: string;
-  sessionId: string;
-  nextSeq: number;
-  turn: number;
-  /** The model of the current turn (the primary, or a fallback while one is active). */
-  provider: ProviderRef;
-  /** The conversation's own model; every turn starts on it. */
-  primary: ProviderRef;
-  fallbacks: ProviderRef[];
-  auxiliary: ProviderRef;
-  cwd: string;
-  tools: string[];
-  searchAttributes: boolean;
-  maxIterations: number;
-  busyPolicy: BusyPolicy;
-  sessionUsage: Usage;
-  sessionApiCalls: number;
-  queue: QueuedMessage[];
-  pendingSteer: string[];
-  /** Results of recent turns by message id, so a repeated `sendMessage` id returns the first result. */
-  recentResults: Array<{ id: string; result: TurnResult }>;
-  lastResult: TurnResult | null;
-  lastError: string | null;
-  titleSet: boolean;
-  /** The conversation's title (HeraldTitle): its first message, shortened; absent in runs carried before it existed. */
-  title?: string;
-  /**
-   * The search attributes the preparing worker registered: names outside it are never upserted
-   * (an unregistered name fails the workflow task). Absent: a session prepared before HeraldTitle
-   * and HeraldPrimaryModel existed, which sets only the first four.
-   */
-  searchAttributeNames?: string[];
-  /** Which key of each provider's credential pool is in use (by provider and base URL). */
-  credentialIndex: Record<string, number>;
-  /**
-   * Providers left for an overload, a rate limit or a billing error, by endpoint: workflow time
-   * until which each is skipped (common/provider-cooldown.ts; expired entries are dropped).
-   */
-  cooldowns?: Cooldowns;
-  /** How long such a provider is skipped (config `retry.cooldownSeconds`); absent: the default. */
-  cooldownMs?: number;
-  /** Session-wide caps. */
-  budget: { maxCostUsd?: number; maxTokens?: number };
-  compression: CompressionSettings;
-  /** Compressions so far (each one starts a new session in the lineage). */
-  compressions: number;
-  /** Compressions in a row that saved under 10% (automatic compression stops at 2). */
-  ineffectiveCompressions: number;
-  /** Prompt tokens the provider reported for the latest call (0 = unknown). */
-  lastPromptTokens: number;
-  approvalMode: ApprovalMode;
-  approvalTimeoutSeconds: number;
-  clarifyTimeoutSeconds: number;
-  /** Rules the user approved "for the session" (scope `rule`). */
-  sessionApprovedRules: string[];
-  /** Commands (their approval keys) the user approved "for the session". */
-  sessionApprovedCommands?: string[];
-  pendingApprovals: ApprovalRequest[];
-  /** The worker's approval policy (config `approvals`): no input, signal or tool call changes it. */
-  approvalPolicy?: ApprovalPolicy;
-  clarify: ClarifyRequest | null;
-  /** The agent's task list (`todo` tool). */
-  todos: TodoItem[];
-  /** Task queue for tool activities (docs/tools.md); the conversation's own queue when unset. */
-  toolTaskQueue?: string;
-  /** Settings for the child agents this conversation may start (docs/delegation.md). */
-  delegation: DelegationSettings;
-  /** Set when this conversation is itself a child agent. */
-  subagent?: SubagentInfo;
-  /** The tool sandbox as prepared (absent in runs prepared before the sandbox existed). */
-  sandbox?: ConversationSandbox;
-  /** MCP tools (names, schema hashes) and server statuses (workflows/mcp.ts); absent without MCP servers. */
-  mcp?: McpSnapshot;
-  /** What the session's system prompt left out as prompt injection (activities/untrusted-text/prompt-screen.ts; capped). */
-  promptLeftOut?: LeftOut[];
-  /** Reports of background children the user stopped: they wait for the user's next message. */
-  heldReports?: QueuedMessage[];
-  /** Signals this conversation ignored (malformed, over a bound, too late), across runs. */
-  ignoredSignals?: { count: number; lastReason: string | null };
-  /** Tool-loop guardrail settings (absent: prepared before they existed; the defaults apply). */
-  loopGuard?: LoopGuardSettings;
-  /** What the loop guard did over the session (nudges, refusals, halted turns). */
-  loopGuardStats?: LoopGuardStats;
-  /** What the latest turn with a checkpoint changed in the workspace (workflows/checkpoints.ts). */
-  lastChanges?: TurnChanges | undefined;
-}
-
-export interface ApprovalRequest {
-  requestId: string;
-  tool: string;
-  command: string;
-  reason: string;
-  rules: string[];
-  /** Workflow time (ms) of the request. */
-  requestedAt: number;
-  timeoutSeconds: number;
-  decision?: ApprovalDecision;
-  scope?: ApprovalScope;
-  /** The person's reason, given with a deny: the model reads it in the tool's result. */
-  denyReason?: string;
-  /** Who sent the message whose turn asked (as the client stated it). */
-  requester?: string;
-  /** Who answered, and where from (as the answering client stated it). */
-  approver?: string;
-  via?: string;
-}
-
-export interface ClarifyRequest {
-  requestId: string;
-  question: string;
-  choices: string[];
-  askedAt: number;
-  timeoutSeconds: number;
-  answer?: string;
-}
+import { MAX_PENDING_STEER } from './limits.js';
 
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300;
 export const DEFAULT_CLARIFY_TIMEOUT_SECONDS = 600;
+export const RECENT_RESULTS_KEPT = 20;
 
 const usageSchema = z.object({
   input_tokens: z.number(),
@@ -186,17 +50,24 @@ const providerRefSchema = z.object({
   apiMode: z.enum(API_MODES),
   baseUrl: z.string(),
   apiKeyEnv: z.string(),
-  credentialPool: z.array(z.string()).optional(),
-  contextLength: z.number().optional(),
-  maxOutputTokens: z.number().optional(),
-  fromWorker: z.boolean().optional(),
+  // Exactly optional, as ProviderRef spells them: the state's models are handed on as ProviderRef.
+  credentialPool: z.array(z.string()).exactOptional(),
+  contextLength: z.number().exactOptional(),
+  maxOutputTokens: z.number().exactOptional(),
+  fromWorker: z.boolean().exactOptional(),
 });
 
 const queuedMessageSchema = z.object({
   id: z.string(),
   text: z.string(),
+  /** Came from the `sendMessage` update: a handler is waiting for this turn's result. */
   awaited: z.boolean(),
+  /**
+   * Steer text no model call answered, turned into this message: each part as it was sent, so
+   * a part already appended to a tool result (by a call then stopped) is moved, not copied.
+   */
   steerParts: z.array(z.string()).max(64).optional(),
+  /** Who sent it (the client's identity), when the client said. */
   by: boundedString(MAX_IDENTITY_CHARS).optional(),
 });
 
@@ -206,12 +77,16 @@ const approvalRequestSchema = z.object({
   command: z.string(),
   reason: z.string(),
   rules: z.array(z.string()),
+  /** Workflow time (ms) of the request. */
   requestedAt: z.number(),
   timeoutSeconds: z.number(),
-  decision: z.enum(['once', 'session', 'always', 'deny']).optional(),
-  scope: z.enum(['command', 'rule']).optional(),
+  decision: z.enum(APPROVAL_DECISIONS).optional(),
+  scope: z.enum(APPROVAL_SCOPES).optional(),
+  /** The person's reason, given with a deny: the model reads it in the tool's result. */
   denyReason: boundedString(MAX_DENY_REASON_CHARS).optional(),
+  /** Who sent the message whose turn asked (as the client stated it). */
   requester: boundedString(MAX_IDENTITY_CHARS).optional(),
+  /** Who answered, and where from (as the answering client stated it). */
   approver: boundedString(MAX_IDENTITY_CHARS).optional(),
   via: boundedString(40).optional(),
 });
@@ -225,13 +100,21 @@ const clarifyRequestSchema = z.object({
   answer: z.string().optional(),
 });
 
+/**
+ * A turn's result as remembered: made by the workflow itself (capped by `compact`), so it is
+ * typed, not validated again; the whole carried input is bounded by MAX_CARRIED_BYTES.
+ */
+const turnResultSchema = z.custom<TurnResult>();
+
 /** Carried state is internal, but it arrives as workflow input: validate it like any input. */
 export const carriedStateSchema = z.object({
   conversationId: z.string().min(1),
   sessionId: z.string().min(1),
   nextSeq: z.number().int().min(0),
   turn: z.number().int().min(0),
+  /** The model of the current turn (the primary, or a fallback while one is active). */
   provider: providerRefSchema,
+  /** The conversation's own model; every turn starts on it (absent: carried before it existed, parseCarried fills it). */
   primary: providerRefSchema.optional(),
   fallbacks: z.array(providerRefSchema).default([]),
   auxiliary: providerRefSchema.optional(),
@@ -243,20 +126,34 @@ export const carriedStateSchema = z.object({
   sessionUsage: usageSchema,
   sessionApiCalls: z.number().int().min(0),
   queue: z.array(queuedMessageSchema),
-  pendingSteer: z.array(z.string()),
-  recentResults: z.array(z.object({ id: z.string(), result: z.any() })),
-  lastResult: z.any().nullable(),
+  pendingSteer: z.array(z.string()).max(MAX_PENDING_STEER),
+  /** Results of recent turns by message id, so a repeated `sendMessage` id returns the first result. */
+  recentResults: z.array(z.object({ id: z.string(), result: turnResultSchema })).max(RECENT_RESULTS_KEPT),
+  lastResult: turnResultSchema.nullable(),
   lastError: z.string().nullable(),
   titleSet: z.boolean(),
+  /** The conversation's title (HeraldTitle): its first message, shortened; absent until the first message. */
   title: boundedString(200).optional(),
+  /**
+   * The search attributes the preparing worker registered: names outside it are never upserted
+   * (an unregistered name fails the workflow task). Absent: a session prepared before HeraldTitle
+   * and HeraldPrimaryModel existed, which sets only the first four.
+   */
   searchAttributeNames: z.array(boundedString(100)).max(20).optional(),
   // Added after the first release: runs carried by older code do not have them.
+  /** Which key of each provider's credential pool is in use (by provider and base URL). */
   credentialIndex: z.record(z.string(), z.number().int().min(0)).default({}),
+  /**
+   * Providers left for an overload, a rate limit or a billing error, by endpoint: workflow time
+   * until which each is skipped (common/provider-cooldown.ts; expired entries are dropped).
+   */
   cooldowns: z
     .record(z.string().max(2200), z.number())
     .transform((c) => Object.fromEntries(Object.entries(c).slice(0, MAX_COOLDOWNS)))
     .optional(),
+  /** How long such a provider is skipped (config `retry.cooldownSeconds`); absent: the default. */
   cooldownMs: z.number().int().min(MIN_COOLDOWN_MS).max(MAX_COOLDOWN_MS).optional(),
+  /** Session-wide caps. */
   budget: z.object({ maxCostUsd: z.number().optional(), maxTokens: z.number().optional() }).default({}),
   compression: z
     .object({
@@ -268,40 +165,67 @@ export const carriedStateSchema = z.object({
       hygieneThreshold: z.number(),
     })
     .default(DEFAULT_COMPRESSION),
+  /** Compressions so far (each one starts a new session in the lineage). */
   compressions: z.number().int().min(0).default(0),
+  /** Compressions in a row that saved under 10% (automatic compression stops at 2). */
   ineffectiveCompressions: z.number().int().min(0).default(0),
+  /** Prompt tokens the provider reported for the latest call (0 = unknown). */
   lastPromptTokens: z.number().min(0).default(0),
   approvalMode: z.enum(APPROVAL_MODES).default('manual'),
   approvalTimeoutSeconds: z.number().positive().default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
   clarifyTimeoutSeconds: z.number().positive().default(DEFAULT_CLARIFY_TIMEOUT_SECONDS),
+  /** Rules the user approved "for the session" (scope `rule`). */
   sessionApprovedRules: z.array(boundedString(200)).max(500).default([]),
+  /** Commands (their approval keys) the user approved "for the session". */
   sessionApprovedCommands: z.array(boundedString(100)).max(500).default([]),
   // Requests live only while a turn waits; none is pending at continue-as-new.
   pendingApprovals: z.array(approvalRequestSchema).max(100).default([]),
+  /** The worker's approval policy (config `approvals`): no input, signal or tool call changes it. */
   approvalPolicy: z
     .object({ maxDenialsInARow: z.number().int().min(0).max(100), separateApprover: z.boolean() })
     .optional(),
   clarify: clarifyRequestSchema.nullable().default(null),
-  todos: z.array(z.object({ id: z.string(), content: z.string(), status: z.enum(TODO_STATUSES) })).default([]),
+  /** The agent's task list (`todo` tool; common/todos.ts caps it). */
+  todos: z
+    .array(
+      z.object({
+        id: boundedString(64),
+        content: boundedString(MAX_TODO_CHARS),
+        status: z.enum(TODO_STATUSES),
+      }),
+    )
+    .max(MAX_TODOS)
+    .default([]),
+  /** Task queue for tool activities (docs/tools.md); the conversation's own queue when unset. */
   toolTaskQueue: z.string().optional(),
   // The config file's schema: state carried before a field existed gets that field's default.
+  /** Settings for the child agents this conversation may start (docs/delegation.md). */
   delegation: delegationSettingsSchema,
+  /** Set when this conversation is itself a child agent. */
   subagent: z
     .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
     .optional(),
+  /** The tool sandbox as prepared (absent in runs prepared before the sandbox existed). */
   sandbox: z
-    .object({ network: networkPolicySchema, active: z.boolean(), warning: boundedString(2000).optional() })
+    .object({ network: networkPolicySchema, active: z.boolean(), warning: boundedString(2000).exactOptional() })
     .optional(),
+  /** MCP tools (names, schema hashes) and server statuses (workflows/mcp.ts); absent without MCP servers. */
   mcp: mcpSnapshotSchema.optional(),
+  /** What the session's system prompt left out as prompt injection (activities/untrusted-text/prompt-screen.ts; capped). */
   promptLeftOut: leftOutListSchema.default([]),
+  /** Reports of background children the user stopped: they wait for the user's next message. */
   heldReports: z.array(queuedMessageSchema).max(64).default([]),
+  /** Signals this conversation ignored (malformed, over a bound, too late), across runs. */
   ignoredSignals: z
     .object({ count: z.number().int().min(0), lastReason: boundedString(500).nullable() })
     .default({ count: 0, lastReason: null }),
+  /** Tool-loop guardrail settings (state carried before they existed gets the defaults). */
   loopGuard: loopGuardSchema,
+  /** What the loop guard did over the session (nudges, refusals, halted turns). */
   loopGuardStats: z
     .object({ nudges: z.number().int().min(0), refusals: z.number().int().min(0), halts: z.number().int().min(0) })
     .default({ nudges: 0, refusals: 0, halts: 0 }),
+  /** What the latest turn with a checkpoint changed in the workspace (workflows/checkpoints.ts). */
   lastChanges: z
     .object({
       turn: z.number().int().min(0),
@@ -312,7 +236,16 @@ export const carriedStateSchema = z.object({
     .optional(),
 });
 
-export const RECENT_RESULTS_KEPT = 20;
+type CarriedState = z.output<typeof carriedStateSchema>;
+
+/** The state a run keeps: the carried schema's output, with the models parseCarried fills from `provider` always set. */
+export type ConversationState = Omit<CarriedState, 'primary' | 'auxiliary'> & {
+  primary: NonNullable<CarriedState['primary']>;
+  auxiliary: NonNullable<CarriedState['auxiliary']>;
+};
+export type QueuedMessage = z.output<typeof queuedMessageSchema>;
+export type ApprovalRequest = z.output<typeof approvalRequestSchema>;
+export type ClarifyRequest = z.output<typeof clarifyRequestSchema>;
 
 /**
  * Results kept for repeated message ids travel with continue-as-new: their text is capped so the
@@ -397,7 +330,7 @@ export function stateView(
     background_sessions: backgroundSessions,
     parent_session_id: s.subagent?.parentSessionId ?? null,
     run_turns: runTurns,
-    loop_guard: s.loopGuardStats ?? { nudges: 0, refusals: 0, halts: 0 },
+    loop_guard: s.loopGuardStats,
     ignored_messages: { count: ignored.count, last_reason: ignored.lastReason },
     sandbox: s.sandbox
       ? { active: s.sandbox.active, network: describeNetwork(s.sandbox.network), warning: s.sandbox.warning ?? null }
@@ -426,7 +359,7 @@ export function adoptLeftOut(state: ConversationState, found: readonly unknown[]
 /** Everything left out as prompt injection, one line each: the system prompt's, then each MCP server's tools. */
 export function leftOutLines(s: ConversationState, max = 2 * MAX_LEFT_OUT): string[] {
   const mcp = (s.mcp?.servers ?? []).flatMap((v) => v.leftOut ?? []);
-  const all = [...(s.promptLeftOut ?? []), ...mcp];
+  const all = [...s.promptLeftOut, ...mcp];
   const lines = all.slice(0, max).map((n: LeftOut) => describeLeftOut(n));
   if (all.length > max) lines.push(`… and ${all.length - max} more`);
   return lines;

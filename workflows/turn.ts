@@ -8,9 +8,7 @@ import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_FINAL_NOTE, budgetWarning } from '../common/budget.js';
 import {
-  DEFAULT_LOOP_GUARD,
   LoopGuard,
-  emptyLoopGuardStats,
   haltNote,
   PAUSE_NOTE,
   PAUSE_RETRY_NOTE,
@@ -111,10 +109,9 @@ export async function runTurn(host: TurnHost, msg: QueuedMessage, progress: Turn
   host.onRecorded(recorded?.shown ?? '');
   if (recorded?.searchAttributeNames) s.searchAttributeNames = recorded.searchAttributeNames;
 
-  const guardSettings = s.loopGuard ?? DEFAULT_LOOP_GUARD;
+  const guardSettings = s.loopGuard;
   // Repeated identical tool calls are nudged, refused, and a turn without progress ends (docs/loop-guard.md).
   if (guardSettings.enabled) {
-    s.loopGuardStats ??= emptyLoopGuardStats();
     progress.loopGuard = new LoopGuard(guardSettings, s.loopGuardStats);
   }
 
