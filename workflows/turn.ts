@@ -7,13 +7,7 @@
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { SyntheticMessage } from '../common/activity-types.js';
 import { BUDGET_FINAL_NOTE, budgetWarning } from '../common/budget.js';
-import {
-  LoopGuard,
-  haltNote,
-  PAUSE_NOTE,
-  PAUSE_RETRY_NOTE,
-  pausedHaltNote,
-} from '../common/loop-guard.js';
+import { LoopGuard, haltNote, PAUSE_NOTE, PAUSE_RETRY_NOTE, pausedHaltNote } from '../common/loop-guard.js';
 import { recogniseTextToolCall, textToolCallNote } from '../common/text-tool-call.js';
 import type { ConversationStatus, TurnExitReason, TurnResult } from '../common/contract.js';
 import { CONTINUE_PROMPT, decideNextStep, raisedOutputCap } from '../common/model-response.js';
