@@ -65,7 +65,15 @@ export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
   } catch {
     return; // not running: Postgres cleans up a stale pid file itself
   }
-  await waitForExit(pid, 15_000);
+  // A fast shutdown still writes a checkpoint: on a loaded machine it can take well past 15 s, and
+  // the port it holds is what the new start asks for next. Past a minute it is ended outright.
+  if (await waitForExit(pid, 60_000)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  await waitForExit(pid, 5_000);
 }
 
 const isRoot = () => process.getuid?.() === 0;
