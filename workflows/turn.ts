@@ -291,30 +291,32 @@ async function guardrailHalt(
   outcome: Outcome,
   text = haltNote(p.loopGuard!.settings.noProgressCalls),
 ): Promise<void> {
-  const s = host.state;
   p.loopGuard!.stats.halts += 1;
-  await storeStep('recordMessages', {
-    sessionId: s.sessionId,
-    turnId: p.turnId,
-    messages: [{ seq: s.nextSeq, role: 'assistant', content: text, overwrite: true }],
-  });
-  s.nextSeq += 1;
-  p.tailRole = 'assistant';
-  await storeStep('publishStatus', {
-    conversationId: s.conversationId,
-    turnId: p.turnId,
+  await endWithNote(host, p, outcome, text, 'guardrail_halt', {
     kind: 'loop_guard',
     message: 'turn ended: no progress (repeated tool calls)',
     details: { ...p.loopGuard!.stats },
   });
-  outcome.finalText = text;
-  outcome.exit = 'guardrail_halt';
 }
 
 /** Too many denials in a row (common/approval-policy.ts): a closing note, exit `approvals_denied`. */
 async function approvalsDeniedHalt(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<void> {
+  await endWithNote(host, p, outcome, breakerNote(p.denialsInARow), 'approvals_denied', {
+    kind: 'approvals_denied',
+    message: `turn ended: ${p.denialsInARow} approvals in a row denied or unanswered`,
+  });
+}
+
+/** A turn a guard ends: its closing assistant note in the transcript, a status event, the exit reason. */
+async function endWithNote(
+  host: TurnHost,
+  p: TurnProgress,
+  outcome: Outcome,
+  text: string,
+  exit: TurnExitReason,
+  status: { kind: string; message: string; details?: Record<string, unknown> },
+): Promise<void> {
   const s = host.state;
-  const text = breakerNote(p.denialsInARow);
   await storeStep('recordMessages', {
     sessionId: s.sessionId,
     turnId: p.turnId,
@@ -322,14 +324,9 @@ async function approvalsDeniedHalt(host: TurnHost, p: TurnProgress, outcome: Out
   });
   s.nextSeq += 1;
   p.tailRole = 'assistant';
-  await storeStep('publishStatus', {
-    conversationId: s.conversationId,
-    turnId: p.turnId,
-    kind: 'approvals_denied',
-    message: `turn ended: ${p.denialsInARow} approvals in a row denied or unanswered`,
-  });
+  await storeStep('publishStatus', { conversationId: s.conversationId, turnId: p.turnId, ...status });
   outcome.finalText = text;
-  outcome.exit = 'approvals_denied';
+  outcome.exit = exit;
 }
 
 /** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */
