@@ -122,7 +122,6 @@ async function runTodo(b: Batch, o: OpenCall, call: Extract<ToolCall, { kind: 't
 
 async function runDelegate(b: Batch, o: OpenCall): Promise<void> {
   const started = Date.now();
-  await snapshotBeforeCall(b.s, b.p, o.call);
   const d = await runDelegation(b.s, b.p, o.call, o.seq, () => b.host.onProgress(b.p));
   if (d.background) b.host.adoptBackground(d.background);
   // The children's reports are recorded even when the turn was stopped: they did real work.
@@ -146,7 +145,6 @@ async function runActivity(b: Batch, o: OpenCall, call: ToolCall): Promise<void>
     await answer(b, o, gate.result, true, undefined, o.call.approval?.level === 'hardline' ? 'blocked' : 'denied');
     return;
   }
-  await snapshotBeforeCall(s, p, o.call);
   const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds, s.toolTaskQueue).runTool({
     conversationId: s.conversationId,
     sessionId: s.sessionId,
