@@ -62,8 +62,11 @@ import { isTransientSendError, isUpdateDeadlineError } from './transient.js';
 import { NoWorkerError, requireWorker, whileWorkerPolls, workflowTaskQueue } from './worker-presence.js';
 export { NoWorkerError } from './worker-presence.js';
 
-/** How long a send waits for a starting worker's first poll before it says nobody polls. */
-const NO_WORKER_GRACE_MS = 5_000;
+/**
+ * How long a send waits for a worker's poll before it says nobody polls: a starting worker's
+ * first poll, or the workers of a Temporal server that just restarted polling again.
+ */
+const NO_WORKER_GRACE_MS = 10_000;
 
 /** How long `send` keeps resending through an outage of Temporal (a restart takes seconds). */
 export const SEND_OUTAGE_MS = 120_000;
@@ -214,8 +217,9 @@ export class Conversation {
    * An update that only ran out its deadline (a busy server, hundreds of conversations) goes again
    * at once with the same id, for up to `SEND_SLOW_MS`.
    *
-   * When no worker polls the conversation's task queue, it throws NoWorkerError at once (and
-   * while it waits, as soon as the last worker has gone): `waitForWorker` waits instead.
+   * When no worker polls the conversation's task queue, it throws NoWorkerError within seconds
+   * (and while it waits, once no worker has polled for WORKER_GONE_AFTER_MS): `waitForWorker`
+   * waits instead.
    */
   async send(
     text: string,

@@ -5,7 +5,9 @@
  * at once, and asks again while it waits.
  *
  * A poller is counted while its last poll is recent: a worker's long poll is renewed about every
- * minute, and the server keeps listing a worker that has gone for some minutes after.
+ * minute, and the server keeps listing a worker that has gone for some minutes after. The other
+ * way round, a Temporal server that restarted lists nobody until its workers poll again (seconds,
+ * longer under load): an empty list is only believed when it stays empty for a while.
  */
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -14,6 +16,13 @@ const { TaskQueueKind, TaskQueueType } = proto.temporal.api.enums.v1;
 
 /** A poll older than this is a worker that has gone (long polls last about 60 s). */
 export const POLLER_FRESH_MS = 90_000;
+
+/**
+ * While a sent message waits, how long the queue must list no worker before the client says the
+ * worker has gone: longer than a Temporal restart takes its workers to poll again, so a restart is
+ * waited through (the message runs when they do) and a worker that truly went is still named.
+ */
+export const WORKER_GONE_AFTER_MS = 30_000;
 
 export class NoWorkerError extends Error {
   constructor(readonly taskQueue: string) {
@@ -58,7 +67,7 @@ export async function workflowTaskQueue(client: Client, workflowId: string): Pro
  * Throw NoWorkerError when nobody polls `taskQueue`, asked again for `graceMs` first (a worker
  * that is starting has not polled yet). A failure to ask is not a reason to refuse.
  */
-export async function requireWorker(client: Client, taskQueue: string, graceMs = 0): Promise<void> {
+export async function requireWorker(client: Client, taskQueue: string, graceMs = 0, everyMs = 250): Promise<void> {
   const until = Date.now() + graceMs;
   for (;;) {
     let live: number;
@@ -69,25 +78,27 @@ export async function requireWorker(client: Client, taskQueue: string, graceMs =
     }
     if (live > 0) return;
     if (Date.now() >= until) throw new NoWorkerError(taskQueue);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
 /**
  * Run `work` while checking every `everyMs` that a worker still polls `taskQueue`: rejects with
- * NoWorkerError as soon as none does (the work itself goes on at the server, unawaited).
+ * NoWorkerError once none has for `goneAfterMs` in a row (the work itself goes on at the server,
+ * unawaited).
  */
 export async function whileWorkerPolls<T>(
   client: Client,
   taskQueue: string,
   work: Promise<T>,
   everyMs = 15_000,
+  goneAfterMs = WORKER_GONE_AFTER_MS,
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let done = false;
   const gone = new Promise<never>((_, reject) => {
     const check = () => {
-      requireWorker(client, taskQueue).then(
+      requireWorker(client, taskQueue, goneAfterMs, 1000).then(
         () => {
           if (!done) timer = setTimeout(check, everyMs);
         },
