@@ -1176,25 +1176,30 @@ describe('corpus', () => {
     assert.ok(rate('benign-heldout.jsonl') <= 0.04, 'benign-heldout.jsonl: over 4% flagged');
   });
 
-  // Catastrophic backtracking on inputs like these takes minutes; a linear scan takes well under a
-  // second. The bound is loose on purpose (a loaded CI machine must not fail it): it catches the
-  // blow-up, and `npm run bench` measures the actual speed.
+  // Catastrophic backtracking on inputs like these grows with the square (or worse) of the length;
+  // a linear scan takes ten times as long for ten times the text. The whole text is compared with
+  // a tenth of it, scanned just before in the same process, so a loaded machine slows both alike;
+  // the factor is loose on purpose (it catches the blow-up) and `npm run bench` measures the speed.
   it('scans a large file, and long hostile lines, without catastrophic backtracking', () => {
-    const big = BENIGN.join('\n\n').repeat(40);
-    for (const text of [
-      big,
-      'curl $A_KEY '.repeat(9000),
-      'curl -o .env '.repeat(8000),
-      '<!-- '.repeat(20000),
-      'ignore all your '.repeat(6000),
-      ' '.repeat(100_000),
-    ]) {
+    const timed = (text: string) => {
       const started = performance.now();
       scanForInjection(text);
-      const ms = performance.now() - started;
+      return performance.now() - started;
+    };
+    timed(BENIGN[0]!); // the rules load (and prove their examples) on the first scan
+    for (const [unit, times] of [
+      [BENIGN.join('\n\n'), 40],
+      ['curl $A_KEY ', 9000],
+      ['curl -o .env ', 8000],
+      ['<!-- ', 20000],
+      ['ignore all your ', 6000],
+      [' ', 100_000],
+    ] as const) {
+      const tenth = Math.max(1, timed(unit.repeat(times / 10)));
+      const whole = timed(unit.repeat(times));
       assert.ok(
-        ms < 15_000,
-        `${JSON.stringify(text.slice(0, 20))}… (${text.length} characters) took ${ms.toFixed(0)} ms`,
+        whole < 40 * tenth + 200,
+        `${JSON.stringify(unit.slice(0, 20))}×${times}: ${whole.toFixed(0)} ms, a tenth of it ${tenth.toFixed(0)} ms`,
       );
     }
   });
