@@ -105,9 +105,27 @@ function isSmallNumber(v: string): boolean {
 }
 
 /**
+ * Schemes whose path names a database (or a virtual host, a database number): a name the
+ * deployment chose, shown by every client of it, never a credential. A test run's database named
+ * after its task queue would otherwise redact the queue's name wherever it is logged.
+ */
+const DATABASE_SCHEMES = new Set([
+  'postgres:',
+  'postgresql:',
+  'mysql:',
+  'mariadb:',
+  'redis:',
+  'rediss:',
+  'mongodb:',
+  'mongodb+srv:',
+  'amqp:',
+  'amqps:',
+]);
+
+/**
  * A URL's secret parts: password, a user name of 16+ characters or token-like, query values and
- * a fragment of MIN_SECRET_LENGTH+, token-like path segments and host labels. Undefined when the
- * value is not a URL with a host.
+ * a fragment of MIN_SECRET_LENGTH+, token-like path segments (not a database's name) and host
+ * labels. Undefined when the value is not a URL with a host.
  */
 function urlSecrets(v: string): string[] | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s]+$/i.test(v)) return undefined;
@@ -130,7 +148,8 @@ function urlSecrets(v: string): string[] | undefined {
   if (u.username && (u.username.length >= 16 || tokenLike(u.username))) out.push(dec(u.username));
   for (const [, value] of u.searchParams) if (value.length >= MIN_SECRET_LENGTH) out.push(value);
   if (u.hash.length > MIN_SECRET_LENGTH) out.push(dec(u.hash.slice(1)));
-  for (const seg of u.pathname.split('/')) if (tokenLike(seg)) out.push(dec(seg));
+  if (!DATABASE_SCHEMES.has(u.protocol.toLowerCase()))
+    for (const seg of u.pathname.split('/')) if (tokenLike(seg)) out.push(dec(seg));
   for (const label of u.hostname.split('.')) if (tokenLike(label)) out.push(label);
   return out;
 }

@@ -178,6 +178,7 @@ describe('which environment values are secrets', () => {
     DATA_DIR: '/var/lib/herald/data',
     KAFKA_HOST: 'broker.internal.example:9092',
     DATABASE_URL: 'postgres://herald:s3cr3t-pass-word@db.example:5432/herald?sslmode=disable',
+    TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/herald_t_1a2b3c4d5e6f7a8b',
     WEBHOOK_URL: 'https://hooks.example.com/services/T0000/B0000/XXXXxxxx1234YYYYyyyy5678',
     OPENAI_BASE_URL: 'https://api.openai.com/v1',
     APP_NAME_SETTING: 'herald-production-blue',
@@ -203,6 +204,7 @@ describe('which environment values are secrets', () => {
       'KAFKA_HOST',
       'OPENAI_BASE_URL',
       'HERALD_MODEL',
+      'TEST_DATABASE_URL', // a database's name is not a credential, whatever it looks like
     ])
       assert.equal(f[n], undefined, n);
   });
