@@ -29,6 +29,7 @@ import type { HistoryFacts, Verdict } from './invariants.js';
 import { historyFacts, judge, loadForCheck } from './invariants.js';
 import { chaosModel } from './model.js';
 import { formatReport } from './report.js';
+import { replayEveryRun } from './replay.js';
 import { workspaceOf } from './script.js';
 import type { ChaosServers } from './servers.js';
 import { startChaosServers } from './servers.js';
@@ -282,6 +283,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
           `the fault-free run of ${b.sessionId} did not finish: ${bad.gaveUp ?? bad.result?.error ?? 'not closed'}`,
         );
     }
+    // Every run of every conversation, fault-free and faulty, replays as it ran.
+    const replay = await replayEveryRun(
+      client.temporal,
+      [...baseline, ...runs].map((r) => client!.conversation(r.sessionId).workflowId),
+      bundle,
+    );
+    for (const f of replay.failures) harness.push(`replay: ${f}`);
     const checkMs = Date.now() - checkStarted;
     const report = formatReport({
       title: `Chaos run: seed ${o.seed}, ${o.conversations} conversations × ${o.turns} turns, ${o.workers} worker processes, faults ${o.faults.join(', ') || 'none'} every ~${Math.round(o.meanFaultIntervalMs / 1000)} s for ${Math.round(o.durationMs / 1000)} s; everything due within ${Math.round((o.durationMs + settleMs) / 1000)} s`,
@@ -291,6 +299,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       harness,
       clientErrors,
       modelRequests: { baseline: baselineRequests, chaos: fake.requests.length - baselineRequests },
+      replay,
       phases: { setupMs, baselineMs, chaosMs, checkMs, wallMs: Date.now() - started },
       load: `load average ${loadavg()
         .map((x) => x.toFixed(2))

@@ -12,6 +12,8 @@ export interface ReportInput {
   harness: string[];
   clientErrors: Map<string, number>;
   modelRequests: { baseline: number; chaos: number };
+  /** Every run replayed (its failures are also among `harness`). */
+  replay: { runs: number; failures: string[] };
   phases: { setupMs: number; baselineMs: number; chaosMs: number; checkMs: number; wallMs: number };
   load: string;
 }
@@ -95,6 +97,7 @@ export function formatReport(r: ReportInput): { text: string; ok: boolean } {
     }`,
   );
   lines.push(`  model requests: ${r.modelRequests.baseline} fault-free, ${r.modelRequests.chaos} under faults`);
+  lines.push(`  runs replayed: ${r.replay.runs}, ${r.replay.failures.length} nondeterministic`);
   lines.push(
     `  turn time under faults: p50 ${s(pct(turnMs, 50))}, p95 ${s(pct(turnMs, 95))}, max ${s(Math.max(0, ...turnMs))}`,
   );
