@@ -233,6 +233,8 @@ function childInput(
     maxIterations: s.delegation.maxIterations,
     toolsets: childTools(s.tools, depth, s.delegation.maxDepth, task.tools),
     cwd: s.cwd,
+    // The parent's network, as narrowed by whoever started it: a child never gets the worker's wider one.
+    ...(s.sandbox ? { sandbox: { network: s.sandbox.network } } : {}),
     ...(s.toolTaskQueue ? { toolTaskQueue: s.toolTaskQueue } : {}),
     approvals: { mode: s.approvalMode, timeoutSeconds: s.approvalTimeoutSeconds },
     ...(budget ? { budget } : {}),

@@ -513,3 +513,30 @@ describe('delegation in the background', () => {
     await eventually(async () => (await handle.describe()).runId !== firstRun);
   });
 });
+
+describe('delegation under a narrowed network', () => {
+  let stack: TestStack;
+  let ws: string;
+  before(async () => {
+    ({ stack, ws } = await openStack('sandbox: { network: all }\n'));
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it('gives a child the network its parent was narrowed to, not the worker’s wider one', async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (isChild(req)) return { text: 'done' };
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Say done' } }] };
+      return { text: 'The child is done.' };
+    });
+    const parent = stack.herald.conversation('dc-narrow');
+    await parent.send('go', { start: { cwd: ws, sandbox: { network: 'none' } } });
+    assert.equal((await parent.state()).sandbox?.network, 'no network');
+    const [report] = (await reportsIn(stack, 'dc-narrow')).results;
+    assert.equal(report!.status, 'completed');
+    const child = await stack.herald.conversation(report!.session_id).state();
+    assert.equal(child.sandbox?.network, 'no network', 'the child keeps its parent’s narrowed network');
+  });
+});
