@@ -12,7 +12,11 @@ export interface ApprovalPolicy {
 }
 
 /** Off by default: a person reviewing a batch of commands one by one may deny many on purpose. */
-export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = { maxDenialsInARow: 0, separateApprover: false };
+/**
+ * Three denials (or silences) in a row end the turn: a person who said no three times wants the
+ * model to stop and ask, not to try a fourth variant; one or two leave room for a better command.
+ */
+export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = { maxDenialsInARow: 3, separateApprover: false };
 
 /**
  * Why `approver` may not answer a request `requester`'s message caused; undefined when they may.

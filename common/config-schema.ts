@@ -3,6 +3,7 @@
  * default that can be changed here. Environment variables override the file where both exist.
  */
 import { z } from 'zod';
+import { DEFAULT_APPROVAL_POLICY } from './approval-policy.js';
 import { DEFAULT_COMPRESSION } from './context-window.js';
 import { BUSY_POLICIES } from './contract.js';
 import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
@@ -185,8 +186,8 @@ export const configFileSchema = z
         mode: z.enum(['manual', 'off', 'smart']).default('manual'),
         timeoutSeconds: z.number().int().positive().default(300),
         clarifyTimeoutSeconds: z.number().int().positive().default(600),
-        /** The turn ends after this many denied (or unanswered) approvals in a row; 0 (the default): never. */
-        maxDenialsInARow: z.number().int().min(0).max(100).default(0),
+        /** The turn ends after this many denied (or unanswered) approvals in a row (default 3); 0: never. */
+        maxDenialsInARow: z.number().int().min(0).max(100).default(DEFAULT_APPROVAL_POLICY.maxDenialsInARow),
         /** An approval must come from another identity than the one whose message asked for it. */
         separateApprover: z.boolean().default(false),
       })
@@ -195,7 +196,7 @@ export const configFileSchema = z
         mode: 'manual',
         timeoutSeconds: 300,
         clarifyTimeoutSeconds: 600,
-        maxDenialsInARow: 0,
+        maxDenialsInARow: DEFAULT_APPROVAL_POLICY.maxDenialsInARow,
         separateApprover: false,
       }),
     /** Child agents run by `delegate_task` (docs/delegation.md). */

@@ -21,7 +21,11 @@ describe('human control', () => {
   let stack: TestStack;
   let ws: string;
   before(async () => {
-    stack = await createTestStack({ configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\n' });
+    // The denial breaker (three in a row end a turn) is off here: these tests deny every command
+    // of a reply to see each one asked; the breaker has its own tests (approval-trail.test.ts).
+    stack = await createTestStack({
+      configYaml: 'retry: { baseDelaySeconds: 0.2, maxDelaySeconds: 1 }\napprovals: { maxDenialsInARow: 0 }\n',
+    });
     ws = join(stack.workspaces, 'human');
     mkdirSync(ws, { recursive: true });
   });

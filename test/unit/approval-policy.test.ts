@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { approverRefusal, breakerTripped, denialsAfter } from '../../common/approval-policy.js';
+import { configFileSchema } from '../../common/config-schema.js';
 
 describe('approval policy', () => {
   const separate = { maxDenialsInARow: 0, separateApprover: true };
@@ -28,6 +29,8 @@ describe('approval policy', () => {
     assert.equal(breakerTripped({ maxDenialsInARow: 2, separateApprover: false }, 1), false);
     assert.equal(breakerTripped({ maxDenialsInARow: 2, separateApprover: false }, 2), true);
     assert.equal(breakerTripped({ maxDenialsInARow: 0, separateApprover: false }, 50), false, '0 is off');
-    assert.equal(breakerTripped(undefined, 50), false, 'off by default');
+    assert.equal(breakerTripped(undefined, 2), false);
+    assert.equal(breakerTripped(undefined, 3), true, 'three in a row end a turn by default');
+    assert.equal(configFileSchema.parse({}).approvals.maxDenialsInARow, 3, 'the config file says so too');
   });
 });
