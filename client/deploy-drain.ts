@@ -115,7 +115,10 @@ async function listOnOlderBuilds(temporal: Client, deploymentName: string, build
   ].join(' AND ');
   const found: Listed[] = [];
   for await (const w of temporal.workflow.list({ query })) {
-    found.push({ workflowId: w.workflowId, runId: w.runId, buildId: buildOfListed(w, deploymentName) });
+    const build = buildOfListed(w, deploymentName);
+    // Servers before 1.28 wrote the version as `<deployment>.<build>`: the query cannot exclude those.
+    if (build === buildId) continue;
+    found.push({ workflowId: w.workflowId, runId: w.runId, buildId: build });
   }
   return found;
 }
@@ -124,9 +127,15 @@ async function listOnOlderBuilds(temporal: Client, deploymentName: string, build
 function buildOfListed(w: WorkflowExecutionInfo, deploymentName: string): string {
   // A system attribute: not among the typed keys the client knows.
   const value = w.searchAttributes.TemporalWorkerDeploymentVersion;
-  const version = Array.isArray(value) ? value[0] : value;
+  return buildOfVersion(Array.isArray(value) ? value[0] : value, deploymentName);
+}
+
+/** `<deployment>:<build>` (or `<deployment>.<build>` from older servers) → the build id. */
+export function buildOfVersion(version: unknown, deploymentName: string): string {
   if (typeof version !== 'string') return 'unknown';
-  return version.startsWith(`${deploymentName}:`) ? version.slice(deploymentName.length + 1) : version;
+  for (const sep of [':', '.'])
+    if (version.startsWith(`${deploymentName}${sep}`)) return version.slice(deploymentName.length + 1);
+  return version;
 }
 
 /** Deployment names go into a visibility query: only the characters a build or deployment name uses. */
