@@ -20,6 +20,7 @@ import { registerCheckpoints } from './commands/checkpoints.js';
 import { registerCheckCommand, registerDoctor, registerScanText } from './commands/checks.js';
 import { registerCodecKey, registerCodecServer } from './commands/codec.js';
 import { registerAnswer, registerApprove } from './commands/decisions.js';
+import { registerDeploy } from './commands/deploy.js';
 import { registerMemory } from './commands/memory.js';
 import { registerSchedule } from './commands/schedule.js';
 import {
@@ -41,6 +42,7 @@ import { registerMcp, registerSkills, registerTools } from './commands/tools.js'
 const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerDev,
   registerWorker,
+  registerDeploy,
   registerStart,
   registerSchedule,
   registerSend,

@@ -4,6 +4,7 @@
  * `runConversation({ userMessage, … })` → the full turn result (docs/cli.md).
  */
 import type { HeraldSchedules } from './schedules.js';
+import type { DrainOptions, DrainReport } from './deploy-drain.js';
 import { clientIdentity } from './identity.js';
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -75,6 +76,7 @@ export const SEND_SLOW_MS = 30 * 60_000;
 
 export { ConversationFailedError } from './workflow-failure.js';
 export type { StartPhase } from './start-phase.js';
+export type { DrainOptions, DrainProgress, DrainReport } from './deploy-drain.js';
 
 /** Session ids sort by time and are unique: `20261130-101500-a1b2c3`. */
 export function newSessionId(now = new Date()): string {
@@ -130,6 +132,15 @@ export class HeraldClient {
   async schedules(): Promise<HeraldSchedules> {
     const { HeraldSchedules } = await import('./schedules.js');
     return new HeraldSchedules(this);
+  }
+
+  /**
+   * After a deploy: wake the conversations pinned to older builds of the Worker Deployment so each
+   * moves to the current build (client/deploy-drain.ts; `herald deploy drain`).
+   */
+  async drainOlderBuilds(options: DrainOptions = {}): Promise<DrainReport> {
+    const { drainOlderBuilds } = await import('./deploy-drain.js');
+    return await drainOlderBuilds(this.temporal, options);
   }
 
   /** The stop side channel's sender (client/stop-notice.ts); none without a database URL. */

@@ -6,6 +6,9 @@
 /** Workflow type of a conversation. */
 export const CONVERSATION_WORKFLOW = 'conversation';
 
+/** The signal that wakes a conversation pinned to an older build so it moves to the current one (`herald deploy drain`). */
+export const UPGRADE_SIGNAL = 'upgrade';
+
 /** Default task queue shared by Herald workers (override with HERALD_TASK_QUEUE). */
 export const DEFAULT_TASK_QUEUE = 'herald';
 

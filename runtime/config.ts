@@ -103,6 +103,8 @@ export interface HeraldConfig {
   logLevel: z.infer<typeof envSchema>['HERALD_LOG_LEVEL'];
   /** Worker Versioning: the deployment and this build (absent: unversioned). */
   deployment: { name: string; buildId: string } | undefined;
+  /** The Worker Deployment's name even without a build id: what `herald deploy drain` drains. */
+  deploymentName: string;
   /** Where a worker serves `/metrics` (absent: no metrics endpoint). */
   metrics: { port: number; host: string } | undefined;
   /** The worker's capacity settings: the file's `worker` section with HERALD_* overrides. */
@@ -230,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     },
     logLevel: e.HERALD_LOG_LEVEL,
     deployment: e.HERALD_BUILD_ID ? { name: e.HERALD_DEPLOYMENT_NAME, buildId: e.HERALD_BUILD_ID } : undefined,
+    deploymentName: e.HERALD_DEPLOYMENT_NAME,
     metrics: e.HERALD_METRICS_PORT ? { port: e.HERALD_METRICS_PORT, host: e.HERALD_METRICS_HOST } : undefined,
     worker,
     file,

@@ -3,6 +3,7 @@
  * (README, `temporal workflow signal --name …`); clients import these definitions to stay typed.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { UPGRADE_SIGNAL } from '../common/constants.js';
 import type {
   AnswerClarifyInput,
   ApproveInput,
@@ -27,6 +28,12 @@ export const userMessageSignal = defineSignal<[unknown]>('userMessage');
 export const stopSignal = defineSignal<[unknown?]>('stop');
 export const steerSignal = defineSignal<[unknown]>('steer');
 export const endSignal = defineSignal<[unknown?]>('end');
+/**
+ * "A new build may be current": a recorded input in which the run decides whether to move
+ * (Run.checkDue). `herald deploy drain` sends it to conversations pinned to an older build, which
+ * would otherwise get no workflow task on that build until their next message.
+ */
+export const upgradeSignal = defineSignal<[unknown?]>(UPGRADE_SIGNAL);
 export const sendMessageUpdate = defineUpdate<TurnResult, [SendMessageInput]>('sendMessage');
 export const stateQuery = defineQuery<ConversationStateView>('state');
 /** `approve` works both ways: a signal (fire and forget) or an update (rejects unknown requests). */

@@ -26,6 +26,7 @@ import {
   stateQuery,
   steerSignal,
   stopSignal,
+  upgradeSignal,
   userMessageSignal,
 } from './definitions.js';
 import { isUndecodable } from './payload-converter.js';
@@ -183,6 +184,16 @@ function registerControl(run: Run): void {
       // A signal may carry up to 2 MB; the reason goes on into the end activity's input.
       run.endReason = reason !== undefined ? reason.slice(0, MAX_END_REASON_CHARS) : 'ended by user';
       run.refreshDetails();
+    }),
+  );
+
+  // Its payload is ignored: the signal only gives the run a recorded task on its own build, in which
+  // `recorded` decides whether a new current build makes a move due. Idle, the run then continues
+  // as new onto that build; mid-turn, it moves when the turn ends (new messages wait for the move).
+  setHandler(
+    upgradeSignal,
+    recorded(run, () => {
+      if (run.upgradeDue()) log.info('a new build is current: moving to it once the run is idle');
     }),
   );
 }

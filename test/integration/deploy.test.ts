@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import proto from '@temporalio/proto';
 import { after, before, describe, it } from 'node:test';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
+import { buildOf as buildOfRun, setCurrentBuild } from '../support/worker-deployment.js';
 
 describe('rolling deploy with Worker Versioning', () => {
   let stack: TestStack;
@@ -23,58 +23,8 @@ describe('rolling deploy with Worker Versioning', () => {
     await stack.close();
   });
 
-  /**
-   * Make a build current (once its workers have registered it), and wait until the server has
-   * propagated it to the task queue: a workflow task started before that does not carry "target
-   * version changed" (the conversation would move one message later, not at this one).
-   */
-  const setCurrent = async (buildId: string) => {
-    await makeCurrent(buildId);
-    await eventually(
-      async () => {
-        const d = await stack.temporal.workflowService.describeWorkerDeployment({
-          namespace: 'default',
-          deploymentName,
-        });
-        const info = d.workerDeploymentInfo;
-        return (
-          info?.routingConfig?.currentDeploymentVersion?.buildId === buildId &&
-          // Older servers do not report the state: only the current version is checked there.
-          (info.routingConfigUpdateState == null ||
-            info.routingConfigUpdateState ===
-              proto.temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED ||
-            info.routingConfigUpdateState ===
-              proto.temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_UNSPECIFIED)
-        );
-      },
-      30_000,
-      100,
-    );
-  };
-  const makeCurrent = async (buildId: string) =>
-    eventually(
-      async () => {
-        try {
-          await stack.temporal.workflowService.setWorkerDeploymentCurrentVersion({
-            namespace: 'default',
-            deploymentName,
-            buildId,
-            identity: 'deploy-test',
-            ignoreMissingTaskQueues: true,
-          });
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      30_000,
-      250,
-    );
-  const buildOf = async (workflowId: string) => {
-    const d = await stack.temporal.workflow.getHandle(workflowId).describe();
-    const v = d.raw.workflowExecutionInfo?.versioningInfo;
-    return v?.deploymentVersion?.buildId ?? undefined;
-  };
+  const setCurrent = (buildId: string) => setCurrentBuild(stack.temporal, deploymentName, buildId);
+  const buildOf = (workflowId: string) => buildOfRun(stack.temporal, workflowId);
 
   it('keeps a conversation on its build, then moves it at continue-as-new; rollback moves it back', async () => {
     stack.fake.respond(() => ({ text: 'ok' }));
