@@ -221,8 +221,9 @@ export class Conversation {
 
   /**
    * Send a message and wait for its turn's result. `start` creates the conversation if needed.
-   * While the conversation moves to a new run (continue-as-new) it refuses new messages for a
-   * moment; the same message (same id) is sent again until the next run takes it. So it is when
+   * While the conversation moves to a new run (continue-as-new) it refuses new messages — for a
+   * moment, or until a turn that was running ends (a new build became current mid-turn) — and the
+   * same message (same id) is sent again, for up to `SEND_SLOW_MS`, until the next run takes it. So it is when
    * Temporal cannot be reached or lost the update in a restart (client/transient.ts), for up to
    * `SEND_OUTAGE_MS` in a row: a repeated id is answered from the turn it ran, never run twice.
    * An update that only ran out its deadline (a busy server, hundreds of conversations) goes again
@@ -248,6 +249,7 @@ export class Conversation {
     let slowSince: number | undefined;
     let resends = 0;
     let moves = 0;
+    let movingSince: number | undefined;
     for (;;) {
       try {
         const once = this.sendOnce(text, id, options.start);
@@ -272,8 +274,11 @@ export class Conversation {
         outageSince = undefined;
         resends = 0;
         const moving = err instanceof WorkflowUpdateFailedError && String(err.cause?.message).includes(MOVING_RUNS);
+        // A move waits for the running turn to end: as long as a turn may take, like a slow send.
+        if (moving) movingSince ??= Date.now();
         // An update that died with its workflow: the workflow's own failure says why.
-        if (!moving || ++moves >= 120) throw await explainUpdateError(this.handle, err);
+        if (!moving || Date.now() - movingSince! >= SEND_SLOW_MS) throw await explainUpdateError(this.handle, err);
+        moves++;
         await new Promise((r) => setTimeout(r, Math.min(1000, 100 * moves)));
       }
     }
