@@ -1196,7 +1196,7 @@ describe('corpus', () => {
       `injection-scan outside corpora: attacks ${detected}/${attacks.length}, benign flagged ${flagged}/${benign.length}`,
     );
     assert.ok(attacks.length >= 400 && benign.length >= 600, 'outside corpora too small');
-    assert.ok(detected / attacks.length >= 0.94, 'outside-attacks.jsonl: under 94% detected');
+    assert.ok(detected / attacks.length >= 0.97, 'outside-attacks.jsonl: under 97% detected');
     assert.ok(flagged / benign.length <= 0.015, 'outside-benign.jsonl: over 1.5% flagged');
   });
 
