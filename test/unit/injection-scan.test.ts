@@ -1176,6 +1176,30 @@ describe('corpus', () => {
     assert.ok(rate('benign-heldout.jsonl') <= 0.04, 'benign-heldout.jsonl: over 4% flagged');
   });
 
+  // Corpora taken from outside the project (see test/fixtures/injection/README.md): attacks that
+  // other LLM scanners and benchmarks ship, and ordinary text (READMEs, changelogs, doc comments)
+  // of packages the same kind of project depends on. Tuned on, so their floors sit just under the
+  // figures reached; they keep a rule change from losing a class they cover.
+  it('meets the error budget on the outside corpora', () => {
+    const dir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/injection');
+    const rows = (name: string) =>
+      readFileSync(join(dir, name), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { text: string; source: string });
+    const attacks = rows('outside-attacks.jsonl');
+    const benign = rows('outside-benign.jsonl');
+    for (const r of [...attacks, ...benign]) assert.ok(r.source.length > 0, `no source: ${r.text.slice(0, 60)}`);
+    const detected = attacks.filter((r) => scanForInjection(r.text).length > 0).length;
+    const flagged = benign.filter((r) => scanForInjection(r.text).length > 0).length;
+    console.log(
+      `injection-scan outside corpora: attacks ${detected}/${attacks.length}, benign flagged ${flagged}/${benign.length}`,
+    );
+    assert.ok(attacks.length >= 400 && benign.length >= 600, 'outside corpora too small');
+    assert.ok(detected / attacks.length >= 0.97, 'outside-attacks.jsonl: under 97% detected');
+    assert.ok(flagged / benign.length <= 0.015, 'outside-benign.jsonl: over 1.5% flagged');
+  });
+
   // Catastrophic backtracking on inputs like these grows with the square (or worse) of the length;
   // a linear scan takes ten times as long for ten times the text. The whole text is compared with
   // a tenth of it, scanned just before in the same process, so a loaded machine slows both alike;
