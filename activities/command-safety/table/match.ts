@@ -8,7 +8,8 @@ import { hasOption, operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { CHECKS } from './checks.js';
 import { isOfClass } from './operand-classes.js';
-import { GLOBAL_VALUED } from './global-options.js';
+import { GLOBAL_VALUED, SUBCOMMAND_AT } from './global-options.js';
+import type { CheckLine } from './checks.js';
 import type { Pattern, Row } from './schema.js';
 
 /** `/…/flags` is an expression; anything else a literal. */
@@ -57,7 +58,7 @@ export interface Hit {
   reason: string;
 }
 
-function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
+function tryPattern(c: Compiled, inv: Invocation, line: CheckLine): Hit | undefined {
   const p = c.pattern;
   if (p.asRoot && !inv.asRoot) return undefined;
   const at: Word[] = [inv.word];
@@ -96,7 +97,7 @@ function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
     at.push(o);
   }
   if (p.check) {
-    const got = CHECKS[p.check]!(inv);
+    const got = CHECKS[p.check]!(inv, line);
     if (!got) return undefined;
     for (const w of got) if (w) at.push(w);
   }
@@ -140,7 +141,11 @@ export class RuleTable {
   }
 
   /** Every row that fires on this invocation (one hit per row). */
-  hits(inv: Invocation): Hit[] {
+  hits(whole: Invocation, facts: CheckLine['facts'] = new Map()): Hit[] {
+    // `git -C dir push`: the rows read from the subcommand on.
+    const at = SUBCOMMAND_AT[whole.name]?.(whole.args);
+    const inv = at ? { ...whole, args: whole.args.slice(at) } : whole;
+    const line: CheckLine = { whole, facts };
     const candidates = [
       ...(this.byName.get(inv.name) ?? []),
       ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
@@ -148,7 +153,7 @@ export class RuleTable {
     const out: Hit[] = [];
     for (const c of candidates) {
       if (out.some((h) => h.row === c.row)) continue;
-      const h = tryPattern(c, inv);
+      const h = tryPattern(c, inv, line);
       if (h) out.push(h);
     }
     return out;
@@ -174,7 +179,7 @@ export class RuleTable {
     if (this.rules.has(name)) return this.rules.get(name);
     const rule: Rule | undefined = this.names(name)
       ? (inv: Invocation, ctx: RuleContext) => {
-          for (const h of this.hits(inv))
+          for (const h of this.hits(inv, ctx.facts))
             ctx.add(inv, { level: h.row.level, group: h.row.group, rule: h.row.id, reason: h.reason, at: h.at });
         }
       : undefined;
