@@ -10,7 +10,11 @@ import { operands, optionWords } from '../options.js';
 import type { Word } from '../shell.js';
 import { PLAIN_PROGRAM } from '../rules/code.js';
 
-/** git's own options that take the next word as their value. */
+/**
+ * git's own options that take the next word as their value (git matches them exactly, no
+ * abbreviations). `--exec-path` without `=` prints a path and exits, so reading the next word as
+ * its value can only hide a subcommand git never runs; any other option git does not know stops git.
+ */
 const GLOBAL_VALUED = new Set([
   '-C',
   '-c',
@@ -19,6 +23,7 @@ const GLOBAL_VALUED = new Set([
   '--namespace',
   '--super-prefix',
   '--config-env',
+  '--attr-source',
   '--exec-path',
 ]);
 

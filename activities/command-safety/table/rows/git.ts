@@ -66,6 +66,7 @@ export const GIT_ROWS: RowInput[] = [
       'git reset --har HEAD~1',
       'git -C /tmp/x reset --hard',
       'git --git-dir /x/.git reset --hard',
+      'git --attr-source HEAD reset --hard',
     ],
     notMatch: ['git reset --soft HEAD~1', 'git -c core.pager=less reset HEAD a.ts'],
   },
