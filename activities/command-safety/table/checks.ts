@@ -9,6 +9,7 @@ import { hasOption, operands, optionValue, optionWords } from '../options.js';
 import { placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
 import { GIT_CHECKS } from './git-checks.js';
+import { SIGNAL_CHECKS } from './signal-checks.js';
 
 /** The rest of the line a check may read: the invocation before a tool's own options were stripped, earlier facts. */
 export interface CheckLine {
@@ -21,6 +22,7 @@ export type Check = (inv: Invocation, line: CheckLine) => ReadonlyArray<Word | u
 
 const CHECKS_TABLE = {
   ...GIT_CHECKS,
+  ...SIGNAL_CHECKS,
   /** `fio --filename=/dev/sda`, `--size=100G`: a benchmark that writes a disk or fills one. */
   'fio.targetsDisk': (inv) => {
     const w = inv.args.find(

@@ -21,6 +21,7 @@ import { CLUSTER_ROWS } from './rows/cluster.js';
 import { CLOUD_ROWS } from './rows/cloud.js';
 import { GIT_ROWS } from './rows/git.js';
 import { FORGE_ROWS } from './rows/forges.js';
+import { SIGNAL_ROWS } from './rows/signals.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -41,6 +42,7 @@ const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   PERSIST_ROWS,
   GIT_ROWS,
   FORGE_ROWS,
+  SIGNAL_ROWS,
 ];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {
