@@ -63,15 +63,20 @@ const git: Rule = (inv, ctx) => {
     return;
   }
   const ops = operands(rest).map((w) => w.value);
-  const after = (re: RegExp) => {
-    const k = rest.findIndex((w) => re.test(w.value ?? ''));
-    return k >= 0 ? rest[k + 1] : undefined;
+  // The value of an option, separate (`--exec cmd`) or attached (`--exec=cmd`, `-xcmd`).
+  const after = (short: string, long: string) => {
+    for (let k = 0; k < rest.length && rest[k]!.value !== '--'; k++) {
+      const v = rest[k]!.value ?? '';
+      if (v === short || v === long) return rest[k + 1];
+      if (v.startsWith(`${long}=`)) return { ...rest[k]!, value: v.slice(long.length + 1) };
+      if (v.startsWith(short) && v.length > 2 && !v.startsWith('--')) return { ...rest[k]!, value: v.slice(2) };
+    }
+    return undefined;
   };
   switch (sub) {
     case 'difftool':
     case 'mergetool': {
-      const attached = rest.find((w) => w.value?.startsWith('--extcmd='));
-      const cmd = attached ? { ...attached, value: attached.value!.slice(9) } : after(/^(-x|--extcmd)$/);
+      const cmd = after('-x', '--extcmd');
       if (cmd) {
         ctx.add(inv, {
           group: 'indirection',
@@ -87,7 +92,7 @@ const git: Rule = (inv, ctx) => {
     case 'fetch':
     case 'pull':
     case 'ls-remote': {
-      const pack = after(/^(-u|--upload-pack)$/);
+      const pack = after('-u', '--upload-pack');
       if (pack) ctx.script(inv, pack, `git ${sub} --upload-pack`);
       break;
     }
@@ -123,7 +128,7 @@ const git: Rule = (inv, ctx) => {
       }
       break;
     case 'rebase': {
-      const cmd = after(/^(-x|--exec)$/);
+      const cmd = after('-x', '--exec');
       if (cmd) ctx.script(inv, cmd, 'git rebase --exec');
       break;
     }

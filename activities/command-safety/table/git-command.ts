@@ -97,10 +97,15 @@ export function gitSettings(inv: Invocation): GitSetting[] {
   }
   const sub = a[at]?.value;
   const rest = a.slice(at + 1);
+  // `clone -c k=v`, `--config k=v`, and attached: `--config=k=v`, `-ck=v`.
   if (sub === 'clone' || sub === 'fetch' || sub === 'pull' || sub === 'ls-remote')
-    for (let k = 0; k < rest.length; k++)
-      if (/^(-c|--config)$/.test(rest[k]!.value ?? '') && rest[k + 1]?.value)
-        out.push(setting(rest[k + 1]!.value!, rest[k + 1]!));
+    for (let k = 0; k < rest.length; k++) {
+      const v = rest[k]!.value ?? '';
+      if (v === '--') break;
+      if (/^(-c|--config)$/.test(v) && rest[k + 1]?.value) out.push(setting(rest[k + 1]!.value!, rest[k + 1]!));
+      const attached = /^(?:--config=|-c)(.+)$/.exec(v)?.[1];
+      if (attached && v !== '--config') out.push(setting(attached, rest[k]!));
+    }
   if (sub === 'config') {
     const w = configWrite(rest);
     if (w?.key.value) out.push({ key: w.key.value, value: w.value, at: w.key, oneShot: false });

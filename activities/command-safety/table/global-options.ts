@@ -29,6 +29,9 @@ export const GLOBAL_VALUED: Readonly<Record<string, readonly string[]>> = {
   gcloud: ['--project', '--account', '--configuration', '--format', '--region', '--zone'],
   az: ['--subscription', '-o', '--output', '--query'],
   pulumi: ['-s', '--stack', '-C', '--cwd'],
+  // cobra skips the value of a flag it does not know before the subcommand: `gh -R a/b repo delete`.
+  gh: ['-R', '--repo', '--hostname'],
+  glab: ['-R', '--repo'],
 };
 
 /**

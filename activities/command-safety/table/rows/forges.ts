@@ -27,7 +27,7 @@ export const FORGE_ROWS: RowInput[] = [
     group: 'destroy_history',
     reason: 'deleting a release',
     when: [{ program: FORGE, subcommand: [['release'], ['delete']] }],
-    match: ['gh release delete v1'],
+    match: ['gh release delete v1', 'gh -R a/b release delete v1'],
     notMatch: ['gh release list'],
   },
   {
