@@ -80,7 +80,16 @@ export function configWrite(rest: readonly Word[]): { key: Word; value: Word | u
  * Every setting the line gives this git command, in the order git reads them. A key only known at
  * run time is left out here (rules/git.ts asks about it).
  */
-export function gitSettings(inv: Invocation): GitSetting[] {
+export function gitSettings(inv: Invocation): readonly GitSetting[] {
+  let out = settingsOf.get(inv);
+  if (!out) settingsOf.set(inv, (out = readSettings(inv)));
+  return out;
+}
+
+/** Several rows and rules/git.ts ask about one invocation: read its settings once. */
+const settingsOf = new WeakMap<Invocation, GitSetting[]>();
+
+function readSettings(inv: Invocation): GitSetting[] {
   const out: GitSetting[] = [];
   const env = new Map(inv.env.map((e) => [e.name, e.value]));
   for (const [name, w] of env) {

@@ -58,13 +58,20 @@ export interface Hit {
   reason: string;
 }
 
-function tryPattern(c: Compiled, inv: Invocation, line: CheckLine): Hit | undefined {
+/** The first operands of an invocation, read once for all the patterns tried on it. */
+type PathCache = Map<string, Word[]>;
+
+function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCache): Hit | undefined {
   const p = c.pattern;
   if (p.asRoot && !inv.asRoot) return undefined;
   const at: Word[] = [inv.word];
   let path: Word[] = [];
   if (c.path.length) {
-    const words = pathWords(inv.args, c.path.length + (p.skip ?? 0), p.valued ?? GLOBAL_VALUED[inv.name]);
+    const n = c.path.length + (p.skip ?? 0);
+    const valued = p.valued ?? GLOBAL_VALUED[inv.name];
+    const key = `${n}\u0000${valued?.join(' ') ?? ''}`;
+    let words = cache.get(key);
+    if (!words) cache.set(key, (words = pathWords(inv.args, n, valued)));
     const fits = (start: number) =>
       c.path.every((alts, i) => {
         const v = start + i < words.length ? words[start + i]!.value : '';
@@ -146,6 +153,7 @@ export class RuleTable {
     const at = SUBCOMMAND_AT[whole.name]?.(whole.args);
     const inv = at ? { ...whole, args: whole.args.slice(at) } : whole;
     const line: CheckLine = { whole, facts };
+    const cache: PathCache = new Map();
     const candidates = [
       ...(this.byName.get(inv.name) ?? []),
       ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
@@ -153,7 +161,7 @@ export class RuleTable {
     const out: Hit[] = [];
     for (const c of candidates) {
       if (out.some((h) => h.row === c.row)) continue;
-      const h = tryPattern(c, inv, line);
+      const h = tryPattern(c, inv, line, cache);
       if (h) out.push(h);
     }
     return out;
