@@ -122,14 +122,6 @@ export function emptiesUnknownFile(inv: Invocation, ctx: RuleContext): void {
 export const codeFromElsewhere: Rule = (inv, ctx) => {
   const a = inv.args;
   const vals = a.map((w) => w.value);
-  // `git --config-env=core.pager=VAR`: configuration (possibly a program to run) from a variable.
-  if (inv.name === 'git' && vals.some((v) => v === null || /^--config-env(=|$)/.test(v)))
-    if (vals.some((v) => v !== null && /^--config-env(=|$)/.test(v)))
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'git_exec_config',
-        reason: 'git configuration read from an environment variable',
-      });
   // `xargs -I% sh -c "%"`: each input line becomes the shell's script.
   if (inv.name === 'xargs') {
     const i = vals.findIndex((v) => /^(-I|-i|--replace)/.test(v ?? ''));

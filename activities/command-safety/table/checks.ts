@@ -8,10 +8,21 @@ import type { Invocation } from '../invocation.js';
 import { hasOption, operands, optionValue, optionWords } from '../options.js';
 import { placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
+import { GIT_CHECKS } from './git-checks.js';
+import { SIGNAL_CHECKS } from './signal-checks.js';
 
-export type Check = (inv: Invocation) => ReadonlyArray<Word | undefined> | undefined;
+/** The rest of the line a check may read: the invocation before a tool's own options were stripped, earlier facts. */
+export interface CheckLine {
+  whole: Invocation;
+  /** What earlier commands of the same line established (`git remote add evil …`), by kind. */
+  facts: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export type Check = (inv: Invocation, line: CheckLine) => ReadonlyArray<Word | undefined> | undefined;
 
 const CHECKS_TABLE = {
+  ...GIT_CHECKS,
+  ...SIGNAL_CHECKS,
   /** `fio --filename=/dev/sda`, `--size=100G`: a benchmark that writes a disk or fills one. */
   'fio.targetsDisk': (inv) => {
     const w = inv.args.find(

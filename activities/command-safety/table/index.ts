@@ -19,6 +19,9 @@ import { ARCHIVE_ROWS } from './rows/archives.js';
 import { EXPOSURE_ROWS } from './rows/exposure.js';
 import { CLUSTER_ROWS } from './rows/cluster.js';
 import { CLOUD_ROWS } from './rows/cloud.js';
+import { GIT_ROWS } from './rows/git.js';
+import { FORGE_ROWS } from './rows/forges.js';
+import { SIGNAL_ROWS } from './rows/signals.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -31,8 +34,16 @@ const NARROW: ReadonlyArray<readonly RowInput[]> = [
   CLUSTER_ROWS,
   CLOUD_ROWS,
 ];
-/** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`). */
-const WHOLE: ReadonlyArray<readonly RowInput[]> = [SYSTEM_ROWS, PUBLISH_ROWS, INFRASTRUCTURE_ROWS, PERSIST_ROWS];
+/** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`, `git`, `gh`). */
+const WHOLE: ReadonlyArray<readonly RowInput[]> = [
+  SYSTEM_ROWS,
+  PUBLISH_ROWS,
+  INFRASTRUCTURE_ROWS,
+  PERSIST_ROWS,
+  GIT_ROWS,
+  FORGE_ROWS,
+  SIGNAL_ROWS,
+];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {
   const rows: Row[] = [];

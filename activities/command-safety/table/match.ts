@@ -8,7 +8,8 @@ import { hasOption, operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { CHECKS } from './checks.js';
 import { isOfClass } from './operand-classes.js';
-import { GLOBAL_VALUED } from './global-options.js';
+import { GLOBAL_VALUED, SUBCOMMAND_AT } from './global-options.js';
+import type { CheckLine } from './checks.js';
 import type { Pattern, Row } from './schema.js';
 
 /** `/…/flags` is an expression; anything else a literal. */
@@ -57,13 +58,20 @@ export interface Hit {
   reason: string;
 }
 
-function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
+/** The first operands of an invocation, read once for all the patterns tried on it. */
+type PathCache = Map<string, Word[]>;
+
+function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCache): Hit | undefined {
   const p = c.pattern;
   if (p.asRoot && !inv.asRoot) return undefined;
   const at: Word[] = [inv.word];
   let path: Word[] = [];
   if (c.path.length) {
-    const words = pathWords(inv.args, c.path.length + (p.skip ?? 0), p.valued ?? GLOBAL_VALUED[inv.name]);
+    const n = c.path.length + (p.skip ?? 0);
+    const valued = p.valued ?? GLOBAL_VALUED[inv.name];
+    const key = `${n}\u0000${valued?.join(' ') ?? ''}`;
+    let words = cache.get(key);
+    if (!words) cache.set(key, (words = pathWords(inv.args, n, valued)));
     const fits = (start: number) =>
       c.path.every((alts, i) => {
         const v = start + i < words.length ? words[start + i]!.value : '';
@@ -96,7 +104,7 @@ function tryPattern(c: Compiled, inv: Invocation): Hit | undefined {
     at.push(o);
   }
   if (p.check) {
-    const got = CHECKS[p.check]!(inv);
+    const got = CHECKS[p.check]!(inv, line);
     if (!got) return undefined;
     for (const w of got) if (w) at.push(w);
   }
@@ -140,7 +148,12 @@ export class RuleTable {
   }
 
   /** Every row that fires on this invocation (one hit per row). */
-  hits(inv: Invocation): Hit[] {
+  hits(whole: Invocation, facts: CheckLine['facts'] = new Map()): Hit[] {
+    // `git -C dir push`: the rows read from the subcommand on.
+    const at = SUBCOMMAND_AT[whole.name]?.(whole.args);
+    const inv = at ? { ...whole, args: whole.args.slice(at) } : whole;
+    const line: CheckLine = { whole, facts };
+    const cache: PathCache = new Map();
     const candidates = [
       ...(this.byName.get(inv.name) ?? []),
       ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
@@ -148,7 +161,7 @@ export class RuleTable {
     const out: Hit[] = [];
     for (const c of candidates) {
       if (out.some((h) => h.row === c.row)) continue;
-      const h = tryPattern(c, inv);
+      const h = tryPattern(c, inv, line, cache);
       if (h) out.push(h);
     }
     return out;
@@ -174,7 +187,7 @@ export class RuleTable {
     if (this.rules.has(name)) return this.rules.get(name);
     const rule: Rule | undefined = this.names(name)
       ? (inv: Invocation, ctx: RuleContext) => {
-          for (const h of this.hits(inv))
+          for (const h of this.hits(inv, ctx.facts))
             ctx.add(inv, { level: h.row.level, group: h.row.group, rule: h.row.id, reason: h.reason, at: h.at });
         }
       : undefined;

@@ -2,11 +2,12 @@
  * Reading secrets out or opening the machine to the network (exfiltrate): password managers and
  * config dumps that print stored secrets, tunnels that let another machine in (ngrok, cloudflared,
  * DNS tunnels, `ssh -D`, `tailscale funnel`), and backups of a whole home or the root to a
- * repository elsewhere.
+ * repository elsewhere. git's own credential reads are written with the git rows (git.ts).
  */
 import type { RowInput } from '../schema.js';
 import { DRY_RUN, KUBECTL } from './cluster.js';
 import { AWS_SECRET_OPS, NOT_A_PREVIEW } from './cloud.js';
+import { GIT_CREDENTIAL_EXAMPLES, GIT_CREDENTIAL_NON_EXAMPLES, GIT_CREDENTIAL_READS } from './git.js';
 
 /** Everything but these first words opens a tunnel (a missing word reads as '', which they do not match). */
 const except = (words: string) => [[`/^(?!(${words})$)/`]];
@@ -68,6 +69,7 @@ export const EXPOSURE_ROWS: RowInput[] = [
         notWord: DRY_RUN,
         reason: '{program} create token mints a service-account token',
       },
+      ...GIT_CREDENTIAL_READS,
     ],
     match: [
       'bw get password github',
@@ -81,8 +83,16 @@ export const EXPOSURE_ROWS: RowInput[] = [
       'heroku config -a prod',
       'aws ssm get-parameter --name /prod/db --with-decryption',
       'aws secretsmanager get-secret-value --secret-id prod/db',
+      ...GIT_CREDENTIAL_EXAMPLES,
     ],
-    notMatch: ['bw sync', 'rclone config file', 'rclone config redacted', 'lpass ls', 'kwallet-query -l kdewallet'],
+    notMatch: [
+      'bw sync',
+      'rclone config file',
+      'rclone config redacted',
+      'lpass ls',
+      'kwallet-query -l kdewallet',
+      ...GIT_CREDENTIAL_NON_EXAMPLES,
+    ],
   },
   {
     id: 'tunnel',

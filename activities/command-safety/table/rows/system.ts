@@ -2,10 +2,11 @@
  * Changing the machine itself (system) — and taking it down (hardline): shutdown and reboot in
  * every form, killing every process, services, firewall rules, users, kernel modules and settings,
  * mounts and swap, boot loaders, system packages, clock and hostname, security switches and
- * namespace tools. These rows describe their tools as a whole (table/index.ts). Signals (`kill`,
- * `pkill`) and privileged containers stay in rules/system.ts: they read values, not words.
+ * namespace tools. These rows describe their tools as a whole (table/index.ts). Signals are
+ * signals.ts; privileged containers stay in rules/system.ts: they read values, not words.
  */
 import type { RowInput } from '../schema.js';
+import { SIGNAL_SHUTDOWN } from './signals.js';
 
 export const SYSTEM_ROWS: RowInput[] = [
   {
@@ -140,9 +141,19 @@ export const SYSTEM_ROWS: RowInput[] = [
       },
       { program: ['kexec'], flags: { short: 'e', long: ['--exec'] }, reason: 'kexec -e boots another kernel now' },
       { program: ['kexec'], notWord: '/^/', reason: 'kexec -e boots another kernel now' },
+      SIGNAL_SHUTDOWN,
     ],
-    match: ['shutdown -h now', 'reboot', 'init 0', 'systemctl isolate reboot.target', 'systemctl poweroff', 'kexec -e'],
-    notMatch: ['shutdown -c', 'systemctl status', 'init --version', 'kexec -l /boot/vmlinuz'],
+    match: [
+      'shutdown -h now',
+      'reboot',
+      'init 0',
+      'systemctl isolate reboot.target',
+      'systemctl poweroff',
+      'kexec -e',
+      'kill -s SIGRTMIN+4 1',
+      'sudo kill -INT 1',
+    ],
+    notMatch: ['shutdown -c', 'systemctl status', 'init --version', 'kexec -l /boot/vmlinuz', 'kill -HUP 1'],
   },
   {
     id: 'power_state',
@@ -156,22 +167,6 @@ export const SYSTEM_ROWS: RowInput[] = [
     ],
     match: ['systemctl suspend', 'systemctl set-default multi-user.target'],
     notMatch: ['systemctl is-active nginx'],
-  },
-  {
-    id: 'kill_all',
-    group: 'system',
-    level: 'hardline',
-    reason: 'kills every process',
-    when: [{ program: ['killall5'] }],
-    match: ['killall5 -9'],
-  },
-  {
-    id: 'kill_many',
-    group: 'system',
-    reason: 'fuser -k kills every process using the files or mounts',
-    when: [{ program: ['fuser'], flags: { short: 'k', long: ['--kill'] } }],
-    match: ['fuser -km /mnt/data'],
-    notMatch: ['fuser -v /mnt/data'],
   },
   {
     id: 'firewall',
