@@ -8,7 +8,8 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
 import type { Word } from '../shell.js';
-import { inlineCode, literalInput } from './code.js';
+import { inlineCode } from './code.js';
+import { literalInput } from './literal-text.js';
 import { writesTo } from './files.js';
 
 /** An ex command (vim `-c`, `+…`, or a line ed/ex reads): what it runs, if anything. */

@@ -8,7 +8,8 @@
 import type { Invocation, RuleContext } from '../invocation.js';
 import { isCredentialPath, isProcEnviron, placeOf } from '../paths.js';
 import type { ParsedScript, Word } from '../shell.js';
-import { PLAIN_PROGRAM, literalStdout } from './code.js';
+import { PLAIN_PROGRAM } from './code.js';
+import { literalStdout } from './literal-text.js';
 import { writesTo } from './files.js';
 import { GIT_EXEC_KEY, gitKeyPattern } from './git.js';
 import { installHookWrite } from './supply-chain.js';

@@ -8,8 +8,9 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, operands, optionValue } from '../options.js';
 import type { Word } from '../shell.js';
-import { decodeAnsiC } from '../shell.js';
-import { SHELLS, dynamicArguments, interactiveShell, literalInput } from './code.js';
+import { decodeAnsiC } from '../shell-expand.js';
+import { SHELLS, dynamicArguments, interactiveShell } from './code.js';
+import { literalInput } from './literal-text.js';
 import { writtenText } from './written.js';
 
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
