@@ -10,7 +10,7 @@ import { isCredentialPath, isProcEnviron, placeOf } from '../paths.js';
 import type { ParsedScript, Word } from '../shell.js';
 import { PLAIN_PROGRAM } from './code.js';
 import { literalStdout } from './literal-text.js';
-import { writesTo } from './files.js';
+import { writesTo } from './file-writes.js';
 import { GIT_EXEC_KEY, gitKeyPattern } from './git.js';
 import { installHookWrite } from './supply-chain.js';
 import { noteWritten } from './written.js';
