@@ -15,6 +15,23 @@ interface Context {
   cwd: { value: string | null };
 }
 
+/** A simple command found at node `n`: where it runs and how, from the walk's context. */
+function simpleCommand(
+  n: TsNode,
+  ctx: Context,
+  parts: Pick<SimpleCommand, 'words' | 'assignments' | 'redirects' | 'stdin'>,
+): SimpleCommand {
+  return {
+    ...parts,
+    inFunction: ctx.inFunction,
+    background: ctx.background,
+    pipedOut: false,
+    cwd: ctx.cwd.value,
+    start: n.startIndex,
+    end: n.endIndex,
+  };
+}
+
 /** Where a literal `cd` leaves the shell, from where it was. */
 function cdTarget(from: string | null, arg: string | null | undefined): string | null {
   if (arg === undefined || arg === '~' || arg === '') return '~';
@@ -168,18 +185,12 @@ export function walk(root: TsNode, source: string): ParsedScript {
         });
       }
     }
-    const cmd: SimpleCommand = {
+    const cmd = simpleCommand(n, ctx, {
       words,
       assignments,
       redirects: reds,
       stdin,
-      inFunction: ctx.inFunction,
-      background: ctx.background,
-      pipedOut: false,
-      cwd: ctx.cwd.value,
-      start: n.startIndex,
-      end: n.endIndex,
-    };
+    });
     if (words[0]?.value === 'cd' || words[0]?.value === 'pushd') {
       ctx.cwd.value = cdTarget(ctx.cwd.value, words.length > 1 ? words[1]!.value : undefined);
     }
@@ -221,18 +232,12 @@ export function walk(root: TsNode, source: string): ParsedScript {
         const extra: SimpleCommand[] = [];
         const r = redirectOf(n, ctx, extra);
         return [
-          {
+          simpleCommand(n, ctx, {
             words: [],
             assignments: [],
             redirects: [r.redirect],
             stdin: r.stdin,
-            inFunction: ctx.inFunction,
-            background: ctx.background,
-            pipedOut: false,
-            cwd: ctx.cwd.value,
-            start: n.startIndex,
-            end: n.endIndex,
-          },
+          }),
           ...extra,
         ];
       }
@@ -247,18 +252,12 @@ export function walk(root: TsNode, source: string): ParsedScript {
           const red: Redirect[] = [];
           for (const r of reds) red.push(redirectOf(r, ctx, fake).redirect);
           return [
-            {
+            simpleCommand(n, ctx, {
               words: [],
               assignments: [],
               redirects: red,
               stdin: undefined,
-              inFunction: ctx.inFunction,
-              background: ctx.background,
-              pipedOut: false,
-              cwd: ctx.cwd.value,
-              start: n.startIndex,
-              end: n.endIndex,
-            },
+            }),
             ...fake,
           ];
         }
@@ -373,31 +372,27 @@ export function walk(root: TsNode, source: string): ParsedScript {
             c && c.type !== 'variable_assignment' ? expandWord(c, scope) : [],
           );
           const kw = n.children[0];
-          out.unshift({
-            words: kw
-              ? [{ value: kw.text, raw: kw.text, start: kw.startIndex, end: kw.endIndex, glob: false }, ...words]
-              : words,
-            assignments: n.namedChildren
-              .filter((c): c is TsNode => c?.type === 'variable_assignment')
-              .map((c) => ({
-                name: c.childForFieldName('name')?.text ?? '',
-                value: expandWord(c.childForFieldName('value') ?? c, scope)[0] ?? {
-                  value: null,
-                  raw: c.text,
-                  start: c.startIndex,
-                  end: c.endIndex,
-                  glob: false,
-                },
-              })),
-            redirects: [],
-            stdin: undefined,
-            inFunction: ctx.inFunction,
-            background: ctx.background,
-            pipedOut: false,
-            cwd: ctx.cwd.value,
-            start: n.startIndex,
-            end: n.endIndex,
-          });
+          out.unshift(
+            simpleCommand(n, ctx, {
+              words: kw
+                ? [{ value: kw.text, raw: kw.text, start: kw.startIndex, end: kw.endIndex, glob: false }, ...words]
+                : words,
+              assignments: n.namedChildren
+                .filter((c): c is TsNode => c?.type === 'variable_assignment')
+                .map((c) => ({
+                  name: c.childForFieldName('name')?.text ?? '',
+                  value: expandWord(c.childForFieldName('value') ?? c, scope)[0] ?? {
+                    value: null,
+                    raw: c.text,
+                    start: c.startIndex,
+                    end: c.endIndex,
+                    glob: false,
+                  },
+                })),
+              redirects: [],
+              stdin: undefined,
+            }),
+          );
         }
         return out;
       }

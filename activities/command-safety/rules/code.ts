@@ -215,21 +215,7 @@ const shell: Rule = (inv, ctx) => {
     if (!inv.cmd.stdin && !file) return interactiveShell(inv, ctx);
     return stdinCode(inv, ctx, 'shell');
   }
-  if (file.value === null) {
-    if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
-      return ctx.add(inv, {
-        group: 'indirection',
-        rule: 'pipe_to_shell',
-        reason: `${inv.name} runs code downloaded from the network`,
-        at: [inv.word, file],
-      });
-    return ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: `${inv.name} runs a script only known at run time`,
-      at: [inv.word, file],
-    });
-  }
+  if (file.value === null) return unknownScriptFile(inv, ctx, file, 'a script');
   if (/^\/dev\/fd\/\d+$|^\/proc\/self\/fd\/\d+$/.test(file.value))
     return ctx.add(inv, {
       group: 'indirection',
@@ -291,26 +277,31 @@ const source: Rule = (inv, ctx) => {
   if (!file) return;
   if (file.value === '/dev/stdin' || file.value === '/proc/self/fd/0' || file.value === '-')
     return stdinCode(inv, ctx, 'shell');
-  if (file.value === null) {
-    if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
-      return ctx.add(inv, {
-        group: 'indirection',
-        rule: 'pipe_to_shell',
-        reason: `${inv.name} runs code downloaded from the network`,
-        at: [inv.word, file],
-      });
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: `${inv.name} runs a file only known at run time`,
-      at: [inv.word, file],
-    });
-    return;
-  }
+  if (file.value === null) return unknownScriptFile(inv, ctx, file, 'a file');
   // `echo 'rm -rf ~' > x.sh; . x.sh`, `curl -o x.sh URL; source x.sh`: a file this line wrote or fetched.
   ranDownloaded(inv, ctx, file.value);
   runWrittenScript(inv, ctx, file);
 };
+
+/**
+ * A script file only known at run time (`bash "$f"`, `source <(curl …)`): a process substitution
+ * that downloads is code from the network; anything else cannot be read.
+ */
+function unknownScriptFile(inv: Invocation, ctx: RuleContext, file: Word, what: string): void {
+  if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'pipe_to_shell',
+      reason: `${inv.name} runs code downloaded from the network`,
+      at: [inv.word, file],
+    });
+  ctx.add(inv, {
+    group: 'indirection',
+    rule: 'dynamic_script',
+    reason: `${inv.name} runs ${what} only known at run time`,
+    at: [inv.word, file],
+  });
+}
 
 /** A script file this command line wrote earlier: its text is read as the script; text only known at run time asks. */
 function runWrittenScript(inv: Invocation, ctx: RuleContext, file: Word): void {
