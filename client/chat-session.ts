@@ -77,3 +77,8 @@ export async function decideResume(
   const messages = await loadTranscript(db, latest);
   return { ok: true, sessionId, messages, reopened: status.state !== 'running', title: head?.title ?? null };
 }
+
+/** The command line that goes on with a session (`--reopen`: one that has ended). */
+export function resumeCommand(sessionId: string, reopen = false): string {
+  return `herald chat --resume ${sessionId}${reopen ? ' --reopen' : ''}`;
+}

@@ -7,8 +7,6 @@
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import pc from 'picocolors';
-import { describeMcpServers } from '../common/mcp-state.js';
-import type { ReloadToolsResult } from '../workflows/definitions.js';
 import type { TurnResult } from '../common/contract.js';
 import { Redactor } from '../common/redaction.js';
 import { lastEventSeq } from '../activities/store/events.js';
@@ -19,16 +17,14 @@ import { workerSecrets } from '../runtime/secrets.js';
 import type { ApprovalAnswer } from './approval-input.js';
 import { parseApprovalAnswer } from './approval-input.js';
 import { slashCompleter } from './chat-completion.js';
-import { lastTurnDiffs } from './chat-diff.js';
-import { readTurnDiff, renderTurnDiff } from './turn-diff.js';
-import { describeRewind } from './rewind-view.js';
-import { decideResume } from './chat-session.js';
+import { HELP_LINES, slashCommand } from './chat-commands.js';
+import type { ChatCommands } from './chat-commands.js';
+import { decideResume, resumeCommand } from './chat-session.js';
 import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';
 import { newSessionId } from './client.js';
 import type { EventWatch } from './events.js';
 import { InputHistory } from './history.js';
-import { switchModel } from './model-switch.js';
 import { MultilineInput } from './multiline.js';
 import { EventRenderer, turnNotes } from './render.js';
 import { renderExchanges } from './transcript-view.js';
@@ -42,33 +38,6 @@ export interface ChatOptions {
   showReasoning: boolean;
 }
 
-/** Every command, one line each (`/help`). */
-export const HELP_LINES: ReadonlyArray<[string, string]> = [
-  ['/help', 'this list'],
-  ['/stop', 'interrupt the running turn (also Ctrl-C while the agent works)'],
-  ['/steer <text>', 'add guidance to the running turn without stopping it'],
-  ['/approve <o|s|a|d|sr|ar>', 'answer the pending approval: once, session, always, deny, or for the whole rule'],
-  ['/approve d <reason>', 'deny, and tell the model why (it reads the reason)'],
-  ['/compress [focus]', 'summarise older context now, optionally focused on a topic'],
-  ['/usage', 'tokens and cost of this session'],
-  ['/status', 'session, model, context use and cost'],
-  ['/model <name> [--provider p]', 'switch this conversation to another model in place (same session)'],
-  ['/reload-mcp', "list the MCP servers' tools again (servers, status, tools)"],
-  ['/diff', 'what the latest turn changed in the workspace (every tool, shell commands included)'],
-  ['/undo [--force]', 'undo the last turn: its file changes and its place in the transcript'],
-  ['/clear', 'clear the screen and start a new session (the old one keeps running: its resume line is shown)'],
-  ['/new', 'start a new session'],
-  ['/resume <id|title> [--reopen]', 'go on with another session (--reopen: one that has ended)'],
-  ['/quit', 'leave (also /exit, Ctrl-D, or Ctrl-C twice); the session keeps running'],
-  ['text \\', 'a trailing backslash continues the message on the next line'],
-  ['"""', 'on its own line, starts or ends a multi-line block (pasted text, code)'],
-];
-
-export function helpText(): string {
-  const width = Math.max(...HELP_LINES.map(([c]) => c.length));
-  return HELP_LINES.map(([c, what]) => `  ${pc.bold(c.padEnd(width))}  ${what}`).join('\n');
-}
-
 /** Two Ctrl-C at an idle prompt within this long exit. */
 export const EXIT_WINDOW_MS = 2000;
 /** How long a finished send waits for its turn's end event before showing the prompt anyway. */
@@ -76,10 +45,6 @@ const TURN_END_WAIT_MS = 3000;
 
 const PROMPT = pc.bold('› ');
 const MORE = pc.dim('… ');
-
-export function resumeCommand(sessionId: string, reopen = false): string {
-  return `herald chat --resume ${sessionId}${reopen ? ' --reopen' : ''}`;
-}
 
 export async function runChat(client: HeraldClient, options: ChatOptions): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
@@ -304,113 +269,33 @@ export async function runChat(client: HeraldClient, options: ChatOptions): Promi
     void conv.stop('user', { turnId: [...active].at(-1) }).catch(fail);
   };
 
-  const command = async (line: string): Promise<boolean> => {
-    const [cmd, ...rest] = line.split(' ');
-    const arg = rest.join(' ').trim();
-    switch (cmd) {
-      case '/quit':
-      case '/exit':
-        return false;
-      case '/help':
-        err(helpText());
-        break;
-      case '/stop':
-        if (busy()) stopTurn();
-        else err('nothing is running');
-        break;
-      case '/approve': {
-        const decision = parseApprovalAnswer(arg);
-        if (!pendingApproval || !decision)
-          err(
-            pendingApproval
-              ? 'usage: /approve once|session|always|deny [reason] (session rule|always rule: every command of the rule)'
-              : 'no approval is pending',
-          );
-        else await decide(decision);
-        break;
-      }
-      case '/compress': {
-        err(pc.dim('compressing…'));
-        const r = await conv.compress(arg || undefined);
-        err(r.message);
-        break;
-      }
-      case '/steer':
-        if (arg) await conv.steer(arg);
-        else err('usage: /steer <text>');
-        break;
-      case '/diff': {
-        if (!started || !db) {
-          err('no turn yet');
-          break;
-        }
-        // The checkpoint's diff has every change; without checkpoints, the file tools' own diffs.
-        const d = await readTurnDiff(db, conv.sessionId);
-        err(d ? renderTurnDiff(d) : await lastTurnDiffs(db, conv.sessionId));
-        break;
-      }
-      case '/undo': {
-        if (busy()) {
-          err('a turn is running: /stop it first');
-          break;
-        }
-        const turn = started ? (await conv.state()).turn : 0;
-        if (turn < 1) err('no turn to undo');
-        else err(describeRewind(await conv.rewind({ toTurn: turn, conversation: true, force: arg === '--force' })));
-        break;
-      }
-      case '/clear':
-        // Like /new, on a clean screen: a fresh context for the model. The old session is not
-        // ended (it may hold work the person returns to): its resume line is printed first.
-        if (busy()) {
-          err('a turn is running: /stop it first');
-          break;
-        }
-        if (tty) process.stdout.write('\x1b[2J\x1b[3J\x1b[H');
-        if (started) err(pc.dim(`previous session: ${resumeCommand(conv.sessionId)}`));
-        conv = client.conversation(newSessionId());
-        started = false;
-        await attach();
-        err(pc.dim(`new session ${conv.sessionId}`));
-        break;
-      case '/new':
-        conv = client.conversation(newSessionId());
-        started = false;
-        await attach();
-        err(pc.dim(`new session ${conv.sessionId}`));
-        break;
-      case '/resume': {
-        const reopen = /(^|\s)--reopen(\s|$)/.test(arg);
-        const key = arg.replace(/(^|\s)--reopen(\s|$)/, ' ').trim();
-        if (!key) err('usage: /resume <session id or title> [--reopen]');
-        else if (await resume(key, reopen)) await attach();
-        break;
-      }
-      case '/model':
-        err(pc.dim(await switchModel(conv, arg, started, options.start)));
-        break;
-      case '/reload-mcp':
-        if (!started) err('nothing to reload yet: send a message first');
-        else err(await reloadMcp(conv));
-        break;
-      case '/status':
-        if (!started) err(pc.dim(`session ${conv.sessionId} (nothing sent yet)`));
-        else await printStatus();
-        break;
-      case '/usage': {
-        const s = started ? await conv.state().catch(() => undefined) : undefined;
-        if (!s) err('no usage yet');
-        else
-          err(
-            `${s.turn} turns · ${s.usage.total_tokens} tokens (in ${s.usage.input_tokens}, out ${s.usage.output_tokens}, cache ${s.usage.cache_read_tokens}) · $${s.usage.cost_usd.toFixed(4)}`,
-          );
-        break;
-      }
-      default:
-        err(`unknown command ${cmd}; /help lists them`);
-    }
-    return true;
+  const commands: ChatCommands = {
+    get conv() {
+      return conv;
+    },
+    get started() {
+      return started;
+    },
+    db,
+    tty,
+    start: options.start,
+    err,
+    busy,
+    stopTurn,
+    pendingApproval: () => pendingApproval !== undefined,
+    decide,
+    newSession: async () => {
+      conv = client.conversation(newSessionId());
+      started = false;
+      await attach();
+      err(pc.dim(`new session ${conv.sessionId}`));
+    },
+    resume: async (key, reopen) => {
+      if (await resume(key, reopen)) await attach();
+    },
+    printStatus,
   };
+  const command = (line: string) => slashCommand(line, commands);
 
   await new Promise<void>((resolve) => {
     const finish = () => {
@@ -572,15 +457,4 @@ function echoWhileBusy(text: string, policy: string): void {
         ? 'steers the running turn'
         : 'interrupts the running turn and runs next';
   process.stderr.write(`${PROMPT}${text.replace(/\n/g, '\n  ')}  ${pc.dim(`(${what})`)}\n`);
-}
-
-/** `/reload-mcp`: what the servers offer now, one line each (the reason when one is unavailable). */
-async function reloadMcp(conv: { reloadTools(): Promise<ReloadToolsResult> }): Promise<string> {
-  try {
-    const r = await conv.reloadTools();
-    const lines = describeMcpServers(r.servers);
-    return `${r.tools.length} MCP tool(s)${lines.length ? `\n  ${lines.join('\n  ')}` : ''}`;
-  } catch (e) {
-    return pc.red(`reload failed: ${(e as Error).message}`);
-  }
 }

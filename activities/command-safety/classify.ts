@@ -16,7 +16,7 @@ import { checkAssignments, checkRedirects } from './rules/environment.js';
 import { forkBombs, interactiveShell } from './rules/code.js';
 import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknownRunner } from './rules/index.js';
 import { evaluatedVariables } from './rules/environment.js';
-import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/executors.js';
+import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/xargs.js';
 import { unknownTool } from './rules/unknown-tools.js';
 import { emptiesUnknownFile } from './rules/destinations.js';
 import { RULE_TABLE, ruleExampleErrors } from './table/index.js';

@@ -15,40 +15,30 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  closeSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statfsSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { NetworkPolicy, SandboxConfig, SandboxMode } from '../../common/sandbox-policy.js';
 import { describeNetwork } from '../../common/sandbox-policy.js';
 import type { Logger } from '../../runtime/logger.js';
 import { bwrapArgs } from './bwrap-args.js';
-import type { CallPlan, SandboxRunAs } from './bwrap-args.js';
+import type { CallPlan } from './bwrap-args.js';
+import type { CallFiles } from './call-launch.js';
+import { BRIDGE_PATH, launcherCommand, openCallFiles } from './call-launch.js';
+import { DiskWatch } from './disk-watch.js';
 import { toolEnvironment } from './environment.js';
-import type { HostFacts, Mask } from './host.js';
-import { HOME_CREDENTIALS, isInside, learnHost } from './host.js';
-import type { CgroupRoot } from './limits.js';
-import { callCgroup, findCgroupRoot, rlimitScript } from './limits.js';
+import type { Mask } from './host.js';
+import { HOME_CREDENTIALS, isInside } from './host.js';
+import { callCgroup } from './limits.js';
+import type { Machine } from './machine.js';
+import { SANDBOX_HOME, findOnPath, learnMachine, releaseMachine } from './machine.js';
 import type { AllowlistProxy } from './network-proxy.js';
-import { BRIDGE_SOURCE, SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET, startAllowlistProxy } from './network-proxy.js';
+import { SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET, startAllowlistProxy } from './network-proxy.js';
 import { explainWalls } from './explain.js';
 import type { SandboxDenial } from '../metrics.js';
-import { seccompProgram } from './seccomp.js';
 import { protectedMounts } from './protected-mounts.js';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { overBudget, settleGit, snapshotGit } from './git-guard.js';
-import { SealedFile } from './sealed-file.js';
 import type { SandboxIdentity } from './sandbox-user.js';
-import { accountFiles, sandboxIdentity } from './sandbox-user.js';
 import type { WalkResult } from './workspace-walk.js';
 import { walkWorkspace } from './workspace-walk.js';
 
@@ -107,15 +97,6 @@ export interface PrepareRequest {
 export const UNSANDBOXED_WARNING =
   '[WARNING: no sandbox — this command ran with the worker’s own access to files, processes and network';
 
-function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const p = join(dir, name);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
-
 function expandHome(p: string, home: string): string {
   return p.startsWith('~/') ? join(home, p.slice(2)) : resolve(p);
 }
@@ -132,30 +113,6 @@ function treeMasks(trees: readonly string[], hidden: readonly string[], home: st
   return out;
 }
 
-/**
- * The sandbox's global git config: the worker's identity, so `git commit` works inside the empty
- * home; for the sandbox user, every repository is safe (the workspace folder and `.git` keep the
- * user's ownership, which git would otherwise call dubious).
- */
-function sandboxGitconfig(env: NodeJS.ProcessEnv, hostUser: boolean): string | undefined {
-  const identity = gitIdentity(env);
-  const safe = hostUser ? '[safe]\n\tdirectory = *\n' : '';
-  return identity || safe ? `${identity ?? ''}${safe}` : undefined;
-}
-
-/** The worker's git identity, so `git commit` works inside the sandbox's empty home. */
-function gitIdentity(env: NodeJS.ProcessEnv): string | undefined {
-  const get = (key: string) => {
-    const r = spawnSync('git', ['config', '--global', '--get', key], { env, encoding: 'utf8', timeout: 5000 });
-    return r.status === 0 ? r.stdout.trim() : undefined;
-  };
-  const name = get('user.name');
-  const email = get('user.email');
-  if (!name && !email) return undefined;
-  const esc = (v: string) => JSON.stringify(v);
-  return `[user]\n${name ? `\tname = ${esc(name)}\n` : ''}${email ? `\temail = ${esc(email)}\n` : ''}`;
-}
-
 export interface SandboxOptions {
   config: SandboxConfig;
   env: NodeJS.ProcessEnv;
@@ -163,43 +120,6 @@ export interface SandboxOptions {
   hidden: readonly string[];
   log?: Logger;
 }
-
-/** HOME inside the sandbox: an empty in-memory folder, never the worker's home. */
-export const SANDBOX_HOME = '/home/herald';
-
-/** Toolchain folders in the worker's home and the variable that tells the tool where its home moved. */
-const TOOLCHAIN_HOMES: Record<string, string> = {
-  '.pyenv': 'PYENV_ROOT',
-  '.cargo': 'CARGO_HOME',
-  '.rustup': 'RUSTUP_HOME',
-  '.nvm': 'NVM_DIR',
-  '.volta': 'VOLTA_HOME',
-  '.bun': 'BUN_INSTALL',
-  '.deno': 'DENO_INSTALL',
-  '.sdkman': 'SDKMAN_DIR',
-  '.asdf': 'ASDF_DATA_DIR',
-  go: 'GOPATH',
-};
-
-/** What a working sandbox holds, learned once at worker start. */
-interface Machine {
-  host: HostFacts;
-  bwrap: string;
-  /** Per-call proxy sockets only: nothing in it is read back. */
-  runtimeDir: string;
-  cgroups: CgroupRoot | undefined;
-  runAs: SandboxRunAs;
-  gitconfig: SealedFile | undefined;
-  seccomp: SealedFile | undefined;
-  bridge: SealedFile;
-  /** /etc/passwd and /etc/group naming the sandbox user, when it has no account. */
-  accounts: { passwd: SealedFile; group: SealedFile } | undefined;
-  /** Variables that point the toolchains at their folders, since HOME is not theirs any more. */
-  locators: Record<string, string>;
-}
-
-/** setpriv (util-linux) drops the launcher to the sandbox user. */
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'];
 
 const MB = 1024 * 1024;
 const toMb = (bytes: number) => Math.ceil(bytes / MB);
@@ -252,65 +172,28 @@ export class ToolSandbox {
     if (!bwrap || !existsSync(bwrap))
       return unavailable('bubblewrap (bwrap) is not installed: apt-get install bubblewrap');
 
-    const host = learnHost(env, hidden);
-    let runAs: SandboxRunAs = { kind: 'namespace' };
-    let user: SandboxStatus['user'] = { kind: 'namespace', uid: host.uid };
-    let identity: SandboxIdentity | undefined;
-    if (host.uid === 0) {
-      const id = sandboxIdentity();
-      if (!id.ok) return unavailable(id.reason);
-      if (!SETPRIV.some((p) => existsSync(p)))
-        return unavailable(
-          'setpriv (util-linux) is not installed: a root worker cannot drop tools to the sandbox user',
-        );
-      identity = id.identity;
-      runAs = { kind: 'host', uid: identity.uid, gid: identity.gid };
-      user = { kind: 'host', ...identity };
-    }
-    const runtimeDir = mkdtempSync(join(tmpdir(), 'herald-sandbox-'));
-    process.once('exit', () => rmSync(runtimeDir, { recursive: true, force: true }));
-    const seal = (data: string | Buffer | undefined) => (data === undefined ? undefined : SealedFile.create(data));
-    const accounts = identity ? accountFiles(identity, SANDBOX_HOME) : undefined;
-    const locators: Record<string, string> = {};
-    for (const t of host.toolchains) {
-      const name = isInside(host.home, t) ? TOOLCHAIN_HOMES[relative(host.home, t)] : undefined;
-      if (name && !env[name]) locators[name] = t;
-    }
-    const cgroups = host.uid === 0 ? findCgroupRoot(`${process.pid}`) : undefined;
+    const learned = learnMachine(env, hidden, bwrap);
+    if (!learned.ok) return unavailable(learned.reason);
+    const { machine } = learned;
     const sandbox = new ToolSandbox(
       {
         mode: config.mode,
         active: true,
-        caps: cgroups ? 'cgroup' : 'rlimit',
+        caps: machine.cgroups ? 'cgroup' : 'rlimit',
         network: describeNetwork(config.network),
-        user,
+        user: learned.user,
       },
       config,
       env,
       hidden,
-      {
-        host,
-        bwrap,
-        runtimeDir,
-        cgroups,
-        runAs,
-        gitconfig: seal(sandboxGitconfig(env, runAs.kind === 'host')),
-        seccomp: seal(seccompProgram()),
-        bridge: SealedFile.create(BRIDGE_SOURCE),
-        accounts: accounts
-          ? { passwd: SealedFile.create(accounts.passwd), group: SealedFile.create(accounts.group) }
-          : undefined,
-        locators,
-      },
+      machine,
     );
     const check = sandbox.selfTest();
     if (check) {
-      rmSync(runtimeDir, { recursive: true, force: true });
-      const mm = sandbox.machine!;
-      for (const f of [mm.gitconfig, mm.seccomp, mm.bridge, mm.accounts?.passwd, mm.accounts?.group]) f?.close();
+      releaseMachine(machine);
       return unavailable(check);
     }
-    if (host.uid === 0 && !cgroups)
+    if (machine.host.uid === 0 && !machine.cgroups)
       o.log?.warn(
         'sandbox: no writable cgroup for a root worker, so the process cap cannot be enforced (the other caps are)',
       );
@@ -326,10 +209,17 @@ export class ToolSandbox {
       chownSync(ws, 0, m.runAs.gid);
       chmodSync(ws, 0o2770);
     }
-    const fds = this.openFiles(false);
+    const fds = openCallFiles(m, false);
     try {
       const plan = this.plan({ workspace: ws, network: 'none', files: [], fds, readOnly: [] });
-      const launcher = this.launcher(ws, '', { fileSizeKb: undefined, processes: true }, 'true');
+      const launcher = launcherCommand(
+        m,
+        this.config.limits,
+        ws,
+        '',
+        { fileSizeKb: undefined, processes: true },
+        'true',
+      );
       const r = spawnSync(m.bwrap, bwrapArgs(m.host, plan, launcher), {
         env: this.environment({}),
         encoding: 'utf8',
@@ -343,70 +233,6 @@ export class ToolSandbox {
       fds.close();
       rmSync(ws, { recursive: true, force: true });
     }
-  }
-
-  /** Fresh descriptors onto the sealed files for one call, numbered as the spawned process sees them (3 onwards). */
-  private openFiles(withBridge: boolean): CallFiles {
-    const m = this.machine!;
-    const list: number[] = [];
-    const add = (f: SealedFile | undefined) => {
-      if (!f) return undefined;
-      list.push(f.open());
-      return 2 + list.length;
-    };
-    const seccomp = add(m.seccomp);
-    const data: Array<{ fd: number; target: string }> = [];
-    const put = (f: SealedFile | undefined, target: string) => {
-      const fd = add(f);
-      if (fd !== undefined) data.push({ fd, target });
-    };
-    put(m.gitconfig, join(SANDBOX_HOME, '.gitconfig'));
-    if (withBridge) put(m.bridge, BRIDGE_PATH);
-    put(m.accounts?.passwd, '/etc/passwd');
-    put(m.accounts?.group, '/etc/group');
-    let closed = false;
-    return {
-      list,
-      seccomp,
-      data,
-      close: () => {
-        if (closed) return;
-        closed = true;
-        for (const fd of list) closeSync(fd);
-      },
-    };
-  }
-
-  /**
-   * The launcher bubblewrap starts: resource limits, then (for the sandbox user on the host) the
-   * home handed over and the drop to the sandbox user with no groups and no capabilities, then
-   * inherited descriptors closed, the network bridge started, and the command.
-   */
-  private launcher(
-    workspace: string,
-    bridge: string,
-    rlimits: { fileSizeKb: number | undefined; processes: boolean },
-    command: string,
-  ): string[] {
-    const m = this.machine!;
-    const limits = rlimitScript(this.config.limits, rlimits);
-    // For the sandbox user, bubblewrap (root without capabilities) may not enter the workspace: the user does.
-    const asUser =
-      `umask 002; cd -- ${shellQuote(workspace)} || exit 125; ` +
-      `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ` +
-      `${bridge}exec /bin/bash -c "$1"`;
-    let script: string;
-    if (m.runAs.kind === 'host') {
-      const { uid, gid } = m.runAs;
-      script =
-        `${limits} || { echo 'herald sandbox: could not set resource limits' >&2; exit 125; }; ` +
-        `chown ${uid}:${gid} ${SANDBOX_HOME} && ` +
-        `exec setpriv --reuid=${uid} --regid=${gid} --clear-groups --inh-caps=-all --bounding-set=-all -- ` +
-        `/bin/bash -c ${shellQuote(asUser)} herald-sandbox "$1"`;
-    } else {
-      script = `${limits} || { echo 'herald sandbox: could not set resource limits' >&2; exit 125; }; ${asUser.replace(/^umask 002; cd -- .*? \|\| exit 125; /, '')}`;
-    }
-    return ['/bin/bash', '-c', script, 'herald-sandbox', command];
   }
 
   private environment(extra: Record<string, string>): Record<string, string> {
@@ -561,7 +387,7 @@ export class ToolSandbox {
             `[sandbox: the workspace holds ${toMb(before.bytes)} MB, over its disk cap of ${limits.workspaceMb} MB (sandbox.limits.workspaceMb): nothing can be written until files are deleted]`,
           );
       }
-      fds = this.openFiles(bridge !== '');
+      fds = openCallFiles(m, bridge !== '');
       const plan = this.plan({
         workspace: req.workspace,
         network: network === 'all' ? 'all' : typeof network === 'object' ? 'proxy' : 'none',
@@ -572,7 +398,14 @@ export class ToolSandbox {
       plan.protectedMounts.pinned.push(...mounts.pinned);
       const cgroup = m.cgroups ? callCgroup(m.cgroups, id, limits) : undefined;
       // The sandbox user's process count is system-wide: the call's cgroup counts it instead, when there is one.
-      const inner = this.launcher(req.workspace, bridge, { fileSizeKb, processes: !(hostUser && cgroup) }, req.command);
+      const inner = launcherCommand(
+        m,
+        this.config.limits,
+        req.workspace,
+        bridge,
+        { fileSizeKb, processes: !(hostUser && cgroup) },
+        req.command,
+      );
       let file = m.bwrap;
       let args = bwrapArgs(m.host, plan, inner);
       if (cgroup) {
@@ -657,81 +490,4 @@ export class ToolSandbox {
       );
     return notes;
   }
-}
-
-/**
- * Watches a running command's disk use: the file size cap alone bounds each file, not how many a
- * command writes. Ten times a second the filesystem's used space is read (cheap); when it grew by
- * more than the room left, and at least once a second anyway, the workspace is measured, and a
- * command that took it over the cap is killed.
- */
-class DiskWatch {
-  stopped = false;
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
-
-  constructor(
-    private readonly workspace: string,
-    private readonly cap: number,
-    private readonly usedBefore: number,
-    private readonly skip: readonly string[],
-  ) {}
-
-  private fsUsed(): number | undefined {
-    try {
-      const st = statfsSync(this.workspace);
-      return (st.blocks - st.bfree) * st.bsize;
-    } catch {
-      return undefined;
-    }
-  }
-
-  start(kill: () => void): void {
-    const base = this.fsUsed() ?? 0;
-    const room = this.cap - this.usedBefore;
-    let lastWalk = Date.now();
-    this.timer = setInterval(() => {
-      if (this.busy || this.stopped) return;
-      const now = this.fsUsed();
-      // The filesystem's numbers are shared with everything else on it (another process freeing
-      // space hides this command's growth): the workspace itself is also measured every few seconds.
-      const grew = now !== undefined && now - base > room;
-      if (!grew && Date.now() - lastWalk < DISK_WALK_EVERY_MS) return;
-      lastWalk = Date.now();
-      this.busy = true;
-      walkWorkspace(this.workspace, { skip: this.skip })
-        .then((r) => {
-          if (r.bytes > this.cap && this.timer) {
-            this.stopped = true;
-            kill();
-          }
-        })
-        .catch(() => {})
-        .finally(() => (this.busy = false));
-    }, DISK_WATCH_MS);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-}
-
-const DISK_WATCH_MS = 100;
-const DISK_WALK_EVERY_MS = 1_000;
-
-interface CallFiles {
-  /** Descriptors to pass, in order, as fd 3, 4, … of the spawned process. */
-  list: number[];
-  seccomp: number | undefined;
-  data: Array<{ fd: number; target: string }>;
-  close(): void;
-}
-
-/** Where the network bridge's source is inside the sandbox. */
-const BRIDGE_PATH = '/run/herald/bridge.cjs';
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

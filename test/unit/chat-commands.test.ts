@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { parseApprovalAnswer } from '../../client/approval-input.js';
 import { slashCompleter } from '../../client/chat-completion.js';
 import { renderTurnDiffs } from '../../client/chat-diff.js';
-import { HELP_LINES } from '../../client/chat.js';
+import { HELP_LINES } from '../../client/chat-commands.js';
 import type { StoredEvent } from '../../client/events.js';
 import { EventRenderer } from '../../client/render.js';
 import { needsYouLine } from '../../client/sessions-table.js';

@@ -1,16 +1,19 @@
 /**
  * Code the command line hands to something else to run (group indirection): `sh -c '…'`, `eval`,
  * `source`, `trap`, `alias`, scripts piped or fed into a shell, inline code for interpreters
- * (`python -c`, `node -e`, `perl -e`, …), awk's `system()`, sed's `e`, vim's `:!`. Literal shell
+ * (`python -c`, `node -e`, `perl -e`, …), vim's `:!` (awk, sed, make and the options that take a
+ * command are in command-languages.ts; downloaded files in downloads.ts). Literal shell
  * text is read recursively, so `bash -c 'rm -rf /'` is as hardline as `rm -rf /`; text that is
  * only known at run time, downloaded or decoded, cannot be read and is dangerous. Fork bombs, in
  * any of their spellings the gate can see, are hardline.
  */
 import { isInitLine, printsOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { operands, optionValue, optionWords } from '../options.js';
+import { operands, optionValue } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
-import { decodeAnsiC } from '../shell.js';
+import { DOWNLOADERS, ranDownloaded } from './downloads.js';
+import { awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
+import { literalOutput, nameOf } from './literal-text.js';
 import { interpreter, interpreterOf } from './interpreters.js';
 import { writtenText } from './written.js';
 
@@ -35,30 +38,8 @@ export const SHELLS = new Set([
   'csh',
   'rbash',
 ]);
-export const DOWNLOADERS = new Set([
-  'curl',
-  'wget',
-  'fetch',
-  'aria2c',
-  'http',
-  'https',
-  'xh',
-  'lwp-request',
-  'GET',
-  'nc',
-  'ncat',
-  'netcat',
-  'socat',
-  'openssl',
-  'ftp',
-  'tftp',
-  'scp',
-  'rsync',
-  'ssh',
-  'gh',
-  'git',
-  'dig',
-]);
+
+/** Programs that decode or transform text: what they write into a shell cannot be read from the command line. */
 const DECODERS = new Set([
   'base64',
   'base32',
@@ -86,60 +67,6 @@ const DECODERS = new Set([
   'awk',
   'printf',
 ]);
-
-const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
-const nameOf = (c: SimpleCommand) => basename(c.words[0]?.value ?? '');
-
-/** `echo` / `printf` with literal words: the text they print. */
-export function literalOutput(c: SimpleCommand): string | null {
-  const [head, ...rest] = c.words;
-  const name = head?.value ? basename(head.value) : '';
-  if (rest.some((w) => w.value === null)) return null;
-  const args = rest.map((w) => w.value!);
-  if (name === 'echo') {
-    let escapes = false;
-    let newline = true;
-    while (args[0] && /^-[neE]+$/.test(args[0])) {
-      const f = args.shift()!;
-      if (f.includes('e')) escapes = true;
-      if (f.includes('E')) escapes = false;
-      if (f.includes('n')) newline = false;
-    }
-    const text = args.join(' ');
-    return (escapes ? decodeAnsiC(text) : text) + (newline ? '\n' : '');
-  }
-  if (name === 'printf') {
-    const [format, ...values] = args;
-    if (format === undefined) return null;
-    let i = 0;
-    const text = format.replace(/%([sbdq%])/g, (_m, k: string) => (k === '%' ? '%' : (values[i++] ?? '')));
-    return decodeAnsiC(text);
-  }
-  return null;
-}
-
-/**
- * What a command prints when the command line shows it: `echo`/`printf` with literal words, `cat`
- * of a literal heredoc (`cat > x.sh <<'EOF'`), `cat` or `tee` passing literal input through; else null.
- */
-export function literalStdout(c: SimpleCommand): string | null {
-  const name = nameOf(c);
-  if (name === 'cat' || name === 'tee') {
-    if (name === 'cat' && c.words.length > 1) return null;
-    return literalInput(c);
-  }
-  return literalOutput(c);
-}
-
-/** The text a command reads on standard input, when the command line shows it literally. */
-export function literalInput(c: SimpleCommand): string | null {
-  const s = c.stdin;
-  if (!s) return null;
-  if (s.kind === 'text') return s.text;
-  if (s.kind !== 'pipe' || !s.from.length) return null;
-  const texts = s.from.map(literalStdout);
-  return texts.every((t): t is string => t !== null) ? texts.join('') : null;
-}
 
 /** Whatever a command reads as a script on standard input (a shell or interpreter with no script of its own). */
 export function stdinCode(inv: Invocation, ctx: RuleContext, lang: string): void {
@@ -288,21 +215,7 @@ const shell: Rule = (inv, ctx) => {
     if (!inv.cmd.stdin && !file) return interactiveShell(inv, ctx);
     return stdinCode(inv, ctx, 'shell');
   }
-  if (file.value === null) {
-    if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
-      return ctx.add(inv, {
-        group: 'indirection',
-        rule: 'pipe_to_shell',
-        reason: `${inv.name} runs code downloaded from the network`,
-        at: [inv.word, file],
-      });
-    return ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: `${inv.name} runs a script only known at run time`,
-      at: [inv.word, file],
-    });
-  }
+  if (file.value === null) return unknownScriptFile(inv, ctx, file, 'a script');
   if (/^\/dev\/fd\/\d+$|^\/proc\/self\/fd\/\d+$/.test(file.value))
     return ctx.add(inv, {
       group: 'indirection',
@@ -364,26 +277,31 @@ const source: Rule = (inv, ctx) => {
   if (!file) return;
   if (file.value === '/dev/stdin' || file.value === '/proc/self/fd/0' || file.value === '-')
     return stdinCode(inv, ctx, 'shell');
-  if (file.value === null) {
-    if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
-      return ctx.add(inv, {
-        group: 'indirection',
-        rule: 'pipe_to_shell',
-        reason: `${inv.name} runs code downloaded from the network`,
-        at: [inv.word, file],
-      });
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: `${inv.name} runs a file only known at run time`,
-      at: [inv.word, file],
-    });
-    return;
-  }
+  if (file.value === null) return unknownScriptFile(inv, ctx, file, 'a file');
   // `echo 'rm -rf ~' > x.sh; . x.sh`, `curl -o x.sh URL; source x.sh`: a file this line wrote or fetched.
   ranDownloaded(inv, ctx, file.value);
   runWrittenScript(inv, ctx, file);
 };
+
+/**
+ * A script file only known at run time (`bash "$f"`, `source <(curl …)`): a process substitution
+ * that downloads is code from the network; anything else cannot be read.
+ */
+function unknownScriptFile(inv: Invocation, ctx: RuleContext, file: Word, what: string): void {
+  if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
+    return ctx.add(inv, {
+      group: 'indirection',
+      rule: 'pipe_to_shell',
+      reason: `${inv.name} runs code downloaded from the network`,
+      at: [inv.word, file],
+    });
+  ctx.add(inv, {
+    group: 'indirection',
+    rule: 'dynamic_script',
+    reason: `${inv.name} runs ${what} only known at run time`,
+    at: [inv.word, file],
+  });
+}
 
 /** A script file this command line wrote earlier: its text is read as the script; text only known at run time asks. */
 function runWrittenScript(inv: Invocation, ctx: RuleContext, file: Word): void {
@@ -442,156 +360,6 @@ const rebind: Rule = (inv, ctx) => {
     });
 };
 
-/** awk's `system()`, pipes to and from commands, and `getline` from a command run programs. */
-const awk: Rule = (inv, ctx) => {
-  const args = inv.args;
-  let program: Word | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const v = args[i]!.value;
-    if (v === null) {
-      program = args[i];
-      break;
-    }
-    if (/^-(f|-file)$/.test(v) || v.startsWith('--file=')) return;
-    if (/^-[vF]$|^--(assign|field-separator)$/.test(v)) {
-      i++;
-      continue;
-    }
-    if (v.startsWith('-') && v !== '-') continue;
-    program = args[i];
-    break;
-  }
-  if (!program) return;
-  if (program.value === null)
-    return ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: 'an awk program only known at run time',
-      at: [inv.word, program],
-    });
-  const p = program.value;
-  if (/\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;{}]*\|\s*["\w$]/.test(p)) {
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'inline_interpreter',
-      reason: 'the awk program runs shell commands',
-      at: [inv.word, program],
-    });
-    for (const m of p.matchAll(
-      /\bsystem\s*\(\s*"((?:\\.|[^"\\])*)"\s*\)|"((?:\\.|[^"\\])*)"\s*\|\s*getline|\|\s*"((?:\\.|[^"\\])*)"/g,
-    )) {
-      const text = m[1] ?? m[2] ?? m[3];
-      if (text) ctx.script(inv, { ...program, value: text.replace(/\\(.)/g, '$1') }, 'awk runs a command');
-    }
-  }
-};
-
-/** GNU sed's `e` command and `s///e` flag run shell commands; `w file` writes one. */
-const sed: Rule = (inv, ctx) => {
-  const args = inv.args;
-  const scripts: Word[] = [];
-  let explicit = false;
-  for (let i = 0; i < args.length; i++) {
-    const v = args[i]!.value;
-    if (v === '-e' || v === '--expression') {
-      explicit = true;
-      if (args[i + 1]) scripts.push(args[++i]!);
-    } else if (v?.startsWith('--expression=')) {
-      explicit = true;
-      scripts.push({ ...args[i]!, value: v.slice(13) });
-    } else if (v === '-f' || v === '--file') {
-      explicit = true;
-      i++;
-    }
-  }
-  if (!explicit) {
-    const first = args.find((w) => w.value === null || !w.value.startsWith('-'));
-    if (first) scripts.push(first);
-  }
-  for (const s of scripts) {
-    if (s.value === null) continue;
-    const e = /(?:^|[;\n{}])\s*(?:\d+|\$|\/(?:\\.|[^/])*\/)?\s*e(?:\s+(.*?))?(?:$|[;\n}])/m.exec(s.value);
-    const flag = /(?:^|[;\n{}\s])s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMmw0-9]*e/.test(s.value);
-    if (e || flag) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'inline_interpreter',
-        reason: 'the sed script runs shell commands (e)',
-        at: [inv.word, s],
-      });
-      if (e?.[1]) ctx.script(inv, { ...s, value: e[1] }, 'sed e runs a command');
-    }
-  }
-};
-
-const make: Rule = (inv, ctx) => {
-  const f = optionValue(inv.args, 'f', ['--file', '--makefile']);
-  if (f === null)
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: 'make runs a makefile only known at run time',
-    });
-  if (optionWords(inv.args).some((o) => o.startsWith('--eval')))
-    ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: 'make --eval runs inline rules' });
-  // `make SHELL=/tmp/x.sh`: every recipe runs through that program.
-  const shellVar = inv.args.find((w) => /^(SHELL|\.SHELLFLAGS|MAKESHELL)=/.test(w.value ?? ''));
-  if (shellVar)
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'code_in_environment',
-      reason: 'make runs every recipe through another shell',
-      at: [inv.word, shellVar],
-    });
-  const file = optionValue(inv.args, 'f', ['--file', '--makefile']);
-  if (file && writtenText(ctx, file, inv.cmd.cwd) !== undefined)
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'exec_new_file',
-      reason: `make runs the recipes of ${file}, which this command line wrote`,
-    });
-};
-
-/** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
-export function noteDownload(inv: Invocation, ctx: RuleContext): void {
-  const letter = inv.name === 'wget' ? 'O' : 'o';
-  const bundled = inv.args.findIndex((w) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(w.value ?? ''));
-  const out =
-    bundled >= 0 ? inv.args[bundled + 1]?.value : optionValue(inv.args, letter, ['--output', '--output-document']);
-  const named =
-    inv.name === 'wget' && out === undefined
-      ? inv.args
-          .find((w) => /^https?:\/\//.test(w.value ?? ''))
-          ?.value?.split('/')
-          .pop()
-      : undefined;
-  // curl's `-O` / `--remote-name` (also bundled, `-sLO`): saved under the URL's last path component.
-  const remote =
-    inv.name === 'curl' &&
-    out === undefined &&
-    inv.args.some((w) => /^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$/.test(w.value ?? ''))
-      ? inv.args
-          .find((w) => /^https?:\/\//.test(w.value ?? ''))
-          ?.value?.replace(/[?#].*$/, '')
-          .split('/')
-          .pop()
-      : undefined;
-  const file = out ?? named ?? remote;
-  if (!file || file === '-') return;
-  const seen = ctx.facts.get('downloaded') ?? new Set<string>();
-  seen.add(file.replace(/^\.\//, ''));
-  ctx.facts.set('downloaded', seen);
-}
-
-export function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): void {
-  if (file && ctx.facts.get('downloaded')?.has(file.replace(/^\.\//, '')))
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'pipe_to_shell',
-      reason: `runs ${file}, which this command line downloaded`,
-    });
-}
-
 /** Tools that compile and run a source file they are given (not covered by the interpreters above). */
 const SOURCE_RUNNERS: Record<string, string> = {
   go: 'Go',
@@ -629,47 +397,6 @@ export const runsWrittenFile: Rule = (inv, ctx) => {
   }
 };
 
-/** `./downloaded-file`: a command that is a file this command line just fetched. */
-export const runsDownloaded: Rule = (inv, ctx) => {
-  if (inv.path.includes('/')) ranDownloaded(inv, ctx, inv.path);
-  // `chmod +x run.sh && ./run.sh`: a file made executable and run in one go.
-  if (ctx.facts.get('made-executable')?.has(inv.path.replace(/^\.\//, '')))
-    ctx.add(inv, { group: 'indirection', rule: 'exec_new_file', reason: `makes ${inv.path} executable and runs it` });
-};
-
-/** Tools with an option whose value is a shell command: `tar --to-command`, `rsync -e`, `zip -TT`, `gdb -ex 'shell …'`. */
-const COMMAND_OPTIONS: Record<string, RegExp> = {
-  tar: /^(--to-command|--use-compress-program|-I|--rsh-command|--info-script|--new-volume-script|-F|--checkpoint-action)$/,
-  zip: /^(-TT|--unzip-command)$/,
-  rsync: /^(-e|--rsh|--rsync-path)$/,
-};
-
-const commandOption: Rule = (inv, ctx) => {
-  const re = COMMAND_OPTIONS[inv.name]!;
-  const a = inv.args;
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i]!.value;
-    if (v === null) continue;
-    let text: Word | undefined;
-    const eq = v.indexOf('=');
-    if (re.test(v)) text = a[i + 1];
-    else if (eq > 0 && re.test(v.slice(0, eq))) text = { ...a[i]!, value: v.slice(eq + 1) };
-    if (!text) continue;
-    let value = text.value;
-    if (value !== null && inv.name === 'tar' && /checkpoint-action/.test(v)) {
-      if (!/^exec=/.test(value)) continue;
-      value = value.slice(5);
-    }
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'inline_interpreter',
-      reason: `${inv.name} runs a command from its options`,
-      at: [inv.word, text],
-    });
-    ctx.script(inv, { ...text, value }, `${inv.name} runs a command`);
-  }
-};
-
 /** `expect -c 'spawn …'`: Tcl that starts programs. */
 const expect: Rule = (inv, ctx) => {
   const code = optionValue(inv.args, 'c');
@@ -677,22 +404,6 @@ const expect: Rule = (inv, ctx) => {
   ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: 'runs inline Expect (Tcl) code' });
   for (const m of (code ?? '').matchAll(/\b(?:spawn|exec)\s+([^;\n]+)/g))
     ctx.script(inv, { ...inv.word, value: m[1]! }, 'expect spawns a program');
-};
-
-/** GNU parallel with no command before `:::` runs its arguments as commands. */
-const parallel: Rule = (inv, ctx) => {
-  const sep = inv.args.findIndex((w) => w.value === ':::' || w.value === '::::');
-  if (sep < 0) return;
-  const before = inv.args.slice(0, sep).filter((w) => w.value === null || !w.value.startsWith('-'));
-  if (before.length) return;
-  for (const w of inv.args.slice(sep + 1)) ctx.script(inv, w, 'parallel runs its arguments');
-};
-
-/** `coproc NAME { …; }`: tree-sitter reads it as words; the command is after the brace. */
-const coproc: Rule = (inv, ctx) => {
-  const brace = inv.args.findIndex((w) => w.value === '{');
-  const rest = brace >= 0 ? inv.args.slice(brace + 1).filter((w) => w.value !== '}') : inv.args;
-  if (rest.length) ctx.nested(inv, rest);
 };
 
 export const CODE_RULES: Record<string, Rule> = {

@@ -8,8 +8,9 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
 import type { Word } from '../shell.js';
-import { inlineCode, literalInput } from './code.js';
-import { writesTo } from './files.js';
+import { inlineCode } from './code.js';
+import { literalInput } from './literal-text.js';
+import { writesTo } from './file-writes.js';
 
 /** An ex command (vim `-c`, `+…`, or a line ed/ex reads): what it runs, if anything. */
 function exCommand(inv: Invocation, ctx: RuleContext, at: Word, text: string): void {

@@ -7,7 +7,7 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import type { Word } from '../shell.js';
-import { writesTo } from './files.js';
+import { writesTo } from './file-writes.js';
 import { writtenText } from './written.js';
 
 /** Options whose value is a file the program writes (`--output=x`, `-o x`, `--log-file x`). */

@@ -8,8 +8,9 @@
 import type { Invocation, RuleContext } from '../invocation.js';
 import { isCredentialPath, isProcEnviron, placeOf } from '../paths.js';
 import type { ParsedScript, Word } from '../shell.js';
-import { PLAIN_PROGRAM, literalStdout } from './code.js';
-import { writesTo } from './files.js';
+import { PLAIN_PROGRAM } from './code.js';
+import { literalStdout } from './literal-text.js';
+import { writesTo } from './file-writes.js';
 import { GIT_EXEC_KEY, gitKeyPattern } from '../table/git-command.js';
 import { installHookWrite } from './supply-chain.js';
 import { noteWritten } from './written.js';

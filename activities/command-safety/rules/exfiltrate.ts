@@ -12,6 +12,7 @@ import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../pa
 import type { SimpleCommand } from '../shell.js';
 import { SHELLS } from './code.js';
 import { curlConfigFromStdin, metadataHost } from './exposure.js';
+import { tokenDump } from './token-dumps.js';
 
 const X = 'exfiltrate' as const;
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -359,56 +360,6 @@ const curl: Rule = (inv, ctx) => {
         at: [inv.word, value],
       });
   }
-};
-
-/** Password managers, keychains and CLIs whose output is a token. */
-const TOKEN_DUMPS: Array<[RegExp, RegExp]> = [
-  [/^security$/, /^(find-generic-password|find-internet-password|dump-keychain|export)$/],
-  [/^gpg2?$/, /^--export-secret-(sub)?keys$/],
-  [/^secret-tool$/, /^(lookup|search)$/],
-  [/^kubectl$/, /^--raw$/],
-  [
-    /^aws$/,
-    /^(export-credentials|get-session-token|get-login-password|get-secret-value|get-parameter|get-parameters)$/,
-  ],
-  [/^gcloud$/, /^(print-access-token|print-identity-token|print-refresh-token)$/],
-  [/^az$/, /^get-access-token$/],
-  [/^(pass|gopass)$/, /^(show|cat)$/],
-  [/^op$/, /^(read|item)$/],
-  [/^vault$/, /^(read|kv|token)$/],
-  [/^doppler$/, /^(secrets|run)$/],
-  [/^heroku$/, /^auth:token$/],
-  [/^(npm|pnpm)$/, /^token$/],
-  [/^docker-credential-[\w-]+$/, /^get$/],
-  [/^keyctl$/, /^(print|read|pipe)$/],
-  [/^ps$/, /^(e|ew|eww|auxe|auxeww|axe|-E|-?[a-z]*e[a-z]*ww?)$/],
-];
-
-const tokenDump: Rule = (inv, ctx) => {
-  for (const [tool, arg] of TOKEN_DUMPS) {
-    if (!tool.test(inv.name)) continue;
-    const hit = inv.args.find((w) => arg.test(w.value ?? ''));
-    if (hit)
-      return ctx.add(inv, {
-        group: X,
-        rule: 'credential_read',
-        reason: `prints secrets (${inv.name} ${hit.value})`,
-        at: [inv.word, hit],
-      });
-  }
-  if (
-    inv.name === 'kubectl' &&
-    inv.args.some((w) => /^secrets?$/.test(w.value ?? '')) &&
-    hasOption(inv.args, { short: 'o', long: ['--output'] })
-  )
-    return ctx.add(inv, { group: X, rule: 'credential_read', reason: 'prints Kubernetes secrets' });
-  if (
-    inv.name === 'aws' &&
-    inv.args.some((w) => w.value === 'configure') &&
-    inv.args.some((w) => w.value === 'get') &&
-    inv.args.some((w) => /secret|key|token/i.test(w.value ?? ''))
-  )
-    ctx.add(inv, { group: X, rule: 'credential_read', reason: 'prints AWS credentials' });
 };
 
 /** Searching a whole home or the root for secrets (`grep -r "PRIVATE KEY" ~`). */

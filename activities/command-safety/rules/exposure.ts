@@ -9,7 +9,7 @@ import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import { isSecretFile, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
-import { literalInput } from './code.js';
+import { literalInput } from './literal-text.js';
 
 const X = 'exfiltrate' as const;
 const say = (ctx: RuleContext, inv: Invocation, rule: string, reason: string, at?: Array<Word | undefined>) =>

@@ -7,7 +7,8 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption } from '../options.js';
 import { unwrapRunner } from '../runners.js';
-import { CODE_RULES, codeRuleFor, noteDownload, runsDownloaded, runsWrittenFile } from './code.js';
+import { CODE_RULES, codeRuleFor, runsWrittenFile } from './code.js';
+import { noteDownload, runsDownloaded } from './downloads.js';
 import { DATA_RULES, httpDelete } from './data.js';
 import { EXECUTOR_RULES } from './executors.js';
 import { EXFILTRATE_GENERIC, EXFILTRATE_RULES } from './exfiltrate.js';

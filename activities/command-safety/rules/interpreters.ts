@@ -6,7 +6,8 @@
  * downloaded is inline code too.
  */
 import type { Rule } from '../invocation.js';
-import { inlineCode, ranDownloaded, stdinCode } from './code.js';
+import { inlineCode, stdinCode } from './code.js';
+import { ranDownloaded } from './downloads.js';
 import { writtenText } from './written.js';
 
 /** Interpreters and the options that take inline code. */

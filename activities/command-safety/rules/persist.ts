@@ -7,7 +7,7 @@
  */
 import type { Rule } from '../invocation.js';
 import { hasOption, operands } from '../options.js';
-import { writesTo } from './files.js';
+import { writesTo } from './file-writes.js';
 import { stdinCode } from './code.js';
 import { packageConfig } from './supply-chain.js';
 

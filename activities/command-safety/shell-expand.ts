@@ -1,0 +1,271 @@
+/**
+ * Static expansion of one bash word, as far as it can be known without running anything: quote
+ * removal, backslash and `$'…'` decoding, brace expansion, `~`, unquoted `$IFS` splitting, and
+ * variables the command line assigns exactly one literal value (see shell.ts for what the gate
+ * makes of a word whose value stays unknown).
+ */
+import type { Node as TsNode } from 'web-tree-sitter';
+import type { Word } from './shell.js';
+
+const GLOB = /[*?[]/;
+
+/** `$'…'` escapes, as bash decodes them. */
+export function decodeAnsiC(body: string): string {
+  return body.replace(
+    /\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3})|c(.)|(.))/gs,
+    (_m, hex: string, u4: string, u8: string, oct: string, ctl: string, ch: string) => {
+      if (hex) return String.fromCharCode(parseInt(hex, 16));
+      if (u4 || u8) {
+        const cp = parseInt(u4 || u8, 16);
+        return cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
+      }
+      if (oct) return String.fromCharCode(parseInt(oct, 8) & 0xff);
+      if (ctl) return String.fromCharCode(ctl.toUpperCase().charCodeAt(0) & 0x1f);
+      const simple: Record<string, string> = {
+        a: '\x07',
+        b: '\b',
+        e: '\x1b',
+        E: '\x1b',
+        f: '\f',
+        n: '\n',
+        r: '\r',
+        t: '\t',
+        v: '\v',
+      };
+      return simple[ch] ?? ch;
+    },
+  );
+}
+
+/** Brace expansion of an unquoted literal (`{a,b}`, `x{1..3}`); undefined when there is none or it is too big. */
+export function expandBraces(text: string, limit = 64): string[] | undefined {
+  const find = (s: string): [number, number] | undefined => {
+    for (let i = 0; i < s.length; i++) {
+      if (s[i] === '\\') {
+        i++;
+        continue;
+      }
+      if (s[i] !== '{') continue;
+      let depth = 0;
+      for (let j = i; j < s.length; j++) {
+        if (s[j] === '\\') {
+          j++;
+          continue;
+        }
+        if (s[j] === '{') depth++;
+        else if (s[j] === '}' && --depth === 0) {
+          const inner = s.slice(i + 1, j);
+          if (/^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])$/.test(inner) || topLevelComma(inner)) return [i, j];
+          break;
+        }
+      }
+    }
+    return undefined;
+  };
+  const topLevelComma = (s: string) => {
+    let depth = 0;
+    for (let i = 0; i < s.length; i++) {
+      if (s[i] === '\\') i++;
+      else if (s[i] === '{') depth++;
+      else if (s[i] === '}') depth--;
+      else if (s[i] === ',' && depth === 0) return true;
+    }
+    return false;
+  };
+  const split = (s: string) => {
+    const parts: string[] = [];
+    let depth = 0;
+    let cur = '';
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i]!;
+      if (c === '\\') {
+        cur += c + (s[i + 1] ?? '');
+        i++;
+        continue;
+      }
+      if (c === '{') depth++;
+      if (c === '}') depth--;
+      if (c === ',' && depth === 0) {
+        parts.push(cur);
+        cur = '';
+      } else cur += c;
+    }
+    parts.push(cur);
+    return parts;
+  };
+  const at = find(text);
+  if (!at) return undefined;
+  const [i, j] = at;
+  const inner = text.slice(i + 1, j);
+  const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])$/.exec(inner);
+  let options: string[];
+  if (range) {
+    const [a, b] = [range[1]!, range[2]!];
+    const numeric = /\d/.test(a);
+    const from = numeric ? Number(a) : a.charCodeAt(0);
+    const to = numeric ? Number(b) : b.charCodeAt(0);
+    if (Math.abs(to - from) > limit) return undefined;
+    options = [];
+    for (let k = from; from <= to ? k <= to : k >= to; k += from <= to ? 1 : -1)
+      options.push(numeric ? String(k) : String.fromCharCode(k));
+  } else options = split(inner);
+  const out: string[] = [];
+  for (const o of options) {
+    const word = text.slice(0, i) + o + text.slice(j + 1);
+    const more = expandBraces(word, limit) ?? [word];
+    out.push(...more);
+    if (out.length > limit) return undefined;
+  }
+  return out;
+}
+
+/** One piece of a word: literal text (with whether it was quoted), a split point, or something unknown. */
+type Piece = { text: string; quoted: boolean } | { split: true } | { unknown: true };
+
+export interface Scope {
+  /** Literal values assigned to each variable anywhere in the script (null marks a non-literal assignment). */
+  vars: Map<string, Array<string | null>>;
+  /** The whole command line (string nodes are read from it between their children). */
+  source: string;
+}
+
+/** The value a variable expands to, when the script gives it exactly one literal value. */
+function variableValue(name: string, scope: Scope): string | null {
+  // With IFS changed, how any unquoted expansion splits is a guess: nothing is known.
+  if (scope.vars.has('IFS')) return null;
+  if (name === 'HOME') return '~';
+  if (name === 'PWD') return '.';
+  if (name === 'IFS') return ' ';
+  const values = scope.vars.get(name);
+  if (!values || values.length === 0) return null;
+  const distinct = new Set(values);
+  if (distinct.has(null) || distinct.size !== 1) return null;
+  return values[0]!;
+}
+
+function expansionName(node: TsNode): string | undefined {
+  // `$x`, `${x}`: a bare name; `${x:?msg}` is x or an error, and `${x:-y}` is x when x is set
+  // (known values are never empty); anything more (`${x[@]}`, `${#x}`, `${x/a/b}`) is not a plain value.
+  if (node.type === 'simple_expansion') {
+    const v = node.namedChildren[0];
+    return v && (v.type === 'variable_name' || v.type === 'special_variable_name') ? v.text : undefined;
+  }
+  if (node.type === 'expansion') {
+    const inner = node.text.slice(2, -1);
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)(?::?[?-].*)?$/s.exec(inner);
+    return m ? m[1] : undefined;
+  }
+  return undefined;
+}
+
+/** Remove backslashes of an unquoted word (`\r\m` → `rm`; a backslash-newline disappears). */
+function unescapeUnquoted(text: string): string {
+  return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+}
+
+function piecesOf(node: TsNode, scope: Scope, quoted: boolean, out: Piece[]): void {
+  switch (node.type) {
+    case 'word':
+    case 'number':
+    case 'extglob_pattern':
+    case 'regex':
+    case 'test_operator':
+      out.push({ text: quoted ? node.text : unescapeUnquoted(node.text), quoted });
+      return;
+    case 'raw_string':
+      out.push({ text: node.text.slice(1, -1), quoted: true });
+      return;
+    case 'ansi_c_string':
+      out.push({ text: decodeAnsiC(node.text.slice(2, -1)), quoted: true });
+      return;
+    case 'string':
+    case 'translated_string': {
+      const body = node.type === 'translated_string' ? node.namedChildren[0] : node;
+      if (!body) return;
+      // Text between the named children is literal string content too.
+      let pos = body.startIndex + 1;
+      const end = body.endIndex - 1;
+      const src = scope.source;
+      const literal = (a: number, b: number) => {
+        if (b > a)
+          out.push({
+            text: src.slice(a, b).replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)),
+            quoted: true,
+          });
+      };
+      for (const child of body.namedChildren) {
+        if (!child) continue;
+        if (child.type === 'string_content') continue;
+        literal(pos, child.startIndex);
+        piecesOf(child, scope, true, out);
+        pos = child.endIndex;
+      }
+      literal(pos, end);
+      return;
+    }
+    case 'simple_expansion':
+    case 'expansion': {
+      const name = expansionName(node);
+      let value = name === undefined ? null : variableValue(name, scope);
+      // `${x:-y}` with x empty is y: not known here.
+      if (value === '' && /^\$\{[A-Za-z_][A-Za-z0-9_]*:?-/.test(node.text)) value = null;
+      if (value === null) out.push({ unknown: true });
+      else if (name === 'IFS' && !quoted) out.push({ split: true });
+      else if (!quoted && /\s/.test(value)) {
+        value
+          .split(/\s+/)
+          .filter(Boolean)
+          .forEach((part, i) => {
+            if (i > 0) out.push({ split: true });
+            out.push({ text: part, quoted: true });
+          });
+      } else out.push({ text: value, quoted: true });
+      return;
+    }
+    case 'concatenation':
+      for (const c of node.children) if (c) piecesOf(c, scope, quoted, out);
+      return;
+    default:
+      // Command and process substitutions, arithmetic, arrays: not knowable statically.
+      if (node.isNamed) out.push({ unknown: true });
+      else out.push({ text: node.text, quoted });
+  }
+}
+
+/** The words a word node expands to (brace expansion and `$IFS` splitting may make several). */
+export function expandWord(node: TsNode, scope: Scope): Word[] {
+  const pieces: Piece[] = [];
+  piecesOf(node, scope, false, pieces);
+  const base = { raw: node.text, start: node.startIndex, end: node.endIndex };
+  const words: Array<{ text: string; unknown: boolean; glob: boolean; unquoted: string; shape: string }> = [
+    { text: '', unknown: false, glob: false, unquoted: '', shape: '' },
+  ];
+  for (const p of pieces) {
+    const cur = words[words.length - 1]!;
+    if ('split' in p) words.push({ text: '', unknown: false, glob: false, unquoted: '', shape: '' });
+    else if ('unknown' in p) {
+      cur.unknown = true;
+      cur.shape += '\uFFFC';
+    } else {
+      cur.text += p.text;
+      cur.shape += p.text;
+      if (!p.quoted) {
+        cur.unquoted += p.text;
+        if (GLOB.test(p.text)) cur.glob = true;
+      }
+    }
+  }
+  const out: Word[] = [];
+  for (const w of words) {
+    if (w.unknown) {
+      out.push({ ...base, value: null, glob: w.glob, shape: w.shape });
+      continue;
+    }
+    if (w.text === '' && words.length > 1) continue;
+    // Brace expansion applies to unquoted braces only; a literal `{a,b}` written unquoted expands.
+    const braces = w.unquoted.includes('{') && w.unquoted === w.text ? expandBraces(w.text) : undefined;
+    if (braces) for (const b of braces) out.push({ ...base, value: b, glob: GLOB.test(b) });
+    else out.push({ ...base, value: w.text, glob: w.glob });
+  }
+  return out;
+}

@@ -1,0 +1,424 @@
+/**
+ * Walking tree-sitter-bash's tree into the simple commands that will run, wherever they sit (lists,
+ * pipelines, compound statements, functions, substitutions, heredoc bodies), each with its
+ * redirections, what it reads on standard input, and the directory `cd` leaves it in.
+ */
+import type { Node as TsNode } from 'web-tree-sitter';
+import type { ParsedScript, Redirect, SimpleCommand, Stdin, Word } from './shell.js';
+import type { Scope } from './shell-expand.js';
+import { expandWord } from './shell-expand.js';
+import { collectAssignments, evaluatedNames } from './shell-vars.js';
+
+interface Context {
+  inFunction: string | undefined;
+  background: boolean;
+  cwd: { value: string | null };
+}
+
+/** A simple command found at node `n`: where it runs and how, from the walk's context. */
+function simpleCommand(
+  n: TsNode,
+  ctx: Context,
+  parts: Pick<SimpleCommand, 'words' | 'assignments' | 'redirects' | 'stdin'>,
+): SimpleCommand {
+  return {
+    ...parts,
+    inFunction: ctx.inFunction,
+    background: ctx.background,
+    pipedOut: false,
+    cwd: ctx.cwd.value,
+    start: n.startIndex,
+    end: n.endIndex,
+  };
+}
+
+/** Where a literal `cd` leaves the shell, from where it was. */
+function cdTarget(from: string | null, arg: string | null | undefined): string | null {
+  if (arg === undefined || arg === '~' || arg === '') return '~';
+  if (arg === null || arg === '-') return null;
+  if (arg.startsWith('/')) return arg;
+  if (arg === '~' || arg.startsWith('~/')) return arg;
+  if (from === null) return null;
+  if (arg === '.' || arg === './') return from;
+  return from === '.' ? arg.replace(/\/+$/, '') || '.' : `${from.replace(/\/$/, '')}/${arg}`;
+}
+
+export function walk(root: TsNode, source: string): ParsedScript {
+  const scope: Scope = { vars: new Map(), source };
+  collectAssignments(root, scope);
+  const commands: SimpleCommand[] = [];
+  const errors: Array<{ start: number; end: number }> = [];
+  const functions = new Map<string, SimpleCommand[]>();
+
+  const findErrors = (n: TsNode) => {
+    if (n.type === 'ERROR' || n.isMissing) errors.push({ start: n.startIndex, end: n.endIndex });
+    else if (n.hasError) for (const c of n.children) if (c) findErrors(c);
+  };
+  findErrors(root);
+
+  /** Commands nested anywhere inside a node (substitutions in words, arithmetic, test expressions). */
+  const nested = (n: TsNode, ctx: Context): SimpleCommand[] => {
+    const found: SimpleCommand[] = [];
+    const visit = (m: TsNode) => {
+      if (m.type === 'command_substitution' || m.type === 'process_substitution') {
+        found.push(...statements(m.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } }));
+        return;
+      }
+      for (const c of m.namedChildren) if (c) visit(c);
+    };
+    visit(n);
+    return found;
+  };
+
+  const redirectOf = (
+    r: TsNode,
+    ctx: Context,
+    out: SimpleCommand[],
+  ): { redirect: Redirect; stdin?: Stdin; rest?: TsNode[] } => {
+    const fdNode = r.namedChildren.find((c) => c?.type === 'file_descriptor');
+    const fd = fdNode ? Number(fdNode.text) : null;
+    const op = r.children.find((c) => c && !c.isNamed && /[<>&|]/.test(c.text))?.text ?? '';
+    if (r.type === 'heredoc_redirect') {
+      const start = r.namedChildren.find((c) => c?.type === 'heredoc_start');
+      const body = r.namedChildren.find((c) => c?.type === 'heredoc_body');
+      const quoted = !!start && /['"\\]/.test(start.text);
+      const expansions =
+        !!body && body.namedChildren.some((c) => c && c.type !== 'heredoc_content' && c.type !== 'heredoc_end');
+      if (body) out.push(...nested(body, ctx));
+      const text = body ? source.slice(body.startIndex, body.endIndex) : '';
+      // The rest of the line after `<<EOF` (`| psql`, `> file`, `&& next`) sits inside the redirect node.
+      const rest = r.namedChildren.filter(
+        (c): c is TsNode =>
+          !!c && !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_descriptor'].includes(c.type),
+      );
+      return {
+        redirect: { op: op || '<<', fd, target: null },
+        stdin: { kind: 'text', text: quoted || !expansions ? text : null },
+        rest,
+      };
+    }
+    if (r.type === 'herestring_redirect') {
+      const value = r.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+      if (value) out.push(...nested(value, ctx));
+      const words = value ? expandWord(value, scope) : [];
+      const text = words.length && words.every((w) => w.value !== null) ? words.map((w) => w.value).join(' ') : null;
+      return { redirect: { op: '<<<', fd, target: null }, stdin: { kind: 'text', text } };
+    }
+    const dest = r.childForFieldName('destination') ?? r.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+    if (dest?.type === 'process_substitution') {
+      const inner = statements(dest.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } });
+      out.push(...inner);
+      return {
+        redirect: { op, fd, target: null },
+        ...(op === '<' ? { stdin: { kind: 'process', commands: inner } } : {}),
+      };
+    }
+    if (dest) out.push(...nested(dest, ctx));
+    const target = dest ? (expandWord(dest, scope)[0] ?? null) : null;
+    return {
+      redirect: { op, fd, target },
+      ...(op === '<' && target && (fd === null || fd === 0) ? { stdin: { kind: 'file', path: target } } : {}),
+    };
+  };
+
+  /** One `command` node (with the redirects of its redirected_statement). */
+  const command = (n: TsNode, redirects: TsNode[], ctx: Context): SimpleCommand[] => {
+    const extra: SimpleCommand[] = [];
+    const words: Word[] = [];
+    const assignments: Array<{ name: string; value: Word }> = [];
+    const reds: Redirect[] = [];
+    const continuations: TsNode[] = [];
+    let stdin: Stdin | undefined;
+    for (const c of n.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'variable_assignment') {
+        const name = c.childForFieldName('name')?.text ?? '';
+        const value = c.childForFieldName('value');
+        if (value) extra.push(...nested(value, ctx));
+        const w = value ? expandWord(value, scope) : [];
+        assignments.push({
+          name,
+          value:
+            w.length === 1
+              ? w[0]!
+              : {
+                  value: w.length ? null : '',
+                  raw: value?.text ?? '',
+                  start: c.startIndex,
+                  end: c.endIndex,
+                  glob: false,
+                },
+        });
+      } else if (c.type === 'file_redirect' || c.type === 'heredoc_redirect' || c.type === 'herestring_redirect') {
+        const r = redirectOf(c, ctx, extra);
+        reds.push(r.redirect);
+        if (r.stdin) stdin = r.stdin;
+        if (r.rest) continuations.push(...r.rest);
+      } else if (c.type === 'command_name') {
+        const inner = c.namedChildren[0];
+        if (inner) {
+          extra.push(...nested(inner, ctx));
+          words.push(...expandWord(inner, scope));
+        }
+      } else {
+        extra.push(...nested(c, ctx));
+        words.push(...expandWord(c, scope));
+      }
+    }
+    for (const r of redirects) {
+      const x = redirectOf(r, ctx, extra);
+      reds.push(x.redirect);
+      if (x.stdin) stdin = x.stdin;
+      if (x.rest) continuations.push(...x.rest);
+    }
+    // tree-sitter splits a word at a backslash-newline (`p\\<newline>oweroff`); bash joins it.
+    for (let k = words.length - 1; k > 0; k--) {
+      const a = words[k - 1]!;
+      const b = words[k]!;
+      if (source.slice(a.end, b.start) === '\\\n') {
+        words.splice(k - 1, 2, {
+          value: a.value === null || b.value === null ? null : a.value + b.value,
+          raw: a.raw + b.raw,
+          start: a.start,
+          end: b.end,
+          glob: a.glob || b.glob,
+        });
+      }
+    }
+    const cmd = simpleCommand(n, ctx, {
+      words,
+      assignments,
+      redirects: reds,
+      stdin,
+    });
+    if (words[0]?.value === 'cd' || words[0]?.value === 'pushd') {
+      ctx.cwd.value = cdTarget(ctx.cwd.value, words.length > 1 ? words[1]!.value : undefined);
+    }
+    const after: SimpleCommand[] = [];
+    for (const c of continuations) {
+      if (/redirect$/.test(c.type)) {
+        const x = redirectOf(c, ctx, extra);
+        cmd.redirects.push(x.redirect);
+        continue;
+      }
+      const cmds = statement(c, ctx);
+      // `cat <<EOF | psql`: the heredoc's command writes into the pipeline that follows it.
+      if (c.type === 'pipeline' || /^\s*\|/.test(source.slice(n.endIndex, c.startIndex).split('\n')[0] ?? '')) {
+        cmd.pipedOut = true;
+        const head = cmds[0];
+        if (head && !head.stdin) head.stdin = { kind: 'pipe', from: [cmd] };
+      }
+      after.push(...cmds);
+    }
+    return [cmd, ...extra, ...after];
+  };
+
+  /** Statements in order; `cd` moves the tracked directory for those after it. */
+  const statements = (nodes: ReadonlyArray<TsNode | null>, ctx: Context): SimpleCommand[] => {
+    const out: SimpleCommand[] = [];
+    for (const n of nodes) if (n) out.push(...statement(n, ctx));
+    return out;
+  };
+
+  const statement = (n: TsNode, ctx: Context, redirects: TsNode[] = []): SimpleCommand[] => {
+    switch (n.type) {
+      case 'comment':
+      case 'heredoc_body':
+        return [];
+      case 'file_redirect':
+      case 'heredoc_redirect':
+      case 'herestring_redirect': {
+        // A redirection on its own (`$(> file)`, `> /dev/sda`): a command with no words.
+        const extra: SimpleCommand[] = [];
+        const r = redirectOf(n, ctx, extra);
+        return [
+          simpleCommand(n, ctx, {
+            words: [],
+            assignments: [],
+            redirects: [r.redirect],
+            stdin: r.stdin,
+          }),
+          ...extra,
+        ];
+      }
+      case 'command':
+        return command(n, redirects, ctx);
+      case 'redirected_statement': {
+        const body = n.childForFieldName('body');
+        const reds = n.namedChildren.filter((c): c is TsNode => !!c && c !== body && /redirect$/.test(c.type));
+        if (!body) {
+          // A redirection alone (`> /dev/sda`): a command with no words.
+          const fake: SimpleCommand[] = [];
+          const red: Redirect[] = [];
+          for (const r of reds) red.push(redirectOf(r, ctx, fake).redirect);
+          return [
+            simpleCommand(n, ctx, {
+              words: [],
+              assignments: [],
+              redirects: red,
+              stdin: undefined,
+            }),
+            ...fake,
+          ];
+        }
+        if (body.type === 'command') return command(body, reds, ctx);
+        // Redirects of a compound statement apply to every command inside.
+        const inner = statement(body, ctx);
+        const extra: SimpleCommand[] = [];
+        const red: Redirect[] = [];
+        let stdin: Stdin | undefined;
+        for (const r of reds) {
+          const x = redirectOf(r, ctx, extra);
+          red.push(x.redirect);
+          if (x.stdin) stdin = x.stdin;
+        }
+        for (const c of inner) {
+          c.redirects.push(...red);
+          if (stdin && !c.stdin) c.stdin = stdin;
+        }
+        return [...inner, ...extra];
+      }
+      case 'pipeline': {
+        const parts = n.namedChildren.filter((c): c is TsNode => !!c && c.type !== 'comment');
+        const out: SimpleCommand[] = [];
+        let previous: SimpleCommand[] = [];
+        for (const [i, p] of parts.entries()) {
+          const cmds = statement(p, { ...ctx, cwd: { value: ctx.cwd.value } });
+          // The first command of this stage reads what the stage before wrote.
+          const head = cmds[0];
+          if (head && i > 0 && !head.stdin) head.stdin = { kind: 'pipe', from: previous };
+          if (i < parts.length - 1) for (const c of cmds) c.pipedOut = true;
+          previous = cmds;
+          out.push(...cmds);
+        }
+        return out;
+      }
+      case 'list': {
+        // `a && b`, `a || b`, `a; b`, `a & b`: in order; a trailing `&` backgrounds what precedes it.
+        const out: SimpleCommand[] = [];
+        for (const c of n.children) {
+          if (!c) continue;
+          if (!c.isNamed) {
+            if (c.text === '&') for (const x of out) x.background = true;
+            continue;
+          }
+          out.push(...statement(c, ctx));
+        }
+        return out;
+      }
+      case 'negated_command':
+      case 'subshell':
+      case 'compound_statement':
+      case 'do_group':
+      case 'else_clause':
+      case 'program':
+        return statementsWithBackground(n, n.type === 'subshell' ? { ...ctx, cwd: { value: ctx.cwd.value } } : ctx);
+      case 'function_definition': {
+        const name = n.childForFieldName('name')?.text ?? '';
+        const body = n.childForFieldName('body');
+        const inner = body ? statement(body, { ...ctx, inFunction: name, cwd: { value: ctx.cwd.value } }) : [];
+        functions.set(name, inner);
+        return inner;
+      }
+      case 'if_statement':
+      case 'elif_clause':
+      case 'while_statement':
+      case 'for_statement':
+      case 'c_style_for_statement':
+      case 'case_statement':
+      case 'case_item': {
+        // Bodies may or may not run: a `cd` inside leaves the directory unknown afterwards.
+        const before = ctx.cwd.value;
+        const inner = { ...ctx, cwd: { value: before } };
+        const out: SimpleCommand[] = [];
+        for (const c of n.namedChildren) {
+          if (!c) continue;
+          if (
+            [
+              'word',
+              'variable_name',
+              'extglob_pattern',
+              'string',
+              'raw_string',
+              'concatenation',
+              'simple_expansion',
+              'expansion',
+              'number',
+            ].includes(c.type)
+          ) {
+            out.push(...nested(c, ctx));
+            continue;
+          }
+          out.push(...statement(c, inner));
+        }
+        if (inner.cwd.value !== before) ctx.cwd.value = null;
+        return out;
+      }
+      case 'variable_assignment':
+      case 'variable_assignments':
+      case 'declaration_command':
+      case 'unset_command':
+      case 'test_command':
+      case 'arithmetic_expansion':
+      case 'parenthesized_expression':
+      case 'binary_expression':
+      case 'unary_expression':
+      case 'ternary_expression':
+      case 'postfix_expression': {
+        const out = nested(n, ctx);
+        if (n.type === 'declaration_command' || n.type === 'unset_command') {
+          // `export FOO=…`, `declare -f`: treat as the builtin command it is.
+          const words = n.namedChildren.flatMap((c) =>
+            c && c.type !== 'variable_assignment' ? expandWord(c, scope) : [],
+          );
+          const kw = n.children[0];
+          out.unshift(
+            simpleCommand(n, ctx, {
+              words: kw
+                ? [{ value: kw.text, raw: kw.text, start: kw.startIndex, end: kw.endIndex, glob: false }, ...words]
+                : words,
+              assignments: n.namedChildren
+                .filter((c): c is TsNode => c?.type === 'variable_assignment')
+                .map((c) => ({
+                  name: c.childForFieldName('name')?.text ?? '',
+                  value: expandWord(c.childForFieldName('value') ?? c, scope)[0] ?? {
+                    value: null,
+                    raw: c.text,
+                    start: c.startIndex,
+                    end: c.endIndex,
+                    glob: false,
+                  },
+                })),
+              redirects: [],
+              stdin: undefined,
+            }),
+          );
+        }
+        return out;
+      }
+      default:
+        return n.namedChildren.length ? statements(n.namedChildren, ctx) : [];
+    }
+  };
+
+  /** Children in order, each `&` backgrounding the statement before it. */
+  const statementsWithBackground = (n: TsNode, ctx: Context): SimpleCommand[] => {
+    const out: SimpleCommand[] = [];
+    let last: SimpleCommand[] = [];
+    for (const c of n.children) {
+      if (!c) continue;
+      if (!c.isNamed) {
+        if (c.text === '&') for (const x of last) x.background = true;
+        continue;
+      }
+      last = statement(c, ctx);
+      out.push(...last);
+    }
+    return out;
+  };
+
+  commands.push(...statementsWithBackground(root, { inFunction: undefined, background: false, cwd: { value: '.' } }));
+  // Only command lines with arithmetic, an index, `let`, a numeric test or `@P` need the second walk.
+  const evaluated = /\(\(|\$\[|\w\[|\blet\b|@P|-(eq|ne|lt|le|gt|ge)\b/.test(source) ? evaluatedNames(root) : [];
+  return { source, commands, errors, functions, vars: scope.vars, evaluated };
+}
