@@ -9,7 +9,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { sessionIdFromWorkflowId, workflowIdFor } from '../common/constants.js';
-import type { ConversationStateView, TurnResult } from '../common/contract.js';
+import type { ConversationStateView, PendingApproval, TurnResult } from '../common/contract.js';
 import type { Conversation, HeraldClient } from './client.js';
 
 /** The most children listed (the newest are dropped beyond it). */
@@ -32,6 +32,29 @@ export interface ChildAgent {
   ended_at: string | null;
   /** How it ended (its turn's exit reason), once it has. */
   exit_reason: string | null;
+  /** Dangerous commands it waits on a person for (`delegation.askPerson`), answered from the parent. */
+  pending_approvals: PendingApproval[];
+}
+
+/**
+ * The approvals the running children of a conversation wait for (with `delegation.askPerson`), from
+ * the children its state names: each answered with the parent's `approve` (Conversation.approve).
+ */
+export async function childApprovals(
+  herald: HeraldClient,
+  state: Pick<ConversationStateView, 'child_sessions' | 'background_sessions'>,
+): Promise<Array<PendingApproval & { child: string }>> {
+  const ids = [...new Set([...state.child_sessions, ...state.background_sessions])].slice(0, MAX_CHILDREN_LISTED);
+  const found = await Promise.all(
+    ids.map(async (child) => {
+      const s = await herald
+        .conversation(child)
+        .state()
+        .catch(() => undefined);
+      return (s?.pending_approvals ?? []).map((a) => ({ ...a, child }));
+    }),
+  );
+  return found.flat();
 }
 
 const TASK_PREFIX = 'delegated: ';
@@ -87,6 +110,7 @@ async function describeChild(herald: HeraldClient, workflowId: string): Promise<
       model_calls: s?.iteration ?? 0,
       tokens: s?.usage.total_tokens ?? 0,
       exit_reason: null,
+      pending_approvals: s?.pending_approvals ?? [],
     };
   }
   const result =
@@ -100,6 +124,7 @@ async function describeChild(herald: HeraldClient, workflowId: string): Promise<
     model_calls: result?.api_calls ?? 0,
     tokens: result?.usage.session.total_tokens ?? 0,
     exit_reason: result?.turn_exit_reason ?? (result === null ? 'stopped_before_start' : d.status.name.toLowerCase()),
+    pending_approvals: [],
   };
 }
 

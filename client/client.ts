@@ -300,11 +300,16 @@ export class Conversation {
   ): Promise<void> {
     const by = as.by ?? clientIdentity();
     const via = as.via ?? 'api';
-    await rejections(
-      this.handle.executeUpdate(approveUpdate, {
-        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via }],
-      }),
-    );
+    const args = { requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via };
+    try {
+      await rejections(this.handle.executeUpdate(approveUpdate, { args: [args] }));
+    } catch (err) {
+      // A request of one of its child agents (`<child>:<turn>:<call>`): answered from here, in the child.
+      const child = requestId.split(':')[0]!;
+      if (!child.startsWith(`${this.sessionId}.`) || !/no pending approval/.test((err as Error).message)) throw err;
+      const c = await (await import('./children.js')).runningChild(this.herald, this, child);
+      await rejections(c.handle.executeUpdate(approveUpdate, { args: [args] }));
+    }
   }
 
   /** Answer the pending `clarify` question. */

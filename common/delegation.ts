@@ -26,6 +26,11 @@ export interface DelegationSettings {
   maxDepth: number;
   /** Dangerous commands in a child: denied (false) or run without asking (true). No human is attached. */
   autoApprove: boolean;
+  /**
+   * Unless `autoApprove`: a child's dangerous command waits for a person instead of being denied; the
+   * request shows in `herald children` and is answered from the parent (`herald approve <parent> …`).
+   */
+  askPerson: boolean;
   /** The longest report text a child hands back (the full text stays in its session). */
   maxSummaryChars: number;
   /** A child still running after this long is stopped and reported as `timeout`. */
@@ -48,6 +53,7 @@ export const DEFAULT_DELEGATION: DelegationSettings = {
   maxConcurrentChildren: 3,
   maxDepth: 1,
   autoApprove: false,
+  askPerson: false,
   maxSummaryChars: 24_000,
   childTimeoutSeconds: 1800,
 };
@@ -74,6 +80,8 @@ export interface SubagentInfo {
   parentSessionId: string;
   depth: number;
   autoApprove: boolean;
+  /** A dangerous command waits for a person (answered from the parent) instead of being denied. */
+  askPerson?: boolean | undefined;
 }
 
 /**

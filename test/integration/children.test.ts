@@ -161,3 +161,59 @@ describe('child agents under control', () => {
     );
   });
 });
+
+describe('a child agent that may ask a person (delegation.askPerson)', () => {
+  let stack: TestStack;
+  let ws: string;
+  before(async () => {
+    stack = await createTestStack({ configYaml: 'delegation: { askPerson: true }\n' });
+    ws = join(stack.workspaces, 'asking');
+    mkdirSync(join(ws, 'reports'), { recursive: true });
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it("waits for the approval, which shows in the parent's state and is answered from the parent", async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (briefOf(req)) {
+        if (lastOf(req).role === 'user')
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports && echo gone' } }] };
+        return { text: `Child: ${(lastOf(req).content ?? '').trim()}` };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Delete the reports folder' } }] };
+      return { text: 'The child cleaned up.' };
+    });
+    const conv = stack.herald.conversation('ch-ask');
+    const pending = conv.send('clean up', { start: { cwd: ws } });
+    const child = await eventually(async () => {
+      const c = await conv.children();
+      return c[0]?.pending_approvals.length ? c[0] : undefined;
+    });
+    assert.equal(child.activity, 'awaiting_approval');
+    const request = child.pending_approvals[0]!;
+    assert.equal(request.command, 'rm -rf reports && echo gone');
+
+    // `herald state <parent>` shows it; `herald approve <parent> <request>` answers it.
+    const state = await runHerald(['state', 'ch-ask'], stack.workerEnv());
+    assert.equal(state.code, 0, state.stderr);
+    assert.match(
+      state.stdout,
+      new RegExp(
+        `approval ${request.request_id.replace(/\./g, '\\.')} \\(child agent ${child.session_id.replace(/\./g, '\\.')}, `,
+      ),
+    );
+    const approve = await runHerald(['approve', 'ch-ask', request.request_id, 'once'], stack.workerEnv());
+    assert.equal(approve.code, 0, approve.stderr);
+
+    const r = await pending;
+    assert.equal(r.final_response, 'The child cleaned up.');
+    const reports = parseDelegationResult(
+      (await stack.transcript('ch-ask')).find((m) => m.role === 'tool' && (m.content ?? '').includes('delegated'))!
+        .content!,
+    );
+    assert.equal(reports[0]!.status, 'completed');
+    assert.match(reports[0]!.summary, /gone/);
+  });
+});

@@ -15,6 +15,7 @@ const child = (over: Partial<ChildAgent>): ChildAgent => ({
   started_at: null,
   ended_at: null,
   exit_reason: null,
+  pending_approvals: [],
   ...over,
 });
 
