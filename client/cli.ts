@@ -17,6 +17,7 @@ import { tracingWanted } from '../runtime/tracing-config.js';
 import { configFor } from './cli-config.js';
 import { registerApprovals } from './commands/approvals.js';
 import { registerCheckpoints } from './commands/checkpoints.js';
+import { registerChildren } from './commands/children.js';
 import { registerCheckCommand, registerDoctor, registerScanText } from './commands/checks.js';
 import { registerCodecKey, registerCodecServer } from './commands/codec.js';
 import { registerAnswer, registerApprove } from './commands/decisions.js';
@@ -53,6 +54,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerModel,
   registerSteer,
   registerState,
+  registerChildren,
   registerCheckpoints,
   registerChat,
   registerWatch,

@@ -5,18 +5,13 @@
  */
 import type { HeraldSchedules } from './schedules.js';
 import type { DrainOptions, DrainReport } from './deploy-drain.js';
+import type { ChildAgent } from './children.js';
 import { clientIdentity } from './identity.js';
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../common/constants.js';
-import {
-  MOVING_RUNS,
-  conversationInputSchema,
-  describeZodError,
-  inputBoundsIssue,
-  messagePayloadIssue,
-} from '../common/contract.js';
+import { MOVING_RUNS } from '../common/contract.js';
 import type {
   ApprovalDecision,
   ApprovalScope,
@@ -52,12 +47,13 @@ import {
 import type { ClientSettings } from './connection.js';
 import { clientSettings, connectTemporal } from './connection.js';
 import { loadConfig } from '../runtime/config.js';
-import { installRedactor, redactor, workerSecrets } from '../runtime/secrets.js';
+import { installRedactor, workerSecrets } from '../runtime/secrets.js';
 import type { EventWatch, StoredEvent } from './events.js';
 import { watchEvents } from './events.js';
 import type { StartPhase } from './start-phase.js';
 import { waitForStartPhase } from './start-phase.js';
 import { explainUpdateError } from './workflow-failure.js';
+import { checkMessage, checkStart, outgoing, outgoingStart, summaryOf } from './outgoing.js';
 import { StopNotifier } from './stop-notice.js';
 import { isTransientSendError, isUpdateDeadlineError } from './transient.js';
 import { NoWorkerError, requireWorker, whileWorkerPolls, workflowTaskQueue } from './worker-presence.js';
@@ -164,45 +160,6 @@ async function rejections<T>(p: Promise<T>): Promise<T> {
       throw new Error(`rejected: ${err.cause.message}`, { cause: err });
     throw err;
   }
-}
-
-/**
- * What a user typed is redacted before it leaves this process (docs/redaction.md): the message is
- * in the workflow's input, its summary in Temporal's list, both readable by anyone who can list
- * workflows. The process's redactor knows what this process installed (the CLI: its own
- * environment and config; an in-process worker: the worker's secrets) and the secret shapes.
- */
-function outgoing(text: string): string {
-  return redactor().redact(text);
-}
-
-function outgoingStart(input: StartOptions): StartOptions {
-  return input.message === undefined ? input : { ...input, message: outgoing(input.message) };
-}
-
-function summaryOf(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
-}
-
-/** The start input, checked here so a bad one fails with its reason rather than a failed workflow. */
-function checkStart(input: Record<string, unknown>): void {
-  const parsed = conversationInputSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`invalid conversation input: ${describeZodError(parsed.error)}`);
-  const issue = inputBoundsIssue(parsed.data);
-  if (issue) throw new Error(`invalid conversation input: ${issue.field}: ${issue.message}`);
-}
-
-/**
- * A message Temporal could not carry is refused here: the server admits an update past its 2 MB
- * payload limit, and then no worker can answer it (see common/contract.ts).
- */
-function checkMessage(text: unknown): void {
-  // Only what the workflow cannot answer: anything else (too many characters, empty) it refuses
-  // itself, with the same reasons, visible in history.
-  if (typeof text !== 'string') return;
-  const issue = messagePayloadIssue(text);
-  if (issue) throw new Error(`message refused: ${issue}`);
 }
 
 export class Conversation {
@@ -347,15 +304,12 @@ export class Conversation {
     await this.handle.signal(endSignal, reason ? { reason } : undefined);
   }
 
-  /** Decide a pending approval (update `approve`: an unknown request id is rejected). */
   /**
-   * Decide a pending approval. `session` and `always` cover this command; `scope: 'rule'` widens them
-   * to every command of the same rules. `reason` (with `deny`) is passed to the model in the tool's
-   * result (at most MAX_DENY_REASON_CHARS).
-   */
-  /**
-   * Decide a pending approval. `as.by` names the approver (default: this client's identity,
-   * client/identity.ts) and `as.via` where from (default `api`): both go to the approvals audit.
+   * Decide a pending approval (update `approve`: an unknown request id is rejected). `session` and
+   * `always` cover this command; `scope: 'rule'` widens them to every command of the same rules.
+   * `reason` (with `deny`) is passed to the model in the tool's result (at most MAX_DENY_REASON_CHARS).
+   * `as.by` names the approver (default: this client's identity, client/identity.ts) and `as.via`
+   * where from (default `api`): both go to the approvals audit.
    */
   async approve(
     requestId: string,
@@ -366,11 +320,16 @@ export class Conversation {
   ): Promise<void> {
     const by = as.by ?? clientIdentity();
     const via = as.via ?? 'api';
-    await rejections(
-      this.handle.executeUpdate(approveUpdate, {
-        args: [{ requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via }],
-      }),
-    );
+    const args = { requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via };
+    try {
+      await rejections(this.handle.executeUpdate(approveUpdate, { args: [args] }));
+    } catch (err) {
+      // A request of one of its child agents (`<child>:<turn>:<call>`): answered from here, in the child.
+      const child = requestId.split(':')[0]!;
+      if (!child.startsWith(`${this.sessionId}.`) || !/no pending approval/.test((err as Error).message)) throw err;
+      const c = await (await import('./children.js')).runningChild(this.herald, this, child);
+      await rejections(c.handle.executeUpdate(approveUpdate, { args: [args] }));
+    }
   }
 
   /** Answer the pending `clarify` question. */
@@ -412,6 +371,29 @@ export class Conversation {
     return await this.handle.query(stateQuery);
   }
 
+  /** The child agents this conversation delegated to, oldest first, with their status (client/children.ts). */
+  async children(): Promise<ChildAgent[]> {
+    return await (await import('./children.js')).listChildren(this.herald, this);
+  }
+
+  /**
+   * Stop one running child agent (`child`: its session id, or the part after this one's, `d1-2-0`).
+   * It ends its turn; its parent gets what it had so far, marked as stopped by a person, and goes on.
+   */
+  async stopChild(child: string, reason?: string): Promise<string> {
+    const { runningChild, STOP_CHILD_REASON } = await import('./children.js');
+    const c = await runningChild(this.herald, this, child);
+    await c.stop(reason ?? STOP_CHILD_REASON, { kind: 'user' });
+    return c.sessionId;
+  }
+
+  /** Steer one running child agent: `text` reaches it at its next model call after a tool step. */
+  async steerChild(child: string, text: string): Promise<string> {
+    const c = await (await import('./children.js')).runningChild(this.herald, this, child);
+    await c.steer(text);
+    return c.sessionId;
+  }
+
   /**
    * What turn `turn` (default: the latest with a checkpoint) changed in the workspace, whichever
    * tool changed it (docs/checkpoints.md); undefined when no turn changed it. Needs the database URL.
@@ -427,11 +409,6 @@ export class Conversation {
     }
   }
 
-  /**
-   * Put the workspace (`files`, default true) and/or the transcript (`conversation`) back to before
-   * turn `toTurn` (docs/checkpoints.md). A refusal (changes made outside Herald, a turn running) is
-   * in the result's `refused`, or thrown when the conversation refuses the update itself.
-   */
   /**
    * A new conversation that starts from turn `atTurn` of this one (docs/checkpoints.md): its seed
    * history is the first `atTurn` turns' text, its workspace a copy, in the new folder `cwd`
@@ -453,6 +430,11 @@ export class Conversation {
     return await this.herald.start({ cwd: copy.cwd, history, ...(o.sessionId ? { sessionId: o.sessionId } : {}) });
   }
 
+  /**
+   * Put the workspace (`files`, default true) and/or the transcript (`conversation`) back to before
+   * turn `toTurn` (docs/checkpoints.md). A refusal (changes made outside Herald, a turn running) is
+   * in the result's `refused`, or thrown when the conversation refuses the update itself.
+   */
   async rewind(input: {
     toTurn: number;
     files?: boolean;

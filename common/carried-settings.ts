@@ -41,6 +41,7 @@ export const delegationSettingsSchema = z
     maxConcurrentChildren: z.number().int().min(1).max(16).default(DEFAULT_DELEGATION.maxConcurrentChildren),
     maxDepth: z.number().int().min(1).max(5).default(DEFAULT_DELEGATION.maxDepth),
     autoApprove: z.boolean().default(DEFAULT_DELEGATION.autoApprove),
+    askPerson: z.boolean().default(DEFAULT_DELEGATION.askPerson),
     maxSummaryChars: z.number().int().min(1000).default(DEFAULT_DELEGATION.maxSummaryChars),
     childTimeoutSeconds: z.number().int().min(1).default(DEFAULT_DELEGATION.childTimeoutSeconds),
     /** The children's model (default: the parent's). */

@@ -155,6 +155,8 @@ export const conversationInputSchema = z
         parentSessionId: sessionIdSchema,
         depth: z.number().int().min(1).max(10),
         autoApprove: z.boolean().default(false),
+        /** A dangerous command waits for a person, answered from the parent (docs/delegation.md). */
+        askPerson: z.boolean().optional(),
       })
       .strict()
       .optional(),

@@ -26,6 +26,11 @@ export interface DelegationSettings {
   maxDepth: number;
   /** Dangerous commands in a child: denied (false) or run without asking (true). No human is attached. */
   autoApprove: boolean;
+  /**
+   * Unless `autoApprove`: a child's dangerous command waits for a person instead of being denied; the
+   * request shows in `herald children` and is answered from the parent (`herald approve <parent> …`).
+   */
+  askPerson: boolean;
   /** The longest report text a child hands back (the full text stays in its session). */
   maxSummaryChars: number;
   /** A child still running after this long is stopped and reported as `timeout`. */
@@ -48,6 +53,7 @@ export const DEFAULT_DELEGATION: DelegationSettings = {
   maxConcurrentChildren: 3,
   maxDepth: 1,
   autoApprove: false,
+  askPerson: false,
   maxSummaryChars: 24_000,
   childTimeoutSeconds: 1800,
 };
@@ -74,6 +80,8 @@ export interface SubagentInfo {
   parentSessionId: string;
   depth: number;
   autoApprove: boolean;
+  /** A dangerous command waits for a person (answered from the parent) instead of being denied. */
+  askPerson?: boolean | undefined;
 }
 
 /**
@@ -129,7 +137,33 @@ export function childSessionId(
   return id.length <= SESSION_ID_MAX ? id : `sub-${fallback()}`;
 }
 
-export type ChildStatus = 'completed' | 'failed' | 'interrupted' | 'timeout' | 'error';
+/**
+ * `interrupted`: the parent's stop reached it; `stopped`: someone stopped this one child while the
+ * parent waited (`herald children --stop`), and its summary is what it had so far, marked as such.
+ */
+export type ChildStatus = 'completed' | 'failed' | 'interrupted' | 'stopped' | 'timeout' | 'error';
+
+/**
+ * How the summary of a stopped child begins: what follows is what it had so far, and the model
+ * must not take it for a finished report. `alone`: stopped by itself, not with its parent.
+ */
+export function stoppedMark(kind: string | undefined, ending: ChildEnding, started: boolean): string {
+  const who =
+    ending === 'timed_out'
+      ? 'when its time ran out'
+      : ending === 'stopped'
+        ? 'with the delegating agent'
+        : kind === undefined || kind === 'user'
+          ? 'by a person'
+          : `(${kind.replace(/_/g, ' ')})`;
+  return started ? `[stopped ${who} before it finished] ` : `[stopped ${who} before it started its task]`;
+}
+
+/** A child stopped by itself, not by its parent: its parent did not end the wait, yet the child was interrupted. */
+function stoppedAlone(result: TurnResult | null, ending: ChildEnding, failedToRun: boolean): boolean {
+  if (ending !== undefined || failedToRun) return false;
+  return result === null || result.interrupted;
+}
 
 /** What the parent's model reads about one child. */
 export interface ChildReport {
@@ -164,12 +198,16 @@ export function childReport(
 ): ChildReport {
   const usage = childUsage(result);
   const failedToRun = result === null && error !== undefined;
-  const status = statusOf(result, ending, failedToRun);
+  const alone = stoppedAlone(result, ending, failedToRun);
+  const status = alone ? 'stopped' : statusOf(result, ending, failedToRun);
   const text = result?.final_response ?? '';
-  const summary =
+  const cut =
     text.length > maxSummaryChars
       ? `${text.slice(0, maxSummaryChars)}\n[… ${text.length - maxSummaryChars} more characters: the full report is in session ${sessionId}]`
       : text;
+  // An interrupted child's reply is its partial progress (workflows/turn.ts): marked as such.
+  const marked = alone || result?.interrupted === true;
+  const summary = marked ? `${stoppedMark(result?.stop_kind, ending, result !== null)}${cut}`.trimEnd() : cut;
   const why = result?.error ?? error;
   return {
     task_index: index,
@@ -178,7 +216,7 @@ export function childReport(
     summary,
     exit_reason:
       result?.turn_exit_reason ??
-      (failedToRun ? 'internal_error' : ending === 'stopped' ? 'interrupted_by_user' : 'conversation_ended'),
+      (failedToRun ? 'internal_error' : ending === 'stopped' || alone ? 'interrupted_by_user' : 'conversation_ended'),
     api_calls: result?.api_calls ?? 0,
     duration_seconds: Math.round(durationMs / 100) / 10,
     model: result?.model ?? '',
@@ -208,6 +246,22 @@ export function delegationResult(reports: readonly ChildReport[]): string {
 export function parseDelegationResult(text: string): ChildReport[] {
   const json = text.slice(text.indexOf('{'));
   return (JSON.parse(json) as { results: ChildReport[] }).results;
+}
+
+/** Tool calls a stopped child's partial report names at most (its newest ones). */
+export const MAX_PARTIAL_TOOLS = 10;
+const MAX_PARTIAL_TOOL_CHARS = 200;
+
+/**
+ * What a child stopped mid-task hands back instead of a final reply: the text it last wrote
+ * alongside tool calls, and the calls it made since the task began (newest last).
+ */
+export function partialProgress(lastText: string | undefined, toolsRun: readonly string[]): string {
+  const parts: string[] = [];
+  if (lastText?.trim()) parts.push(lastText.trim());
+  if (toolsRun.length)
+    parts.push(`Tool calls so far: ${toolsRun.map((t) => t.slice(0, MAX_PARTIAL_TOOL_CHARS)).join('; ')}`);
+  return parts.join('\n\n') || '(nothing to report yet)';
 }
 
 /** The usage a child adds to its parent's ledger. */

@@ -238,7 +238,13 @@ function childInput(
     ...(s.toolTaskQueue ? { toolTaskQueue: s.toolTaskQueue } : {}),
     approvals: { mode: s.approvalMode, timeoutSeconds: s.approvalTimeoutSeconds },
     ...(budget ? { budget } : {}),
-    subagent: { parentSessionId: s.sessionId, depth, autoApprove: s.delegation.autoApprove },
+    subagent: {
+      parentSessionId: s.sessionId,
+      depth,
+      autoApprove: s.delegation.autoApprove,
+      // Only when set: the inputs of children that may not ask stay as they were.
+      ...(s.delegation.askPerson ? { askPerson: true } : {}),
+    },
   };
 }
 

@@ -94,8 +94,9 @@ export async function gateCommand(
     }
   }
 
-  if (s.subagent) {
-    // A child agent has nobody to ask: its parent's configuration decides (docs/human-control.md).
+  if (s.subagent && (s.subagent.autoApprove || !s.subagent.askPerson)) {
+    // A child agent has nobody to ask unless its parent's configuration lets it ask a person, who
+    // answers from the parent (docs/delegation.md); else that configuration decides.
     if (s.subagent.autoApprove) return { run: true };
     return {
       run: false,

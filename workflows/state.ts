@@ -203,7 +203,12 @@ export const carriedStateSchema = z.object({
   delegation: delegationSettingsSchema,
   /** Set when this conversation is itself a child agent. */
   subagent: z
-    .object({ parentSessionId: z.string(), depth: z.number().int().min(1), autoApprove: z.boolean() })
+    .object({
+      parentSessionId: z.string(),
+      depth: z.number().int().min(1),
+      autoApprove: z.boolean(),
+      askPerson: z.boolean().optional(),
+    })
     .optional(),
   /** The tool sandbox as prepared (absent in runs prepared before the sandbox existed). */
   sandbox: z

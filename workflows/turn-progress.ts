@@ -10,6 +10,10 @@ import type { ResponseCounters } from '../common/model-response.js';
 import { freshCounters } from '../common/model-response.js';
 import type { ToolCallRef } from '../common/tool-batch.js';
 import type { LoopGuard } from '../common/loop-guard.js';
+import { MAX_PARTIAL_TOOLS } from '../common/delegation.js';
+
+/** The longest text kept for a partial report (a child's summary is cut shorter again). */
+const MAX_PARTIAL_TEXT = 50_000;
 
 export type Phase = 'starting' | 'api' | 'tools' | 'finishing';
 
@@ -60,6 +64,17 @@ export class TurnProgress {
   denialsInARow = 0;
   /** The breaker tripped: the turn ends after this tool batch. */
   approvalHalt = false;
+  /** The newest text the model wrote alongside tool calls: a stopped child's partial report. */
+  lastText: string | undefined;
+  /** Summaries of the newest tool calls (at most MAX_PARTIAL_TOOLS): the rest of that report. */
+  toolsRun: string[] = [];
+
+  /** A tool step began: what a stopped child will report it had done. */
+  noteStep(text: string, summaries: readonly string[]): void {
+    if (text.trim()) this.lastText = text.slice(0, MAX_PARTIAL_TEXT);
+    this.toolsRun.push(...summaries);
+    this.toolsRun.splice(0, Math.max(0, this.toolsRun.length - MAX_PARTIAL_TOOLS));
+  }
 
   constructor(
     readonly turnId: string,

@@ -20,6 +20,7 @@ import { TurnEnd, rootMessage } from './errors.js';
 import type { ChildBatch } from './delegation.js';
 import { snapshotAfterTurn } from './checkpoints.js';
 import { breakerNote } from '../common/approval-policy.js';
+import { partialProgress } from '../common/delegation.js';
 import { interruptedNote } from '../common/stop-kind.js';
 import type { StopKind } from '../common/stop-kind.js';
 import { callModelSlot } from './model-slot.js';
@@ -205,7 +206,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
         return;
       }
       case 'tools':
-        await toolStep(host, p, r.toolCalls, seq);
+        await toolStep(host, p, r.toolCalls, seq, r.text);
         if (p.approvalHalt) {
           await approvalsDeniedHalt(host, p, outcome);
           return;
@@ -266,7 +267,17 @@ function openCalls(s: ConversationState, p: TurnProgress, calls: ToolCallRef[]):
 }
 
 /** A tool step: the calls opened in order, run as one batch (workflows/tool-calls.ts). */
-async function toolStep(host: TurnHost, p: TurnProgress, calls: ToolCallRef[], assistantSeq: number): Promise<void> {
+async function toolStep(
+  host: TurnHost,
+  p: TurnProgress,
+  calls: ToolCallRef[],
+  assistantSeq: number,
+  text: string,
+): Promise<void> {
+  p.noteStep(
+    text,
+    calls.map((c) => c.summary),
+  );
   const open = openCalls(host.state, p, calls);
   p.currentTools = calls.map((c) => c.summary);
   setStatus(host, p, 'running_tools', 'tools');
@@ -406,7 +417,9 @@ async function finish(host: TurnHost, msg: QueuedMessage, p: TurnProgress, outco
     await storeStep('recordMessages', { sessionId: s.sessionId, turnId: p.turnId, messages: synthetic });
   p.openCalls = [];
 
-  const finalText = outcome.finalText;
+  // A child agent stopped mid-task reports what it had so far (its parent marks it as partial).
+  const finalText =
+    outcome.finalText ?? (outcome.interrupted && s.subagent ? partialProgress(p.lastText, p.toolsRun) : null);
   const result: TurnResult = {
     final_response:
       finalText !== null && finalText.length > MAX_RESULT_TEXT

@@ -212,6 +212,7 @@ const everything: Required<ConversationState> = {
     maxConcurrentChildren: 2,
     maxDepth: 1,
     autoApprove: false,
+    askPerson: false,
     maxSummaryChars: 4_000,
     childTimeoutSeconds: 900,
     model: { provider: 'openrouter', model: 'vendor/model-small' },

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { configFileSchema } from '../../common/config-schema.js';
 import type { TurnResult } from '../../common/contract.js';
 import {
+  partialProgress,
   DEFAULT_DELEGATION,
   childReport,
   childSessionId,
@@ -56,11 +57,41 @@ describe('childReport', () => {
   const report = (r: TurnResult | null, ending?: 'stopped' | 'timed_out') => childReport(0, 's', r, 1234, ending, 10);
   it('names the status from how the child ended', () => {
     assert.equal(report(result({})).status, 'completed');
-    assert.equal(report(result({ completed: false, interrupted: true })).status, 'interrupted');
+    assert.equal(report(result({ completed: false, interrupted: true }), 'stopped').status, 'interrupted');
     assert.equal(report(result({ completed: false, failed: true })).status, 'failed');
     assert.equal(report(result({ completed: false, interrupted: true }), 'timed_out').status, 'timeout');
     assert.equal(report(null, 'stopped').status, 'interrupted');
-    assert.equal(report(null).status, 'error');
+    // Interrupted while the parent still waited: someone stopped this one child.
+    assert.equal(report(result({ completed: false, interrupted: true })).status, 'stopped');
+    assert.equal(report(null).status, 'stopped');
+  });
+  it('marks what a stopped child had so far as partial, saying who stopped it', () => {
+    const partial = (ending?: 'stopped' | 'timed_out', stop_kind?: 'user' | 'deadline') =>
+      childReport(
+        0,
+        's',
+        result({
+          completed: false,
+          interrupted: true,
+          final_response: 'Found alpha.',
+          ...(stop_kind ? { stop_kind } : {}),
+        }),
+        0,
+        ending,
+        100,
+      );
+    assert.equal(partial(undefined, 'user').summary, '[stopped by a person before it finished] Found alpha.');
+    assert.equal(partial(undefined, 'deadline').summary, '[stopped (deadline) before it finished] Found alpha.');
+    assert.equal(partial('stopped').summary, '[stopped with the delegating agent before it finished] Found alpha.');
+    assert.equal(partial('timed_out').summary, '[stopped when its time ran out before it finished] Found alpha.');
+    assert.equal(report(null).summary, '[stopped by a person before it started its task]');
+  });
+  it('a partial report is the last text and the newest tool calls', () => {
+    assert.equal(
+      partialProgress(' Found alpha. ', ['read_file alpha.txt']),
+      'Found alpha.\n\nTool calls so far: read_file alpha.txt',
+    );
+    assert.equal(partialProgress(undefined, []), '(nothing to report yet)');
   });
   it('reports a child that could not start (or never ended) as an error, with the reason', () => {
     const r = childReport(1, 's', null, 0, 'stopped', 10, 'the child agent could not be started: boom');
