@@ -3,7 +3,8 @@
  * two worker processes of different builds of one Worker Deployment. An idle conversation and one
  * in the middle of a slow tool start on build A; build B is made current; `herald deploy drain
  * --wait` wakes both — the idle one moves at once, the busy one finishes its turn on A, then moves
- * — and reports none left; A's worker stops; both conversations answer their next message on B.
+ * — and reports none left; A's worker stops; both conversations answer their next message on B;
+ * every run of both replays.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { runHerald, spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';
 import { buildOf, setCurrentBuild } from '../support/worker-deployment.js';
+import { replayEveryRun } from '../support/chaos/replay.js';
 
 type WireMessage = { role: string; content: string | null };
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];
@@ -109,6 +111,12 @@ describe('a versioned rolling deploy, drained', () => {
     const tool = (await stack.transcript('drain-busy')).find((m) => m.role === 'tool');
     assert.match(tool?.content ?? '', /slept/);
     assert.doesNotMatch(tool?.content ?? '', /re-executed/, 'the tool ran once, on A');
+
+    // The runs that moved (an idle wake-up, a move at the end of a turn) replay as they ran: the
+    // new-build path is in no committed history, so it is replayed here.
+    const replay = await replayEveryRun(stack.temporal, [idle.workflowId, busy.workflowId], undefined);
+    assert.ok(replay.runs >= 4, `${replay.runs} runs`);
+    assert.deepEqual(replay.failures, []);
 
     // Nothing is left to drain, and saying so is not an error.
     const again = await runHerald(['deploy', 'drain', '--deployment', deploymentName, '--json'], stack.workerEnv());
