@@ -64,6 +64,15 @@ describe('command-safety table', () => {
     assert.ok(RULE_TABLE.rows.length >= 10);
   });
 
+  it("names what a check found in the row's reason (destructive SQL, a Redis wipe)", () => {
+    const reasons = (c: string) => classifyCommand(c).findings.map((f) => `${f.rule}: ${f.reason}`);
+    assert.deepEqual(reasons("psql -c 'DROP/**/TABLE users'"), ['sql_destructive: destructive SQL: DROP TABLE']);
+    assert.deepEqual(reasons("echo 'DELETE FROM users -- WHERE id = 1' > f.sql && sqlite3 app.db < f.sql"), [
+      'sql_destructive: destructive SQL: DELETE without a real WHERE',
+    ]);
+    assert.deepEqual(reasons('redis-cli -h cache FLUSHALL'), ['redis_wipe: Redis FLUSHALL']);
+  });
+
   it('registers every id the gate reports on the corpora, every id the corpora expect, and every renamed id', () => {
     const entries = [...fixtureLines('test/fixtures/commands'), ...fixtureLines('test/fixtures/commands-heldout')];
     const reported = new Set(entries.flatMap((e) => classifyCommand(e.command).findings.map((f) => f.rule)));

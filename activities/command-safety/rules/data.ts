@@ -1,238 +1,15 @@
 /**
- * Destroying data in databases and stores (group destroy_data): SQL that drops, truncates, or
- * deletes and updates without a real WHERE (comments and odd spacing removed first, so
- * `DROP/**\/TABLE` and `-- WHERE` read as what they do), Redis and Mongo wipes, HTTP DELETE, and
- * the reset and drop commands of ORMs and migration tools.
+ * Destroying data through applications (group destroy_data): HTTP DELETE, the reset and drop
+ * commands of ORMs and migration tools, and code handed to a framework's console. SQL, Redis and
+ * Mongo are the database rows' (table/rows/databases.ts); what a SQL client runs besides SQL is
+ * sql-client.ts's.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { hasOption, operands, optionValue } from '../options.js';
+import { operands, optionValue } from '../options.js';
 import type { Word } from '../shell.js';
 import { inlineCode, stdinCode } from './code.js';
-import { writtenText } from './written.js';
-
-/** SQL with comments removed and whitespace collapsed, lower case. */
-export function normaliseSql(sql: string): string {
-  return sql
-    .replace(/\/\*[\s\S]*?(\*\/|$)/g, ' ')
-    .replace(/--[^\n]*/g, ' ')
-    .replace(/#[^\n]*/g, ' ')
-    .replace(/\s+/g, ' ')
-    .toLowerCase();
-}
-
-/** A WHERE that selects everything (`WHERE 1=1`, `WHERE true`, `WHERE 'a'='a'`) is no WHERE. */
-const TRIVIAL_WHERE =
-  /\bwhere\s+(?:\(?\s*(?:1\s*=\s*1|true|1|'([^']*)'\s*=\s*'\1'|(\w+)\s*=\s*\2|not\s+false|1\s*<>\s*0|\d+\s*>\s*0)\s*\)?\s*(?:;|$|\)|or\b))/;
-
-/** What in a SQL text destroys data, or undefined. */
-export function destructiveSql(sql: string): string | undefined {
-  const s = normaliseSql(sql);
-  const m =
-    /\b(drop\s+(?:table|database|schema|view|index|user|role|materialized|sequence|function|procedure|trigger|owned|extension|keyspace|collection|type|domain|tablespace)\b|truncate\b|alter\s+table\s+\S+\s+drop\b)/.exec(
-      s,
-    );
-  if (m) return m[1]!.replace(/\s+/g, ' ').toUpperCase();
-  for (const stmt of s.split(';')) {
-    if (/\bdelete\s+(?:from\s+)?[\w."`[\]]+/.test(stmt) && (!/\bwhere\b/.test(stmt) || TRIVIAL_WHERE.test(stmt)))
-      return 'DELETE without a real WHERE';
-    if (/\bupdate\s+[\w."`[\]]+\s+set\b/.test(stmt) && (!/\bwhere\b/.test(stmt) || TRIVIAL_WHERE.test(stmt)))
-      return 'UPDATE without a real WHERE';
-  }
-  if (/\bdropdb\b|\bflushall\b|\bflushdb\b/.test(s)) return 'a database wipe';
-  return undefined;
-}
-
-const SQL_OPTIONS: Record<string, { short?: string; long?: string[] }> = {
-  psql: { short: 'c', long: ['--command'] },
-  pgcli: { short: 'c', long: ['--command'] },
-  mysql: { short: 'e', long: ['--execute'] },
-  mariadb: { short: 'e', long: ['--execute'] },
-  mycli: { short: 'e', long: ['--execute'] },
-  sqlcmd: { short: 'Q', long: [] },
-  'clickhouse-client': { short: 'q', long: ['--query'] },
-  clickhouse: { short: 'q', long: ['--query'] },
-  cqlsh: { short: 'e', long: ['--execute'] },
-  cockroach: { short: 'e', long: ['--execute'] },
-  snowsql: { short: 'q', long: ['--query'] },
-  usql: { short: 'c', long: ['--command'] },
-  duckdb: { short: 'c', long: [] },
-  bq: { long: [] },
-  // Query engines and warehouses: the statement is an option's value.
-  trino: { long: ['--execute'] },
-  presto: { long: ['--execute'] },
-  'trino-cli': { long: ['--execute'] },
-  'spark-sql': { short: 'e', long: [] },
-  hive: { short: 'e', long: [] },
-  beeline: { short: 'e', long: [] },
-  'impala-shell': { short: 'q', long: ['--query'] },
-  vsql: { short: 'c', long: ['--command'] },
-  mysqlsh: { short: 'e', long: ['--execute'] },
-  influx: { long: ['-execute', '--execute'] },
-  dolt: { short: 'q', long: ['--query'] },
-  'sql-cli': { short: 'e', long: ['--execute'] },
-};
-
-interface SqlText {
-  text: string | null;
-  at: Word | undefined;
-  /** Built at run time (a substitution, a decoder): cannot be read. */
-  dynamic?: boolean;
-}
-
-/** The SQL a command will send: its option, a positional statement, or what it reads on stdin. */
-function sqlTexts(inv: Invocation, ctx: RuleContext): SqlText[] {
-  const out: SqlText[] = [];
-  const spec = SQL_OPTIONS[inv.name];
-  for (let i = 0; i < inv.args.length; i++) {
-    const w = inv.args[i]!;
-    const v = w.value;
-    if (v === null) continue;
-    if (spec?.short && (v === `-${spec.short}` || v === `--${spec.short}`))
-      out.push({ text: inv.args[i + 1]?.value ?? null, at: inv.args[i + 1], dynamic: inv.args[i + 1]?.value === null });
-    else if (spec?.short && v.startsWith(`-${spec.short}`) && v.length > 2 && !v.startsWith('--'))
-      out.push({ text: v.slice(2), at: w });
-    for (const l of spec?.long ?? []) {
-      if (v === l)
-        out.push({
-          text: inv.args[i + 1]?.value ?? null,
-          at: inv.args[i + 1],
-          dynamic: inv.args[i + 1]?.value === null,
-        });
-      else if (v.startsWith(`${l}=`)) out.push({ text: v.slice(l.length + 1), at: w });
-    }
-  }
-  // sqlite3 db "SQL", duckdb db "SQL", bq query "SQL", cockroach sql -e: statements as operands.
-  if (['sqlite3', 'sqlite', 'duckdb', 'litecli', 'bq', 'spatialite'].includes(inv.name))
-    for (const w of operands(inv.args).slice(1))
-      out.push({ text: w.value, at: w, dynamic: w.value === null && /\$\(|`/.test(w.raw) });
-  const s = inv.cmd.stdin;
-  if (s?.kind === 'text') out.push({ text: s.text, at: undefined, dynamic: s.text === null });
-  // `echo 'DELETE FROM users;' > fix.sql && sqlite3 app.db < fix.sql`: a file this line wrote.
-  const file =
-    s?.kind === 'file' ? s.path : inv.args.find((w, i) => /^(-f|--file|-i)$/.test(inv.args[i - 1]?.value ?? ''));
-  const written = file ? writtenText(ctx, file.value, inv.cmd.cwd) : undefined;
-  if (written !== undefined) out.push({ text: written, at: file, dynamic: written === null });
-  if (s?.kind === 'pipe') {
-    for (const c of s.from) {
-      const name = c.words[0]?.value?.slice(c.words[0].value.lastIndexOf('/') + 1) ?? '';
-      // `echo "DROP TABLE $T"`: the raw text still says what it does; anything but echo/printf/cat is unknown SQL.
-      for (const w of c.words.slice(1)) out.push({ text: w.value ?? w.raw, at: w });
-      if (c.stdin?.kind === 'text')
-        out.push({ text: c.stdin.text ?? '', at: undefined, dynamic: c.stdin.text === null });
-      if (!['echo', 'printf', 'cat'].includes(name)) out.push({ text: null, at: c.words[0], dynamic: true });
-    }
-  }
-  return out;
-}
-
-export const SQL_CLIENTS = new Set([
-  ...Object.keys(SQL_OPTIONS),
-  'sqlite3',
-  'sqlite',
-  'litecli',
-  'spatialite',
-  'sqlplus',
-  'isql',
-  'db2',
-  'mongo',
-  'mongosh',
-]);
-
-const sqlClient: Rule = (inv, ctx) => {
-  for (const { text, at, dynamic } of sqlTexts(inv, ctx)) {
-    if (text !== null) clientCommands(inv, ctx, text, at);
-    if (dynamic)
-      return ctx.add(inv, {
-        group: 'destroy_data',
-        rule: 'dynamic_sql',
-        reason: 'SQL only known at run time: cannot tell what it does',
-        at: [inv.word, at],
-      });
-    if (text === null) continue;
-    const what = destructiveSql(text);
-    if (what)
-      return ctx.add(inv, {
-        group: 'destroy_data',
-        rule: 'sql_destructive',
-        reason: `destructive SQL: ${what}`,
-        at: [inv.word, at],
-      });
-  }
-};
-
-/**
- * What a SQL client runs besides SQL: psql's `\!` and `\o |cmd`, mysql's `system`, sqlite's
- * `.shell`/`.system` (shell commands) and `.load` (a library), `.restore` (replaces the database),
- * and `COPY … TO PROGRAM` (a command on the database server).
- */
-function clientCommands(inv: Invocation, ctx: RuleContext, text: string, at: Word | undefined): void {
-  const word = { ...(at ?? inv.word) };
-  const run = (cmd: string, why: string, elsewhere = false) => {
-    ctx.add(inv, { group: 'indirection', rule: 'inline_interpreter', reason: why, at: [inv.word, at] });
-    ctx.script(inv, { ...word, value: cmd }, why, elsewhere ? { elsewhere: true } : {});
-  };
-  for (const m of text.matchAll(/\bcopy\b[^;]*?\b(?:to|from)\s+program\s+'((?:[^']|'')*)'/gi))
-    run(m[1]!.replace(/''/g, "'"), 'COPY … PROGRAM runs a command on the database server', true);
-  for (const line of text.split(/\n|(?<=;)/)) {
-    const l = line.trim();
-    const shell =
-      /^\\!\s*(.*)$/s.exec(l) ??
-      /^\\(?:o|out|g|gx|gexec)\s*\|\s*(.*)$/s.exec(l) ??
-      (/^(mysql|mariadb|mysqlsh|mycli)$/.test(inv.name) ? /^system\s+(.*)$/is.exec(l) : null) ??
-      /^\.(?:shell|system)\s+(.*)$/s.exec(l);
-    if (shell) run(shell[1]!, `${inv.name} runs a shell command`);
-    else if (/^\.restore\b/.test(l))
-      ctx.add(inv, {
-        group: 'destroy_data',
-        rule: 'sql_destructive',
-        reason: `${inv.name} .restore replaces the database`,
-        at: [inv.word, at],
-      });
-    else if (/^\.load\b|^\\copy\b.*\bprogram\b/i.test(l))
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'inline_interpreter',
-        reason: `${inv.name} loads a library or runs a program`,
-        at: [inv.word, at],
-      });
-  }
-}
-
-/** Redis and its forks: FLUSHALL/FLUSHDB, CONFIG SET (writes files), SHUTDOWN, DEBUG, mass DEL. */
-const REDIS_DANGER =
-  /\b(flushall|flushdb|shutdown|config\s+set|debug\s+(segfault|sleep|crash|reload)|script\s+flush|function\s+flush|cluster\s+reset|swapdb|slaveof|replicaof|module\s+load)\b/i;
-
-const redis: Rule = (inv, ctx) => {
-  const words = inv.args.map((w) => w.value ?? '').join(' ');
-  const stdin = inv.cmd.stdin;
-  const stdinText =
-    stdin?.kind === 'text'
-      ? (stdin.text ?? '')
-      : stdin?.kind === 'pipe'
-        ? stdin.from.map((c) => c.words.map((w) => w.value ?? '').join(' ')).join('\n')
-        : '';
-  const m = REDIS_DANGER.exec(words) ?? REDIS_DANGER.exec(stdinText);
-  if (m) return ctx.add(inv, { group: 'destroy_data', rule: 'redis_wipe', reason: `Redis ${m[1]!.toUpperCase()}` });
-  if (/\b(del|unlink)\b/i.test(words) && (inv.operandsFromStdin || /--scan|keys\s+\*/i.test(words)))
-    ctx.add(inv, { group: 'destroy_data', rule: 'redis_wipe', reason: 'deleting many Redis keys' });
-  if (/^--eval$/.test(inv.args[0]?.value ?? '') || inv.args.some((w) => /^(eval|evalsha)$/i.test(w.value ?? '')))
-    ctx.add(inv, { group: 'destroy_data', rule: 'redis_script', reason: 'running a Lua script in Redis' });
-};
-
-const MONGO_DANGER =
-  /\b(dropDatabase|drop\s*\(|["']?\bdrop["']?\s*:|deleteMany\s*["']?\s*:\s*\{\s*["']?filter["']?\s*:\s*\{\s*\}|deleteMany\s*\(\s*\{\s*\}|remove\s*\(\s*\{\s*\}|remove\s*\(\s*\)|deleteMany\s*\(\s*\)|updateMany\s*\(\s*\{\s*\}|dropIndexes|dropUser|dropAllUsers|dropRole|\bdrop['"+]|['"]drop)/;
-
-const mongo: Rule = (inv, ctx) => {
-  const code = [optionValue(inv.args, undefined, ['--eval']), ...inv.args.map((w) => w.value)]
-    .filter((x): x is string => !!x)
-    .join('\n');
-  const stdin = inv.cmd.stdin;
-  const text = `${code}\n${stdin?.kind === 'text' ? (stdin.text ?? '') : ''}\n${stdin?.kind === 'pipe' ? stdin.from.map((c) => c.words.map((w) => w.value ?? '').join(' ')).join('\n') : ''}`;
-  if (MONGO_DANGER.test(text))
-    ctx.add(inv, { group: 'destroy_data', rule: 'mongo_wipe', reason: 'dropping or emptying MongoDB data' });
-  if (inv.name === 'mongorestore' && inv.args.some((w) => w.value === '--drop'))
-    ctx.add(inv, { group: 'destroy_data', rule: 'mongo_wipe', reason: 'mongorestore --drop replaces collections' });
-};
+import { SQL_CLIENTS } from '../table/sql-text.js';
+import { sqlClientCommands } from './sql-client.js';
 
 /**
  * Ports of local development servers (`npm run dev`, Rails, Django, Vite): deleting one resource
@@ -414,18 +191,18 @@ function frameworkShell(inv: Invocation, ctx: RuleContext, tool: string, args: W
       if (c) code('Python', c);
       else if (inv.cmd.stdin) stdinCode(inv, ctx, 'Python');
     }
-    if (sub === 'dbshell') sqlClient(inv, ctx);
+    if (sub === 'dbshell') sqlClientCommands(inv, ctx);
   } else if (tool === 'rails' || tool === 'bin/rails') {
     if (/^(runner|r)$/.test(sub) && ops[1] && !/\.rb$/.test(ops[1].value ?? '')) code('Ruby', ops[1]);
     if (/^(console|c)$/.test(sub) && inv.cmd.stdin) stdinCode(inv, ctx, 'Ruby');
-    if (/^(dbconsole|db)$/.test(sub)) sqlClient(inv, ctx);
+    if (/^(dbconsole|db)$/.test(sub)) sqlClientCommands(inv, ctx);
   } else if (tool === 'artisan') {
     if (sub === 'tinker') {
       const c = option(undefined, ['--execute']);
       if (c) code('PHP', c);
       else if (inv.cmd.stdin) stdinCode(inv, ctx, 'PHP');
     }
-    if (sub === 'db') sqlClient(inv, ctx);
+    if (sub === 'db') sqlClientCommands(inv, ctx);
   }
 }
 
@@ -441,48 +218,10 @@ const dotnetEf: Rule = (inv, ctx) => {
     });
 };
 
-/** `pg_restore --clean` drops every object before recreating it from the dump; `mongoimport --drop` the collection. */
-const restoreOver: Rule = (inv, ctx) => {
-  const clean =
-    inv.name === 'pg_restore'
-      ? hasOption(inv.args, { short: 'c', long: ['--clean'] })
-      : hasOption(inv.args, { long: ['--drop'] });
-  if (clean)
-    ctx.add(inv, {
-      group: 'destroy_data',
-      rule: 'restore_over',
-      reason: `${inv.name} drops the existing data before restoring`,
-    });
-};
-
-/** BigQuery: `bq rm` deletes datasets and tables, `--replace` and `cp -f` overwrite them. */
-const bq: Rule = (inv, ctx) => {
-  const [verb] = operands(inv.args).map((w) => w.value);
-  if (
-    verb === 'rm' ||
-    (verb === 'cp' && hasOption(inv.args, { short: 'f', long: ['--force'] })) ||
-    inv.args.some((w) => /^--replace(=true)?$/.test(w.value ?? ''))
-  )
-    ctx.add(inv, { group: 'destroy_data', rule: 'sql_destructive', reason: `bq ${verb} deletes or overwrites tables` });
-};
-
 export const ORM_NAMES = new Set(ORM.flatMap((o) => o.names.map((n) => n.slice(n.lastIndexOf('/') + 1))));
 
 export const DATA_RULES: Record<string, Rule> = {
-  ...Object.fromEntries([...SQL_CLIENTS].filter((n) => n !== 'mongo' && n !== 'mongosh').map((n) => [n, sqlClient])),
-  'redis-cli': redis,
-  'valkey-cli': redis,
-  'keydb-cli': redis,
-  'dragonfly-cli': redis,
-  mongo,
-  mongosh: mongo,
-  mongorestore: mongo,
+  ...Object.fromEntries(SQL_CLIENTS.map((n) => [n, sqlClientCommands])),
   ...Object.fromEntries([...ORM_NAMES].map((n) => [n, orm])),
   dotnet: dotnetEf,
-  pg_restore: restoreOver,
-  mongoimport: restoreOver,
-  bq: (inv, ctx) => {
-    sqlClient(inv, ctx);
-    bq(inv, ctx);
-  },
 };

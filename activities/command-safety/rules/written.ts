@@ -25,7 +25,11 @@ export function noteWritten(
 }
 
 /** A file an earlier command of the line wrote: its text (null: not literal), or undefined when none did. */
-export function writtenText(ctx: RuleContext, path: string | null, cwd: string | null): string | null | undefined {
+export function writtenText(
+  ctx: { readonly written: ReadonlyMap<string, string | null> },
+  path: string | null,
+  cwd: string | null,
+): string | null | undefined {
   if (path === null || !ctx.written.size) return undefined;
   if (ctx.written.has(path)) return ctx.written.get(path);
   const abs = absolute(path, cwd);

@@ -1,7 +1,8 @@
 /**
  * Named checks: the data-flow cases a table row cannot say with a program, a subcommand, options
  * and operand classes (a value inside an option, an earlier command of the same line). A row names
- * one (`check: 'fio.targetsDisk'`); each returns the words that made it hold, or undefined. The list
+ * one (`check: 'fio.targetsDisk'`); each returns the words that made it hold, or undefined — or,
+ * when what it found is worth naming (`DROP TABLE`), the words and a `detail` the reason shows. The list
  * is short on purpose: a new case is a row first, a check only when a row cannot say it.
  */
 import type { Invocation } from '../invocation.js';
@@ -10,19 +11,27 @@ import { placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
 import { GIT_CHECKS } from './git-checks.js';
 import { SIGNAL_CHECKS } from './signal-checks.js';
+import { DATABASE_CHECKS } from './database-checks.js';
 
 /** The rest of the line a check may read: the invocation before a tool's own options were stripped, earlier facts. */
 export interface CheckLine {
   whole: Invocation;
   /** What earlier commands of the same line established (`git remote add evil …`), by kind. */
   facts: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Files earlier commands of the same line wrote, by path: their text, or null when it was not literal. */
+  written: ReadonlyMap<string, string | null>;
 }
 
-export type Check = (inv: Invocation, line: CheckLine) => ReadonlyArray<Word | undefined> | undefined;
+type CheckWords = ReadonlyArray<Word | undefined>;
+/** The words that made a check hold, and what it found, for a reason's `{detail}`. */
+export type CheckResult = CheckWords | { at: CheckWords; detail: string };
+
+export type Check = (inv: Invocation, line: CheckLine) => CheckResult | undefined;
 
 const CHECKS_TABLE = {
   ...GIT_CHECKS,
   ...SIGNAL_CHECKS,
+  ...DATABASE_CHECKS,
   /** `fio --filename=/dev/sda`, `--size=100G`: a benchmark that writes a disk or fills one. */
   'fio.targetsDisk': (inv) => {
     const w = inv.args.find(

@@ -22,6 +22,7 @@ import { CLOUD_ROWS } from './rows/cloud.js';
 import { GIT_ROWS } from './rows/git.js';
 import { FORGE_ROWS } from './rows/forges.js';
 import { SIGNAL_ROWS } from './rows/signals.js';
+import { DATABASE_ROWS } from './rows/databases.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -34,7 +35,7 @@ const NARROW: ReadonlyArray<readonly RowInput[]> = [
   CLUSTER_ROWS,
   CLOUD_ROWS,
 ];
-/** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`, `git`, `gh`). */
+/** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`, `git`, `gh`, `psql`). */
 const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   SYSTEM_ROWS,
   PUBLISH_ROWS,
@@ -43,6 +44,7 @@ const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   GIT_ROWS,
   FORGE_ROWS,
   SIGNAL_ROWS,
+  DATABASE_ROWS,
 ];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {

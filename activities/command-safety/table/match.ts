@@ -103,15 +103,19 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
     word ??= o;
     at.push(o);
   }
+  let detail = '';
   if (p.check) {
     const got = CHECKS[p.check]!(inv, line);
     if (!got) return undefined;
-    for (const w of got) if (w) at.push(w);
+    const words = 'detail' in got ? got.at : got;
+    if ('detail' in got) detail = got.detail;
+    for (const w of words) if (w) at.push(w);
   }
   const reason = (p.reason ?? c.row.reason)
     .replaceAll('{program}', inv.name)
     .replaceAll('{subcommand}', path.map((w) => w.value).join(' '))
-    .replaceAll('{word}', word?.value ?? '');
+    .replaceAll('{word}', word?.value ?? '')
+    .replaceAll('{detail}', detail);
   return { row: c.row, at: [...new Set(at)], reason };
 }
 
@@ -148,11 +152,11 @@ export class RuleTable {
   }
 
   /** Every row that fires on this invocation (one hit per row). */
-  hits(whole: Invocation, facts: CheckLine['facts'] = new Map()): Hit[] {
+  hits(whole: Invocation, facts: CheckLine['facts'] = new Map(), written: CheckLine['written'] = new Map()): Hit[] {
     // `git -C dir push`: the rows read from the subcommand on.
     const at = SUBCOMMAND_AT[whole.name]?.(whole.args);
     const inv = at ? { ...whole, args: whole.args.slice(at) } : whole;
-    const line: CheckLine = { whole, facts };
+    const line: CheckLine = { whole, facts, written };
     const cache: PathCache = new Map();
     const candidates = [
       ...(this.byName.get(inv.name) ?? []),
@@ -187,7 +191,7 @@ export class RuleTable {
     if (this.rules.has(name)) return this.rules.get(name);
     const rule: Rule | undefined = this.names(name)
       ? (inv: Invocation, ctx: RuleContext) => {
-          for (const h of this.hits(inv, ctx.facts))
+          for (const h of this.hits(inv, ctx.facts, ctx.written))
             ctx.add(inv, { level: h.row.level, group: h.row.group, rule: h.row.id, reason: h.reason, at: h.at });
         }
       : undefined;

@@ -65,7 +65,7 @@ export const RowSchema = z
     id: z.string().regex(/^[a-z][a-z0-9_]*$/),
     group: z.enum(Object.keys(GROUPS) as [keyof typeof GROUPS, ...Array<keyof typeof GROUPS>]),
     level: z.enum(['dangerous', 'hardline']).default('dangerous'),
-    /** Why it asks; `{program}`, `{subcommand}` and `{word}` are replaced by what matched. */
+    /** Why it asks; `{program}`, `{subcommand}`, `{word}` and a check's `{detail}` are replaced by what matched. */
     reason: z.string().min(8).max(200),
     when: z.array(PatternSchema).min(1),
     /** Commands that must produce this rule's id (checked when the table loads). */
