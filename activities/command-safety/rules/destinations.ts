@@ -6,6 +6,7 @@
  * read asks.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { writesTo } from './file-writes.js';
 import { writtenText } from './written.js';
@@ -170,10 +171,16 @@ export const codeFromElsewhere: Rule = (inv, ctx) => {
     const i = vals.findIndex((v) => /^(-f|--file|-i|--input-file)$/.test(v ?? ''));
     const attached = vals.find((v) => /^--(file|input-file)=/.test(v ?? ''));
     const file = attached ? { ...a[0]!, value: attached.replace(/^[^=]*=/, '') } : i >= 0 ? a[i + 1] : undefined;
-    const stdin = inv.cmd.stdin?.kind === 'file' ? inv.cmd.stdin.path : undefined;
-    for (const f of [file, stdin]) {
-      if (!f || f.value === '/dev/null') continue;
-      if (writtenText(ctx, f.value, inv.cmd.cwd) !== undefined) continue; // read by the SQL rules
+    const s = inv.cmd.stdin;
+    const stdin = s?.kind === 'file' ? [{ word: s.path, cwd: inv.cmd.cwd }] : [];
+    // `cat fix.sql | psql` feeds the file as `psql < fix.sql` does.
+    if (s?.kind === 'pipe')
+      for (const c of s.from)
+        if (c.words[0]?.value?.replace(/^.*\//, '') === 'cat')
+          for (const w of operands(c.words.slice(1))) if (w.value !== '-') stdin.push({ word: w, cwd: c.cwd });
+    for (const { word: f, cwd } of [...(file ? [{ word: file, cwd: inv.cmd.cwd }] : []), ...stdin]) {
+      if (f.value === '/dev/null') continue;
+      if (writtenText(ctx, f.value, cwd) !== undefined) continue; // read by the SQL rules
       ctx.add(inv, {
         group: 'destroy_data',
         rule: 'sql_file',

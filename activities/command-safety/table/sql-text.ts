@@ -121,11 +121,19 @@ export function sqlTexts(inv: Invocation, written: ReadonlyMap<string, string | 
   if (s?.kind === 'pipe') {
     for (const c of s.from) {
       const name = c.words[0]?.value?.slice(c.words[0].value.lastIndexOf('/') + 1) ?? '';
-      // `echo "DROP TABLE $T"`: the raw text still says what it does; anything but echo/printf/cat is unknown SQL.
-      for (const w of c.words.slice(1)) out.push({ text: w.value ?? w.raw, at: w });
       if (c.stdin?.kind === 'text')
         out.push({ text: c.stdin.text ?? '', at: undefined, dynamic: c.stdin.text === null });
-      if (!['echo', 'printf', 'cat'].includes(name)) out.push({ text: null, at: c.words[0], dynamic: true });
+      // `cat fix.sql | psql`: the files' SQL — read when this line wrote them, else the SQL file rule asks.
+      if (name === 'cat') {
+        for (const w of operands(c.words.slice(1))) {
+          const t = w.value === '-' ? undefined : writtenText({ written }, w.value, c.cwd);
+          if (t !== undefined) out.push({ text: t, at: w, dynamic: t === null });
+        }
+        continue;
+      }
+      // `echo "DROP TABLE $T"`: the raw text still says what it does; anything but echo/printf/cat is unknown SQL.
+      for (const w of c.words.slice(1)) out.push({ text: w.value ?? w.raw, at: w });
+      if (!['echo', 'printf'].includes(name)) out.push({ text: null, at: c.words[0], dynamic: true });
     }
   }
   return out;

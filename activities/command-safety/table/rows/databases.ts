@@ -17,6 +17,8 @@ function sqlPatterns(check: PatternInput['check'], reason?: string): PatternInpu
     { program: [...SQL_CLIENTS], check, ...r },
     { program: ['/^python[\\d.]*$/'], subcommand: [['/(^|\\/)manage\\.py$/'], ['dbshell']], check, ...r },
     { program: ['manage.py', 'django-admin'], subcommand: [['dbshell']], check, ...r },
+    // `python -m django dbshell`: the module's name is the -m option's value.
+    { program: ['/^python[\\d.]*$/'], valued: ['-m'], word: ['/^django$/'], subcommand: [['dbshell']], check, ...r },
     { program: ['rails'], subcommand: [['dbconsole', 'db']], check, ...r },
     { program: ['/^php[\\d.]*$/'], subcommand: [['/(^|\\/)artisan$/'], ['db']], check, ...r },
     { program: ['artisan'], subcommand: [['db']], check, ...r },
@@ -56,6 +58,7 @@ export const DATABASE_ROWS: RowInput[] = [
       "psql -c 'DROP/**/TABLE users'",
       "psql app <<< 'DELETE FROM sessions -- WHERE id = 1'",
       "echo 'DROP DATABASE prod;' | mysql",
+      "echo 'DROP TABLE users;' | python3 -m django dbshell",
       "echo 'DELETE FROM users;' > fix.sql && sqlite3 app.db < fix.sql",
       "printf 'DROP TABLE t;' > x.sql; psql -f x.sql",
       "python manage.py dbshell <<< 'DROP TABLE auth_user'",
