@@ -216,4 +216,53 @@ describe('a child agent that may ask a person (delegation.askPerson)', () => {
     assert.equal(reports[0]!.status, 'completed');
     assert.match(reports[0]!.summary, /gone/);
   });
+
+  it("lists the child's request in the parent's own state, details and events; the parent's approve runs it", async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (briefOf(req)) {
+        if (lastOf(req).role === 'user')
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports && echo removed' } }] };
+        return { text: `Child: ${(lastOf(req).content ?? '').trim()}` };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Remove the reports folder' } }] };
+      return { text: 'Removed by the child.' };
+    });
+    mkdirSync(join(ws, 'reports'), { recursive: true });
+    const conv = stack.herald.conversation('ch-ask-parent');
+    const pending = conv.send('remove the reports', { start: { cwd: ws } });
+    // The parent workflow's own query carries it, with the child that asks.
+    const asked = await eventually(async () => (await conv.state()).child_approvals?.[0]);
+    assert.equal(asked.command, 'rm -rf reports && echo removed');
+    assert.equal(asked.child.startsWith('ch-ask-parent.d1-'), true);
+    assert.equal(asked.request_id.startsWith(`${asked.child}:`), true);
+    // The Web UI's details of the parent show it, with the command that answers it.
+    const details = await eventually(async () => {
+      const meta = await stack.temporal.workflow
+        .getHandle(conv.workflowId)
+        .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      return meta.currentDetails.includes('Approval needed by child agent') ? meta.currentDetails : undefined;
+    });
+    assert.match(details, new RegExp(`herald approve ch-ask-parent ${asked.request_id.replace(/\./g, '\\.')} once`));
+    // `herald chat` on the parent prompts for it: the request is in the parent's own event stream.
+    const event = await eventually(async () =>
+      (await stack.events('ch-ask-parent')).find((e) => e.kind === 'approval.requested'),
+    );
+    assert.deepEqual(
+      [event.payload.requestId, event.payload.child, event.payload.command],
+      [asked.request_id, asked.child, 'rm -rf reports && echo removed'],
+    );
+
+    await conv.approve(asked.request_id, 'once');
+    const r = await pending;
+    assert.equal(r.final_response, 'Removed by the child.');
+    const reports = parseDelegationResult(
+      (await stack.transcript('ch-ask-parent')).find(
+        (m) => m.role === 'tool' && (m.content ?? '').includes('delegated'),
+      )!.content!,
+    );
+    assert.match(reports[0]!.summary, /removed/);
+    // Answered, and the child has ended: the parent lists nothing any more.
+    assert.deepEqual((await conv.state()).child_approvals, []);
+  });
 });
