@@ -145,10 +145,10 @@ export async function gateCommand(
       reason: check.description,
       timeoutSeconds: s.approvalTimeoutSeconds,
     });
-    // A child agent's request is answered from its parent (workflows/child-approvals.ts).
-    await tellParent(s, req, 'open');
     p.status = 'awaiting_approval';
     onWait();
+    // A child agent's request is answered from its parent too (workflows/child-approvals.ts).
+    await tellParent(s, req, 'open');
     const decided = await condition(() => req.decision !== undefined, s.approvalTimeoutSeconds * 1000, {
       summary: timerLabel(`approval wait: ${call.summary}`, s.approvalTimeoutSeconds * 1000),
     });
