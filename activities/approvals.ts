@@ -9,6 +9,7 @@ import type {
   ApprovalResolutionArgs,
   AssessCommandArgs,
   AssessCommandResult,
+  ChildApprovalEventArgs,
   ClarifyRequestArgs,
   ToolResultArgs,
 } from '../common/activity-types.js';
@@ -62,6 +63,28 @@ export function approvalActivities(deps: ActivityDeps) {
       });
       await pub.flush();
       deps.metrics.approvalRequested();
+    },
+
+    /**
+     * A child agent's request in its parent's stream (`delegation.askPerson`): `herald chat` on the
+     * parent prompts for it like for its own. The command shown is the whole one the child stored.
+     */
+    async publishChildApproval(a: ChildApprovalEventArgs): Promise<void> {
+      const command = (await storedCommand(db, a.requestId, a.childSessionId)) ?? a.command;
+      const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
+      pub.emit('approval.requested', {
+        requestId: a.requestId,
+        child: a.childSessionId,
+        tool: a.tool,
+        command,
+        commandChars: command.length,
+        reason: a.reason,
+        rules: a.rules,
+        timeoutSeconds: a.timeoutSeconds,
+        choices: ['once', 'session', 'always', 'deny'],
+        scopes: ['command', 'rule'],
+      });
+      await pub.flush();
     },
 
     async resolveApproval(a: ApprovalResolutionArgs): Promise<void> {
@@ -179,4 +202,13 @@ async function fullCommand(db: Db, sessionId: string, seq: number, callId: strin
   } catch {
     return undefined;
   }
+}
+
+/** The command of a request as its conversation recorded it. */
+async function storedCommand(db: Db, requestId: string, conversationId: string): Promise<string | undefined> {
+  const r = await db.query<{ command: string }>(
+    'SELECT command FROM approvals WHERE request_id = $1 AND conversation_id = $2',
+    [requestId, conversationId],
+  );
+  return r.rows[0]?.command;
 }

@@ -36,27 +36,6 @@ export interface ChildAgent {
   pending_approvals: PendingApproval[];
 }
 
-/**
- * The approvals the running children of a conversation wait for (with `delegation.askPerson`), from
- * the children its state names: each answered with the parent's `approve` (Conversation.approve).
- */
-export async function childApprovals(
-  herald: HeraldClient,
-  state: Pick<ConversationStateView, 'child_sessions' | 'background_sessions'>,
-): Promise<Array<PendingApproval & { child: string }>> {
-  const ids = [...new Set([...state.child_sessions, ...state.background_sessions])].slice(0, MAX_CHILDREN_LISTED);
-  const found = await Promise.all(
-    ids.map(async (child) => {
-      const s = await herald
-        .conversation(child)
-        .state()
-        .catch(() => undefined);
-      return (s?.pending_approvals ?? []).map((a) => ({ ...a, child }));
-    }),
-  );
-  return found.flat();
-}
-
 const TASK_PREFIX = 'delegated: ';
 const DESCRIBE_AT_ONCE = 8;
 

@@ -321,15 +321,8 @@ export class Conversation {
     const by = as.by ?? clientIdentity();
     const via = as.via ?? 'api';
     const args = { requestId, decision, ...(scope ? { scope } : {}), ...(reason ? { reason } : {}), by, via };
-    try {
-      await rejections(this.handle.executeUpdate(approveUpdate, { args: [args] }));
-    } catch (err) {
-      // A request of one of its child agents (`<child>:<turn>:<call>`): answered from here, in the child.
-      const child = requestId.split(':')[0]!;
-      if (!child.startsWith(`${this.sessionId}.`) || !/no pending approval/.test((err as Error).message)) throw err;
-      const c = await (await import('./children.js')).runningChild(this.herald, this, child);
-      await rejections(c.handle.executeUpdate(approveUpdate, { args: [args] }));
-    }
+    // A request of one of its child agents is answered here too: the workflow passes it on.
+    await rejections(this.handle.executeUpdate(approveUpdate, { args: [args] }));
   }
 
   /** Answer the pending `clarify` question. */

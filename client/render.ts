@@ -164,7 +164,9 @@ export class EventRenderer {
         // what the human approves is exactly what runs.
         const command = visibleCommand(str(p.command));
         const rules = Array.isArray(p.rules) ? p.rules.map(str).join(', ') : '';
-        this.line(pc.yellow(`⚠ approval needed (${visibleCommand(str(p.reason), 500)}):`));
+        // A child agent's request (`delegation.askPerson`), answered here like our own.
+        const by = p.child ? ` by child agent ${visibleCommand(str(p.child), 200)}` : '';
+        this.line(pc.yellow(`⚠ approval needed${by} (${visibleCommand(str(p.reason), 500)}):`));
         for (const l of command.split('\n')) this.line(`    ${l}`);
         this.line(
           pc.yellow(

@@ -362,6 +362,21 @@ export interface ApprovalRequestArgs {
   timeoutSeconds: number;
 }
 
+/** A child agent's approval request, published into its parent's event stream (workflows/child-approvals.ts). */
+export interface ChildApprovalEventArgs {
+  /** The parent's. */
+  conversationId: string;
+  turnId: string;
+  childSessionId: string;
+  requestId: string;
+  /** The command as the parent kept it (bounded); the child's stored request has it whole. */
+  command: string;
+  tool: string;
+  reason: string;
+  rules: string[];
+  timeoutSeconds: number;
+}
+
 export interface ApprovalResolutionArgs {
   conversationId: string;
   turnId: string;

@@ -113,6 +113,12 @@ export interface ConversationStateView {
   api_mode: string;
   busy_policy: BusyPolicy;
   pending_approvals: PendingApproval[];
+  /**
+   * Approvals its running child agents wait for (`delegation.askPerson`), each with the child's
+   * session id: answered with this conversation's `approve`, which passes the answer on.
+   * Absent from workers that predate it.
+   */
+  child_approvals?: Array<PendingApproval & { child: string }>;
   clarify: PendingClarify | null;
   approval_mode: ApprovalMode;
   queued_messages: QueuedMessageView[];

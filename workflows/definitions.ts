@@ -41,6 +41,11 @@ export const approveSignal = defineSignal<[unknown]>('approve');
 export const approveUpdate = defineUpdate<{ requestId: string; decision: string; scope: string }, [ApproveInput]>(
   'approve',
 );
+/**
+ * A child agent's approval request opened or closed (workflows/child-approvals.ts): sent by the
+ * child to its parent, which lists it and answers it (`delegation.askPerson`).
+ */
+export const childApprovalSignal = defineSignal<[unknown]>('childApproval');
 export const answerClarifyUpdate = defineUpdate<{ requestId: string }, [AnswerClarifyInput]>('answerClarify');
 export const compressUpdate = defineUpdate<CompressResult, [unknown]>('compress');
 /** Switch the conversation's model in place (workflows/set-model.ts). */

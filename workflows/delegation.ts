@@ -65,6 +65,9 @@ export interface ChildBatch {
   settled: Promise<unknown>;
   /** Why the parent ended the wait early, if it did. */
   ending?: ChildEnding;
+  /** The turn that started them, and who sent its message (a child's approval request is theirs). */
+  turnId: string;
+  requestedBy?: string | undefined;
 }
 
 /** Run the call's tasks as child agents; `resultSeq` (the call's result position) makes their ids unique. */
@@ -136,6 +139,8 @@ async function startBatch(
     children,
     startedAt,
     settled: Promise.all(children.map((c) => c.done)),
+    turnId: p.turnId,
+    requestedBy: p.requestedBy,
   };
 }
 

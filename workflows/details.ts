@@ -11,6 +11,7 @@ import type { HeraldStatus, TurnResult } from '../common/contract.js';
 import { titleText } from '../common/delegation.js';
 import { emptyUsage } from '../common/messages.js';
 import { MAX_SEARCH_ATTRIBUTE_CHARS, MAX_TITLE_CHARS } from './limits.js';
+import type { ChildApproval } from './child-approvals.js';
 import type { ConversationState } from './state.js';
 import { leftOutLines, preview } from './state.js';
 import type { TurnProgress } from './turn.js';
@@ -118,6 +119,7 @@ export function describe(
   ended: boolean,
   backgroundSessions: string[],
   compressing = false,
+  childApprovals: readonly ChildApproval[] = [],
 ): string {
   const status = heraldStatus(state, current, ended, compressing);
   const lines = [
@@ -145,6 +147,12 @@ export function describe(
   for (const a of state.pendingApprovals.filter((x) => !x.decision)) {
     lines.push(
       `**Approval needed** (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +
+        `\`herald approve ${state.conversationId} ${a.requestId} once|session|always|deny [--rule]\``,
+    );
+  }
+  for (const a of childApprovals) {
+    lines.push(
+      `**Approval needed by child agent** \`session-${a.child}\` (\`${a.requestId}\`, ${a.reason}): \`${preview(a.command, 200)}\` — ` +
         `\`herald approve ${state.conversationId} ${a.requestId} once|session|always|deny [--rule]\``,
     );
   }

@@ -38,6 +38,14 @@ import { findResult, stateView } from './state.js';
 import type { ApprovalRequest } from './state.js';
 import type { ApproveInput } from '../common/contract.js';
 import { approverRefusal } from '../common/approval-policy.js';
+import {
+  childApprovalsView,
+  childApproverRefusal,
+  findChildApproval,
+  forwardApproval,
+  openChildApprovals,
+  registerChildApprovals,
+} from './child-approvals.js';
 
 /** The longest `end` reason kept: it is the end activity's input. */
 const MAX_END_REASON_CHARS = 500;
@@ -64,6 +72,7 @@ export function registerHandlers(run: Run): void {
   registerMessages(run);
   registerControl(run);
   registerApprovals(run);
+  registerChildApprovals(run);
   registerSetModel(run);
   registerReloadTools(run);
   registerCompress(run);
@@ -216,6 +225,16 @@ function registerApprovals(run: Run): void {
       const parsed = approveSchema.safeParse(payload);
       if (!parsed.success) return run.noteIgnored('approve signal', problem(payload, parsed.error, 'approve'));
       const req = findApproval(parsed.data.requestId);
+      const child = req ? undefined : findChildApproval(run, parsed.data.requestId);
+      if (child) {
+        // A child agent's request: the child gets the answer (workflows/child-approvals.ts).
+        const no = childApproverRefusal(run, child, parsed.data.by);
+        if (no) return run.noteIgnored('approve signal', no);
+        void forwardApproval(child, parsed.data).catch((err: unknown) =>
+          run.noteIgnored('approve signal', err instanceof Error ? err.message : String(err)),
+        );
+        return;
+      }
       const refused = req && approverRefusal(state.approvalPolicy, req.requester, parsed.data.by);
       if (!req) run.noteIgnored('approve signal', `no pending request ${parsed.data.requestId.slice(0, 300)}`);
       else if (refused) run.noteIgnored('approve signal', refused);
@@ -224,9 +243,11 @@ function registerApprovals(run: Run): void {
   );
   setHandler(
     approveUpdate,
-    (input) => {
+    async (input) => {
       run.checkDue();
-      decide(findApproval(input.requestId)!, input);
+      const req = findApproval(input.requestId);
+      if (req) decide(req, input);
+      else await forwardApproval(findChildApproval(run, input.requestId)!, input);
       return { requestId: input.requestId, decision: input.decision, scope: input.scope ?? 'command' };
     },
     {
@@ -234,8 +255,17 @@ function registerApprovals(run: Run): void {
         const parsed = approveSchema.safeParse(input);
         if (!parsed.success) throw new Error(`invalid approve: ${problem(input, parsed.error, 'approve')}`);
         const req = findApproval(parsed.data.requestId);
+        const child = req ? undefined : findChildApproval(run, parsed.data.requestId);
+        if (child) {
+          const refused = childApproverRefusal(run, child, parsed.data.by);
+          if (refused) throw new Error(refused);
+          return;
+        }
         if (!req) {
-          const pending = state.pendingApprovals.filter((a) => !a.decision).map((a) => a.requestId);
+          const pending = [
+            ...state.pendingApprovals.filter((a) => !a.decision).map((a) => a.requestId),
+            ...openChildApprovals(run).map((a) => a.requestId),
+          ];
           throw new Error(
             `no pending approval ${parsed.data.requestId.slice(0, 300)}${pending.length ? ` (pending: ${pending.join(', ')})` : ''}`,
           );
@@ -311,6 +341,7 @@ function registerStateQuery(run: Run): void {
       run.ended,
       run.backgroundSessions(),
       run.ignored,
+      childApprovalsView(run),
     ),
   );
 }

@@ -9,6 +9,7 @@ import type { ToolCallRef } from '../common/tool-batch.js';
 import { timerLabel } from './labels.js';
 import { afterBreakerResult, breakerTripped, denialsAfter } from '../common/approval-policy.js';
 import { assessment, storeStep } from './activities.js';
+import { tellParent } from './child-approvals.js';
 import { countAuxiliary, reportedAuxiliary, sessionCapReached, spendLimitOf } from './attempts.js';
 import type { ApprovalRequest, ClarifyRequest, ConversationState } from './state.js';
 import type { TurnProgress } from './turn-progress.js';
@@ -146,6 +147,8 @@ export async function gateCommand(
     });
     p.status = 'awaiting_approval';
     onWait();
+    // A child agent's request is answered from its parent too (workflows/child-approvals.ts).
+    await tellParent(s, req, 'open');
     const decided = await condition(() => req.decision !== undefined, s.approvalTimeoutSeconds * 1000, {
       summary: timerLabel(`approval wait: ${call.summary}`, s.approvalTimeoutSeconds * 1000),
     });
@@ -169,6 +172,7 @@ export async function gateCommand(
     throw err;
   } finally {
     s.pendingApprovals = s.pendingApprovals.filter((r) => r.requestId !== requestId);
+    await CancellationScope.nonCancellable(() => tellParent(s, req, 'clear'));
   }
 }
 

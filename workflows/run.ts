@@ -8,8 +8,10 @@ import type { CancellationScope } from '@temporalio/workflow';
 import { log, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { TurnResult } from '../common/contract.js';
 import type { CompressResult } from './definitions.js';
+import type { ChildApproval } from './child-approvals.js';
 import type { ChildBatch } from './delegation.js';
 import { stopChildren } from './delegation.js';
+import { openChildApprovals } from './child-approvals.js';
 import { SearchAttributePublisher, describe, heraldStatus } from './details.js';
 import {
   CAN_HISTORY_BYTES,
@@ -51,6 +53,8 @@ export class Run {
   /** Continue-as-new found due in a workflow task the history records (see checkDue). */
   moveDue = false;
   childResult: TurnResult | null = null;
+  /** Child agents' approval requests (workflows/child-approvals.ts): only while they run, so never carried. */
+  childApprovals: ChildApproval[] = [];
   /** Background delegations still running; none may be running at continue-as-new. */
   readonly background: ChildBatch[] = [];
   /** Signals ignored (malformed, over a bound, too late): signals cannot be refused, so the state says so. */
@@ -75,7 +79,16 @@ export class Run {
 
   /** The Web UI's view of the run: current details, and the search attributes (HeraldStatus follows every status). */
   refreshDetails(): void {
-    setCurrentDetails(describe(this.state, this.current, this.ended, this.backgroundSessions(), this.compressing));
+    setCurrentDetails(
+      describe(
+        this.state,
+        this.current,
+        this.ended,
+        this.backgroundSessions(),
+        this.compressing,
+        openChildApprovals(this),
+      ),
+    );
     this.attributes.publish(this.state, heraldStatus(this.state, this.current, this.ended, this.compressing));
   }
 

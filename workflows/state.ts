@@ -292,6 +292,7 @@ export function stateView(
   ended: boolean,
   backgroundSessions: string[] = [],
   ignored: { count: number; lastReason: string | null } = { count: 0, lastReason: null },
+  childApprovals: ConversationStateView['child_approvals'] = [],
 ): ConversationStateView {
   return {
     status: ended ? 'ended' : (live?.status ?? 'idle'),
@@ -315,6 +316,7 @@ export function stateView(
         requested_at: new Date(a.requestedAt).toISOString(),
         timeout_seconds: a.timeoutSeconds,
       })),
+    child_approvals: childApprovals,
     clarify:
       s.clarify && s.clarify.answer === undefined
         ? {

@@ -14,8 +14,8 @@ export function registerState(program: Command): void {
       await withClient(async (client) => {
         const { findSession } = await import('../session-ref.js');
         const s = await (await findSession(client, session)).conversation.state();
-        // Its child agents' approvals (`delegation.askPerson`) are answered here too.
-        const fromChildren = await (await import('../children.js')).childApprovals(client, s);
+        // Its child agents' approvals (`delegation.askPerson`) are listed and answered here too.
+        const fromChildren = s.child_approvals ?? [];
         const text = [
           // The conversation id is what every command takes; after a compression the context lives in `<id>.<n>`.
           `session ${s.conversation_id}${s.session_id !== s.conversation_id ? ` (context ${s.session_id})` : ''} · ${s.status} · turn ${s.turn} · iteration ${s.budget.used}/${s.budget.max}`,
@@ -32,7 +32,7 @@ export function registerState(program: Command): void {
           ...(s.last_error ? [pc.red(`last error: ${s.last_error}`)] : []),
           ...(s.last_result?.final_response ? [`last reply: ${s.last_result.final_response.slice(0, 500)}`] : []),
         ].join('\n');
-        print(Boolean(o.json), { ...s, child_approvals: fromChildren }, text);
+        print(Boolean(o.json), s, text);
       });
     });
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { approvalLog } from '../../activities/store/approvals.js';
 import { parseDelegationResult } from '../../common/delegation.js';
 import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
@@ -189,13 +190,15 @@ describe('a child agent that may ask a person (delegation.askPerson)', () => {
     const pending = conv.send('clean up', { start: { cwd: ws } });
     const child = await eventually(async () => {
       const c = await conv.children();
-      return c[0]?.pending_approvals.length ? c[0] : undefined;
+      return c[0]?.pending_approvals.length && c[0].activity === 'awaiting_approval' ? c[0] : undefined;
     });
     assert.equal(child.activity, 'awaiting_approval');
     const request = child.pending_approvals[0]!;
     assert.equal(request.command, 'rm -rf reports && echo gone');
 
-    // `herald state <parent>` shows it; `herald approve <parent> <request>` answers it.
+    // `herald state <parent>` shows it (once the child's signal has reached the parent); `herald
+    // approve <parent> <request>` answers it.
+    await eventually(async () => (await conv.state()).child_approvals?.length);
     const state = await runHerald(['state', 'ch-ask'], stack.workerEnv());
     assert.equal(state.code, 0, state.stderr);
     assert.match(
@@ -215,5 +218,94 @@ describe('a child agent that may ask a person (delegation.askPerson)', () => {
     );
     assert.equal(reports[0]!.status, 'completed');
     assert.match(reports[0]!.summary, /gone/);
+  });
+
+  it("lists the child's request in the parent's own state, details and events; the parent's approve runs it", async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (briefOf(req)) {
+        if (lastOf(req).role === 'user')
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports && echo removed' } }] };
+        return { text: `Child: ${(lastOf(req).content ?? '').trim()}` };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Remove the reports folder' } }] };
+      return { text: 'Removed by the child.' };
+    });
+    mkdirSync(join(ws, 'reports'), { recursive: true });
+    const conv = stack.herald.conversation('ch-ask-parent');
+    const pending = conv.send('remove the reports', { start: { cwd: ws } });
+    // The parent workflow's own query carries it, with the child that asks.
+    const asked = await eventually(async () => (await conv.state()).child_approvals?.[0]);
+    assert.equal(asked.command, 'rm -rf reports && echo removed');
+    assert.equal(asked.child.startsWith('ch-ask-parent.d1-'), true);
+    assert.equal(asked.request_id.startsWith(`${asked.child}:`), true);
+    // The Web UI's details of the parent show it, with the command that answers it.
+    const details = await eventually(async () => {
+      const meta = await stack.temporal.workflow
+        .getHandle(conv.workflowId)
+        .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      return meta.currentDetails.includes('Approval needed by child agent') ? meta.currentDetails : undefined;
+    });
+    assert.match(details, new RegExp(`herald approve ch-ask-parent ${asked.request_id.replace(/\./g, '\\.')} once`));
+    // `herald chat` on the parent prompts for it: the request is in the parent's own event stream.
+    const event = await eventually(async () =>
+      (await stack.events('ch-ask-parent')).find((e) => e.kind === 'approval.requested'),
+    );
+    assert.deepEqual(
+      [event.payload.requestId, event.payload.child, event.payload.command],
+      [asked.request_id, asked.child, 'rm -rf reports && echo removed'],
+    );
+
+    await conv.approve(asked.request_id, 'once');
+    const r = await pending;
+    assert.equal(r.final_response, 'Removed by the child.');
+    const reports = parseDelegationResult(
+      (await stack.transcript('ch-ask-parent')).find(
+        (m) => m.role === 'tool' && (m.content ?? '').includes('delegated'),
+      )!.content!,
+    );
+    assert.match(reports[0]!.summary, /removed/);
+    // Answered, and the child has ended: the parent lists nothing any more.
+    assert.deepEqual((await conv.state()).child_approvals, []);
+  });
+});
+
+describe("a child's request answered at the parent, with approvals.separateApprover", () => {
+  let stack: TestStack;
+  let ws: string;
+  before(async () => {
+    stack = await createTestStack({
+      configYaml: 'delegation: { askPerson: true }\napprovals: { separateApprover: true }\n',
+    });
+    ws = join(stack.workspaces, 'separate');
+    mkdirSync(join(ws, 'reports'), { recursive: true });
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it("refuses the parent's sender, takes another person, and the child's audit row names them", async () => {
+    stack.fake.respond((req): ScriptedReply => {
+      if (briefOf(req)) {
+        if (lastOf(req).role === 'user')
+          return { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf reports && echo cleared' } }] };
+        return { text: `Child: ${(lastOf(req).content ?? '').trim()}` };
+      }
+      if (lastOf(req).role === 'user')
+        return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Clear the reports folder' } }] };
+      return { text: 'Cleared by the child.' };
+    });
+    const conv = stack.herald.conversation('ch-separate');
+    const pending = conv.send('clear the reports', { start: { cwd: ws } });
+    const asked = await eventually(async () => (await conv.state()).child_approvals?.[0]);
+    // This process sent the parent's message: the child's request is its, so it may not approve it.
+    await assert.rejects(conv.approve(asked.request_id, 'once'), /cannot approve it: another person must/);
+    await conv.approve(asked.request_id, 'once', undefined, undefined, { by: 'reviewer@example', via: 'chat' });
+    assert.equal((await pending).final_response, 'Cleared by the child.');
+    const rows = await approvalLog(stack.db, asked.child);
+    assert.deepEqual(
+      rows.map((r) => [r.decision, r.approver, r.via]),
+      [['once', 'reviewer@example', 'chat']],
+    );
   });
 });

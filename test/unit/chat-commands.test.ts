@@ -131,6 +131,36 @@ describe('the chat renderer', () => {
     });
     assert.equal(out, 'The next reply.');
   });
+
+  it("prompts for a child agent's approval request like for its own, naming the child", () => {
+    const asked: Array<{ requestId: string }> = [];
+    const r = new EventRenderer({
+      reasoning: false,
+      spinner: false,
+      oneStream: true,
+      onApproval: (q) => asked.push(q),
+    });
+    const out = plain(
+      stdoutOf(() =>
+        r.render(
+          event('approval.requested', {
+            requestId: 'p.d1-2-0:1:call_1',
+            child: 'p.d1-2-0',
+            command: 'rm -rf reports',
+            reason: 'recursive delete',
+            rules: ['recursive_delete'],
+            timeoutSeconds: 300,
+          }),
+        ),
+      ),
+    );
+    assert.match(out, /⚠ approval needed by child agent p\.d1-2-0 \(recursive delete\):\n {4}rm -rf reports\n/);
+    assert.match(out, /request p\.d1-2-0:1:call_1\)/);
+    assert.deepEqual(
+      asked.map((q) => q.requestId),
+      ['p.d1-2-0:1:call_1'],
+    );
+  });
 });
 
 describe('who needs me', () => {
