@@ -9,22 +9,20 @@ import { eventually } from './stack.js';
  * version changed" (the conversation would move one message later, not at this one).
  */
 export async function setCurrentBuild(temporal: Client, deploymentName: string, buildId: string): Promise<void> {
+  // The server refuses until the build's workers have registered it, and its deployment bookkeeping
+  // (system workflows of its own) is slow on a loaded machine: a generous wait, naming the last refusal.
   await eventually(
     async () => {
-      try {
-        await temporal.workflowService.setWorkerDeploymentCurrentVersion({
-          namespace: 'default',
-          deploymentName,
-          buildId,
-          identity: 'deploy-test',
-          ignoreMissingTaskQueues: true,
-        });
-        return true;
-      } catch {
-        return false;
-      }
+      await temporal.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: 'default',
+        deploymentName,
+        buildId,
+        identity: 'deploy-test',
+        ignoreMissingTaskQueues: true,
+      });
+      return true;
     },
-    30_000,
+    120_000,
     250,
   );
   const States = proto.temporal.api.enums.v1.RoutingConfigUpdateState;
@@ -40,7 +38,7 @@ export async function setCurrentBuild(temporal: Client, deploymentName: string, 
           info.routingConfigUpdateState === States.ROUTING_CONFIG_UPDATE_STATE_UNSPECIFIED)
       );
     },
-    30_000,
+    120_000,
     100,
   );
 }
