@@ -50,17 +50,7 @@ export function approvalActivities(deps: ActivityDeps) {
         reason: a.reason,
       });
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('approval.requested', {
-        requestId: a.requestId,
-        tool: a.tool,
-        command,
-        commandChars: command.length,
-        reason: a.reason,
-        rules: a.rules,
-        timeoutSeconds: a.timeoutSeconds,
-        choices: ['once', 'session', 'always', 'deny'],
-        scopes: ['command', 'rule'],
-      });
+      pub.emit('approval.requested', requestedEvent(a, command));
       await pub.flush();
       deps.metrics.approvalRequested();
     },
@@ -72,18 +62,7 @@ export function approvalActivities(deps: ActivityDeps) {
     async publishChildApproval(a: ChildApprovalEventArgs): Promise<void> {
       const command = (await storedCommand(db, a.requestId, a.childSessionId)) ?? a.command;
       const pub = new EventPublisher(db, a.conversationId, a.turnId, deps.log);
-      pub.emit('approval.requested', {
-        requestId: a.requestId,
-        child: a.childSessionId,
-        tool: a.tool,
-        command,
-        commandChars: command.length,
-        reason: a.reason,
-        rules: a.rules,
-        timeoutSeconds: a.timeoutSeconds,
-        choices: ['once', 'session', 'always', 'deny'],
-        scopes: ['command', 'rule'],
-      });
+      pub.emit('approval.requested', { ...requestedEvent(a, command), child: a.childSessionId });
       await pub.flush();
     },
 
@@ -211,4 +190,22 @@ async function storedCommand(db: Db, requestId: string, conversationId: string):
     [requestId, conversationId],
   );
   return r.rows[0]?.command;
+}
+
+/** What `approval.requested` tells watching clients (`herald chat` prompts from it). */
+function requestedEvent(
+  a: { requestId: string; tool: string; reason: string; rules: string[]; timeoutSeconds: number },
+  command: string,
+): Record<string, unknown> {
+  return {
+    requestId: a.requestId,
+    tool: a.tool,
+    command,
+    commandChars: command.length,
+    reason: a.reason,
+    rules: a.rules,
+    timeoutSeconds: a.timeoutSeconds,
+    choices: ['once', 'session', 'always', 'deny'],
+    scopes: ['command', 'rule'],
+  };
 }

@@ -20,6 +20,7 @@ import { storeStep } from './activities.js';
 import { approveSignal, childApprovalSignal } from './definitions.js';
 import type { Run } from './run.js';
 import type { ApprovalRequest, ConversationState } from './state.js';
+import { pendingApprovalView } from './state.js';
 
 /** The most child requests a parent keeps (entries of children no longer running go first). */
 export const MAX_CHILD_APPROVALS = 16;
@@ -110,16 +111,7 @@ export function openChildApprovals(run: Run): ChildApproval[] {
 
 /** The state query's view of them. */
 export function childApprovalsView(run: Run): Array<PendingApproval & { child: string }> {
-  return openChildApprovals(run).map((a) => ({
-    request_id: a.requestId,
-    tool: a.tool,
-    command: a.command,
-    reason: a.reason,
-    rules: a.rules,
-    requested_at: new Date(a.requestedAt).toISOString(),
-    timeout_seconds: a.timeoutSeconds,
-    child: a.child,
-  }));
+  return openChildApprovals(run).map((a) => ({ ...pendingApprovalView(a), child: a.child }));
 }
 
 export function findChildApproval(run: Run, requestId: string): ChildApproval | undefined {

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { boundedString } from '../common/bounded-string.js';
-import type { ConversationStateView, ConversationStatus, TurnResult } from '../common/contract.js';
+import type { ConversationStateView, ConversationStatus, PendingApproval, TurnResult } from '../common/contract.js';
 import {
   APPROVAL_DECISIONS,
   APPROVAL_MODES,
@@ -285,6 +285,27 @@ export interface LiveTurnView {
   children: string[];
 }
 
+/** A request waiting for a person as the state query shows it (a child's request too). */
+export function pendingApprovalView(a: {
+  requestId: string;
+  tool: string;
+  command: string;
+  reason: string;
+  rules: string[];
+  requestedAt: number;
+  timeoutSeconds: number;
+}): PendingApproval {
+  return {
+    request_id: a.requestId,
+    tool: a.tool,
+    command: a.command,
+    reason: a.reason,
+    rules: a.rules,
+    requested_at: new Date(a.requestedAt).toISOString(),
+    timeout_seconds: a.timeoutSeconds,
+  };
+}
+
 export function stateView(
   s: ConversationState,
   live: LiveTurnView | undefined,
@@ -305,17 +326,7 @@ export function stateView(
     model: s.provider.model,
     api_mode: s.provider.apiMode,
     busy_policy: s.busyPolicy,
-    pending_approvals: s.pendingApprovals
-      .filter((a) => !a.decision)
-      .map((a) => ({
-        request_id: a.requestId,
-        tool: a.tool,
-        command: a.command,
-        reason: a.reason,
-        rules: a.rules,
-        requested_at: new Date(a.requestedAt).toISOString(),
-        timeout_seconds: a.timeoutSeconds,
-      })),
+    pending_approvals: s.pendingApprovals.filter((a) => !a.decision).map(pendingApprovalView),
     child_approvals: childApprovals,
     clarify:
       s.clarify && s.clarify.answer === undefined
