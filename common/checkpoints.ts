@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { ToolCallRef } from './tool-batch.js';
+import { approvalOf } from './tool-batch.js';
 
 export const checkpointsConfigSchema = z
   .object({
@@ -58,7 +59,7 @@ export const UNDOABLE_RULES: Readonly<Record<string, string>> = {
  * on, and every rule it matched undoable. The workflow also needs the sandbox active (its state).
  */
 export function markUndoable(ref: ToolCallRef, settings: CheckpointSettings): ToolCallRef {
-  const check = ref.approval;
+  const check = approvalOf(ref);
   if (
     check?.level === 'dangerous' &&
     settings.enabled &&

@@ -32,6 +32,7 @@
  * what the results already hold, which is what it needed to do. Edits that put a file back the way
  * an earlier edit of the turn left it count as repeats too (`edited`).
  */
+import type { ToolCallKind } from './tool-batch.js';
 
 export interface LoopGuardSettings {
   enabled: boolean;
@@ -69,10 +70,10 @@ export type CallEffect = 'none' | 'list' | 'checked' | 'any';
 const CHECKED_EDITS: ReadonlySet<string> = new Set(['write_file', 'patch', 'memory']);
 
 /** The effect of a described call: its read-only trait, and for built-in tools its name. */
-export function callEffect(call: { name: string; readOnly: boolean; mcp?: boolean; todo?: boolean }): CallEffect {
+export function callEffect(call: { name: string; readOnly: boolean; kind: ToolCallKind }): CallEffect {
   if (call.readOnly) return 'none';
-  if (call.mcp) return 'any';
-  if (call.todo) return 'list';
+  if (call.kind === 'mcp') return 'any';
+  if (call.kind === 'todo') return 'list';
   return CHECKED_EDITS.has(call.name) ? 'checked' : 'any';
 }
 

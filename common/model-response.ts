@@ -4,6 +4,7 @@
  * truncated tool calls, an unterminated scratchpad, a content-filter refusal. Pure; the workflow
  * keeps the counters and carries out the step.
  */
+import type { InvalidCallProblem } from './tool-batch.js';
 
 export const MAX_INVALID_JSON_RECALLS = 2;
 export const MAX_EMPTY_RETRIES = 3;
@@ -23,7 +24,7 @@ export const CONTINUE_PROMPT =
 export interface ResponseFacts {
   finishReason: string;
   text: string;
-  toolCalls: Array<{ name: string; unknownTool?: boolean | undefined; invalidJson?: boolean | undefined }>;
+  toolCalls: Array<{ name: string; problem?: InvalidCallProblem | undefined }>;
   scratchpadUnterminated: boolean;
 }
 
@@ -91,7 +92,7 @@ export function decideNextStep(r: ResponseFacts, c: ResponseCounters, ctx: StepC
     return { kind: 'end_partial', message: 'The model kept leaving its reasoning scratchpad unterminated.' };
   }
   if (hasCalls) {
-    const broken = r.toolCalls.filter((t) => t.invalidJson);
+    const broken = r.toolCalls.filter((t) => t.problem === 'invalid_json');
     if (broken.length && r.finishReason === 'length') {
       if (c.truncatedToolRecalls < MAX_TRUNCATED_TOOL_RECALLS) {
         c.truncatedToolRecalls += 1;
@@ -109,7 +110,7 @@ export function decideNextStep(r: ResponseFacts, c: ResponseCounters, ctx: StepC
       }
       c.invalidJson = 0; // the tools answer with errors the model can correct
     }
-    const unknown = r.toolCalls.filter((t) => t.unknownTool);
+    const unknown = r.toolCalls.filter((t) => t.problem === 'unknown_tool');
     c.unknownToolStreak = unknown.length ? c.unknownToolStreak + 1 : 0;
     if (c.unknownToolStreak >= MAX_UNKNOWN_TOOL_STREAK) {
       return {

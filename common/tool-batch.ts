@@ -6,58 +6,78 @@
 import type { DelegateTask } from './delegation.js';
 import type { TodoItem } from './todos.js';
 
-/** What the workflow knows about one requested tool call (no arguments: those stay in Postgres). */
-export interface ToolCallRef {
+/** What every call descriptor carries, whatever its kind (no arguments: those stay in Postgres). */
+interface CallBase {
   id: string;
   name: string;
   /** One-line description of the call for the Web UI and events, e.g. `terminal: npm test`. */
   summary: string;
-  /** Workspace paths the call touches (file tools only). */
-  paths?: string[];
-  /** Why the call cannot run (unknown tool, invalid arguments): the tool result says so. */
-  argsError?: string;
-  /** The name matches no enabled tool. */
-  unknownTool?: boolean;
-  /** The arguments are not valid JSON (as opposed to valid JSON that fails the schema). */
-  invalidJson?: boolean;
-  /** A shell command that must be checked before it runs (docs/command-safety.md). */
-  approval?: CommandCheck;
-  /** A `clarify` call: the workflow asks the user itself. */
-  clarify?: { question: string; choices: string[] };
-  /** A `delegate_task` call: the workflow runs child agents. */
-  delegate?: { tasks: DelegateTask[] };
-  /** A `todo` call: the workflow applies it to its task list. */
-  todo?: { todos?: TodoItem[]; merge: boolean };
-  /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
-  traits?: ToolTraits;
-  /** A short hash of the name's canonical arguments, for the loop guard (absent before it existed). */
-  argsKey?: string;
   /** The longest the call may legitimately run (seconds), for the activity's timeout. */
   timeoutSeconds: number;
-  /** An MCP tool: the hash of its stored schema row (server and tool), for the tool activity. */
-  mcp?: string;
+  /** Concurrency traits from the tool registry; absent for a tool name that does not exist. */
+  traits?: ToolTraits;
+  /** Workspace paths the call touches (file tools only). */
+  paths?: string[];
+}
+
+/** A call whose arguments fit its tool: what the loop guard compares it by. */
+interface ValidCall extends CallBase {
+  traits: ToolTraits;
+  /** A short hash of the name's canonical arguments, for the loop guard. */
+  argsKey: string;
+}
+
+/** Why a call cannot run: the model recalls (invalid JSON) or reads the error as the tool's result. */
+export type InvalidCallProblem = 'unknown_tool' | 'invalid_json' | 'invalid_arguments' | 'too_large' | 'too_many_calls';
+
+/** A call of the conversation's own tools: the workflow answers it itself. */
+export interface TodoCall extends ValidCall {
+  kind: 'todo';
+  todo: { todos?: TodoItem[]; merge: boolean };
+}
+export interface DelegateCall extends ValidCall {
+  kind: 'delegate';
+  delegate: { tasks: DelegateTask[] };
+}
+export interface ClarifyCall extends ValidCall {
+  kind: 'clarify';
+  clarify: { question: string; choices: string[] };
+}
+
+/** A call its tool activity runs: a built-in tool, or an MCP tool by the hash of its stored schema row. */
+export interface ActivityCall extends ValidCall {
+  kind: 'activity';
+  /** A command that must be checked before it runs (docs/command-safety.md). */
+  approval?: CommandCheck;
+}
+export interface McpCall extends ValidCall {
+  kind: 'mcp';
+  /** The hash of the tool's stored schema row (server and tool), for the tool activity. */
+  mcp: string;
+  /** The server's configuration asks for approval of this tool. */
+  approval?: CommandCheck;
+}
+
+/** A call that cannot run (unknown tool, bad arguments): its tool activity records why. */
+export interface InvalidCall extends CallBase {
+  kind: 'invalid';
+  argsError: string;
+  problem: InvalidCallProblem;
 }
 
 /**
- * A call as the turn handles it (workflows/tool-calls.ts: one handler per kind): the workflow answers
- * `todo`, `clarify` and `delegate` itself; `activity` calls run their tool activity; `invalid` ones
- * (bad arguments, unknown tool) go to the activity too, which records why they cannot run.
+ * What the workflow knows about one requested tool call, by kind (workflows/tool-calls.ts: one
+ * handler per kind): the workflow answers `todo`, `clarify` and `delegate` itself; `activity` and
+ * `mcp` calls run their tool activity; `invalid` ones go to the activity too, which records why
+ * they cannot run.
  */
-export type ToolCall =
-  | { kind: 'invalid'; ref: ToolCallRef; argsError: string }
-  | { kind: 'todo'; ref: ToolCallRef; todo: NonNullable<ToolCallRef['todo']> }
-  | { kind: 'delegate'; ref: ToolCallRef; delegate: NonNullable<ToolCallRef['delegate']> }
-  | { kind: 'clarify'; ref: ToolCallRef; clarify: NonNullable<ToolCallRef['clarify']> }
-  | { kind: 'activity'; ref: ToolCallRef };
-export type ToolCallKind = ToolCall['kind'];
+export type ToolCallRef = TodoCall | DelegateCall | ClarifyCall | ActivityCall | McpCall | InvalidCall;
+export type ToolCallKind = ToolCallRef['kind'];
+export type CallOfKind<K extends ToolCallKind> = Extract<ToolCallRef, { kind: K }>;
 
-/** The kind of a call descriptor (arguments that failed make it `invalid`, whatever the tool). */
-export function toolCallOf(ref: ToolCallRef): ToolCall {
-  if (ref.argsError) return { kind: 'invalid', ref, argsError: ref.argsError };
-  if (ref.todo) return { kind: 'todo', ref, todo: ref.todo };
-  if (ref.delegate) return { kind: 'delegate', ref, delegate: ref.delegate };
-  if (ref.clarify) return { kind: 'clarify', ref, clarify: ref.clarify };
-  return { kind: 'activity', ref };
+/** The command check a call carries, if its kind can carry one. */
+export function approvalOf(call: ToolCallRef): CommandCheck | undefined {
+  return call.kind === 'activity' || call.kind === 'mcp' ? call.approval : undefined;
 }
 
 /** What the dangerous-command check found (computed in the activity, acted on by the workflow). */
@@ -107,7 +127,8 @@ export function planToolBatch(calls: readonly ToolCallRef[]): BatchPlan {
     // same file as another spelling, so such batches run in order.
     if (call.paths?.some((p) => p.startsWith('/') || p.split(/[\\/]/).includes('..'))) return { mode: 'sequential' };
     const traits = call.traits;
-    if (!traits || traits.serial || SERIAL_TOOLS.has(call.name) || call.argsError) return { mode: 'sequential' };
+    if (!traits || traits.serial || SERIAL_TOOLS.has(call.name) || call.kind === 'invalid')
+      return { mode: 'sequential' };
     if (traits.readOnly) {
       readPaths.push(...(call.paths ?? []));
       continue;

@@ -39,7 +39,7 @@ function checkpointSteps(s: ConversationState, summary: string) {
 
 /** Can this call change the workspace? Anything not read-only (an MCP tool without the hint included). */
 export function changesWorkspace(call: ToolCallRef): boolean {
-  return !call.argsError && !(call.traits?.readOnly ?? false) && !NOT_WORKSPACE.has(call.name);
+  return call.kind !== 'invalid' && !call.traits.readOnly && !NOT_WORKSPACE.has(call.name);
 }
 
 /** Before a call that may change the workspace: the turn's "before" snapshot, taken once. */

@@ -21,6 +21,7 @@ import { approveSignal, childApprovalSignal } from './definitions.js';
 import type { Run } from './run.js';
 import type { ApprovalRequest, ConversationState } from './state.js';
 import { pendingApprovalView } from './state.js';
+import type { ApprovalAsked } from './state.js';
 
 /** The most child requests a parent keeps (entries of children no longer running go first). */
 export const MAX_CHILD_APPROVALS = 16;
@@ -48,15 +49,8 @@ const childApprovalSchema = z.discriminatedUnion('op', [
     .strict(),
 ]);
 
-export interface ChildApproval {
+export interface ChildApproval extends ApprovalAsked {
   child: string;
-  requestId: string;
-  tool: string;
-  command: string;
-  reason: string;
-  rules: string[];
-  requestedAt: number;
-  timeoutSeconds: number;
   /** Who sent the parent's message whose turn delegated the task (approvals.separateApprover). */
   requester?: string;
   /** An answer was forwarded: a second one is refused here (the child would ignore it). */

@@ -27,7 +27,7 @@ import {
 import type { Usage } from '../common/messages.js';
 import { addUsage, emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
-import type { ToolCallRef } from '../common/tool-batch.js';
+import type { CallOfKind } from '../common/tool-batch.js';
 import { storeStep } from './activities.js';
 import { withDeadline } from './deadline.js';
 import { MAX_DETAILS_CHARS, label } from './labels.js';
@@ -74,7 +74,7 @@ export interface ChildBatch {
 export async function runDelegation(
   s: ConversationState,
   p: TurnProgress,
-  call: ToolCallRef,
+  call: CallOfKind<'delegate'>,
   resultSeq: number,
   onProgress: () => void,
 ): Promise<DelegationOutcome> {
@@ -113,10 +113,10 @@ export async function runDelegation(
 async function startBatch(
   s: ConversationState,
   p: TurnProgress,
-  call: ToolCallRef,
+  call: CallOfKind<'delegate'>,
   resultSeq: number,
 ): Promise<ChildBatch | string> {
-  const tasks = call.delegate!.tasks;
+  const tasks = call.delegate.tasks;
   const depth = (s.subagent?.depth ?? 0) + 1;
   if (depth > s.delegation.maxDepth)
     return `delegate_task is not available at this depth (limit ${s.delegation.maxDepth}). Do the work yourself.`;

@@ -5,7 +5,7 @@
  */
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { AssessCommandResult } from '../common/activity-types.js';
-import type { ToolCallRef } from '../common/tool-batch.js';
+import type { CallOfKind, CommandCheck, ToolCallRef } from '../common/tool-batch.js';
 import { timerLabel } from './labels.js';
 import { afterBreakerResult, breakerTripped, denialsAfter } from '../common/approval-policy.js';
 import { assessment, storeStep } from './activities.js';
@@ -16,8 +16,7 @@ import type { TurnProgress } from './turn-progress.js';
 
 export type Gate = { run: true } | { run: false; result: string };
 
-function approveForSession(s: ConversationState, call: ToolCallRef, scope: 'command' | 'rule'): void {
-  const check = call.approval!;
+function approveForSession(s: ConversationState, check: CommandCheck, scope: 'command' | 'rule'): void {
   if (scope === 'command' && check.commandKey) {
     const keys = s.sessionApprovedCommands;
     if (!keys.includes(check.commandKey)) keys.push(check.commandKey);
@@ -48,12 +47,25 @@ export async function gateCommand(
   s: ConversationState,
   p: TurnProgress,
   call: ToolCallRef,
+  /** What the command check found (absent: nothing to ask). */
+  check: CommandCheck | undefined,
   onWait: () => void,
   /** Where the call's arguments are stored, so the request can carry the whole command. */
   assistantSeq?: number,
 ): Promise<Gate> {
-  const check = call.approval;
-  if (!check || check.level === 'allowed') return { run: true };
+  if (!check) return { run: true };
+  const settled = settledWithoutAsking(s, p, check);
+  if (settled) return settled;
+  if (s.approvalMode === 'smart' && (await assessorApproves(s, p, check, assistantSeq))) {
+    approveForSession(s, check, 'command');
+    return { run: true };
+  }
+  return childWithoutPerson(s, check) ?? (await askPerson(s, p, call, check, onWait, assistantSeq));
+}
+
+/** What the check, the mode and this session's earlier approvals settle without asking anyone. */
+function settledWithoutAsking(s: ConversationState, p: TurnProgress, check: CommandCheck): Gate | undefined {
+  if (check.level === 'allowed') return { run: true };
   if (check.level === 'hardline') return { run: false, result: hardlineResult(check.description) };
   if (s.approvalMode === 'off') return { run: true };
   // The breaker tripped earlier in this reply: nothing more is asked for in this turn.
@@ -62,49 +74,67 @@ export async function gateCommand(
   if (check.undoable && s.sandbox?.active) return { run: true };
   if (check.commandKey && s.sessionApprovedCommands.includes(check.commandKey)) return { run: true };
   if (check.rules.every((r) => s.sessionApprovedRules.includes(r))) return { run: true };
+  return undefined;
+}
 
+/**
+ * Smart mode: the assessor model approves, or hands the decision to the human (also when it cannot
+ * answer: its failure is not the turn's). Its request is a model call: counted, and not made past a
+ * session cap (workflows/attempts.ts).
+ */
+async function assessorApproves(
+  s: ConversationState,
+  p: TurnProgress,
+  check: CommandCheck,
+  assistantSeq: number | undefined,
+): Promise<boolean> {
+  if (sessionCapReached(s)) return false;
+  const verdict = await assessment
+    .assessCommand({
+      auxiliary: s.auxiliary,
+      command: check.command,
+      description: check.description,
+      conversationId: s.conversationId,
+      sessionId: s.sessionId,
+      turnId: p.turnId,
+      ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
+      ...spendLimitOf(s),
+    })
+    .then((r: AssessCommandResult) => {
+      countAuxiliary(s, p, r);
+      return r.verdict;
+    })
+    .catch((err: unknown) => {
+      countAuxiliary(s, p, reportedAuxiliary(err));
+      if (isCancellation(err)) throw err;
+      return 'escalate' as const;
+    });
+  return verdict === 'approve';
+}
+
+/**
+ * A child agent has nobody to ask unless its parent's configuration lets it ask a person, who
+ * answers from the parent (docs/delegation.md); else that configuration decides.
+ */
+function childWithoutPerson(s: ConversationState, check: CommandCheck): Gate | undefined {
+  if (!s.subagent || (!s.subagent.autoApprove && s.subagent.askPerson)) return undefined;
+  if (s.subagent.autoApprove) return { run: true };
+  return {
+    run: false,
+    result: `DENIED: this command needs a person's approval (${check.description}), and a delegated agent cannot ask for one: ${check.command}. ${DO_NOT_RETRY} Say in your report that it needs approval.`,
+  };
+}
+
+/** Ask a person and wait for the decision (silence is a denial); the request is closed whatever happens. */
+async function askPerson(
+  s: ConversationState,
+  p: TurnProgress,
+  call: ToolCallRef,
+  check: CommandCheck,
+  onWait: () => void,
+  assistantSeq: number | undefined,
+): Promise<Gate> {
   const requestId = `${p.turnId}:${call.id}`;
-  if (s.approvalMode === 'smart') {
-    // When the assessor cannot answer, the human decides (its failure is not the turn's). Its
-    // request is a model call: counted, and not made past a session cap (workflows/attempts.ts).
-    const verdict = sessionCapReached(s)
-      ? 'escalate'
-      : await assessment
-          .assessCommand({
-            auxiliary: s.auxiliary,
-            command: check.command,
-            description: check.description,
-            conversationId: s.conversationId,
-            sessionId: s.sessionId,
-            turnId: p.turnId,
-            ...(assistantSeq !== undefined ? { seq: assistantSeq } : {}),
-            ...spendLimitOf(s),
-          })
-          .then((r: AssessCommandResult) => {
-            countAuxiliary(s, p, r);
-            return r.verdict;
-          })
-          .catch((err: unknown) => {
-            countAuxiliary(s, p, reportedAuxiliary(err));
-            if (isCancellation(err)) throw err;
-            return 'escalate' as const;
-          });
-    if (verdict === 'approve') {
-      approveForSession(s, call, 'command');
-      return { run: true };
-    }
-  }
-
-  if (s.subagent && (s.subagent.autoApprove || !s.subagent.askPerson)) {
-    // A child agent has nobody to ask unless its parent's configuration lets it ask a person, who
-    // answers from the parent (docs/delegation.md); else that configuration decides.
-    if (s.subagent.autoApprove) return { run: true };
-    return {
-      run: false,
-      result: `DENIED: this command needs a person's approval (${check.description}), and a delegated agent cannot ask for one: ${check.command}. ${DO_NOT_RETRY} Say in your report that it needs approval.`,
-    };
-  }
-
   const req: ApprovalRequest = {
     requestId,
     tool: call.name,
@@ -165,7 +195,7 @@ export async function gateCommand(
     }
     await resolve(req.decision!, 'user');
     if (req.decision === 'deny') return { run: false, result: deniedResult(check.command, req.denyReason) };
-    if (req.decision === 'session') approveForSession(s, call, req.scope ?? 'command');
+    if (req.decision === 'session') approveForSession(s, check, req.scope ?? 'command');
     return { run: true };
   } catch (err) {
     if (isCancellation(err)) await CancellationScope.nonCancellable(() => resolve('cancelled', 'stop'));
@@ -180,10 +210,10 @@ export async function gateCommand(
 export async function askClarify(
   s: ConversationState,
   p: TurnProgress,
-  call: ToolCallRef,
+  call: CallOfKind<'clarify'>,
   onWait: () => void,
 ): Promise<string> {
-  const q = call.clarify!;
+  const q = call.clarify;
   const req: ClarifyRequest = {
     requestId: `${p.turnId}:${call.id}`,
     question: q.question,

@@ -285,16 +285,14 @@ export interface LiveTurnView {
   children: string[];
 }
 
+/** What a request waiting for a person says, whoever made it (this conversation or one of its children). */
+export type ApprovalAsked = Pick<
+  ApprovalRequest,
+  'requestId' | 'tool' | 'command' | 'reason' | 'rules' | 'requestedAt' | 'timeoutSeconds'
+>;
+
 /** A request waiting for a person as the state query shows it (a child's request too). */
-export function pendingApprovalView(a: {
-  requestId: string;
-  tool: string;
-  command: string;
-  reason: string;
-  rules: string[];
-  requestedAt: number;
-  timeoutSeconds: number;
-}): PendingApproval {
+export function pendingApprovalView(a: ApprovalAsked): PendingApproval {
   return {
     request_id: a.requestId,
     tool: a.tool,

@@ -1,15 +1,15 @@
 /**
  * One batch of tool calls of a turn (docs/tools.md): each call answered by the handler of its kind
- * (`toolCallOf`: the workflow answers `todo`, `clarify` and `delegate_task` itself, every other call
- * is a `runTool` activity), concurrently when the batch plan allows, within a deadline, with the
- * loop guard deciding before a call and counting after it (docs/loop-guard.md).
+ * (the workflow answers `todo`, `clarify` and `delegate_task` itself, every other call is a
+ * `runTool` activity), concurrently when the batch plan allows, within a deadline, with the loop
+ * guard deciding before a call and counting after it (docs/loop-guard.md).
  */
 import { CancellationScope } from '@temporalio/workflow';
 import type { NotRunReason } from '../common/activity-types.js';
 import type { GuardedCall, LoopGuard } from '../common/loop-guard.js';
 import { callEffect, duplicateText, duplicatesInReply, workflowResultKey } from '../common/loop-guard.js';
-import type { ToolCall, ToolCallKind, ToolCallRef } from '../common/tool-batch.js';
-import { planToolBatch, toolCallOf } from '../common/tool-batch.js';
+import type { CallOfKind, ToolCallKind, ToolCallRef } from '../common/tool-batch.js';
+import { approvalOf, planToolBatch } from '../common/tool-batch.js';
 import { applyTodos, formatTodos } from '../common/todos.js';
 import { storeStep, toolActivities } from './activities.js';
 import { snapshotBeforeCall } from './checkpoints.js';
@@ -35,6 +35,7 @@ const MAX_GUARD_EVENT_CHARS = 500;
  */
 const GUARD_POLICY: Record<ToolCallKind, 'guarded' | 'changes' | 'other'> = {
   activity: 'guarded',
+  mcp: 'guarded',
   todo: 'guarded',
   invalid: 'other',
   clarify: 'changes',
@@ -55,7 +56,7 @@ interface Batch {
   resultChars: number;
 }
 
-type Handler<K extends ToolCallKind> = (b: Batch, o: OpenCall, call: Extract<ToolCall, { kind: K }>) => Promise<void>;
+type Handler<K extends ToolCallKind> = (b: Batch, o: OpenCall, call: CallOfKind<K>) => Promise<void>;
 
 /** The handler of each kind of call. */
 const HANDLERS: { [K in ToolCallKind]: Handler<K> } = {
@@ -63,13 +64,14 @@ const HANDLERS: { [K in ToolCallKind]: Handler<K> } = {
   delegate: runDelegate,
   clarify: runClarify,
   activity: runActivity,
+  mcp: runActivity,
   // A call with invalid arguments goes to its tool activity, which records why it cannot run.
   invalid: runActivity,
 };
 
 /** The handler of the call's kind (each handler takes exactly its kind: the table says which). */
-function dispatch(b: Batch, o: OpenCall, call: ToolCall): Promise<void> {
-  const handler = HANDLERS[call.kind] as (b: Batch, o: OpenCall, call: ToolCall) => Promise<void>;
+function dispatch(b: Batch, o: OpenCall, call: ToolCallRef): Promise<void> {
+  const handler = HANDLERS[call.kind] as Handler<ToolCallKind>;
   return handler(b, o, call);
 }
 
@@ -77,9 +79,9 @@ function guardedCall(c: ToolCallRef): GuardedCall {
   const readOnly = c.traits?.readOnly ?? false;
   return {
     name: c.name,
-    argsKey: c.argsKey,
+    argsKey: c.kind === 'invalid' ? undefined : c.argsKey,
     readOnly,
-    effect: callEffect({ name: c.name, readOnly, mcp: c.mcp !== undefined, todo: c.todo !== undefined }),
+    effect: callEffect({ name: c.name, readOnly, kind: c.kind }),
   };
 }
 
@@ -112,7 +114,7 @@ function counted(b: Batch, o: OpenCall, resultKey: string | undefined, isError =
   if (note) b.notes.push(`${o.call.name}: ${note}`);
 }
 
-async function runTodo(b: Batch, o: OpenCall, call: Extract<ToolCall, { kind: 'todo' }>): Promise<void> {
+async function runTodo(b: Batch, o: OpenCall, call: CallOfKind<'todo'>): Promise<void> {
   b.s.todos = applyTodos(b.s.todos, call.todo.todos, call.todo.merge);
   const text = formatTodos(b.s.todos);
   await answer(b, o, text, false);
@@ -120,9 +122,9 @@ async function runTodo(b: Batch, o: OpenCall, call: Extract<ToolCall, { kind: 't
   counted(b, o, workflowResultKey(text));
 }
 
-async function runDelegate(b: Batch, o: OpenCall): Promise<void> {
+async function runDelegate(b: Batch, o: OpenCall, call: CallOfKind<'delegate'>): Promise<void> {
   const started = Date.now();
-  const d = await runDelegation(b.s, b.p, o.call, o.seq, () => b.host.onProgress(b.p));
+  const d = await runDelegation(b.s, b.p, call, o.seq, () => b.host.onProgress(b.p));
   if (d.background) b.host.adoptBackground(d.background);
   // The children's reports are recorded even when the turn was stopped: they did real work.
   await CancellationScope.nonCancellable(() => answer(b, o, d.content, false, Date.now() - started));
@@ -130,19 +132,20 @@ async function runDelegate(b: Batch, o: OpenCall): Promise<void> {
   if (d.stoppedBy !== undefined) throw d.stoppedBy;
 }
 
-async function runClarify(b: Batch, o: OpenCall): Promise<void> {
-  const answered = await askClarify(b.s, b.p, o.call, () => b.host.onProgress(b.p));
+async function runClarify(b: Batch, o: OpenCall, call: CallOfKind<'clarify'>): Promise<void> {
+  const answered = await askClarify(b.s, b.p, call, () => b.host.onProgress(b.p));
   // The question is answered (or timed out): the Web UI stops showing it as waiting.
   b.host.onProgress(b.p);
   await answer(b, o, answered, false);
 }
 
-async function runActivity(b: Batch, o: OpenCall, call: ToolCall): Promise<void> {
+async function runActivity(b: Batch, o: OpenCall, call: CallOfKind<'activity' | 'mcp' | 'invalid'>): Promise<void> {
   const { s, p } = b;
-  const gate = await gateCommand(s, p, o.call, () => b.host.onProgress(p), b.assistantSeq);
+  const check = approvalOf(call);
+  const gate = await gateCommand(s, p, call, check, () => b.host.onProgress(p), b.assistantSeq);
   b.host.onProgress(p);
   if (!gate.run) {
-    await answer(b, o, gate.result, true, undefined, o.call.approval?.level === 'hardline' ? 'blocked' : 'denied');
+    await answer(b, o, gate.result, true, undefined, check?.level === 'hardline' ? 'blocked' : 'denied');
     return;
   }
   const r = await toolActivities(`tool ${o.call.summary}`, o.call.timeoutSeconds, s.toolTaskQueue).runTool({
@@ -166,7 +169,7 @@ async function runActivity(b: Batch, o: OpenCall, call: ToolCall): Promise<void>
 /** One call: the loop guard first (a duplicate in the reply, a repeat it answers), then its handler. */
 async function runOne(b: Batch, o: OpenCall, duplicateOf: number | undefined): Promise<void> {
   const { guard } = b;
-  const call = toolCallOf(o.call);
+  const call = o.call;
   if (guard && duplicateOf !== undefined) {
     await answer(b, o, duplicateText(o.call.name, b.calls[duplicateOf]!.id), false, undefined, 'duplicate');
     b.notes.push(`${o.call.name}: duplicate call in one reply ran once`);

@@ -232,13 +232,7 @@ async function loop(host: TurnHost, p: TurnProgress, outcome: Outcome): Promise<
       case 'continue_truncated':
         p.parts.push(r.text);
         p.capRaises += 1;
-        await storeStep('recordMessages', {
-          sessionId: s.sessionId,
-          turnId: p.turnId,
-          messages: [{ seq: s.nextSeq, role: 'user', content: CONTINUE_PROMPT, overwrite: true }],
-        });
-        s.nextSeq += 1;
-        p.tailRole = 'user';
+        await writeOwnMessage(s, p, 'user', CONTINUE_PROMPT);
         continue;
       case 'end_partial':
         outcome.partial = true;
@@ -328,16 +322,26 @@ async function endWithNote(
   status: { kind: string; message: string; details?: Record<string, unknown> },
 ): Promise<void> {
   const s = host.state;
-  await storeStep('recordMessages', {
-    sessionId: s.sessionId,
-    turnId: p.turnId,
-    messages: [{ seq: s.nextSeq, role: 'assistant', content: text, overwrite: true }],
-  });
-  s.nextSeq += 1;
-  p.tailRole = 'assistant';
+  await writeOwnMessage(s, p, 'assistant', text);
   await storeStep('publishStatus', { conversationId: s.conversationId, turnId: p.turnId, ...status });
   outcome.finalText = text;
   outcome.exit = exit;
+}
+
+/** A message the workflow writes itself at its next position, over any leftover of a discarded call. */
+async function writeOwnMessage(
+  s: ConversationState,
+  p: TurnProgress,
+  role: 'user' | 'assistant',
+  content: string,
+): Promise<void> {
+  await storeStep('recordMessages', {
+    sessionId: s.sessionId,
+    turnId: p.turnId,
+    messages: [{ seq: s.nextSeq, role, content, overwrite: true }],
+  });
+  s.nextSeq += 1;
+  p.tailRole = role;
 }
 
 /** Budget spent: one last tool-less call asks the model to summarise (docs/providers.md). */

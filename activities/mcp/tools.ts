@@ -13,7 +13,7 @@ import { needsApproval } from '../../common/mcp-config.js';
 import type { McpToolRef } from '../../common/mcp-state.js';
 import { canonicalJson } from '../../common/loop-guard.js';
 import { oneLine } from '../../common/text.js';
-import type { ToolCallRef, ToolTraits } from '../../common/tool-batch.js';
+import type { InvalidCall, InvalidCallProblem, McpCall, ToolCallRef, ToolTraits } from '../../common/tool-batch.js';
 import type { Db } from '../store/db.js';
 import type { McpToolRow } from '../store/mcp-tools.js';
 import { loadMcpTools } from '../store/mcp-tools.js';
@@ -60,13 +60,14 @@ export function describeMcpCall(
   const traits = row.readOnly ? READ_ONLY : SERIAL;
   const timeoutSeconds = server?.timeoutSeconds ?? 120;
   // Arguments the server could never accept go back to the model as a tool error, nothing sent.
-  const invalid = (argsError: string, invalidJson?: boolean) => ({
+  const invalid = (argsError: string, problem: InvalidCallProblem = 'invalid_arguments'): InvalidCall => ({
+    kind: 'invalid',
     id: call.id,
     name,
     summary: `${label} (invalid arguments)`,
     timeoutSeconds: 30,
     traits,
-    ...(invalidJson ? { invalidJson: true } : {}),
+    problem,
     argsError,
   });
   let args: unknown;
@@ -75,13 +76,14 @@ export function describeMcpCall(
   } catch (err) {
     return invalid(
       `Invalid JSON arguments for ${name}: ${(err as Error).message}. Send a JSON object matching the tool's schema (use {} for no arguments).`,
-      true,
+      'invalid_json',
     );
   }
   if (!args || typeof args !== 'object' || Array.isArray(args))
     return invalid(`Invalid arguments for ${name}: send a JSON object.`);
   const shown = oneLine(JSON.stringify(args), 80);
-  const ref: ToolCallRef = {
+  const ref: McpCall = {
+    kind: 'mcp',
     id: call.id,
     name,
     summary: oneLine(`${label}${shown === '{}' ? '' : `: ${shown}`}`, 120),

@@ -10,6 +10,7 @@ import { markUndoable } from '../../common/checkpoints.js';
 import type { TurnAttempts } from '../../common/attempts.js';
 import { priceUsage, pricingFor } from '../../common/pricing.js';
 import type { ProviderRef } from '../../common/providers.js';
+import type { ToolCallRef } from '../../common/tool-batch.js';
 import { oneLine } from '../../common/text.js';
 import type { ActivityDeps } from '../deps.js';
 import type { EventPublisher } from '../events/publisher.js';
@@ -240,9 +241,17 @@ async function storeReply(c: CallAttempt, prepared: PreparedCall, response: Mode
     const ref = mcpRow
       ? describeMcpCall(tc, mcpRow, config.file.mcp.servers[mcpRow.server], allowlist)
       : markUndoable(describeCall(deps.tools, enabled, tc, allowlist), config.file.checkpoints);
-    return capped.error
-      ? { id: ref.id, name: ref.name, summary: ref.summary, timeoutSeconds: 30, argsError: capped.error }
-      : ref;
+    if (!capped.error) return ref;
+    const tooMany: ToolCallRef = {
+      kind: 'invalid',
+      id: ref.id,
+      name: ref.name,
+      summary: ref.summary,
+      timeoutSeconds: 30,
+      problem: 'too_many_calls',
+      argsError: capped.error,
+    };
+    return tooMany;
   });
   return {
     finishReason: response.finishReason,

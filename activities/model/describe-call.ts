@@ -55,11 +55,12 @@ export function describeCall(
   if (!tool) {
     const suggestion = closestName(name, enabled);
     return {
+      kind: 'invalid',
       id: call.id,
       name,
       summary: `${name || '(no name)'} (unknown tool)`,
       timeoutSeconds: 30,
-      unknownTool: true,
+      problem: 'unknown_tool',
       argsError:
         `Tool '${name}' does not exist.${suggestion ? ` Did you mean '${suggestion}'?` : ''} ` +
         `Available tools: ${enabled.join(', ') || '(none)'}.`,
@@ -68,15 +69,17 @@ export function describeCall(
   const parsed = parseToolArgs(tool, call.function.arguments);
   if (!parsed.ok)
     return {
+      kind: 'invalid',
       id: call.id,
       name,
       summary: `${name} (invalid arguments)`,
       timeoutSeconds: 30,
       traits: tool.traits,
+      problem: parsed.invalidJson ? 'invalid_json' : 'invalid_arguments',
       argsError: parsed.error,
-      ...(parsed.invalidJson ? { invalidJson: true } : {}),
     };
-  const ref: ToolCallRef = {
+  const paths = tool.paths?.(parsed.args);
+  const base = {
     id: call.id,
     name,
     summary: oneLine(tool.summarize?.(parsed.args) ?? name, 120),
@@ -84,36 +87,32 @@ export function describeCall(
     traits: tool.traits,
     // The loop guard compares calls by this key: the same arguments in any key order are the same call.
     argsKey: shortHash(canonicalJson(parsed.args)),
+    ...(paths?.length ? { paths } : {}),
   };
-  const paths = tool.paths?.(parsed.args);
-  if (paths?.length) ref.paths = paths;
   const args = parsed.args as Record<string, unknown>;
-  if (name === 'terminal' && typeof args.command === 'string') {
-    const check = checkCommand(args.command, allowlist);
-    if (check) ref.approval = check;
-  }
-  if (name === 'todo') {
-    ref.todo = {
-      merge: args.merge === true,
-      ...(Array.isArray(args.todos) ? { todos: args.todos as TodoItem[] } : {}),
+  if (name === 'todo')
+    return {
+      ...base,
+      kind: 'todo',
+      todo: { merge: args.merge === true, ...(Array.isArray(args.todos) ? { todos: args.todos as TodoItem[] } : {}) },
     };
-  }
   if (name === DELEGATE_TOOL) {
     const a = parsed.args as DelegateArgs;
     const tasks = a.tasks ?? [{ goal: a.goal ?? '', context: a.context, toolsets: a.toolsets }];
-    ref.delegate = {
+    const delegate = {
       tasks: tasks.map((t) => ({
         goal: t.goal,
         ...(t.context ? { context: t.context } : {}),
         ...(t.toolsets?.length ? { tools: t.toolsets } : {}),
       })),
     };
+    return { ...base, kind: 'delegate', delegate };
   }
   if (name === 'clarify' && typeof args.question === 'string') {
-    ref.clarify = {
-      question: args.question,
-      choices: Array.isArray(args.choices) ? args.choices.filter((c): c is string => typeof c === 'string') : [],
-    };
+    const choices = Array.isArray(args.choices) ? args.choices.filter((c): c is string => typeof c === 'string') : [];
+    return { ...base, kind: 'clarify', clarify: { question: args.question, choices } };
   }
-  return ref;
+  const check =
+    name === 'terminal' && typeof args.command === 'string' ? checkCommand(args.command, allowlist) : undefined;
+  return { ...base, kind: 'activity', ...(check ? { approval: check } : {}) };
 }

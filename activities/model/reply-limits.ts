@@ -12,7 +12,7 @@
  *   stays in Postgres either way.
  */
 import type { ToolCall } from '../../common/messages.js';
-import type { ToolCallRef } from '../../common/tool-batch.js';
+import type { InvalidCall, ToolCallRef } from '../../common/tool-batch.js';
 
 export const MAX_TOOL_CALLS_PER_REPLY = 128;
 /** What the workflow gets from one model call, at most (JSON bytes), well under Temporal's 2 MB. */
@@ -36,13 +36,15 @@ export function capToolCalls(calls: ToolCall[]): { calls: ToolCall[]; error?: st
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');
 
 /** A call record without its payload: it fails with `why` and never runs. */
-function withoutPayload(ref: ToolCallRef, why: string): ToolCallRef {
+function withoutPayload(ref: ToolCallRef, why: string): InvalidCall {
   return {
     id: ref.id,
     name: ref.name,
     summary: ref.summary.slice(0, 120),
     timeoutSeconds: ref.timeoutSeconds,
     ...(ref.traits ? { traits: ref.traits } : {}),
+    kind: 'invalid',
+    problem: 'too_large',
     argsError: why,
   };
 }

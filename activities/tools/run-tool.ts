@@ -62,7 +62,7 @@ export function toolActivities(deps: ActivityDeps) {
     stored: <T>(fn: () => Promise<T>) => Promise<T>,
     where: Awaited<ReturnType<typeof confineWorkspace>>,
   ): Promise<ToolOutput & { fromTool?: boolean }> {
-    if (a.call.argsError) return { content: a.call.argsError, isError: true };
+    if (a.call.kind === 'invalid') return { content: a.call.argsError, isError: true };
     if (!tool) return { content: `Tool '${a.call.name}' is not available on this worker.`, isError: true };
     if (tool.agentLevel)
       return { content: `${a.call.name} is handled by the conversation, not the tool runtime.`, isError: true };
@@ -137,7 +137,7 @@ export function toolActivities(deps: ActivityDeps) {
   /** A built-in tool by name, or an MCP tool by the hash its call descriptor carries. */
   async function toolFor(a: RunToolArgs): Promise<ToolDefinition<unknown> | undefined> {
     const builtin = deps.tools.get(a.call.name);
-    if (builtin || !a.call.mcp || !deps.mcp) return builtin;
+    if (builtin || a.call.kind !== 'mcp' || !deps.mcp) return builtin;
     const row = (await loadMcpTools(db, [a.call.mcp])).get(a.call.mcp);
     return row ? mcpToolDefinition(a.call.name, row, deps.config.file.mcp, deps.mcp) : undefined;
   }

@@ -8,12 +8,25 @@ import { before, describe, it } from 'node:test';
 import { loadCommandSafety } from '../../activities/command-safety/classify.js';
 import { checkCommand } from '../../activities/command-safety/approval-check.js';
 import { UNDOABLE_RULES, checkpointsConfigSchema, markUndoable } from '../../common/checkpoints.js';
-import type { ToolCallRef } from '../../common/tool-batch.js';
+import type { CheckpointSettings } from '../../common/checkpoints.js';
+import { approvalOf } from '../../common/tool-batch.js';
+import type { ActivityCall } from '../../common/tool-batch.js';
 
-const call = (command: string): ToolCallRef => {
+const SHELL = { readOnly: false, pathScoped: false, serial: true };
+const call = (command: string): ActivityCall => {
   const approval = checkCommand(command, new Set());
-  return { id: 'c1', name: 'terminal', summary: command, timeoutSeconds: 60, ...(approval ? { approval } : {}) };
+  return {
+    kind: 'activity',
+    id: 'c1',
+    name: 'terminal',
+    summary: command,
+    timeoutSeconds: 60,
+    traits: SHELL,
+    argsKey: 'k',
+    ...(approval ? { approval } : {}),
+  };
 };
+const undoable = (c: ActivityCall, settings: CheckpointSettings) => approvalOf(markUndoable(c, settings))?.undoable;
 
 describe('checkpoint policy', () => {
   before(async () => {
@@ -28,9 +41,9 @@ describe('checkpoint policy', () => {
   it('marks a workspace-only command only with the switch on; never one that leaves the workspace', () => {
     const on = checkpointsConfigSchema.parse({ autoApproveWorkspaceCommands: true });
     const off = checkpointsConfigSchema.parse({});
-    assert.equal(markUndoable(call('rm -rf src'), off).approval?.undoable, undefined);
-    assert.equal(markUndoable(call('rm -rf src'), on).approval?.undoable, true);
-    assert.equal(markUndoable(call('rm -rf src'), { ...on, enabled: false }).approval?.undoable, undefined);
+    assert.equal(undoable(call('rm -rf src'), off), undefined);
+    assert.equal(undoable(call('rm -rf src'), on), true);
+    assert.equal(undoable(call('rm -rf src'), { ...on, enabled: false }), undefined);
     for (const away of [
       'rm -rf /tmp/build',
       'rm -rf ~/project',
@@ -38,6 +51,6 @@ describe('checkpoint policy', () => {
       'git clean -fdx',
       'git push --force',
     ])
-      assert.equal(markUndoable(call(away), on).approval?.undoable, undefined, away);
+      assert.equal(undoable(call(away), on), undefined, away);
   });
 });

@@ -120,13 +120,13 @@ describe('loop guard', () => {
   });
 
   it('says what each call may change', () => {
-    assert.equal(callEffect({ name: 'read_file', readOnly: true }), 'none');
-    assert.equal(callEffect({ name: 'mcp_docs_search', readOnly: true, mcp: true }), 'none');
-    assert.equal(callEffect({ name: 'todo', readOnly: false, todo: true }), 'list');
+    assert.equal(callEffect({ name: 'read_file', readOnly: true, kind: 'activity' }), 'none');
+    assert.equal(callEffect({ name: 'mcp_docs_search', readOnly: true, kind: 'mcp' }), 'none');
+    assert.equal(callEffect({ name: 'todo', readOnly: false, kind: 'todo' }), 'list');
     for (const name of ['patch', 'write_file', 'memory'])
-      assert.equal(callEffect({ name, readOnly: false }), 'checked');
-    assert.equal(callEffect({ name: 'terminal', readOnly: false }), 'any');
-    assert.equal(callEffect({ name: 'patch', readOnly: false, mcp: true }), 'any', 'only built-in edits are checked');
+      assert.equal(callEffect({ name, readOnly: false, kind: 'activity' }), 'checked');
+    assert.equal(callEffect({ name: 'terminal', readOnly: false, kind: 'activity' }), 'any');
+    assert.equal(callEffect({ name: 'patch', readOnly: false, kind: 'mcp' }), 'any', 'only built-in edits are checked');
   });
 
   it('the reference names the result it stands for and refusals say why', () => {

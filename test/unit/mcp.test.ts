@@ -12,7 +12,7 @@ import { adaptInputSchema } from '../../activities/mcp/schema.js';
 import { formatToolResult } from '../../activities/mcp/result.js';
 import { describeMcpCall } from '../../activities/mcp/tools.js';
 import type { McpToolRow } from '../../activities/store/mcp-tools.js';
-import { planToolBatch } from '../../common/tool-batch.js';
+import { approvalOf, planToolBatch } from '../../common/tool-batch.js';
 import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { McpPool } from '../../activities/mcp/pool.js';
@@ -140,14 +140,14 @@ describe('MCP schemas and results', () => {
     const cfg = mcpServerSchema.parse({ command: 'x', approval: { rm: 'always' } });
     const ro = describeMcpCall(call('mcp_everything_echo', '{"message":"hi"}'), row(true), cfg);
     assert.equal(ro.summary, 'mcp everything/echo: {"message":"hi"}');
-    assert.equal(ro.mcp, '0123456789abcdef');
-    assert.equal(ro.approval, undefined);
+    assert.equal(ro.kind === 'mcp' && ro.mcp, '0123456789abcdef');
+    assert.equal(approvalOf(ro), undefined);
     const ro2 = describeMcpCall(call('mcp_everything_echo', '{}'), row(true), cfg);
     assert.equal(planToolBatch([ro, ro2]).mode, 'parallel');
     const w = describeMcpCall(call('mcp_everything_rm', '{"path":"x"}'), row(false, 'rm'), cfg);
     assert.equal(planToolBatch([ro, w]).mode, 'sequential');
-    assert.equal(w.approval?.level, 'dangerous');
-    assert.deepEqual(w.approval?.rules, ['mcp:everything:rm']);
+    assert.equal(approvalOf(w)?.level, 'dangerous');
+    assert.deepEqual(approvalOf(w)?.rules, ['mcp:everything:rm']);
     // An "always" approval of the tool (its rule) lets it run without asking.
     const always = describeMcpCall(
       call('mcp_everything_rm', '{"path":"x"}'),
@@ -155,10 +155,10 @@ describe('MCP schemas and results', () => {
       cfg,
       new Set(['mcp:everything:rm']),
     );
-    assert.equal(always.approval?.level, 'allowed');
+    assert.equal(approvalOf(always)?.level, 'allowed');
     const bad = describeMcpCall(call('mcp_everything_echo', '{oops'), row(true), cfg);
-    assert.equal(bad.invalidJson, true);
-    assert.ok(bad.argsError);
+    assert.equal(bad.kind === 'invalid' && bad.problem, 'invalid_json');
+    assert.ok(bad.kind === 'invalid' && bad.argsError);
   });
 
   it('keeps the workflow’s snapshot bounded', () => {

@@ -32,9 +32,9 @@ const reply = (over: Partial<ResponseFacts> = {}): ResponseFacts => ({
 const calls = (...names: string[]): ResponseFacts =>
   reply({ finishReason: 'tool_calls', text: '', toolCalls: names.map((name) => ({ name })) });
 const unknownCall = (name = 'reed_file'): ResponseFacts =>
-  reply({ finishReason: 'tool_calls', text: '', toolCalls: [{ name, unknownTool: true }] });
+  reply({ finishReason: 'tool_calls', text: '', toolCalls: [{ name, problem: 'unknown_tool' as const }] });
 const brokenCall = (finishReason = 'tool_calls'): ResponseFacts =>
-  reply({ finishReason, text: '', toolCalls: [{ name: 'write_file', invalidJson: true }] });
+  reply({ finishReason, text: '', toolCalls: [{ name: 'write_file', problem: 'invalid_json' as const }] });
 const empty = (text = ''): ResponseFacts => reply({ text });
 
 const ctx = (over: Partial<StepContext> = {}): StepContext => ({ lastStepWasTools: false, fallbacksLeft: 0, ...over });
@@ -174,7 +174,11 @@ describe('decideNextStep: invalid JSON arguments', () => {
 
   it('names every broken call in the reason', () => {
     const r = reply({
-      toolCalls: [{ name: 'a', invalidJson: true }, { name: 'b' }, { name: 'c', invalidJson: true }],
+      toolCalls: [
+        { name: 'a', problem: 'invalid_json' as const },
+        { name: 'b' },
+        { name: 'c', problem: 'invalid_json' as const },
+      ],
     });
     const s = decideNextStep(r, freshCounters(), ctx());
     assert.equal(s.kind === 'recall' && s.why.endsWith('a, c'), true, JSON.stringify(s));
@@ -207,7 +211,7 @@ describe('decideNextStep: unknown tool names', () => {
 
   it('counts a reply that mixes known and unknown tools, and names a nameless call', () => {
     const c = freshCounters();
-    const mixed = reply({ toolCalls: [{ name: 'read_file' }, { name: '', unknownTool: true }] });
+    const mixed = reply({ toolCalls: [{ name: 'read_file' }, { name: '', problem: 'unknown_tool' as const }] });
     const steps = run(mixed, MAX_UNKNOWN_TOOL_STREAK, c, ctx());
     const last = steps.at(-1)!;
     assert.equal(last.kind, 'end_partial');

@@ -5,24 +5,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCallRef, ToolTraits } from '../../common/tool-batch.js';
-import { pathsOverlap, planToolBatch, toolCallOf } from '../../common/tool-batch.js';
+import { pathsOverlap, planToolBatch } from '../../common/tool-batch.js';
 
 const READ: ToolTraits = { readOnly: true, pathScoped: true, serial: false };
 const WRITE: ToolTraits = { readOnly: false, pathScoped: true, serial: false };
 const SHELL: ToolTraits = { readOnly: false, pathScoped: false, serial: true };
 
 let n = 0;
-function ref(
-  name: string,
-  traits: ToolTraits | undefined,
-  paths?: string[],
-  extra: Partial<ToolCallRef> = {},
-): ToolCallRef {
+function ref(name: string, traits: ToolTraits | undefined, paths?: string[], argsError?: string): ToolCallRef {
   n += 1;
-  const r: ToolCallRef = { id: `call_${n}`, name, summary: name, timeoutSeconds: 60, ...extra };
-  if (traits) r.traits = traits;
-  if (paths) r.paths = paths;
-  return r;
+  const base = { id: `call_${n}`, name, summary: name, timeoutSeconds: 60, ...(paths ? { paths } : {}) };
+  if (!traits || argsError)
+    return {
+      ...base,
+      ...(traits ? { traits } : {}),
+      kind: 'invalid',
+      problem: traits ? 'invalid_arguments' : 'unknown_tool',
+      argsError: argsError ?? `Tool '${name}' does not exist.`,
+    };
+  return { ...base, traits, argsKey: `k${n}`, kind: 'activity' };
 }
 const read = (path: string) => ref('read_file', READ, [path]);
 const write = (...paths: string[]) => ref('write_file', WRITE, paths);
@@ -84,10 +85,7 @@ describe('planToolBatch', () => {
   });
 
   it('runs sequentially when a call has invalid arguments', () => {
-    assert.equal(
-      mode(read('a.txt'), ref('read_file', READ, ['b.txt'], { argsError: 'Invalid JSON arguments' })),
-      'sequential',
-    );
+    assert.equal(mode(read('a.txt'), ref('read_file', READ, ['b.txt'], 'Invalid JSON arguments')), 'sequential');
   });
 
   it('runs sequentially when a writer does not say which paths it touches', () => {
@@ -122,30 +120,5 @@ describe('pathsOverlap', () => {
     assert.equal(pathsOverlap('src/a.ts', 'src/b.ts'), false);
     assert.equal(pathsOverlap('src', 'src2/file'), false);
     assert.equal(pathsOverlap('lib/app', 'lib/apple'), false);
-  });
-});
-
-describe('toolCallOf', () => {
-  const ref = (extra: Partial<ToolCallRef>): ToolCallRef => ({
-    id: 'c1',
-    name: 'x',
-    summary: 'x',
-    timeoutSeconds: 60,
-    ...extra,
-  });
-  it('names the handler of each call: invalid arguments first, then what the workflow answers itself', () => {
-    const todo = { todos: [], merge: false };
-    const clarify = { question: 'Which?', choices: [] };
-    const delegate = { tasks: [{ goal: 'g' }] };
-    assert.equal(toolCallOf(ref({})).kind, 'activity');
-    assert.equal(toolCallOf(ref({ todo })).kind, 'todo');
-    assert.equal(toolCallOf(ref({ clarify })).kind, 'clarify');
-    assert.equal(toolCallOf(ref({ delegate })).kind, 'delegate');
-    // A todo call whose arguments failed is not applied: its activity records why.
-    assert.deepEqual(toolCallOf(ref({ todo, argsError: 'bad' })), {
-      kind: 'invalid',
-      ref: ref({ todo, argsError: 'bad' }),
-      argsError: 'bad',
-    });
   });
 });
