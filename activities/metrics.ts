@@ -87,98 +87,83 @@ export function createMetrics(o: MetricsOptions = {}): HeraldMetrics {
   const tools = new BoundedLabel();
   const reasons = new BoundedLabel(32);
   const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers });
+  const gauge = (name: string, help: string) => new Gauge({ name, help, registers });
 
-  const modelCalls = new Counter({
-    name: 'herald_model_calls_total',
-    help: 'Model calls started (the first attempt of each call; retries are in herald_model_attempts_total).',
-    labelNames: ['provider', 'model'],
-    registers,
-  });
-  const modelAttempts = new Counter({
-    name: 'herald_model_attempts_total',
-    help: 'HTTP attempts of model calls by outcome (ok, error, cancelled).',
-    labelNames: ['provider', 'model', 'outcome'],
-    registers,
-  });
-  const modelErrors = new Counter({
-    name: 'herald_model_errors_total',
-    help: 'Failed model-call attempts by failure reason (rate_limit, timeout, network, context_overflow, ...).',
-    labelNames: ['provider', 'model', 'reason'],
-    registers,
-  });
-  const modelDuration = new Histogram({
-    name: 'herald_model_call_duration_seconds',
-    help: 'Duration of a model-call attempt, from the activity start to the stored reply.',
-    labelNames: ['provider', 'model', 'outcome'],
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160, 320],
-    registers,
-  });
-  const firstToken = new Histogram({
-    name: 'herald_model_time_to_first_token_seconds',
-    help: 'From the provider request to the first streamed output (text, reasoning or a tool call).',
-    labelNames: ['provider', 'model'],
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
-    registers,
-  });
-  const tokens = new Counter({
-    name: 'herald_model_tokens_total',
-    help: 'Tokens the providers reported, by kind (input, output, cache_read, cache_write, reasoning).',
-    labelNames: ['provider', 'model', 'kind'],
-    registers,
-  });
-  const cost = new Counter({
-    name: 'herald_model_cost_usd_total',
-    help: 'Estimated cost of model calls in US dollars (from the pricing table; 0 where no price is known).',
-    labelNames: ['provider', 'model'],
-    registers,
-  });
-  const modelsInFlight = new Gauge({
-    name: 'herald_model_calls_in_flight',
-    help: 'Model calls running on this worker now.',
-    registers,
-  });
-  const toolCalls = new Counter({
-    name: 'herald_tool_calls_total',
-    help: 'Tool calls by tool and outcome (ok, error, cancelled, refused).',
-    labelNames: ['tool', 'outcome'],
-    registers,
-  });
-  const toolDuration = new Histogram({
-    name: 'herald_tool_call_duration_seconds',
-    help: 'Duration of a tool call.',
-    labelNames: ['tool', 'outcome'],
-    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600],
-    registers,
-  });
-  const toolsInFlight = new Gauge({
-    name: 'herald_tool_calls_in_flight',
-    help: 'Tool calls running on this worker now.',
-    registers,
-  });
-  const compressions = new Counter({
-    name: 'herald_compressions_total',
-    help: 'Context compressions by outcome (compressed, fallback, skipped, error, cancelled).',
-    labelNames: ['outcome'],
-    registers,
-  });
-  const compressionDuration = new Histogram({
-    name: 'herald_compression_duration_seconds',
-    help: 'Duration of a context compression (summary model call included).',
-    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
-    registers,
-  });
-  const approvals = new Counter({
-    name: 'herald_approvals_total',
-    help: 'Dangerous-command approvals by decision (requested, once, session, always, deny, timeout, cancelled).',
-    labelNames: ['decision'],
-    registers,
-  });
-  const denials = new Counter({
-    name: 'herald_sandbox_denials_total',
-    help: 'What the tool sandbox stopped, by kind (network, read_only, file_size, processes, memory, policy).',
-    labelNames: ['kind'],
-    registers,
-  });
+  const modelCalls = counter(
+    'herald_model_calls_total',
+    'Model calls started (the first attempt of each call; retries are in herald_model_attempts_total).',
+    ['provider', 'model'],
+  );
+  const modelAttempts = counter(
+    'herald_model_attempts_total',
+    'HTTP attempts of model calls by outcome (ok, error, cancelled).',
+    ['provider', 'model', 'outcome'],
+  );
+  const modelErrors = counter(
+    'herald_model_errors_total',
+    'Failed model-call attempts by failure reason (rate_limit, timeout, network, context_overflow, ...).',
+    ['provider', 'model', 'reason'],
+  );
+  const modelDuration = histogram(
+    'herald_model_call_duration_seconds',
+    'Duration of a model-call attempt, from the activity start to the stored reply.',
+    [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160, 320],
+    ['provider', 'model', 'outcome'],
+  );
+  const firstToken = histogram(
+    'herald_model_time_to_first_token_seconds',
+    'From the provider request to the first streamed output (text, reasoning or a tool call).',
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    ['provider', 'model'],
+  );
+  const tokens = counter(
+    'herald_model_tokens_total',
+    'Tokens the providers reported, by kind (input, output, cache_read, cache_write, reasoning).',
+    ['provider', 'model', 'kind'],
+  );
+  const cost = counter(
+    'herald_model_cost_usd_total',
+    'Estimated cost of model calls in US dollars (from the pricing table; 0 where no price is known).',
+    ['provider', 'model'],
+  );
+  const modelsInFlight = gauge('herald_model_calls_in_flight', 'Model calls running on this worker now.');
+  const toolCalls = counter(
+    'herald_tool_calls_total',
+    'Tool calls by tool and outcome (ok, error, cancelled, refused).',
+    ['tool', 'outcome'],
+  );
+  const toolDuration = histogram(
+    'herald_tool_call_duration_seconds',
+    'Duration of a tool call.',
+    [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600],
+    ['tool', 'outcome'],
+  );
+  const toolsInFlight = gauge('herald_tool_calls_in_flight', 'Tool calls running on this worker now.');
+  const compressions = counter(
+    'herald_compressions_total',
+    'Context compressions by outcome (compressed, fallback, skipped, error, cancelled).',
+    ['outcome'],
+  );
+  const compressionDuration = histogram(
+    'herald_compression_duration_seconds',
+    'Duration of a context compression (summary model call included).',
+    [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
+    [],
+  );
+  const approvals = counter(
+    'herald_approvals_total',
+    'Dangerous-command approvals by decision (requested, once, session, always, deny, timeout, cancelled).',
+    ['decision'],
+  );
+  const denials = counter(
+    'herald_sandbox_denials_total',
+    'What the tool sandbox stopped, by kind (network, read_only, file_size, processes, memory, policy).',
+    ['kind'],
+  );
   const db = o.db;
   new Gauge({
     name: 'herald_approvals_waiting',

@@ -12,10 +12,23 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
 const tracer = () => trace.getTracer('herald');
 
-function finish(span: Span, failed: string | undefined, attributes: Attributes): void {
-  span.setAttributes(attributes);
-  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: failed });
-  span.end();
+/**
+ * The span's end, made once however often it is called: `failure` says why an `error` outcome
+ * failed, `attributes` what else the end records.
+ */
+function ender<E extends { outcome: string }>(
+  span: Span,
+  failure: (e: E) => string,
+  attributes: (e: E) => Attributes,
+): (e: E) => void {
+  let ended = false;
+  return (e) => {
+    if (ended) return;
+    ended = true;
+    span.setAttributes({ 'herald.outcome': e.outcome, ...attributes(e) });
+    if (e.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: failure(e) });
+    span.end();
+  };
 }
 
 /** `gen_ai.system`: the provider family the API speaks for (custom and local servers speak OpenAI's). */
@@ -57,28 +70,28 @@ export function startModelSpan(o: {
       'herald.attempt': o.attempt,
     },
   });
-  let ended = false;
-  return (e) => {
-    if (ended) return;
-    ended = true;
-    const t = e.tokens;
-    finish(span, e.outcome === 'error' ? (e.reason ?? 'error') : undefined, {
-      'herald.outcome': e.outcome,
-      ...(e.model ? { 'gen_ai.response.model': e.model } : {}),
-      ...(t
-        ? {
-            'gen_ai.usage.input_tokens': t.input + t.cacheRead,
-            'gen_ai.usage.output_tokens': t.output,
-            'herald.usage.cache_read_tokens': t.cacheRead,
-            'herald.usage.reasoning_tokens': t.reasoning,
-          }
-        : {}),
-      ...(e.finishReason ? { 'gen_ai.response.finish_reasons': [e.finishReason] } : {}),
-      ...(e.reason ? { 'error.type': e.reason } : {}),
-      ...(e.costUsd !== undefined ? { 'herald.cost_usd': e.costUsd } : {}),
-      ...(e.firstTokenMs !== undefined ? { 'herald.time_to_first_token_ms': e.firstTokenMs } : {}),
-    });
-  };
+  return ender(
+    span,
+    (e: ModelSpanEnd) => e.reason ?? 'error',
+    (e) => {
+      const t = e.tokens;
+      return {
+        ...(e.model ? { 'gen_ai.response.model': e.model } : {}),
+        ...(t
+          ? {
+              'gen_ai.usage.input_tokens': t.input + t.cacheRead,
+              'gen_ai.usage.output_tokens': t.output,
+              'herald.usage.cache_read_tokens': t.cacheRead,
+              'herald.usage.reasoning_tokens': t.reasoning,
+            }
+          : {}),
+        ...(e.finishReason ? { 'gen_ai.response.finish_reasons': [e.finishReason] } : {}),
+        ...(e.reason ? { 'error.type': e.reason } : {}),
+        ...(e.costUsd !== undefined ? { 'herald.cost_usd': e.costUsd } : {}),
+        ...(e.firstTokenMs !== undefined ? { 'herald.time_to_first_token_ms': e.firstTokenMs } : {}),
+      };
+    },
+  );
 }
 
 /** A span for one tool call (GenAI's `execute_tool`), ended with its outcome, exit code and duration. */
@@ -90,16 +103,14 @@ export function startToolSpan(
     kind: SpanKind.INTERNAL,
     attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': callId },
   });
-  let ended = false;
-  return (e) => {
-    if (ended) return;
-    ended = true;
-    finish(span, e.outcome === 'error' ? 'the tool reported an error' : undefined, {
-      'herald.outcome': e.outcome,
+  return ender(
+    span,
+    () => 'the tool reported an error',
+    (e: { outcome: string; durationMs: number; exitCode?: number | undefined }) => ({
       'herald.tool.duration_ms': e.durationMs,
       ...(e.exitCode !== undefined ? { 'herald.tool.exit_code': e.exitCode } : {}),
-    });
-  };
+    }),
+  );
 }
 
 /** A span for one context compression. */
@@ -107,14 +118,12 @@ export function startCompressionSpan(
   reason: string,
 ): (end: { outcome: string; tokensBefore?: number; tokensAfter?: number }) => void {
   const span = tracer().startSpan('herald.compression', { attributes: { 'herald.compression.reason': reason } });
-  let ended = false;
-  return (e) => {
-    if (ended) return;
-    ended = true;
-    finish(span, e.outcome === 'error' ? 'compression failed' : undefined, {
-      'herald.outcome': e.outcome,
+  return ender(
+    span,
+    () => 'compression failed',
+    (e: { outcome: string; tokensBefore?: number; tokensAfter?: number }) => ({
       ...(e.tokensBefore !== undefined ? { 'herald.compression.tokens_before': e.tokensBefore } : {}),
       ...(e.tokensAfter !== undefined ? { 'herald.compression.tokens_after': e.tokensAfter } : {}),
-    });
-  };
+    }),
+  );
 }

@@ -25,14 +25,7 @@ function conversationOf(sessionId: string): string {
 
 /** Turn `turn`'s changes, or the latest turn's with a checkpoint; undefined when there is none. */
 export async function readTurnDiff(db: Db, sessionId: string, turn?: number): Promise<TurnDiff | undefined> {
-  const r = await db.query<{
-    turn: number;
-    files: number;
-    added: number;
-    removed: number;
-    notes: string[];
-    patch: string | null;
-  }>(
+  const r = await db.query<TurnDiff>(
     `SELECT turn, files, added, removed, notes, patch FROM checkpoints
       WHERE conversation_id = $1 AND ($2::int IS NULL OR turn = $2) ORDER BY turn DESC LIMIT 1`,
     [conversationOf(sessionId), turn ?? null],

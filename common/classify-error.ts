@@ -315,18 +315,10 @@ function classifyByStatus(status: number, text: string, e: ProviderErrorInput): 
       return 'format_error';
     case 500:
     case 502:
-      // Some gateways wrap a request validation error in a 5xx: retrying the same request cannot help.
-      // An overflow is still compressed, even when the gateway also calls it an invalid request.
-      if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
-      if (has(text, OVERFLOW)) return 'context_overflow';
-      if (has(text, REQUEST_VALIDATION)) return 'format_error';
-      return 'server_error';
+      return requestFaultIn5xx(text) ?? 'server_error';
     case 503:
     case 529:
-      if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
-      if (has(text, OVERFLOW)) return 'context_overflow';
-      if (has(text, REQUEST_VALIDATION)) return 'format_error';
-      return 'overloaded';
+      return requestFaultIn5xx(text) ?? 'overloaded';
     case 408:
     case 504:
       return 'timeout';
@@ -335,6 +327,17 @@ function classifyByStatus(status: number, text: string, e: ProviderErrorInput): 
       if (status >= 400) return 'format_error';
       return undefined;
   }
+}
+
+/**
+ * Some gateways wrap a request validation error in a 5xx: retrying the same request cannot help.
+ * An overflow is still compressed, even when the gateway also calls it an invalid request.
+ */
+function requestFaultIn5xx(text: string): FailureReason | undefined {
+  if (has(text, UNSUPPORTED_PARAM)) return 'format_error';
+  if (has(text, OVERFLOW)) return 'context_overflow';
+  if (has(text, REQUEST_VALIDATION)) return 'format_error';
+  return undefined;
 }
 
 function classifyByMessage(text: string, e: ProviderErrorInput): FailureReason {

@@ -110,6 +110,18 @@ export interface ToolTraits {
   serial: boolean;
 }
 
+/** The trait sets tools declare, by what they do. */
+export const TRAITS = {
+  /** Reads the workspace paths in its arguments. */
+  readsPaths: { readOnly: true, pathScoped: true, serial: false },
+  /** Changes only the workspace paths in its arguments. */
+  editsPaths: { readOnly: false, pathScoped: true, serial: false },
+  /** Reads something other than workspace paths (skills, past sessions, an MCP tool marked read-only). */
+  reads: { readOnly: true, pathScoped: false, serial: false },
+  /** May change anything: runs alone and in order. */
+  serial: { readOnly: false, pathScoped: false, serial: true },
+} as const satisfies Record<string, ToolTraits>;
+
 export const SERIAL_TOOLS = new Set(['clarify', 'terminal', 'delegate_task', 'memory', 'todo']);
 
 export type BatchPlan = { mode: 'parallel' | 'sequential' };

@@ -14,6 +14,7 @@ import type { McpToolRef } from '../../common/mcp-state.js';
 import { canonicalJson } from '../../common/loop-guard.js';
 import { oneLine } from '../../common/text.js';
 import type { InvalidCall, InvalidCallProblem, McpCall, ToolCallRef, ToolTraits } from '../../common/tool-batch.js';
+import { TRAITS } from '../../common/tool-batch.js';
 import type { Db } from '../store/db.js';
 import type { McpToolRow } from '../store/mcp-tools.js';
 import { loadMcpTools } from '../store/mcp-tools.js';
@@ -24,9 +25,6 @@ import { commandAllowKey } from '../command-safety/approval-check.js';
 import type { McpPool } from './pool.js';
 import { runResourceTool } from './resources.js';
 import { formatToolResult } from './result.js';
-
-const READ_ONLY: ToolTraits = { readOnly: true, pathScoped: false, serial: false };
-const SERIAL: ToolTraits = { readOnly: false, pathScoped: false, serial: true };
 
 /** The conversation's MCP tools with their rows (refs whose row is missing are left out). */
 export async function resolveMcpTools(db: Db, refs: readonly McpToolRef[]): Promise<Map<string, McpToolRow>> {
@@ -57,7 +55,7 @@ export function describeMcpCall(
 ): ToolCallRef {
   const name = call.function.name;
   const label = `mcp ${row.server}/${row.kind === 'tool' ? row.tool : row.kind}`;
-  const traits = row.readOnly ? READ_ONLY : SERIAL;
+  const traits: ToolTraits = row.readOnly ? TRAITS.reads : TRAITS.serial;
   const timeoutSeconds = server?.timeoutSeconds ?? 120;
   // Arguments the server could never accept go back to the model as a tool error, nothing sent.
   const invalid = (argsError: string, problem: InvalidCallProblem = 'invalid_arguments'): InvalidCall => ({
@@ -120,7 +118,7 @@ export function mcpToolDefinition(
     toolset: `mcp:${row.server}`,
     description: row.description,
     parameters: z.record(z.string(), z.unknown()),
-    traits: row.readOnly ? READ_ONLY : SERIAL,
+    traits: row.readOnly ? TRAITS.reads : TRAITS.serial,
     ...(server?.trust === 'trusted' ? {} : { untrusted: 'external' as const }),
     unavailableReason: () =>
       !server ? `MCP server ${row.server} is not configured on this worker` : server.enabled ? undefined : 'disabled',

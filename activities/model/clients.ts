@@ -107,20 +107,29 @@ function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
  */
 const noRedirectFetch: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
 
-export function openaiClient(ref: ProviderRef, o: ClientOptions): OpenAI {
+/** What both SDKs' clients are built from: no retries of their own (Temporal retries), no redirects. */
+type SdkClient<T> = new (o: {
+  apiKey: string;
+  baseURL: string;
+  maxRetries: number;
+  timeout: number;
+  fetch: typeof fetch;
+}) => T;
+
+/** One client per endpoint, key and timeout, kept until the credentials change. */
+function sdkClient<T>(Sdk: SdkClient<T>, clients: Map<string, T>, ref: ProviderRef, o: ClientOptions): T {
   const apiKey = resolveApiKey(ref, o.env, o.endpoints, o.credentialIndex);
   return cached(
-    openaiClients,
+    clients,
     `${ref.baseUrl}\u0000${apiKey}\u0000${o.timeoutMs}`,
-    () => new OpenAI({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: o.timeoutMs, fetch: noRedirectFetch }),
+    () => new Sdk({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: o.timeoutMs, fetch: noRedirectFetch }),
   );
 }
 
+export function openaiClient(ref: ProviderRef, o: ClientOptions): OpenAI {
+  return sdkClient(OpenAI, openaiClients, ref, o);
+}
+
 export function anthropicClient(ref: ProviderRef, o: ClientOptions): Anthropic {
-  const apiKey = resolveApiKey(ref, o.env, o.endpoints, o.credentialIndex);
-  return cached(
-    anthropicClients,
-    `${ref.baseUrl}\u0000${apiKey}\u0000${o.timeoutMs}`,
-    () => new Anthropic({ apiKey, baseURL: ref.baseUrl, maxRetries: 0, timeout: o.timeoutMs, fetch: noRedirectFetch }),
-  );
+  return sdkClient(Anthropic, anthropicClients, ref, o);
 }

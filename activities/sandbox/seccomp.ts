@@ -20,6 +20,17 @@ type Arch = 'x64' | 'arm64';
 const AUDIT_ARCH: Record<Arch, number> = { x64: 0xc000003e, arm64: 0xc00000b7 };
 const X32_SYSCALL_BIT = 0x40000000;
 
+/** The new mount API: calls added after the architectures' tables were unified share one number everywhere. */
+const NEW_MOUNT_API: Record<string, number> = {
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  mount_setattr: 442,
+};
+
 /** Refused outright (x86_64 numbers; arm64 follows the generic table). */
 const REFUSED: Record<Arch, Record<string, number>> = {
   x64: {
@@ -52,13 +63,7 @@ const REFUSED: Record<Arch, Record<string, number>> = {
     kexec_file_load: 320,
     bpf: 321,
     userfaultfd: 323,
-    open_tree: 428,
-    move_mount: 429,
-    fsopen: 430,
-    fsconfig: 431,
-    fsmount: 432,
-    fspick: 433,
-    mount_setattr: 442,
+    ...NEW_MOUNT_API,
   },
   arm64: {
     lookup_dcookie: 18,
@@ -88,13 +93,7 @@ const REFUSED: Record<Arch, Record<string, number>> = {
     bpf: 280,
     userfaultfd: 282,
     kexec_file_load: 294,
-    open_tree: 428,
-    move_mount: 429,
-    fsopen: 430,
-    fsconfig: 431,
-    fsmount: 432,
-    fspick: 433,
-    mount_setattr: 442,
+    ...NEW_MOUNT_API,
   },
 };
 

@@ -275,55 +275,21 @@ export async function conversationOf(db: Db, id: string): Promise<string> {
 
 /** Every attempt of a conversation and its child agents, oldest first (at most `limit`, the newest ones). */
 export async function conversationLedger(db: Db, id: string, limit = LEDGER_ROW_LIMIT): Promise<LedgerRow[]> {
-  const r = await db.query<{
-    conversation_id: string;
-    turn_id: string;
-    step: number | null;
-    purpose: CallPurpose;
-    seq: number;
-    provider: string;
-    model: string;
-    attempt: number;
-    outcome: LedgerOutcome;
-    error_type: string | null;
-    input_tokens: string;
-    output_tokens: string;
-    cache_read_tokens: string;
-    cache_write_tokens: string;
-    cost_usd: string;
-    duration_ms: number;
-    request_bytes: number | null;
-    created_at: Date;
-  }>(
+  // Named as LedgerRow names them, the counts as numbers (Postgres sends bigint and numeric as text).
+  const r = await db.query<LedgerRow>(
     `${CONVERSATIONS_OF}
      SELECT * FROM (
-       SELECT conversation_id, turn_id, step, purpose, seq, provider, model, attempt, outcome, error_type, input_tokens, output_tokens,
-              cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, request_bytes, created_at
+       SELECT conversation_id AS "conversationId", turn_id AS "turnId", step, purpose, seq, provider, model, attempt,
+              outcome, error_type AS "errorType", input_tokens::float8 AS "inputTokens",
+              output_tokens::float8 AS "outputTokens", cache_read_tokens::float8 AS "cacheReadTokens",
+              cache_write_tokens::float8 AS "cacheWriteTokens", cost_usd::float8 AS "costUsd",
+              duration_ms AS "durationMs", request_bytes AS "requestBytes", created_at AS "createdAt"
          FROM model_calls WHERE conversation_id IN (SELECT id FROM convs)
         ORDER BY created_at DESC, call_key DESC LIMIT $2) newest
-      ORDER BY created_at, seq`,
+      ORDER BY "createdAt", seq`,
     [id, limit],
   );
-  return r.rows.map((x) => ({
-    conversationId: x.conversation_id,
-    turnId: x.turn_id,
-    step: x.step,
-    purpose: x.purpose,
-    seq: x.seq,
-    provider: x.provider,
-    model: x.model,
-    attempt: x.attempt,
-    outcome: x.outcome,
-    errorType: x.error_type,
-    inputTokens: Number(x.input_tokens),
-    outputTokens: Number(x.output_tokens),
-    cacheReadTokens: Number(x.cache_read_tokens),
-    cacheWriteTokens: Number(x.cache_write_tokens),
-    costUsd: Number(x.cost_usd),
-    durationMs: x.duration_ms,
-    requestBytes: x.request_bytes,
-    createdAt: x.created_at,
-  }));
+  return r.rows;
 }
 
 /** Sums over the attempts a WHERE clause picks (after an optional WITH prelude it may use). */

@@ -9,6 +9,7 @@ import type { DelegationSettings } from '../../common/delegation.js';
 import { DELEGATE_TOOL } from '../../common/delegation.js';
 import { oneLine } from '../../common/text.js';
 import { defineTool } from './registry.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 const GOAL_MAX_CHARS = 20_000;
 const CONTEXT_MAX_CHARS = 100_000;
@@ -56,7 +57,7 @@ export function delegateTaskTool(settings: DelegationSettings) {
       .refine((a) => (a.goal === undefined) !== (a.tasks === undefined), {
         message: 'give either `goal` (one task) or `tasks` (several), not both and not neither',
       }),
-    traits: { readOnly: false, pathScoped: false, serial: true },
+    traits: TRAITS.serial,
     agentLevel: true,
     summarize: (a) =>
       a.tasks ? `delegate_task: ${a.tasks.length} tasks` : `delegate_task: ${oneLine(a.goal ?? '', 100)}`,

@@ -21,6 +21,7 @@ import {
 import type { MemoryStore } from '../store/memory.js';
 import { defineTool } from './registry.js';
 import type { ToolContext } from './registry.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 /** Compared as the system prompt would show them: case and spacing do not make a new fact. */
 function sameFact(a: string, b: string): boolean {
@@ -62,7 +63,7 @@ export const memoryTool = defineTool({
       match: z.string().max(200).optional().describe('A substring of the entries to change (replace, remove)'),
     })
     .strict(),
-  traits: { readOnly: false, pathScoped: false, serial: true },
+  traits: TRAITS.serial,
   summarize: (a) =>
     `memory: ${a.action} ${a.store}${a.content ? ` "${oneLine(a.content, 60)}"` : a.match ? ` "${oneLine(a.match, 60)}"` : ''}`,
   timeoutSeconds: () => 30,

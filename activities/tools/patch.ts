@@ -14,6 +14,7 @@ import { editDiff } from './tool-display.js';
 import { workspaceRelative } from './workspace.js';
 import { diskRoomRefusal } from './disk-room.js';
 import { isProtected, plural, resolveAllowingNotADirectory, statIfExists } from './write-file.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const MAX_HUNKS = 3;
@@ -45,7 +46,7 @@ export const patchTool = defineTool({
     'Change a file the user asked you to change, by replacing an exact string. old_string must match the file exactly (whitespace and indentation ' +
     'included) and occur once; add surrounding lines to make it unique, or set replace_all to change every occurrence.',
   parameters: params,
-  traits: { readOnly: false, pathScoped: true, serial: false },
+  traits: TRAITS.editsPaths,
   paths: (a) => [a.path],
   summarize: (a) => `patch: ${a.path}${a.replace_all ? ' (all)' : ''}`,
   async handler(args, ctx) {

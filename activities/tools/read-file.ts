@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineTool } from './registry.js';
 import { openForReading } from './safe-files.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 const MAX_LINE_CHARS = 2000;
 const DEFAULT_LIMIT = 500;
@@ -30,7 +31,7 @@ export const readFileTool = defineTool({
   description:
     'Read a text file from the workspace. Returns numbered lines; use offset and limit to page through long files (a file of up to 4 KB is read to its end).',
   parameters: params,
-  traits: { readOnly: true, pathScoped: true, serial: false },
+  traits: TRAITS.readsPaths,
   paths: (a) => [a.path],
   summarize: (a) => `read_file: ${a.path}${a.offset ? `:${a.offset}` : ''}`,
   async handler(args, ctx) {

@@ -24,6 +24,7 @@ import { defineTool } from './registry.js';
 import { readWorkspaceFile } from './safe-files.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 import { plural, resolveAllowingNotADirectory } from './write-file.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_RESULTS = 1000;
@@ -74,7 +75,7 @@ export const searchFilesTool = defineTool({
     "path:line: text. target 'files': files whose names match a glob. Honours .gitignore and skips .git, " +
     'node_modules, binary files and files over 2 MB. Narrow with path and glob.',
   parameters: params,
-  traits: { readOnly: true, pathScoped: true, serial: false },
+  traits: TRAITS.readsPaths,
   paths: (a) => [a.path ?? '.'],
   summarize: (a) =>
     `search_files: ${a.target === 'files' ? 'files ' : ''}${oneLine(a.pattern, 80)}${a.path && a.path !== '.' ? ` in ${a.path}` : ''}`,

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { oneLine } from '../../common/text.js';
 import { defineTool } from './registry.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 interface Hit {
   session_id: string;
@@ -30,7 +31,7 @@ export const sessionSearchTool = defineTool({
       limit: z.number().int().min(1).max(20).optional().describe('How many sessions (default 5)'),
     })
     .strict(),
-  traits: { readOnly: true, pathScoped: false, serial: false },
+  traits: TRAITS.reads,
   summarize: (a) => `session_search: ${oneLine(a.query, 80)}`,
   timeoutSeconds: () => 30,
   async handler(a, ctx) {

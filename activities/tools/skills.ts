@@ -10,6 +10,7 @@ import type { SkillSettings } from '../skills/discover.js';
 import { discoverSkills } from '../skills/discover.js';
 import { renderSkillView, viewSkill } from '../skills/view.js';
 import { defineTool } from './registry.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 const MAX_LISTED_PROBLEMS = 20;
 
@@ -22,7 +23,7 @@ export function skillsListTool(settings: SkillSettings) {
       'List the skills available here. Gives each skill (instructions for a particular kind of task) with its name, ' +
       'description and where it was found, and the skills that were refused and why; load one with skill_view.',
     parameters: z.object({}).strict(),
-    traits: { readOnly: true, pathScoped: false, serial: false },
+    traits: TRAITS.reads,
     summarize: () => 'skills_list',
     timeoutSeconds: () => 30,
     async handler(_a, ctx) {
@@ -67,7 +68,7 @@ export function skillViewTool(settings: SkillSettings) {
           ),
       })
       .strict(),
-    traits: { readOnly: true, pathScoped: false, serial: false },
+    traits: TRAITS.reads,
     summarize: (a) => `skill_view: ${a.name}${a.path ? `/${a.path}` : ''}`,
     timeoutSeconds: () => 30,
     async handler(a, ctx) {

@@ -14,6 +14,7 @@ import { GROUPS } from '../command-safety/verdict.js';
 import { oneLine } from '../../common/text.js';
 import type { PreparedProcess } from '../sandbox/sandbox.js';
 import { defineTool } from './registry.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 export interface TerminalSettings {
   timeoutSeconds: number;
@@ -44,7 +45,7 @@ export function terminalTool(settings: TerminalSettings) {
       'Run a shell command in the workspace and return its combined stdout/stderr and exit code. Non-interactive; ' +
       'commands that wait for input will time out.',
     parameters: params,
-    traits: { readOnly: false, pathScoped: false, serial: true },
+    traits: TRAITS.serial,
     summarize: (a) => `terminal: ${oneLine(a.command, 100)}`,
     timeoutSeconds: (a) => a.timeout ?? settings.timeoutSeconds,
     maxResultChars: settings.maxOutputChars,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MAX_TODOS, MAX_TODO_CHARS, TODO_STATUSES } from '../../common/todos.js';
 import { defineTool } from './registry.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 export const todoTool = defineTool({
   name: 'todo',
@@ -30,7 +31,7 @@ export const todoTool = defineTool({
       merge: z.boolean().optional().describe('Update by id instead of replacing the list'),
     })
     .strict(),
-  traits: { readOnly: false, pathScoped: false, serial: true },
+  traits: TRAITS.serial,
   agentLevel: true,
   summarize: (a) => (a.todos ? `todo: write ${a.todos.length} item(s)` : 'todo: read'),
   timeoutSeconds: () => 30,

@@ -17,6 +17,7 @@ import type { ToolDisplay } from './tool-display.js';
 import { MAX_DIFF_INPUT_BYTES, editDiff } from './tool-display.js';
 import { resolveInWorkspace, workspaceRelative } from './workspace.js';
 import { diskRoomRefusal } from './disk-room.js';
+import { TRAITS } from '../../common/tool-batch.js';
 
 const params = z
   .object({
@@ -33,7 +34,7 @@ export const writeFileTool = defineTool({
     'Create a file, or replace the content of one the user asked you to change (parent directories are created). ' +
     'To change part of an existing file, use patch instead.',
   parameters: params,
-  traits: { readOnly: false, pathScoped: true, serial: false },
+  traits: TRAITS.editsPaths,
   paths: (a) => [a.path],
   summarize: (a) => `write_file: ${a.path}`,
   async handler(args, ctx) {
