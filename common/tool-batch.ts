@@ -1,7 +1,8 @@
 /**
- * Tool batch planning (docs/tools.md): several tool calls from one assistant message run
- * concurrently only when that is safe; everything else runs in call order.
- * Pure: the workflow calls it with the small call descriptors the model activity returned.
+ * The small descriptor of a tool call the model activity returns, one kind per handler in the turn
+ * (workflows/tool-calls.ts), and tool batch planning (docs/tools.md): several tool calls from one
+ * assistant message run concurrently only when that is safe; everything else runs in call order.
+ * Pure: the workflow calls it with the descriptors the model activity returned.
  */
 import type { DelegateTask } from './delegation.js';
 import type { TodoItem } from './todos.js';
