@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { Argument } from 'commander';
 import type { ApprovalDecision } from '../../common/contract.js';
 import { APPROVAL_DECISIONS } from '../../common/contract.js';
-import { runningConversation, withClient } from './shared.js';
+import { withConversation } from './shared.js';
 
 export function registerApprove(program: Command): void {
   program
@@ -24,10 +24,8 @@ export function registerApprove(program: Command): void {
       ) => {
         if (o.reason && decision !== 'deny')
           throw new Error('--reason goes with deny (the model reads why it may not run the command)');
-        await withClient(async (client) => {
-          await (
-            await runningConversation(client, session)
-          ).approve(request, decision, o.rule ? 'rule' : undefined, o.reason, { by: o.as, via: 'cli' });
+        await withConversation(session, async (conv) => {
+          await conv.approve(request, decision, o.rule ? 'rule' : undefined, o.reason, { by: o.as, via: 'cli' });
           const covers =
             decision === 'session' || decision === 'always'
               ? o.rule
@@ -47,8 +45,8 @@ export function registerAnswer(program: Command): void {
     .argument('<session>', 'session id')
     .argument('<text>', 'the answer')
     .action(async (session: string, text: string) => {
-      await withClient(async (client) => {
-        const { requestId } = await (await runningConversation(client, session)).answer(text);
+      await withConversation(session, async (conv) => {
+        const { requestId } = await conv.answer(text);
         process.stderr.write(`answered ${requestId}\n`);
       });
     });

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { API_MODES, PROVIDER_NAMES } from '../../common/providers.js';
-import { describeResult, exitCodeOf, print, runningConversation, withClient } from './shared.js';
+import { describeResult, exitCodeOf, print, withClient, withConversation } from './shared.js';
 
 export function registerSend(program: Command): void {
   program
@@ -17,8 +17,7 @@ export function registerSend(program: Command): void {
     .option('--no-wait', 'only queue the message (signal userMessage)')
     .option('--json', 'print JSON')
     .action(async (session: string, text: string, o: { id?: string; wait: boolean; json?: boolean }) => {
-      await withClient(async (client) => {
-        const conv = await runningConversation(client, session);
+      await withConversation(session, async (conv) => {
         if (!o.wait) {
           await conv.post(text, o.id);
           print(Boolean(o.json), { queued: true }, 'queued');
@@ -43,8 +42,7 @@ export function registerStopAndEnd(program: Command): void {
       .argument('<session>', 'session id')
       .argument('[reason]', 'reason')
       .action(async (session: string, reason?: string) => {
-        await withClient(async (client) => {
-          const conv = await runningConversation(client, session);
+        await withConversation(session, async (conv) => {
           await (name === 'stop' ? conv.stop(reason) : conv.end(reason));
           process.stderr.write(`${name} sent to ${conv.workflowId}\n`);
         });
@@ -60,8 +58,8 @@ export function registerCompress(program: Command): void {
     .argument('[focus]', 'what the summary should keep in detail')
     .option('--json', 'print JSON')
     .action(async (session: string, focus: string | undefined, o: { json?: boolean }) => {
-      await withClient(async (client) => {
-        const r = await (await runningConversation(client, session)).compress(focus);
+      await withConversation(session, async (conv) => {
+        const r = await conv.compress(focus);
         print(Boolean(o.json), r, r.message);
       });
     });
@@ -100,9 +98,7 @@ export function registerSteer(program: Command): void {
     .argument('<session>', 'session id')
     .argument('<text>', 'guidance')
     .action(async (session: string, text: string) => {
-      await withClient(async (client) => {
-        await (await runningConversation(client, session)).steer(text);
-      });
+      await withConversation(session, (conv) => conv.steer(text));
     });
 }
 

@@ -12,6 +12,7 @@ import { ConfigError } from '../../runtime/config.js';
 import { onStopRequest } from '../../runtime/stop-signals.js';
 import type { Db } from '../../activities/store/db.js';
 import type { HeraldClient } from '../client.js';
+import type * as SessionRef from '../session-ref.js';
 import { cliConfig } from '../cli-config.js';
 
 /** 0 ok, 1 error, 2 usage, 3 the turn failed, 4 the turn was interrupted. */
@@ -44,9 +45,14 @@ export async function withClient<T>(fn: (client: HeraldClient) => Promise<T>): P
   }
 }
 
-/** The session commands' lookups (client/session-ref.ts), loaded with the client. */
-export async function runningConversation(client: HeraldClient, ref: string) {
-  return await (await import('../session-ref.js')).runningConversation(client, ref);
+/** Connect, find the running conversation `ref` names (client/session-ref.ts), run `fn` on it, and close. */
+export async function withConversation<T>(
+  ref: string,
+  fn: (conv: Awaited<ReturnType<typeof SessionRef.runningConversation>>) => Promise<T>,
+): Promise<T> {
+  return await withClient(async (client) =>
+    fn(await (await import('../session-ref.js')).runningConversation(client, ref)),
+  );
 }
 
 /** Open the store (migrated first unless `migrated: false`), run `fn`, and always close it. */
