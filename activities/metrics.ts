@@ -152,7 +152,6 @@ export function createMetrics(o: MetricsOptions = {}): HeraldMetrics {
     'herald_compression_duration_seconds',
     'Duration of a context compression (summary model call included).',
     [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
-    [],
   );
   const approvals = counter(
     'herald_approvals_total',
