@@ -44,15 +44,21 @@ export class SyntaxNode {
   }
 }
 
-/** The tree under `tree.rootNode`, as plain objects (a loop, not recursion: nesting depth is the input's). */
+/**
+ * The tree under `tree.rootNode`, as plain objects (a loop, not recursion: nesting depth is the
+ * input's). Per node it asks WASM only what varies by node: its type, field and span. Whether a type
+ * is named is the grammar's, asked once per type; whether a node is MISSING is asked only when the
+ * tree holds an error at all.
+ */
 export function copyTree(tree: Tree, source: string): SyntaxNode {
   const cursor = tree.walk();
+  const read: NodeReader = { cursor, types: tree.language.types, source, clean: !tree.rootNode.hasError };
   try {
-    const root = current(cursor, source);
+    const root = current(read);
     const open: SyntaxNode[] = [root];
     for (;;) {
       if (cursor.gotoFirstChild()) {
-        const child = current(cursor, source);
+        const child = current(read);
         open.at(-1)!.children.push(child);
         open.push(child);
         continue;
@@ -64,7 +70,7 @@ export function copyTree(tree: Tree, source: string): SyntaxNode {
         if (!parent) return root;
         if (done.hasError) parent.hasError = true;
         if (cursor.gotoNextSibling()) {
-          const next = current(cursor, source);
+          const next = current(read);
           parent.children.push(next);
           open.push(next);
           break;
@@ -77,12 +83,27 @@ export function copyTree(tree: Tree, source: string): SyntaxNode {
   }
 }
 
-function current(cursor: TreeCursor, source: string): SyntaxNode {
+interface NodeReader {
+  cursor: TreeCursor;
+  /** The grammar's type names, by type id. */
+  types: ReadonlyArray<string | null>;
+  source: string;
+  /** The tree holds no ERROR or MISSING node. */
+  clean: boolean;
+}
+
+/** Whether each node type is named, by type id (one grammar per process: tree-sitter-bash). */
+const namedTypes = new Map<number, boolean>();
+
+function current({ cursor, types, source, clean }: NodeReader): SyntaxNode {
+  const typeId = cursor.nodeTypeId;
+  let isNamed = namedTypes.get(typeId);
+  if (isNamed === undefined) namedTypes.set(typeId, (isNamed = cursor.nodeIsNamed));
   const node = new SyntaxNode(
     source,
-    cursor.nodeType,
-    cursor.nodeIsNamed,
-    cursor.nodeIsMissing,
+    types[typeId] || 'ERROR',
+    isNamed,
+    !clean && cursor.nodeIsMissing,
     cursor.startIndex,
     cursor.endIndex,
     cursor.currentFieldName ?? null,
