@@ -20,7 +20,7 @@
 import { createRequire } from 'node:module';
 import type { Tree } from 'web-tree-sitter';
 import { Language, Parser } from 'web-tree-sitter';
-import { copyTree } from './shell-tree.js';
+import { viewTree } from './shell-tree.js';
 import { walk } from './shell-walk.js';
 
 export interface Word {
@@ -149,11 +149,9 @@ export function parseShell(source: string): ParsedScript {
   const text = source.includes('IFS') ? spaceOutIfs(source) : source;
   const tree: Tree | null = parser.parse(text);
   if (!tree) return { source, commands: [], errors: [{ start: 0, end: source.length }], functions: new Map() };
-  let root;
   try {
-    root = copyTree(tree, text);
+    return walk(viewTree(tree, text), text);
   } finally {
     tree.delete();
   }
-  return walk(root, text);
 }
