@@ -58,12 +58,6 @@ const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1).replace(/\.exe$/
  */
 type Inherited = Required<Pick<Invocation, 'asRoot' | 'spawned' | 'elsewhere'>>;
 
-const inherited = (inv: Pick<Invocation, 'asRoot' | 'spawned' | 'elsewhere'>): Inherited => ({
-  asRoot: inv.asRoot === true,
-  spawned: inv.spawned === true,
-  elsewhere: inv.elsewhere === true,
-});
-
 class Classifier implements RuleContext {
   findings: Finding[] = [];
   facts = new Map<string, Set<string>>();
@@ -229,7 +223,7 @@ class Classifier implements RuleContext {
 
   private simple(cmd: SimpleCommand, depth: number, parsed: ParsedScript): void {
     const first = cmd.words[0];
-    const from = inherited(this.context[depth] ?? {});
+    const from = this.context[depth];
     const base: Invocation = {
       name: first?.value ? basename(first.value) : '',
       path: first?.value ?? '',
@@ -239,9 +233,9 @@ class Classifier implements RuleContext {
       operandsFromStdin: false,
       env: cmd.assignments,
       depth,
-      asRoot: from.asRoot,
-      spawned: from.spawned,
-      elsewhere: from.elsewhere,
+      asRoot: from?.asRoot ?? false,
+      spawned: from?.spawned ?? false,
+      elsewhere: from?.elsewhere ?? false,
     };
     checkRedirects(base, this);
     checkAssignments(base, this);
