@@ -50,14 +50,13 @@ export function commandSafetyReady(): boolean {
 /** A command's name: the last path component, without a Windows `.exe` (`shutdown.exe` under WSL). */
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1).replace(/\.exe$/i, '');
 
-/** What a nested script inherits from the command that runs it. */
-type Inherited = Pick<Invocation, 'asRoot' | 'spawned' | 'elsewhere'>;
-
-const inherited = (inv: Inherited): Inherited => ({
-  ...(inv.asRoot ? { asRoot: true } : {}),
-  ...(inv.spawned ? { spawned: true } : {}),
-  ...(inv.elsewhere ? { elsewhere: true } : {}),
-});
+/**
+ * What a nested script inherits from the command that runs it. The classifier sets all three on every
+ * invocation (false rather than absent) and builds invocations property by property: on Node 20's V8,
+ * an object spread followed by a property the source lacks gives each result a hidden class of its
+ * own, and every rule reading such objects then takes the slow, megamorphic path.
+ */
+type Inherited = Required<Pick<Invocation, 'asRoot' | 'spawned' | 'elsewhere'>>;
 
 class Classifier implements RuleContext {
   findings: Finding[] = [];
@@ -116,7 +115,11 @@ class Classifier implements RuleContext {
     }
     this.spans[inv.depth + 1] = this.spans[inv.depth] ?? { start: text.start, end: text.end };
     const saved = this.context[inv.depth + 1];
-    this.context[inv.depth + 1] = { ...inherited(inv), ...(o.elsewhere ? { elsewhere: true } : {}) };
+    this.context[inv.depth + 1] = {
+      asRoot: inv.asRoot === true,
+      spawned: inv.spawned === true,
+      elsewhere: inv.elsewhere === true || o.elsewhere === true,
+    };
     this.run(text.value, inv.depth + 1);
     this.context[inv.depth + 1] = saved;
   }
@@ -142,9 +145,9 @@ class Classifier implements RuleContext {
       operandsFromStdin: o.operandsFromStdin ?? false,
       env: [],
       depth: inv.depth,
-      ...inherited(inv),
+      asRoot: inv.asRoot === true,
       spawned: true,
-      ...(o.elsewhere ? { elsewhere: true } : {}),
+      elsewhere: inv.elsewhere === true || o.elsewhere === true,
     });
   }
 
@@ -220,6 +223,7 @@ class Classifier implements RuleContext {
 
   private simple(cmd: SimpleCommand, depth: number, parsed: ParsedScript): void {
     const first = cmd.words[0];
+    const from = this.context[depth];
     const base: Invocation = {
       name: first?.value ? basename(first.value) : '',
       path: first?.value ?? '',
@@ -229,7 +233,9 @@ class Classifier implements RuleContext {
       operandsFromStdin: false,
       env: cmd.assignments,
       depth,
-      ...inherited(this.context[depth] ?? {}),
+      asRoot: from?.asRoot ?? false,
+      spawned: from?.spawned ?? false,
+      elsewhere: from?.elsewhere ?? false,
     };
     checkRedirects(base, this);
     checkAssignments(base, this);
@@ -280,9 +286,9 @@ class Classifier implements RuleContext {
       const u = unwrapRunner(inv.name, inv.args);
       if (u.assignments?.length) checkAssignments({ ...inv, env: u.assignments }, this);
       const child: Inherited = {
-        ...inherited(inv),
-        ...(ROOT_RUNNERS.has(inv.name) ? { asRoot: true } : {}),
-        ...(u.remote ? { elsewhere: true } : {}),
+        asRoot: inv.asRoot === true || ROOT_RUNNERS.has(inv.name),
+        spawned: inv.spawned === true,
+        elsewhere: inv.elsewhere === true || u.remote === true,
       };
       // `sudo script -q /dev/null`, `nsenter -t 1 -a`: the runner opens a shell of its own.
       if (u.interactiveShell && !ROOT_RUNNERS.has(inv.name)) interactiveShell({ ...inv, ...child }, this);

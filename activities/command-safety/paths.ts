@@ -70,6 +70,9 @@ const SYSTEM_DIRS = new Set([
 
 /** Normalise `..` and `.` segments of an absolute path. */
 function normalise(abs: string): string {
+  // Most paths have no empty, `.` or `..` segment and are already normal: every operand of every
+  // command comes through here, so they skip the split and join.
+  if (!abs.includes('//') && !abs.includes('/.') && !abs.endsWith('/')) return abs;
   const out: string[] = [];
   for (const seg of abs.split('/')) {
     if (seg === '' || seg === '.') continue;

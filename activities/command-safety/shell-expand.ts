@@ -4,7 +4,7 @@
  * variables the command line assigns exactly one literal value (see shell.ts for what the gate
  * makes of a word whose value stays unknown).
  */
-import type { Node as TsNode } from 'web-tree-sitter';
+import type { SyntaxNode } from './shell-tree.js';
 import type { Word } from './shell.js';
 
 const GLOB = /[*?[]/;
@@ -143,7 +143,7 @@ function variableValue(name: string, scope: Scope): string | null {
   return values[0]!;
 }
 
-function expansionName(node: TsNode): string | undefined {
+function expansionName(node: SyntaxNode): string | undefined {
   // `$x`, `${x}`: a bare name; `${x:?msg}` is x or an error, and `${x:-y}` is x when x is set
   // (known values are never empty); anything more (`${x[@]}`, `${#x}`, `${x/a/b}`) is not a plain value.
   if (node.type === 'simple_expansion') {
@@ -163,7 +163,7 @@ function unescapeUnquoted(text: string): string {
   return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
 }
 
-function piecesOf(node: TsNode, scope: Scope, quoted: boolean, out: Piece[]): void {
+function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[]): void {
   switch (node.type) {
     case 'word':
     case 'number':
@@ -223,7 +223,7 @@ function piecesOf(node: TsNode, scope: Scope, quoted: boolean, out: Piece[]): vo
       return;
     }
     case 'concatenation':
-      for (const c of node.children) if (c) piecesOf(c, scope, quoted, out);
+      for (const c of node.children) piecesOf(c, scope, quoted, out);
       return;
     default:
       // Command and process substitutions, arithmetic, arrays: not knowable statically.
@@ -233,10 +233,14 @@ function piecesOf(node: TsNode, scope: Scope, quoted: boolean, out: Piece[]): vo
 }
 
 /** The words a word node expands to (brace expansion and `$IFS` splitting may make several). */
-export function expandWord(node: TsNode, scope: Scope): Word[] {
+export function expandWord(node: SyntaxNode, scope: Scope): Word[] {
   const pieces: Piece[] = [];
   piecesOf(node, scope, false, pieces);
-  const base = { raw: node.text, start: node.startIndex, end: node.endIndex };
+  // Each word is written out in full rather than as `{ ...base, value }`: on Node 20's V8 a spread
+  // followed by new properties gives every word a hidden class of its own, and every rule that
+  // reads words then runs on its slow path (see classify.ts).
+  const raw = node.text;
+  const { startIndex: start, endIndex: end } = node;
   const words: Array<{ text: string; unknown: boolean; glob: boolean; unquoted: string; shape: string }> = [
     { text: '', unknown: false, glob: false, unquoted: '', shape: '' },
   ];
@@ -258,14 +262,14 @@ export function expandWord(node: TsNode, scope: Scope): Word[] {
   const out: Word[] = [];
   for (const w of words) {
     if (w.unknown) {
-      out.push({ ...base, value: null, glob: w.glob, shape: w.shape });
+      out.push({ raw, start, end, value: null, glob: w.glob, shape: w.shape });
       continue;
     }
     if (w.text === '' && words.length > 1) continue;
     // Brace expansion applies to unquoted braces only; a literal `{a,b}` written unquoted expands.
     const braces = w.unquoted.includes('{') && w.unquoted === w.text ? expandBraces(w.text) : undefined;
-    if (braces) for (const b of braces) out.push({ ...base, value: b, glob: GLOB.test(b) });
-    else out.push({ ...base, value: w.text, glob: w.glob });
+    if (braces) for (const b of braces) out.push({ raw, start, end, value: b, glob: GLOB.test(b) });
+    else out.push({ raw, start, end, value: w.text, glob: w.glob });
   }
   return out;
 }

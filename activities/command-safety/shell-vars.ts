@@ -3,28 +3,28 @@
  * value each variable is assigned (for static expansion), and the variables the shell evaluates as
  * code (arithmetic contexts, `let`, an array index, `${x@P}`).
  */
-import type { Node as TsNode } from 'web-tree-sitter';
+import type { SyntaxNode } from './shell-tree.js';
 import type { ParsedScript } from './shell.js';
 import type { Scope } from './shell-expand.js';
 import { expandWord } from './shell-expand.js';
 
-export function collectAssignments(root: TsNode, scope: Scope): void {
+export function collectAssignments(root: SyntaxNode, scope: Scope): void {
   const add = (name: string, value: string | null) => {
     const list = scope.vars.get(name) ?? [];
     list.push(value);
     scope.vars.set(name, list);
   };
-  const visit = (n: TsNode) => {
+  const visit = (n: SyntaxNode) => {
     // `declare -n ref=x`: ref is a name for x, whatever x holds at run time.
-    if (n.type === 'declaration_command' && n.namedChildren.some((c) => c?.type === 'word' && /^-\w*n/.test(c.text)))
+    if (n.type === 'declaration_command' && n.namedChildren.some((c) => c.type === 'word' && /^-\w*n/.test(c.text)))
       for (const c of n.namedChildren)
-        if (c?.type === 'variable_assignment') add(c.childForFieldName('name')?.text ?? '', null);
+        if (c.type === 'variable_assignment') add(c.childForFieldName('name')?.text ?? '', null);
     if (n.type === 'variable_assignment') {
       const name = n.childForFieldName('name')?.text;
       const value = n.childForFieldName('value');
       if (name) {
         // `x+=…` appends, arrays and substitutions are not single literal values.
-        const op = n.children.find((c) => c && !c.isNamed)?.text;
+        const op = n.children.find((c) => !c.isNamed)?.text;
         if (!value) add(name, '');
         else if (op === '+=' || value.type === 'array') add(name, null);
         else {
@@ -34,7 +34,7 @@ export function collectAssignments(root: TsNode, scope: Scope): void {
       }
     } else if (n.type === 'for_statement') {
       const v = n.childForFieldName('variable')?.text;
-      const values = n.childrenForFieldName('value').filter((x): x is TsNode => !!x);
+      const values = n.childrenForFieldName('value');
       if (v) {
         if (!values.length) add(v, null);
         for (const val of values)
@@ -48,7 +48,7 @@ export function collectAssignments(root: TsNode, scope: Scope): void {
           if (a && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) add(a.text, null);
       }
     }
-    for (const c of n.namedChildren) if (c) visit(c);
+    for (const c of n.namedChildren) visit(c);
   };
   visit(root);
 }
@@ -56,18 +56,18 @@ export function collectAssignments(root: TsNode, scope: Scope): void {
 const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
 
 /** Variables the shell evaluates as code: arithmetic contexts and `${x@P}` (see ParsedScript.evaluated). */
-export function evaluatedNames(root: TsNode): NonNullable<ParsedScript['evaluated']> {
+export function evaluatedNames(root: SyntaxNode): NonNullable<ParsedScript['evaluated']> {
   const out: NonNullable<ParsedScript['evaluated']> = [];
-  const names = (n: TsNode, how: 'arithmetic' | 'prompt') => {
-    const visit = (m: TsNode) => {
+  const names = (n: SyntaxNode, how: 'arithmetic' | 'prompt') => {
+    const visit = (m: SyntaxNode) => {
       if (m.type === 'command_substitution') return;
       if (m.type === 'variable_name' || (m.type === 'word' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m.text)))
         out.push({ name: m.text, how, start: m.startIndex, end: m.endIndex });
-      for (const c of m.namedChildren) if (c) visit(c);
+      for (const c of m.namedChildren) visit(c);
     };
     visit(n);
   };
-  const visit = (n: TsNode) => {
+  const visit = (n: SyntaxNode) => {
     if (n.type === 'arithmetic_expansion' || (n.type === 'compound_statement' && n.text.startsWith('((')))
       names(n, 'arithmetic');
     else if (n.type === 'subscript') {
@@ -77,11 +77,11 @@ export function evaluatedNames(root: TsNode): NonNullable<ParsedScript['evaluate
       names(n, 'arithmetic');
     else if (n.type === 'command' && n.childForFieldName('name')?.text === 'let')
       for (const a of n.childrenForFieldName('argument'))
-        for (const m of (a?.text ?? '').matchAll(/[A-Za-z_][A-Za-z0-9_]*/g))
-          out.push({ name: m[0], how: 'arithmetic', start: a!.startIndex, end: a!.endIndex });
+        for (const m of a.text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g))
+          out.push({ name: m[0], how: 'arithmetic', start: a.startIndex, end: a.endIndex });
     const prompt = n.type === 'expansion' ? /^\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}$/.exec(n.text) : null;
     if (prompt) out.push({ name: prompt[1]!, how: 'prompt', start: n.startIndex, end: n.endIndex });
-    for (const c of n.namedChildren) if (c) visit(c);
+    for (const c of n.namedChildren) visit(c);
   };
   visit(root);
   return out;

@@ -3,7 +3,7 @@
  * pipelines, compound statements, functions, substitutions, heredoc bodies), each with its
  * redirections, what it reads on standard input, and the directory `cd` leaves it in.
  */
-import type { Node as TsNode } from 'web-tree-sitter';
+import type { SyntaxNode } from './shell-tree.js';
 import type { ParsedScript, Redirect, SimpleCommand, Stdin, Word } from './shell.js';
 import type { Scope } from './shell-expand.js';
 import { expandWord } from './shell-expand.js';
@@ -15,14 +15,17 @@ interface Context {
   cwd: { value: string | null };
 }
 
-/** A simple command found at node `n`: where it runs and how, from the walk's context. */
+/** A simple command found at node `n`: where it runs and how, from the walk's context (written out, not spread: see shell-expand.ts). */
 function simpleCommand(
-  n: TsNode,
+  n: SyntaxNode,
   ctx: Context,
   parts: Pick<SimpleCommand, 'words' | 'assignments' | 'redirects' | 'stdin'>,
 ): SimpleCommand {
   return {
-    ...parts,
+    words: parts.words,
+    assignments: parts.assignments,
+    redirects: parts.redirects,
+    stdin: parts.stdin,
     inFunction: ctx.inFunction,
     background: ctx.background,
     pipedOut: false,
@@ -43,53 +46,52 @@ function cdTarget(from: string | null, arg: string | null | undefined): string |
   return from === '.' ? arg.replace(/\/+$/, '') || '.' : `${from.replace(/\/$/, '')}/${arg}`;
 }
 
-export function walk(root: TsNode, source: string): ParsedScript {
+export function walk(root: SyntaxNode, source: string): ParsedScript {
   const scope: Scope = { vars: new Map(), source };
   collectAssignments(root, scope);
   const commands: SimpleCommand[] = [];
   const errors: Array<{ start: number; end: number }> = [];
   const functions = new Map<string, SimpleCommand[]>();
 
-  const findErrors = (n: TsNode) => {
+  const findErrors = (n: SyntaxNode) => {
     if (n.type === 'ERROR' || n.isMissing) errors.push({ start: n.startIndex, end: n.endIndex });
-    else if (n.hasError) for (const c of n.children) if (c) findErrors(c);
+    else if (n.hasError) for (const c of n.children) findErrors(c);
   };
   findErrors(root);
 
   /** Commands nested anywhere inside a node (substitutions in words, arithmetic, test expressions). */
-  const nested = (n: TsNode, ctx: Context): SimpleCommand[] => {
+  const nested = (n: SyntaxNode, ctx: Context): SimpleCommand[] => {
     const found: SimpleCommand[] = [];
-    const visit = (m: TsNode) => {
+    const visit = (m: SyntaxNode) => {
       if (m.type === 'command_substitution' || m.type === 'process_substitution') {
         found.push(...statements(m.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } }));
         return;
       }
-      for (const c of m.namedChildren) if (c) visit(c);
+      for (const c of m.namedChildren) visit(c);
     };
     visit(n);
     return found;
   };
 
   const redirectOf = (
-    r: TsNode,
+    r: SyntaxNode,
     ctx: Context,
     out: SimpleCommand[],
-  ): { redirect: Redirect; stdin?: Stdin; rest?: TsNode[] } => {
-    const fdNode = r.namedChildren.find((c) => c?.type === 'file_descriptor');
+  ): { redirect: Redirect; stdin?: Stdin; rest?: SyntaxNode[] } => {
+    const fdNode = r.namedChildren.find((c) => c.type === 'file_descriptor');
     const fd = fdNode ? Number(fdNode.text) : null;
-    const op = r.children.find((c) => c && !c.isNamed && /[<>&|]/.test(c.text))?.text ?? '';
+    const op = r.children.find((c) => !c.isNamed && /[<>&|]/.test(c.text))?.text ?? '';
     if (r.type === 'heredoc_redirect') {
-      const start = r.namedChildren.find((c) => c?.type === 'heredoc_start');
-      const body = r.namedChildren.find((c) => c?.type === 'heredoc_body');
+      const start = r.namedChildren.find((c) => c.type === 'heredoc_start');
+      const body = r.namedChildren.find((c) => c.type === 'heredoc_body');
       const quoted = !!start && /['"\\]/.test(start.text);
       const expansions =
-        !!body && body.namedChildren.some((c) => c && c.type !== 'heredoc_content' && c.type !== 'heredoc_end');
+        !!body && body.namedChildren.some((c) => c.type !== 'heredoc_content' && c.type !== 'heredoc_end');
       if (body) out.push(...nested(body, ctx));
       const text = body ? source.slice(body.startIndex, body.endIndex) : '';
       // The rest of the line after `<<EOF` (`| psql`, `> file`, `&& next`) sits inside the redirect node.
       const rest = r.namedChildren.filter(
-        (c): c is TsNode =>
-          !!c && !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_descriptor'].includes(c.type),
+        (c) => !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_descriptor'].includes(c.type),
       );
       return {
         redirect: { op: op || '<<', fd, target: null },
@@ -98,13 +100,13 @@ export function walk(root: TsNode, source: string): ParsedScript {
       };
     }
     if (r.type === 'herestring_redirect') {
-      const value = r.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+      const value = r.namedChildren.find((c) => c.type !== 'file_descriptor');
       if (value) out.push(...nested(value, ctx));
       const words = value ? expandWord(value, scope) : [];
       const text = words.length && words.every((w) => w.value !== null) ? words.map((w) => w.value).join(' ') : null;
       return { redirect: { op: '<<<', fd, target: null }, stdin: { kind: 'text', text } };
     }
-    const dest = r.childForFieldName('destination') ?? r.namedChildren.find((c) => c && c.type !== 'file_descriptor');
+    const dest = r.childForFieldName('destination') ?? r.namedChildren.find((c) => c.type !== 'file_descriptor');
     if (dest?.type === 'process_substitution') {
       const inner = statements(dest.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } });
       out.push(...inner);
@@ -122,15 +124,14 @@ export function walk(root: TsNode, source: string): ParsedScript {
   };
 
   /** One `command` node (with the redirects of its redirected_statement). */
-  const command = (n: TsNode, redirects: TsNode[], ctx: Context): SimpleCommand[] => {
+  const command = (n: SyntaxNode, redirects: SyntaxNode[], ctx: Context): SimpleCommand[] => {
     const extra: SimpleCommand[] = [];
     const words: Word[] = [];
     const assignments: Array<{ name: string; value: Word }> = [];
     const reds: Redirect[] = [];
-    const continuations: TsNode[] = [];
+    const continuations: SyntaxNode[] = [];
     let stdin: Stdin | undefined;
     for (const c of n.namedChildren) {
-      if (!c) continue;
       if (c.type === 'variable_assignment') {
         const name = c.childForFieldName('name')?.text ?? '';
         const value = c.childForFieldName('value');
@@ -214,13 +215,13 @@ export function walk(root: TsNode, source: string): ParsedScript {
   };
 
   /** Statements in order; `cd` moves the tracked directory for those after it. */
-  const statements = (nodes: ReadonlyArray<TsNode | null>, ctx: Context): SimpleCommand[] => {
+  const statements = (nodes: ReadonlyArray<SyntaxNode | null>, ctx: Context): SimpleCommand[] => {
     const out: SimpleCommand[] = [];
     for (const n of nodes) if (n) out.push(...statement(n, ctx));
     return out;
   };
 
-  const statement = (n: TsNode, ctx: Context, redirects: TsNode[] = []): SimpleCommand[] => {
+  const statement = (n: SyntaxNode, ctx: Context, redirects: SyntaxNode[] = []): SimpleCommand[] => {
     switch (n.type) {
       case 'comment':
       case 'heredoc_body':
@@ -245,7 +246,7 @@ export function walk(root: TsNode, source: string): ParsedScript {
         return command(n, redirects, ctx);
       case 'redirected_statement': {
         const body = n.childForFieldName('body');
-        const reds = n.namedChildren.filter((c): c is TsNode => !!c && c !== body && /redirect$/.test(c.type));
+        const reds = n.namedChildren.filter((c) => c !== body && /redirect$/.test(c.type));
         if (!body) {
           // A redirection alone (`> /dev/sda`): a command with no words.
           const fake: SimpleCommand[] = [];
@@ -279,7 +280,7 @@ export function walk(root: TsNode, source: string): ParsedScript {
         return [...inner, ...extra];
       }
       case 'pipeline': {
-        const parts = n.namedChildren.filter((c): c is TsNode => !!c && c.type !== 'comment');
+        const parts = n.namedChildren.filter((c) => c.type !== 'comment');
         const out: SimpleCommand[] = [];
         let previous: SimpleCommand[] = [];
         for (const [i, p] of parts.entries()) {
@@ -297,7 +298,6 @@ export function walk(root: TsNode, source: string): ParsedScript {
         // `a && b`, `a || b`, `a; b`, `a & b`: in order; a trailing `&` backgrounds what precedes it.
         const out: SimpleCommand[] = [];
         for (const c of n.children) {
-          if (!c) continue;
           if (!c.isNamed) {
             if (c.text === '&') for (const x of out) x.background = true;
             continue;
@@ -332,7 +332,6 @@ export function walk(root: TsNode, source: string): ParsedScript {
         const inner = { ...ctx, cwd: { value: before } };
         const out: SimpleCommand[] = [];
         for (const c of n.namedChildren) {
-          if (!c) continue;
           if (
             [
               'word',
@@ -368,9 +367,7 @@ export function walk(root: TsNode, source: string): ParsedScript {
         const out = nested(n, ctx);
         if (n.type === 'declaration_command' || n.type === 'unset_command') {
           // `export FOO=…`, `declare -f`: treat as the builtin command it is.
-          const words = n.namedChildren.flatMap((c) =>
-            c && c.type !== 'variable_assignment' ? expandWord(c, scope) : [],
-          );
+          const words = n.namedChildren.flatMap((c) => (c.type !== 'variable_assignment' ? expandWord(c, scope) : []));
           const kw = n.children[0];
           out.unshift(
             simpleCommand(n, ctx, {
@@ -378,7 +375,7 @@ export function walk(root: TsNode, source: string): ParsedScript {
                 ? [{ value: kw.text, raw: kw.text, start: kw.startIndex, end: kw.endIndex, glob: false }, ...words]
                 : words,
               assignments: n.namedChildren
-                .filter((c): c is TsNode => c?.type === 'variable_assignment')
+                .filter((c) => c.type === 'variable_assignment')
                 .map((c) => ({
                   name: c.childForFieldName('name')?.text ?? '',
                   value: expandWord(c.childForFieldName('value') ?? c, scope)[0] ?? {
@@ -402,11 +399,10 @@ export function walk(root: TsNode, source: string): ParsedScript {
   };
 
   /** Children in order, each `&` backgrounding the statement before it. */
-  const statementsWithBackground = (n: TsNode, ctx: Context): SimpleCommand[] => {
+  const statementsWithBackground = (n: SyntaxNode, ctx: Context): SimpleCommand[] => {
     const out: SimpleCommand[] = [];
     let last: SimpleCommand[] = [];
     for (const c of n.children) {
-      if (!c) continue;
       if (!c.isNamed) {
         if (c.text === '&') for (const x of last) x.background = true;
         continue;

@@ -20,6 +20,7 @@
 import { createRequire } from 'node:module';
 import type { Tree } from 'web-tree-sitter';
 import { Language, Parser } from 'web-tree-sitter';
+import { viewTree } from './shell-tree.js';
 import { walk } from './shell-walk.js';
 
 export interface Word {
@@ -149,7 +150,7 @@ export function parseShell(source: string): ParsedScript {
   const tree: Tree | null = parser.parse(text);
   if (!tree) return { source, commands: [], errors: [{ start: 0, end: source.length }], functions: new Map() };
   try {
-    return walk(tree.rootNode, text);
+    return walk(viewTree(tree, text), text);
   } finally {
     tree.delete();
   }
