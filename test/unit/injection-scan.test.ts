@@ -1200,6 +1200,32 @@ describe('corpus', () => {
     assert.ok(flagged / benign.length <= 0.015, 'outside-benign.jsonl: over 1.5% flagged');
   });
 
+  // Attacks and ordinary tool data from agent benchmarks (AgentDojo, BIPIA), security write-ups and
+  // hard ordinary text written for the purpose, split in two by a hash of each row before the
+  // scanner ever read them: rules are tuned on the dev half only, so the test half's figures are
+  // the scanner's rate on phrasings it was not shaped by. Floors sit at the figures reached.
+  it('meets its floors on the benchmark corpora, the test half never tuned on', () => {
+    const dir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/injection');
+    const rows = (name: string) =>
+      readFileSync(join(dir, name), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { text: string; source: string; set: string });
+    const rate = (name: string) => {
+      const all = rows(name);
+      for (const r of all) assert.ok(r.source.length > 0 && r.set.length > 0, `no source: ${r.text.slice(0, 60)}`);
+      return all.filter((r) => scanForInjection(r.text).length > 0).length / all.length;
+    };
+    const figures = Object.fromEntries(
+      ['dev-attacks', 'dev-benign', 'test-attacks', 'test-benign'].map((n) => [n, rate(`bench-${n}.jsonl`)]),
+    );
+    console.log(`injection-scan benchmark corpora: ${JSON.stringify(figures)}`);
+    assert.ok(figures['dev-attacks']! >= 0.7, 'bench-dev-attacks.jsonl: under 70% detected');
+    assert.ok(figures['dev-benign']! <= 0.015, 'bench-dev-benign.jsonl: over 1.5% flagged');
+    assert.ok(figures['test-attacks']! >= 0.65, 'bench-test-attacks.jsonl: under 65% detected');
+    assert.ok(figures['test-benign']! <= 0.04, 'bench-test-benign.jsonl: over 4% flagged');
+  });
+
   // Catastrophic backtracking on inputs like these grows with the square (or worse) of the length;
   // a linear scan takes ten times as long for ten times the text. The whole text is compared with
   // a tenth of it, scanned just before in the same process, so a loaded machine slows both alike;
