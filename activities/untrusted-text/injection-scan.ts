@@ -9,7 +9,8 @@
  * and percent-escapes decoded, NFKC (full-width and mathematical letters fold to ASCII), accents
  * and invisible characters removed, look-alike Cyrillic folded inside Latin words, lower case,
  * whitespace collapsed, so `ｉｇｎｏｒｅ`, `ig\u200bnore`, `&#73;gnore` and `IGNORE` read alike. Text
- * that hides its words is also read decoded (base64 that decodes to words, letter-spaced lines),
+ * that hides its words is also read decoded (base64 that decodes to words, letter-spaced lines,
+ * misspelt key words restored),
  * and a few unmistakable phrases are looked for on letters only, forwards, reversed and ROT13'd.
  *
  * The hand-written rules live by family in families/ (override, role, leak, html, exfil,

@@ -359,13 +359,95 @@ function unleetLines(normalised: string, limit: number): string[] {
 }
 
 /**
+ * The words the rules turn on, which misspelt stay readable to a model: `iunstructions`,
+ * `isntructions` (letters swapped inside the word), `previouss instructionss` (letters doubled).
+ */
+const KEY_WORDS = [
+  'instructions',
+  'previous',
+  'ignore',
+  'disregard',
+  'prompt',
+  'system',
+  'override',
+  'reveal',
+  'repeat',
+  'output',
+  'forget',
+  'password',
+  'secret',
+  'above',
+  'rules',
+  'guidelines',
+  'directives',
+  'everything',
+  'prior',
+  'assistant',
+  'respond',
+  'response',
+  'initial',
+  'original',
+  'bullet',
+  'list',
+  'your',
+  'print',
+  'write',
+];
+const squeeze = (w: string) => w.replace(/(.)\1+/g, '$1');
+const sorted = (w: string) => [...w].sort().join('');
+const KEY_BY_FIRST = new Map<string, string[]>();
+for (const k of KEY_WORDS) KEY_BY_FIRST.set(k[0]!, [...(KEY_BY_FIRST.get(k[0]!) ?? []), k]);
+
+/** At most one edit (insert, delete, substitute) apart; both at least eight letters, so rare among real words. */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i += 1;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+const INFLECTION = /^(?:s|es|d|ed|ing|er|ers|ly|ion|ions|ive|ives|al|ally|ment|ments)$/;
+
+/** The key word `word` is a misspelling of, if any (an inflection such as `rules` → `rule` is not one). */
+function keyWordOf(word: string): string | undefined {
+  if (word.length < 4) return undefined;
+  for (const k of KEY_BY_FIRST.get(word[0]!) ?? []) {
+    if (word === k) continue;
+    if (squeeze(word) === squeeze(k)) return k;
+    if (k.startsWith(word) || (INFLECTION.test(word.slice(k.length)) && word.startsWith(k))) continue;
+    if (Math.abs(word.length - k.length) > 1) continue;
+    if (word.length === k.length && word.length >= 5 && sorted(word) === sorted(k)) return k;
+    if (k.length >= 8 && word.length >= 8 && oneEditApart(word, k)) return k;
+  }
+  return undefined;
+}
+
+/** Lines with a misspelt key word, read with the spelling restored (typoglycemia, doubled letters, one slip). */
+function respelledLines(normalised: string, limit: number): string[] {
+  const out: string[] = [];
+  for (const line of normalised.split('\n')) {
+    if (out.length >= limit) break;
+    let changed = false;
+    const fixed = line.replace(/\p{L}+/gu, (w) => {
+      const k = keyWordOf(w);
+      if (k === undefined) return w;
+      changed = true;
+      return k;
+    });
+    if (changed) out.push(fixed);
+  }
+  return out;
+}
+
+/**
  * Normalised copies of hidden text, scanned like the text itself: base64 that decodes to words,
- * letter-spaced lines, leetspeak lines. Bounded, so a file full of base64 costs a few extra passes
+ * letter-spaced lines, leetspeak lines, lines with misspelt key words. Bounded, so a file full of base64 costs a few extra passes
  * at most.
  */
 export function hiddenViews(raw: string, normalised: string): string[] {
   const views = [...base64Texts(raw, 8), ...despacedLines(raw, 8)].map(normalise);
-  return [...views, ...unleetLines(normalised, 8)].filter((v) => v.length > 0);
+  return [...views, ...unleetLines(normalised, 8), ...respelledLines(normalised, 8)].filter((v) => v.length > 0);
 }
 
 // ---------------------------------------------------------------------------------------------

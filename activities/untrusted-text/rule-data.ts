@@ -52,7 +52,7 @@ const ruleRow = z
     family: z.enum(FAMILY_NAMES).exclude(['invisible_unicode']),
     description: z.string().min(10).max(160),
     seq: z.array(z.array(phrase).min(1).max(400)).min(1).max(4).optional(),
-    regex: z.string().min(3).max(2000).optional(),
+    regex: z.string().min(3).max(4000).optional(),
     gap: z.number().int().min(0).max(300).default(40),
     eitherOrder: z.boolean().default(false),
     guards: z.array(z.enum(GUARD_NAMES)).default(['negation', 'mention']),

@@ -1100,6 +1100,14 @@ interface Miss {
   got: string;
 }
 
+/** One labelled corpus of test/fixtures/injection (README.md there), a row a line. */
+function fixtureRows(name: string): Array<{ text: string; source: string; set?: string }> {
+  return readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../fixtures/injection', name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { text: string; source: string; set?: string });
+}
+
 describe('corpus', () => {
   it('detects attacks and passes ordinary text within the error budget', () => {
     const falseNegatives: Miss[] = [];
@@ -1155,12 +1163,7 @@ describe('corpus', () => {
   // were gathered separately and never tuned against (their misses are the scanner's honest rate
   // on attacks it has not seen).
   it('meets the error budget on the fixture corpora, held-out sets included', () => {
-    const dir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/injection');
-    const load = (name: string) =>
-      readFileSync(join(dir, name), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .map((l) => (JSON.parse(l) as { text: string }).text);
+    const load = (name: string) => fixtureRows(name).map((r) => r.text);
     const flagged = (name: string) => {
       const rows = load(name);
       return { n: rows.filter((t) => scanForInjection(t).length > 0).length, of: rows.length };
@@ -1181,12 +1184,7 @@ describe('corpus', () => {
   // of packages the same kind of project depends on. Tuned on, so their floors sit just under the
   // figures reached; they keep a rule change from losing a class they cover.
   it('meets the error budget on the outside corpora', () => {
-    const dir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/injection');
-    const rows = (name: string) =>
-      readFileSync(join(dir, name), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as { text: string; source: string });
+    const rows = fixtureRows;
     const attacks = rows('outside-attacks.jsonl');
     const benign = rows('outside-benign.jsonl');
     for (const r of [...attacks, ...benign]) assert.ok(r.source.length > 0, `no source: ${r.text.slice(0, 60)}`);
@@ -1198,6 +1196,28 @@ describe('corpus', () => {
     assert.ok(attacks.length >= 400 && benign.length >= 600, 'outside corpora too small');
     assert.ok(detected / attacks.length >= 0.97, 'outside-attacks.jsonl: under 97% detected');
     assert.ok(flagged / benign.length <= 0.015, 'outside-benign.jsonl: over 1.5% flagged');
+  });
+
+  // Attacks and ordinary tool data from agent benchmarks (AgentDojo, BIPIA), security write-ups and
+  // hard ordinary text written for the purpose, split in two by a hash of each row before the
+  // scanner ever read them: rules are tuned on the dev half only, so the test half's figures are
+  // the scanner's rate on phrasings it was not shaped by. Floors sit at the figures reached.
+  it('meets its floors on the benchmark corpora, the test half never tuned on', () => {
+    const rows = fixtureRows;
+    const rate = (name: string) => {
+      const all = rows(name);
+      for (const r of all)
+        assert.ok(r.source.length > 0 && (r.set ?? '').length > 0, `no source: ${r.text.slice(0, 60)}`);
+      return all.filter((r) => scanForInjection(r.text).length > 0).length / all.length;
+    };
+    const figures = Object.fromEntries(
+      ['dev-attacks', 'dev-benign', 'test-attacks', 'test-benign'].map((n) => [n, rate(`bench-${n}.jsonl`)]),
+    );
+    console.log(`injection-scan benchmark corpora: ${JSON.stringify(figures)}`);
+    assert.ok(figures['dev-attacks']! >= 0.75, 'bench-dev-attacks.jsonl: under 75% detected');
+    assert.ok(figures['dev-benign']! <= 0.04, 'bench-dev-benign.jsonl: over 4% flagged');
+    assert.ok(figures['test-attacks']! >= 0.65, 'bench-test-attacks.jsonl: under 65% detected');
+    assert.ok(figures['test-benign']! <= 0.04, 'bench-test-benign.jsonl: over 4% flagged');
   });
 
   // Catastrophic backtracking on inputs like these grows with the square (or worse) of the length;
