@@ -6,11 +6,9 @@
  * process's memory when they attach to it (`gdb -p PID`, `gcore`).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { inlineCode } from './code.js';
 import { literalInput } from './literal-text.js';
-import { writesTo } from './file-writes.js';
 
 /** An ex command (vim `-c`, `+…`, or a line ed/ex reads): what it runs, if anything. */
 function exCommand(inv: Invocation, ctx: RuleContext, at: Word, text: string): void {
@@ -100,13 +98,7 @@ function lineCommands(inv: Invocation, ctx: RuleContext): void {
 }
 
 /** ed, dc, ftp: `!cmd` on a line of their input runs a shell command. */
-const bangReader: Rule = (inv, ctx) => {
-  lineCommands(inv, ctx);
-  if (inv.name === 'ed' || inv.name === 'red') {
-    // `ed -s ~/.profile <<< 'a…w'`: the file it edits is written.
-    for (const f of operands(inv.args)) writesTo(ctx, inv, f, inv.name);
-  }
-};
+const bangReader: Rule = (inv, ctx) => lineCommands(inv, ctx);
 
 /**
  * Debuggers: their command options run debugger commands, some of which run shell commands

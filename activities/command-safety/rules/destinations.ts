@@ -1,35 +1,13 @@
 /**
- * Classes of harm that cut across tools, read from the shape of a command rather than its name:
- * an output option is a write (judged where it points); installing from a URL or into a user or
+ * Classes of harm that cut across tools, read from the shape of a command rather than its name
+ * (an output option is a write: table/destinations.ts); installing from a URL or into a user or
  * global location persists; emptying files only known at run time (a loop variable, `find -exec`,
  * `xargs`) destroys many; a program told to read code from standard input or a file the gate cannot
  * read asks.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
-import type { Word } from '../shell.js';
-import { writesTo } from './file-writes.js';
 import { writtenText } from './written.js';
-
-/** Options whose value is a file the program writes (`--output=x`, `-o x`, `--log-file x`). */
-const OUTPUT_LONG = /^--?(o|out|output|output-document|output-file|outfile|out-file|log-file|logfile)$/;
-
-/** `-o FILE`, `--output FILE`, `--output=FILE`, wget's `-O FILE`: each judged as a write. */
-export const outputOptions: Rule = (inv, ctx) => {
-  const a = inv.args;
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i]!.value;
-    if (v === null) continue;
-    if (v === '--') break;
-    const eq = v.indexOf('=');
-    let dest: Word | undefined;
-    if (v.startsWith('--') && eq > 0 && OUTPUT_LONG.test(v.slice(0, eq))) dest = { ...a[i]!, value: v.slice(eq + 1) };
-    else if (OUTPUT_LONG.test(v) || (inv.name === 'wget' && v === '-O')) dest = a[i + 1];
-    else if (inv.name === 'wget' && /^-[a-zA-Z]*O$/.test(v)) dest = a[i + 1];
-    else if (/^-[a-zA-Z]+o$/.test(v) && /^(curl|sort|gcc|cc|clang|g\+\+|go|rustc)$/.test(inv.name)) dest = a[i + 1];
-    if (dest && dest.value !== '-') writesTo(ctx, inv, dest, `${inv.name} ${v.replace(/=.*/, '')}`);
-  }
-};
 
 /** Package managers: installing from a URL or VCS, or into the user's or the system's global tree. */
 export const userInstalls: Rule = (inv, ctx) => {

@@ -10,7 +10,7 @@ import { isCredentialPath, isProcEnviron, placeOf } from '../paths.js';
 import type { ParsedScript, Word } from '../shell.js';
 import { PLAIN_PROGRAM } from './code.js';
 import { literalStdout } from './literal-text.js';
-import { writesTo } from './file-writes.js';
+import { RULE_TABLE } from '../table/index.js';
 import { GIT_EXEC_KEY, gitKeyPattern } from '../table/git-command.js';
 import { installHookWrite } from './supply-chain.js';
 import { noteWritten } from './written.js';
@@ -33,17 +33,7 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
     }
     if (r.op === '>&' && /^\d+$/.test(v)) continue;
     if (OUTPUT.test(r.op)) {
-      if (v === '/proc/sysrq-trigger')
-        ctx.add(inv, {
-          level: 'hardline',
-          group: 'system',
-          rule: 'shutdown',
-          reason: 'a sysrq request (reboots, powers off or crashes the machine)',
-          at: [t],
-        });
-      else if (/^\/proc\/sys\//.test(v))
-        ctx.add(inv, { group: 'system', rule: 'kernel_setting', reason: 'changes a kernel setting', at: [t] });
-      else if (
+      if (
         /^\/(dev|sys)\//.test(v) &&
         !/^\/dev\/(null|stdout|stderr|tty|fd\/\d+|zero)$/.test(v) &&
         !/^\/dev\/(sd|nvme|hd|vd|xvd|mmcblk|disk|dm-|md|mapper|loop|sr|nbd|zd)/.test(v)
@@ -54,7 +44,8 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
           reason: 'writes to a device or kernel interface',
           at: [t],
         });
-      else writesTo(ctx, inv, t, 'a redirection writes');
+      // Judged as every write is: the sysrq trigger, kernel settings, startup files (table/rows/writes.ts).
+      else RULE_TABLE.reportAny(inv, ctx, [t]);
       const text = literalStdout(inv.cmd);
       noteWritten(ctx, v, inv.cmd.cwd, text, r.op === '>>' || r.op === '&>>');
       installHookWrite(ctx, inv, t, text);

@@ -1,15 +1,14 @@
 /**
- * Destroying files (group destroy_files) and the machine's disks (hardline): recursive and mass
- * deletes — of the root, a system folder or a home never allowed, elsewhere asked about — shredding,
- * `find -delete`, `rsync --delete`, moves and truncations outside the workspace, recursive and
- * world-writable permissions, raw writes to block devices, formatting and partitioning.
+ * Destroying files (group destroy_files): recursive and mass deletes — of the root, a system folder
+ * or a home never allowed, elsewhere asked about — `find -delete`, `rsync --delete`, moves out of
+ * the workspace, recursive and world-writable permissions. Writes, shredders, `dd` and disk
+ * formatters are table rows (table/rows/writes.ts, devices.ts).
  */
 import { findsOnlyGenerated, isGeneratedPath } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { hasOption, longMatches, operands, optionValue, optionWords } from '../options.js';
+import { hasOption, longMatches, operands, optionWords } from '../options.js';
 import { BLOCK_DEVICE, isCredentialPath, isStartupPath, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
-import { copy, rsyncCopy, tee, truncate, writesTo } from './file-writes.js';
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
@@ -97,28 +96,6 @@ const rm: Rule = (inv, ctx) => {
   reportDelete(ctx, inv, targets, recursive ? 'recursive delete' : 'delete', recursive);
 };
 
-/** Tools whose every use destroys file contents or trees. */
-const shredder: Rule = (inv, ctx) => {
-  const targets = operands(inv.args);
-  for (const t of targets) {
-    if (t.value !== null && BLOCK_DEVICE.test(t.value))
-      return ctx.add(inv, {
-        level: 'hardline',
-        group: 'destroy_files',
-        rule: 'raw_device_write',
-        reason: 'overwriting a disk',
-        at: [inv.word, t],
-      });
-  }
-  const level = targets.some((t) => deleteTargetLevel(t, inv.cmd.cwd) === 'hardline') ? 'hardline' : 'dangerous';
-  ctx.add(inv, {
-    level,
-    group: 'destroy_files',
-    rule: level === 'hardline' ? 'delete_root' : 'shred',
-    reason: `${inv.name} destroys files beyond recovery`,
-  });
-};
-
 /** Node's and npm's recursive deleters (`npx rimraf dist`). */
 const rimraf: Rule = (inv, ctx) => reportDelete(ctx, inv, operands(inv.args), 'recursive delete', true);
 
@@ -170,7 +147,8 @@ const find: Rule = (inv, ctx) => {
 const rsync: Rule = (inv, ctx) => {
   const o = optionWords(inv.args);
   const deletes = o.some((x) => x.startsWith('--del') || longMatches(x, '--remove-source-files'));
-  if (!deletes) return rsyncCopy(inv, ctx);
+  // Without a delete, rsync copies: its destination is judged as every write is (table/rows/writes.ts).
+  if (!deletes) return;
   const ops = operands(inv.args);
   const dest = ops[ops.length - 1];
   if (!dest) return;
@@ -245,7 +223,6 @@ const mv: Rule = (inv, ctx) => {
       reason: 'moving files into /dev/null',
       at: [inv.word, dest],
     });
-  writesTo(ctx, inv, dest, 'mv');
 };
 
 const WORLD_WRITABLE = (mode: string) =>
@@ -327,113 +304,16 @@ const chown: Rule = (inv, ctx) => {
     ctx.add(inv, { group: 'destroy_files', rule: 'recursive_permissions', reason: 'recursive ownership change' });
 };
 
-const dd: Rule = (inv, ctx) => {
-  const arg = (k: string) => inv.args.find((w) => w.value?.startsWith(`${k}=`));
-  const of = arg('of');
-  const iF = arg('if');
-  const ofValue = of?.value?.slice(3) ?? null;
-  if (ofValue !== null && BLOCK_DEVICE.test(ofValue))
-    return ctx.add(inv, {
-      level: 'hardline',
-      group: 'destroy_files',
-      rule: 'raw_device_write',
-      reason: 'writing a disk directly',
-      at: [inv.word, of],
-    });
-  const ifValue = iF?.value?.slice(3) ?? null;
-  if (ifValue !== null && isCredentialPath(ifValue, inv.cmd.cwd))
-    return ctx.add(inv, {
-      group: 'exfiltrate',
-      rule: 'credential_read',
-      reason: 'reading credentials',
-      at: [inv.word, iF],
-    });
-  if (of && ofValue !== null) writesTo(ctx, inv, { ...of, value: ofValue }, 'dd');
-  // dd copies raw bytes wherever it is pointed; one wrong letter overwrites a disk: always a question.
-  ctx.add(inv, { group: 'destroy_files', rule: 'disk_copy', reason: 'raw copy with dd', at: [inv.word, iF ?? of] });
-};
-
-/** Formatting, wiping and partitioning a disk. Read-only forms (`fdisk -l`, `parted -l`) are fine. */
-const formatter: Rule = (inv, ctx) => {
-  const o = optionWords(inv.args);
-  const readOnly: Record<string, (o: string[]) => boolean> = {
-    fdisk: (x) => x.includes('-l') || x.includes('--list'),
-    sfdisk: (x) => x.some((a) => /^-(l|d|J|s|V)$|^--(list|dump|json|show-size|verify)/.test(a)),
-    parted: (x) =>
-      x.includes('-l') ||
-      x.includes('--list') ||
-      (inv.args.some((w) => w.value === 'print') &&
-        !inv.args.some((w) => /^(mklabel|mkpart|rm|resizepart|mkfs)$/.test(w.value ?? ''))),
-    sgdisk: (x) => x.some((a) => /^-(p|i|v)$|^--(print|info|verify)/.test(a)),
-    gdisk: (x) => x.includes('-l'),
-    wipefs: (x) => !x.some((a) => /^-[a-zA-Z]*a|^--all|^-o|^--offset/.test(a)),
-    cryptsetup: () => !inv.args.some((w) => /^(luksFormat|erase|luksErase|reencrypt)$/.test(w.value ?? '')),
-    diskutil: () =>
-      !inv.args.some((w) => /^(erase|zero|partition|secureErase|randomDisk|reformat)/i.test(w.value ?? '')),
-    blkdiscard: () => false,
-  };
-  const check = readOnly[inv.name];
-  if (check?.(o)) return;
-  if (
-    inv.name === 'diskutil' &&
-    !inv.args.some((w) => /^(erase|zero|partition|secureErase|randomDisk|reformat)/i.test(w.value ?? ''))
-  )
-    return;
-  ctx.add(inv, {
-    level: 'hardline',
-    group: 'destroy_files',
-    rule: 'mkfs',
-    reason: 'formatting, wiping or partitioning a disk',
-  });
-};
-
-const sort: Rule = (inv, ctx) => {
-  const out = optionValue(inv.args, 'o', ['--output']);
-  if (out) writesTo(ctx, inv, { ...inv.word, value: out }, 'sort -o');
-};
-
 export const FILE_RULES: Record<string, Rule> = {
-  sort,
   rm,
   unlink: rm,
-  shred: shredder,
-  wipe: shredder,
-  srm: shredder,
   rimraf,
   del: rimraf,
   'del-cli': rimraf,
   find,
   rsync,
   mv,
-  cp: copy,
-  install: copy,
-  ln: copy,
-  tee,
-  truncate,
   chmod,
   chown,
   chgrp: chown,
-  dd,
-  mkfs: formatter,
-  mke2fs: formatter,
-  mkswap: formatter,
-  mkdosfs: formatter,
-  mkntfs: formatter,
-  newfs: formatter,
-  wipefs: formatter,
-  fdisk: formatter,
-  sfdisk: formatter,
-  cfdisk: formatter,
-  gdisk: formatter,
-  sgdisk: formatter,
-  parted: formatter,
-  blkdiscard: formatter,
-  cryptsetup: formatter,
-  diskutil: formatter,
 };
-
-/** mkfs.ext4, mkfs.xfs, newfs_hfs, … */
-export function fileRuleFor(name: string): Rule | undefined {
-  if (/^mkfs\.|^mke2fs|^newfs_|^mkfs$/.test(name)) return formatter;
-  return FILE_RULES[name];
-}

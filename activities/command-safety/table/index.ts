@@ -23,6 +23,7 @@ import { GIT_ROWS } from './rows/git.js';
 import { FORGE_ROWS } from './rows/forges.js';
 import { SIGNAL_ROWS } from './rows/signals.js';
 import { DATABASE_ROWS } from './rows/databases.js';
+import { WRITE_ROWS } from './rows/writes.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -45,6 +46,7 @@ const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   FORGE_ROWS,
   SIGNAL_ROWS,
   DATABASE_ROWS,
+  WRITE_ROWS,
 ];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {

@@ -27,6 +27,7 @@ export const EXPOSURE_ROWS: RowInput[] = [
       { program: ['keepassxc-cli'], subcommand: [['show', 'export', 'clip', 'attachment-export']] },
       { program: ['kwallet-query'], flags: { short: 'r', long: ['--read-password'] } },
       { program: ['kwalletcli'] },
+      { program: ['dd'], operand: ['credential'], reason: 'dd reads credentials ({word})' },
       { program: ['rclone'], subcommand: [['config'], ['show', 'dump', 'password']] },
       { program: ['rclone'], subcommand: [['config'], ['redacted']], word: ['/^--no-redact$/'] },
       { program: ['chamber'], subcommand: [['read', 'export', 'env', 'exec']] },
@@ -72,6 +73,7 @@ export const EXPOSURE_ROWS: RowInput[] = [
       ...GIT_CREDENTIAL_READS,
     ],
     match: [
+      'dd if=/root/.ssh/id_rsa of=/tmp/k',
       'bw get password github',
       'bw list items',
       'kwallet-query -r github kdewallet',
