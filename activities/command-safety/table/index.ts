@@ -24,6 +24,7 @@ import { FORGE_ROWS } from './rows/forges.js';
 import { SIGNAL_ROWS } from './rows/signals.js';
 import { DATABASE_ROWS } from './rows/databases.js';
 import { WRITE_ROWS } from './rows/writes.js';
+import { MIGRATION_ROWS } from './rows/migrations.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -47,6 +48,7 @@ const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   SIGNAL_ROWS,
   DATABASE_ROWS,
   WRITE_ROWS,
+  MIGRATION_ROWS,
 ];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {
