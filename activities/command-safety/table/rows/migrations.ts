@@ -24,7 +24,11 @@ export const MIGRATION_ROWS: RowInput[] = [
         ],
         reason: 'a Rails database reset ({word})',
       },
-      { program: ['manage.py', 'django-admin'], subcommand: [[DJANGO_RESET]], reason: 'a Django database flush or reset' },
+      {
+        program: ['manage.py', 'django-admin'],
+        subcommand: [[DJANGO_RESET]],
+        reason: 'a Django database flush or reset',
+      },
       { program: [PYTHON], subcommand: [[MANAGE], [DJANGO_RESET]], reason: 'a Django database flush or reset' },
       {
         program: ['manage.py', 'django-admin'],
@@ -43,7 +47,12 @@ export const MIGRATION_ROWS: RowInput[] = [
         flags: { long: ['--force-reset', '--accept-data-loss'] },
         reason: 'a Prisma lossy push',
       },
-      { program: ['prisma'], subcommand: [['migrate'], ['dev']], flags: { long: ['--force'] }, reason: 'a Prisma reset' },
+      {
+        program: ['prisma'],
+        subcommand: [['migrate'], ['dev']],
+        flags: { long: ['--force'] },
+        reason: 'a Prisma reset',
+      },
       {
         program: ['sequelize', 'sequelize-cli'],
         word: ['/^(db:drop|db:migrate:undo:all|db:seed:undo:all)/'],
