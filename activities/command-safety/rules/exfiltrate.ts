@@ -2,12 +2,12 @@
  * Reading secrets and sending data off the machine (group exfiltrate): reading credential files,
  * a project's `.env` or any process's environment; keychain, token and cloud-metadata dumps;
  * environment dumps and secrets piped or passed to the network; uploads of files from outside the
- * workspace or of command output; reverse shells (`nc -e`, `socat exec:`, a shell piped into a
- * socket, `/dev/tcp`); reverse tunnels; serving the home over HTTP; names built at run time sent
- * to DNS.
+ * workspace or of command output; a shell piped into a socket; serving the home over HTTP; names
+ * built at run time sent to DNS. `nc -e`, `socat exec:`, reverse tunnels and searches of a whole
+ * home are rows (table/rows/network.ts).
  */
 import type { Rule } from '../invocation.js';
-import { hasOption, operands, optionValue } from '../options.js';
+import { operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
 import type { SimpleCommand } from '../shell.js';
 import { SHELLS } from './code.js';
@@ -291,27 +291,6 @@ const sender: Rule = (inv, ctx) => {
     say('file_upload', `${inv.name} uploads files`);
 };
 
-/** Reverse shells and raw sockets that hand a shell to someone else. */
-const netcat: Rule = (inv, ctx) => {
-  const a = inv.args.map((w) => w.value ?? '');
-  if (
-    a.some((v, i) => /^-[a-zA-Z]*[ec]$/.test(v) && i + 1 < a.length) ||
-    a.some((v) => /^--(exec|sh-exec|lua-exec)/.test(v))
-  )
-    ctx.add(inv, {
-      group: X,
-      rule: 'reverse_shell',
-      reason: `${inv.name} runs a program for whoever connects (a reverse shell)`,
-    });
-  sender(inv, ctx);
-};
-
-const socat: Rule = (inv, ctx) => {
-  if (inv.args.some((w) => /^(exec|system):/i.test(w.value ?? '') || /,(exec|system)=/i.test(w.value ?? '')))
-    ctx.add(inv, { group: X, rule: 'reverse_shell', reason: 'socat runs a program over a network socket' });
-  sender(inv, ctx);
-};
-
 /** curl and wget uploads: of a file from outside the workspace, a file only known at run time, or command output. */
 const curl: Rule = (inv, ctx) => {
   sender(inv, ctx);
@@ -362,26 +341,6 @@ const curl: Rule = (inv, ctx) => {
   }
 };
 
-/** Searching a whole home or the root for secrets (`grep -r "PRIVATE KEY" ~`). */
-const searchHome: Rule = (inv, ctx) => {
-  const recursive =
-    inv.name !== 'grep' && inv.name !== 'egrep' && inv.name !== 'fgrep'
-      ? true
-      : hasOption(inv.args, { short: 'rR', long: ['--recursive', '--dereference-recursive'] });
-  if (!recursive) return;
-  const where = operands(inv.args).slice(
-    inv.name === 'rg' || inv.name === 'ag' || inv.name === 'ack' || inv.name.endsWith('grep') ? 1 : 0,
-  );
-  const wide = where.find((w) => ['home', 'root'].includes(placeOf(w.value, inv.cmd.cwd, w.glob)));
-  if (wide)
-    ctx.add(inv, {
-      group: X,
-      rule: 'credential_search',
-      reason: 'searches a whole home folder or the root (where credentials are)',
-      at: [inv.word, wide],
-    });
-};
-
 /** Serving files over HTTP: the home or the root made readable to anyone who connects. */
 const serveFiles: Rule = (inv, ctx) => {
   const a = inv.args.map((w) => w.value ?? '');
@@ -395,14 +354,9 @@ const serveFiles: Rule = (inv, ctx) => {
     ctx.add(inv, { group: X, rule: 'serve_files', reason: 'serves a home folder or the system over HTTP' });
 };
 
+/** ssh's options that run a local command (reverse tunnels are a row: table/rows/network.ts). */
 const ssh: Rule = (inv, ctx) => {
   const a = inv.args.map((w) => w.value ?? '');
-  if (a.some((v) => /^-[a-zA-Z]*R/.test(v)))
-    ctx.add(inv, {
-      group: X,
-      rule: 'reverse_tunnel',
-      reason: 'opens a reverse tunnel (another machine reaches this one)',
-    });
   for (let i = 0; i < a.length; i++) {
     const opt = a[i] === '-o' ? a[i + 1] : a[i]!.startsWith('-o') ? a[i]!.slice(2) : undefined;
     const m = opt && /^(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)[= ](.*)$/i.exec(opt);
@@ -417,28 +371,9 @@ export const EXFILTRATE_RULES: Record<string, Rule> = {
   http: curl,
   https: curl,
   xh: curl,
-  nc: netcat,
-  ncat: netcat,
-  netcat,
-  socat,
   ssh,
   scp: ssh,
   sftp: ssh,
-  grep: searchHome,
-  egrep: searchHome,
-  fgrep: searchHome,
-  rg: searchHome,
-  ag: searchHome,
-  ack: searchHome,
-  zmodload: (inv, ctx) => {
-    if (inv.args.some((w) => /^zsh\/net\//.test(w.value ?? '')))
-      ctx.add(inv, { group: X, rule: 'raw_socket', reason: 'loads zsh network sockets' });
-  },
-  xterm: (inv, ctx) => {
-    const d = optionValue(inv.args, undefined, ['-display']);
-    if (d && !/^:|^localhost:|^unix:/.test(d))
-      ctx.add(inv, { group: X, rule: 'remote_display', reason: 'opens a terminal on another machine’s display' });
-  },
 };
 
 /** Rules every command goes through. */

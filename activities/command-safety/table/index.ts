@@ -25,6 +25,7 @@ import { SIGNAL_ROWS } from './rows/signals.js';
 import { DATABASE_ROWS } from './rows/databases.js';
 import { WRITE_ROWS } from './rows/writes.js';
 import { MIGRATION_ROWS } from './rows/migrations.js';
+import { NETWORK_ROWS } from './rows/network.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -49,6 +50,7 @@ const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   DATABASE_ROWS,
   WRITE_ROWS,
   MIGRATION_ROWS,
+  NETWORK_ROWS,
 ];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {
