@@ -7,7 +7,7 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import type { Word } from '../shell.js';
-import { inlineCode } from './code.js';
+import { inlineCode, unreadableCode } from './code.js';
 import { literalInput } from './literal-text.js';
 
 /** An ex command (vim `-c`, `+…`, or a line ed/ex reads): what it runs, if anything. */
@@ -58,12 +58,7 @@ const editor: Rule = (inv, ctx) => {
     else if (v?.startsWith('+')) cmd = { ...a[i]!, value: v.slice(1) };
     if (!cmd) continue;
     if (cmd.value === null) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: `${inv.name} runs editor commands only known at run time`,
-        at: [inv.word, cmd],
-      });
+      unreadableCode(inv, ctx, cmd, `${inv.name} runs editor commands only known at run time`);
       continue;
     }
     exCommand(inv, ctx, cmd, cmd.value);
@@ -134,12 +129,7 @@ const debugger_: Rule = (inv, ctx) => {
         : undefined;
     if (!text) continue;
     if (text.value === null) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: `${inv.name} runs debugger commands only known at run time`,
-        at: [inv.word, text],
-      });
+      unreadableCode(inv, ctx, text, `${inv.name} runs debugger commands only known at run time`);
       continue;
     }
     debuggerCommand(inv, ctx, text, text.value);

@@ -9,7 +9,7 @@
 import type { Rule } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
-import type { SimpleCommand } from '../shell.js';
+import type { SimpleCommand, Word } from '../shell.js';
 import { SHELLS } from './code.js';
 import { curlConfigFromStdin, metadataHost } from './exposure.js';
 import { tokenDump } from './token-dumps.js';
@@ -213,7 +213,8 @@ const literal = (c: SimpleCommand) =>
 
 const sender: Rule = (inv, ctx) => {
   const from = producers(inv.cmd);
-  const say = (rule: string, reason: string) => ctx.add(inv, { group: X, rule, reason });
+  const say = (rule: string, reason: string, w?: Word) =>
+    ctx.add(inv, { group: X, rule, reason, ...(w ? { at: [inv.word, w] } : {}) });
   const dump = from.find(
     (p) =>
       ENV_DUMPS.has(basename(p.words[0]?.value ?? '')) ||
@@ -231,12 +232,7 @@ const sender: Rule = (inv, ctx) => {
   if (secretSource) return say('credential_upload', 'sends secrets over the network');
   const fileIn = inv.cmd.stdin?.kind === 'file' ? inv.cmd.stdin.path : undefined;
   if (fileIn && isSecretFile(fileIn.value, inv.cmd.cwd))
-    return ctx.add(inv, {
-      group: X,
-      rule: 'credential_upload',
-      reason: 'sends secrets over the network',
-      at: [inv.word, fileIn],
-    });
+    return say('credential_upload', 'sends secrets over the network', fileIn);
   const fed = from
     .map((p) =>
       p.words
@@ -254,13 +250,7 @@ const sender: Rule = (inv, ctx) => {
   const text = inv.cmd.stdin?.kind === 'text' ? (inv.cmd.stdin.text ?? '') : '';
   if (/^\s*m?put\s+\S/m.test(text)) return say('file_upload', `${inv.name} uploads files`);
   const secretArg = inv.args.find((w) => SECRET_VAR.test(w.raw));
-  if (secretArg)
-    return ctx.add(inv, {
-      group: X,
-      rule: 'secret_to_network',
-      reason: 'puts a secret variable into a network request',
-      at: [inv.word, secretArg],
-    });
+  if (secretArg) return say('secret_to_network', 'puts a secret variable into a network request', secretArg);
   if (inv.args.some((w) => METADATA.test(w.value ?? w.raw) || metadataHost(w.value)))
     return say('credential_read', 'asks the cloud metadata service (it answers with credentials)');
   // A name built at run time sent to DNS or ping: data smuggled out in the lookup itself.
@@ -269,23 +259,11 @@ const sender: Rule = (inv, ctx) => {
     (inv.name === 'getent' && /^a?hosts(v[46])?$/.test(inv.args[0]?.value ?? ''))
   ) {
     const built = operands(inv.args).find((w) => w.value === null);
-    if (built)
-      return ctx.add(inv, {
-        group: X,
-        rule: 'dns_exfiltration',
-        reason: 'looks up a name built at run time (DNS can carry data out)',
-        at: [inv.word, built],
-      });
+    if (built) return say('dns_exfiltration', 'looks up a name built at run time (DNS can carry data out)', built);
   }
   if (['curl', 'wget', 'http', 'https', 'xh'].includes(inv.name)) {
     const url = operands(inv.args).find((w) => w.value === null && /\$\(|`/.test(w.raw));
-    if (url)
-      return ctx.add(inv, {
-        group: X,
-        rule: 'data_in_url',
-        reason: 'sends command output inside a URL',
-        at: [inv.word, url],
-      });
+    if (url) return say('data_in_url', 'sends command output inside a URL', url);
   }
   if (['smbclient', 'lftp', 'ftp', 'sftp'].includes(inv.name) && inv.args.some((w) => /\bm?put\s/.test(w.value ?? '')))
     say('file_upload', `${inv.name} uploads files`);

@@ -1,14 +1,15 @@
 /**
  * Destroying files (group destroy_files): recursive and mass deletes — of the root, a system folder
  * or a home never allowed, elsewhere asked about — `find -delete`, `rsync --delete`, moves out of
- * the workspace, recursive and world-writable permissions. Writes, shredders, `dd` and disk
- * formatters are table rows (table/rows/writes.ts, devices.ts).
+ * the workspace, recursive and world-writable permissions. Writes, ownership, shredders, `dd` and
+ * disk formatters are table rows (table/rows/writes.ts, devices.ts).
  */
 import { findsOnlyGenerated, isGeneratedPath } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, longMatches, operands, optionWords } from '../options.js';
 import { BLOCK_DEVICE, isCredentialPath, isStartupPath, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
+import type { Group } from '../verdict.js';
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
@@ -167,62 +168,23 @@ const mv: Rule = (inv, ctx) => {
   if (ops.length < 2) return;
   const dest = ops[ops.length - 1]!;
   const sources = ops.slice(0, -1);
+  const say = (rule: string, reason: string, at: Word, group: Group = 'destroy_files') =>
+    ctx.add(inv, { ...(rule === 'delete_root' ? { level: 'hardline' } : {}), group, rule, reason, at: [inv.word, at] });
   const destPlace = placeOf(dest.value, inv.cmd.cwd, dest.glob);
   if (destPlace !== 'workspace' && sources.some((s) => placeOf(s.value, inv.cmd.cwd, s.glob) === 'workspace'))
-    return ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'move_outside',
-      reason: 'moves workspace files out of the workspace',
-      at: [inv.word, dest],
-    });
+    return say('move_outside', 'moves workspace files out of the workspace', dest);
   const git = sources.find((s) => /(^|\/)\.git\/?$/.test(s.value ?? ''));
-  if (git)
-    return ctx.add(inv, {
-      group: 'destroy_history',
-      rule: 'git_dir_move',
-      reason: 'moves the repository (.git) away',
-      at: [inv.word, git],
-    });
+  if (git) return say('git_dir_move', 'moves the repository (.git) away', git, 'destroy_history');
   const everything = sources.find((s) => s.glob && /^(\.\/)?\*$/.test(s.value ?? ''));
-  if (everything)
-    return ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'mass_move',
-      reason: 'moves every file here',
-      at: [inv.word, everything],
-    });
+  if (everything) return say('mass_move', 'moves every file here', everything);
   for (const s of sources) {
     const place = placeOf(s.value, inv.cmd.cwd, s.glob);
     if (place === 'root' || place === 'system' || place === 'home')
-      return ctx.add(inv, {
-        level: 'hardline',
-        group: 'destroy_files',
-        rule: 'delete_root',
-        reason: 'moving /, a system folder or a home folder away',
-        at: [inv.word, s],
-      });
-    if (isCredentialPath(s.value, inv.cmd.cwd))
-      return ctx.add(inv, {
-        group: 'destroy_files',
-        rule: 'move_sensitive',
-        reason: 'moving credentials away',
-        at: [inv.word, s],
-      });
-    if (place === 'outside')
-      return ctx.add(inv, {
-        group: 'destroy_files',
-        rule: 'move_outside',
-        reason: 'moving files outside the workspace',
-        at: [inv.word, s],
-      });
+      return say('delete_root', 'moving /, a system folder or a home folder away', s);
+    if (isCredentialPath(s.value, inv.cmd.cwd)) return say('move_sensitive', 'moving credentials away', s);
+    if (place === 'outside') return say('move_outside', 'moving files outside the workspace', s);
   }
-  if (dest.value === '/dev/null')
-    return ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'delete_outside',
-      reason: 'moving files into /dev/null',
-      at: [inv.word, dest],
-    });
+  if (dest.value === '/dev/null') say('delete_outside', 'moving files into /dev/null', dest);
 };
 
 const WORLD_WRITABLE = (mode: string) =>
@@ -290,20 +252,6 @@ const chmod: Rule = (inv, ctx) => {
     });
 };
 
-const chown: Rule = (inv, ctx) => {
-  const ops = operands(inv.args);
-  const recursive = hasOption(inv.args, { short: 'R', long: ['--recursive'] });
-  const targets = ops.slice(1);
-  if (targets.some((t) => ['root', 'system', 'home', 'outside'].includes(placeOf(t.value, inv.cmd.cwd, t.glob))))
-    return ctx.add(inv, {
-      group: 'system',
-      rule: 'system_ownership',
-      reason: 'changing ownership outside the workspace',
-    });
-  if (recursive)
-    ctx.add(inv, { group: 'destroy_files', rule: 'recursive_permissions', reason: 'recursive ownership change' });
-};
-
 export const FILE_RULES: Record<string, Rule> = {
   rm,
   unlink: rm,
@@ -314,6 +262,4 @@ export const FILE_RULES: Record<string, Rule> = {
   rsync,
   mv,
   chmod,
-  chown,
-  chgrp: chown,
 };

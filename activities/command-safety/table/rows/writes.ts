@@ -3,7 +3,7 @@
  * a redirection): a disk written directly is never allowed; a git hook, a startup file or a
  * credential written persists or plants; anything else outside the workspace and the scratch
  * folders is asked about. And the tools whose every use destroys files: shredders, `truncate`
- * outside the workspace, `dd`.
+ * outside the workspace, `dd`; and ownership changes outside the workspace or recursive.
  */
 import type { RowInput } from '../schema.js';
 
@@ -100,5 +100,21 @@ export const WRITE_ROWS: RowInput[] = [
     reason: 'raw copy with dd',
     when: [{ program: ['dd'] }],
     match: ['dd if=a.img of=b.img bs=1M'],
+  },
+  {
+    id: 'system_ownership',
+    group: 'system',
+    reason: '{program} changes the owner of {word}, outside the workspace',
+    when: [{ program: ['chown', 'chgrp'], operand: ['outside_workspace'] }],
+    match: ['chown -R me /usr/local', 'sudo chgrp staff /etc/hosts'],
+    notMatch: ['chown me build/out.txt'],
+  },
+  {
+    id: 'recursive_permissions',
+    group: 'destroy_files',
+    reason: 'recursive ownership change',
+    when: [{ program: ['chown', 'chgrp'], flags: { short: 'R', long: ['--recursive'] } }],
+    match: ['chown -R me src'],
+    notMatch: ['chown me src/a.txt'],
   },
 ];
