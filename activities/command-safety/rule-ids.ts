@@ -51,7 +51,6 @@ export const CODE_RULE_IDS: readonly string[] = [
   'http_delete',
   'inline_interpreter',
   'install_hook_write',
-  'install_outside',
   'mass_delete',
   'mass_move',
   'mass_truncate',

@@ -25,7 +25,7 @@ import { RULE_TABLE } from '../table/index.js';
 import { SUPPLY_CHAIN_RULES } from './supply-chain.js';
 import { SYSTEM_RULES, initScript } from './system.js';
 import { taskTargets } from './unknown-tools.js';
-import { codeFromElsewhere, emptiesMany, sendsDumpedEnvironment, userInstalls } from './destinations.js';
+import { codeFromElsewhere, emptiesMany, sendsDumpedEnvironment } from './destinations.js';
 import { WRITERS } from '../table/destinations.js';
 
 export { unknownRunner } from './unknown-runner.js';
@@ -102,7 +102,6 @@ export const GENERIC_RULES: Rule[] = [
   ...EXFILTRATE_GENERIC,
   // What any command writes (a copy's destination, an output option): table/rows/writes.ts.
   (inv, ctx) => RULE_TABLE.reportAny(inv, ctx),
-  userInstalls,
   emptiesMany,
   codeFromElsewhere,
   sendsDumpedEnvironment,
