@@ -12,7 +12,7 @@ import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
 import { DOWNLOADERS, ranDownloaded } from './downloads.js';
-import { awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
+import { COMMAND_OPTIONS, awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
 import { literalOutput, nameOf } from './literal-text.js';
 import { interpreter, interpreterOf } from './interpreters.js';
 import { writtenText } from './written.js';
@@ -399,9 +399,7 @@ const expect: Rule = (inv, ctx) => {
 };
 
 export const CODE_RULES: Record<string, Rule> = {
-  tar: commandOption,
-  zip: commandOption,
-  rsync: commandOption,
+  ...Object.fromEntries(Object.keys(COMMAND_OPTIONS).map((n) => [n, commandOption])),
   expect,
   parallel,
   coproc,

@@ -160,7 +160,30 @@ function debuggerCommand(inv: Invocation, ctx: RuleContext, at: Word, text: stri
     });
 }
 
+/** `less '+!cmd' f`: a pager's initial commands (`+…`), where `!` runs a shell command. */
+const pager: Rule = (inv, ctx) => {
+  for (const w of inv.args) {
+    if (w.value === null) {
+      if (w.raw.startsWith('+') || /^['"]\+/.test(w.raw))
+        unreadableCode(inv, ctx, w, `${inv.name} runs initial commands only known at run time`);
+      continue;
+    }
+    const bang = /^\+[^!]*!(.*)$/s.exec(w.value);
+    if (!bang) continue;
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'inline_interpreter',
+      reason: `${inv.name} runs a shell command from its initial commands`,
+      at: [inv.word, w],
+    });
+    ctx.script(inv, { ...w, value: bang[1]! }, `${inv.name} +!`);
+  }
+};
+
 export const CONSOLE_RULES: Record<string, Rule> = {
+  less: pager,
+  more: pager,
+  most: pager,
   vim: editor,
   vi: editor,
   nvim: editor,

@@ -28,6 +28,18 @@ export const WRITERS: ReadonlySet<string> = new Set([
   'gcp',
 ]);
 
+/**
+ * Tools whose n-th operand (from 0) is a file they write: `uniq IN OUT`, `split IN PREFIX`. Their
+ * options that take a separate value are listed so the value is not counted as an operand.
+ */
+const NTH_OPERAND: Record<string, { at: number; valued: RegExp }> = {
+  uniq: { at: 1, valued: /^-[fsw]$|^--(skip-fields|skip-chars|check-chars)$/ },
+  split: {
+    at: 1,
+    valued: /^-[lbCnat]$|^--(lines|bytes|line-bytes|number|suffix-length|separator|additional-suffix|filter)$/,
+  },
+};
+
 /** Options whose value is a file the program writes (`--output=x`, `-o x`, `--log-file x`), any program. */
 const OUTPUT_LONG = /^--?(o|out|output|output-document|output-file|outfile|out-file|log-file|logfile)$/;
 /** Programs whose `-o` (alone or ending a bundle: `-sLo`) is the output file. */
@@ -59,6 +71,20 @@ export function writtenWords(inv: Invocation): Word[] {
       out.push(dest);
       if (inv.name !== 'mv') out.push(...intoFolder(inv, t !== undefined ? ops : ops.slice(0, -1), dest));
     }
+  }
+  const nth = NTH_OPERAND[inv.name];
+  if (nth) {
+    const ops: Word[] = [];
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i]!.value;
+      if (v !== null && v.startsWith('-') && v !== '-') {
+        if (nth.valued.test(v)) i++;
+        continue;
+      }
+      ops.push(a[i]!);
+    }
+    const w = ops[nth.at];
+    if (w && w.value !== '-') out.push(w);
   }
   if (
     EVERY_OPERAND.has(inv.name) ||

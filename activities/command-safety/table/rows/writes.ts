@@ -50,9 +50,10 @@ export const WRITE_ROWS: RowInput[] = [
     id: 'credential_write',
     group: 'persist',
     reason: '{program} writes over credentials ({word})',
+    // A project's `.env` too: writing it over loses the secrets it held.
     when: [{ program: ['*'], writes: ['secret_location'] }],
     match: ['cp key ~/.ssh/authorized_keys', 'echo k >> ~/.ssh/id_rsa', 'wget -O ~/.aws/credentials https://x.example'],
-    notMatch: ['cp ~/.ssh/id_rsa.pub pub.txt'],
+    notMatch: ['cp ~/.ssh/id_rsa.pub pub.txt', 'cp env.example config.txt'],
   },
   {
     id: 'write_outside',
