@@ -3,12 +3,17 @@
  * the PATH, into site-packages every Python program loads), or from a URL or repository (its
  * install code runs now). Installing a project's own dependencies stays everyday work.
  */
-import type { RowInput } from '../schema.js';
+import type { PatternInput, RowInput } from '../schema.js';
 
 const PIP = ['/^pip[\\d.]*$/', 'uv'];
 const PYTHON = '/^python[\\d.]*$/';
 const SITE = '/^--(user|target|prefix|root|break-system-packages|system)\\b|^-t$/';
 const FROM_URL = '/^(git\\+|hg\\+|svn\\+|bzr\\+|https?:|ftp:)|@\\s*(git\\+|https?:)/';
+/** `pip install X`, `uv pip install X` and `python -m pip install X` with an argument matching `word`. */
+const pipInstall = (word: string, reason: string): PatternInput[] => [
+  { program: PIP, word: ['/^install$/', word], reason },
+  { program: [PYTHON], word: ['/^pip$/', '/^install$/', word], reason },
+];
 const NPM_INSTALL = [['i', 'in', 'install', 'add', 'isntall', 'link', 'ln']];
 
 export const INSTALL_ROWS: RowInput[] = [
@@ -18,26 +23,8 @@ export const INSTALL_ROWS: RowInput[] = [
     reason: '{program} installs outside the workspace',
     when: [
       { program: ['pipx'], subcommand: [['install']], reason: 'pipx installs a program onto the PATH' },
-      {
-        program: PIP,
-        word: ['/^install$/', SITE],
-        reason: 'pip installs into the user or system site-packages (loaded by every Python program)',
-      },
-      {
-        program: [PYTHON],
-        word: ['/^pip$/', '/^install$/', SITE],
-        reason: 'pip installs into the user or system site-packages (loaded by every Python program)',
-      },
-      {
-        program: PIP,
-        word: ['/^install$/', FROM_URL],
-        reason: 'pip installs a package from a URL (its setup code runs now)',
-      },
-      {
-        program: [PYTHON],
-        word: ['/^pip$/', '/^install$/', FROM_URL],
-        reason: 'pip installs a package from a URL (its setup code runs now)',
-      },
+      ...pipInstall(SITE, 'pip installs into the user or system site-packages (loaded by every Python program)'),
+      ...pipInstall(FROM_URL, 'pip installs a package from a URL (its setup code runs now)'),
       {
         program: ['npm', 'pnpm', 'bun'],
         subcommand: NPM_INSTALL,
