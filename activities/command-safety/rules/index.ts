@@ -17,7 +17,7 @@ import { FILE_RULES } from './files.js';
 import { GIT_RULES } from './git.js';
 import { INFRASTRUCTURE_RULES, dynamicSubcommand, execInto } from './infrastructure.js';
 import { PERSIST_RULES } from './persist.js';
-import { PUBLISH_RULES, pythonModulePublishes } from './publish.js';
+import { PUBLISH_RULES } from './publish.js';
 import { CLUSTER_RULES } from './cluster.js';
 import { CONSOLE_RULES } from './consoles.js';
 import { DEVICE_RULES, diskOperand } from './devices.js';
@@ -124,10 +124,6 @@ export const GENERIC_RULES: Rule[] = [
   },
   (inv, ctx) => {
     if (/^\/etc\/(init\.d|rc\.d)\//.test(inv.path)) initScript(inv, ctx);
-  },
-  (inv, ctx) => {
-    if (/^python[\d.]*$/.test(inv.name) && pythonModulePublishes(inv))
-      ctx.add(inv, { group: 'publish', rule: 'package_publish', reason: 'uploads a package to PyPI' });
   },
 ];
 
