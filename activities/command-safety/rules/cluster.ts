@@ -7,7 +7,8 @@
  * but a read is a change). Grants and access keys persist access (`aws iam create-access-key`,
  * `kubectl create clusterrolebinding`, `az role assignment create`), and secret reads exfiltrate
  * (`ssm … --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`).
- * Deletes are in infrastructure.ts; kubectl, Helm, Terraform, Pulumi and the GitOps and mesh tools
+ * Secret reads and grants of gcloud and az are rows (table/rows/exposure.ts, cloud.ts); deletes are
+ * in infrastructure.ts; kubectl, Helm, Terraform, Pulumi and the GitOps and mesh tools
  * are rows (table/rows/cluster.ts), save the command a kubectl workload runs; so is the AWS CLI
  * (table/rows/cloud.ts).
  */
@@ -63,29 +64,11 @@ const LOCAL_GROUPS: Record<string, RegExp> = {
   az: /^(account|login|logout|config|extension|version|find|feedback|upgrade|interactive|init|cloud set|aks get-credentials|aks install-cli|acr login|bicep (build|install|upgrade|version)|ssh vm)\b/,
 };
 
-/** Secret reads and grants, by subcommand path. */
-const CLOUD_SECRETS: Record<string, RegExp> = {
-  gcloud:
-    /^(secrets versions access|kms decrypt|auth print-\S+|iam service-accounts keys create|sql generate-login-token)\b/,
-  az: /^(keyvault (secret|key|certificate) (show|download|backup)|storage account keys list|storage account show-connection-string|acr credential show|webapp deployment list-publishing-(profiles|credentials)|functionapp keys list|cosmosdb keys list|redis list-keys|account get-access-token|ad sp create-for-rbac|ad (sp|app) credential reset)\b/,
-};
-
-const CLOUD_GRANTS: Record<string, RegExp> = {
-  gcloud:
-    /(^|\s)(add-iam-policy-binding|set-iam-policy|iam (roles|service-accounts) create|iam service-accounts keys create|iam service-accounts add-iam-policy-binding)\b/,
-  az: /^(role assignment create|role definition create|ad (sp|app) credential reset|ad sp create-for-rbac|ad (app|sp) permission (add|grant)|ad group member add|keyvault set-policy)\b/,
-};
-
 const gcloudAz: Rule = (inv, ctx) => {
   const w = subcommandWords(inv).filter((x) => !/^(alpha|beta|preview)$/.test(x));
   const path = w.join(' ');
   if (!w.length || dryRun(inv)) return;
-  const grant = CLOUD_GRANTS[inv.name]!.exec(path);
-  const secret = CLOUD_SECRETS[inv.name]!.exec(path);
-  if (secret && !/keys create|credential reset|create-for-rbac/.test(secret[0]))
-    return say(ctx, inv, 'exfiltrate', 'credential_read', `${inv.name} ${secret[0]} prints secrets`);
-  if (grant || secret)
-    return say(ctx, inv, 'persist', 'cloud_grant', `${inv.name} ${(grant ?? secret)![0].trim()} grants access`);
+  // Secret reads and grants are rows (table/rows/exposure.ts credential_read, cloud.ts cloud_grant).
   if (LOCAL_GROUPS[inv.name]!.test(path)) {
     // `gcloud compute ssh vm --command '…'`: a command on the machine.
     const cmd = optionValue(inv.args, undefined, ['--command']);

@@ -12,7 +12,7 @@ import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
 import { DOWNLOADERS, ranDownloaded } from './downloads.js';
-import { awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
+import { COMMAND_OPTIONS, awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
 import { literalOutput, nameOf } from './literal-text.js';
 import { interpreter, interpreterOf } from './interpreters.js';
 import { writtenText } from './written.js';
@@ -283,11 +283,16 @@ const source: Rule = (inv, ctx) => {
   runWrittenScript(inv, ctx, file);
 };
 
+/** Code a program will run that is only known at run time: the gate cannot read it, so it asks. */
+export function unreadableCode(inv: Invocation, ctx: RuleContext, at: Word, reason: string): void {
+  ctx.add(inv, { group: 'indirection', rule: 'dynamic_script', reason, at: [inv.word, at] });
+}
+
 /**
  * A script file only known at run time (`bash "$f"`, `source <(curl …)`): a process substitution
  * that downloads is code from the network; anything else cannot be read.
  */
-function unknownScriptFile(inv: Invocation, ctx: RuleContext, file: Word, what: string): void {
+export function unknownScriptFile(inv: Invocation, ctx: RuleContext, file: Word, what: string): void {
   if (/^<\(/.test(file.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(file.raw))
     return ctx.add(inv, {
       group: 'indirection',
@@ -295,24 +300,22 @@ function unknownScriptFile(inv: Invocation, ctx: RuleContext, file: Word, what: 
       reason: `${inv.name} runs code downloaded from the network`,
       at: [inv.word, file],
     });
-  ctx.add(inv, {
-    group: 'indirection',
-    rule: 'dynamic_script',
-    reason: `${inv.name} runs ${what} only known at run time`,
-    at: [inv.word, file],
-  });
+  unreadableCode(inv, ctx, file, `${inv.name} runs ${what} only known at run time`);
 }
+
+/** A file this line wrote with text only known at run time, run as code. */
+const writtenUnknown = (inv: Invocation, ctx: RuleContext, file: Word) =>
+  unreadableCode(
+    inv,
+    ctx,
+    file,
+    `${inv.name} runs ${file.value}, which this command line wrote with text only known at run time`,
+  );
 
 /** A script file this command line wrote earlier: its text is read as the script; text only known at run time asks. */
 function runWrittenScript(inv: Invocation, ctx: RuleContext, file: Word): void {
   const written = writtenText(ctx, file.value, inv.cmd.cwd);
-  if (written === null)
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'dynamic_script',
-      reason: `${inv.name} runs ${file.value}, which this command line wrote with text only known at run time`,
-      at: [inv.word, file],
-    });
+  if (written === null) writtenUnknown(inv, ctx, file);
   else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
 }
 
@@ -326,12 +329,7 @@ const trap: Rule = (inv, ctx) => {
 const alias: Rule = (inv, ctx) => {
   for (const w of inv.args) {
     if (w.value === null) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: 'alias defined from a value only known at run time',
-        at: [inv.word, w],
-      });
+      unreadableCode(inv, ctx, w, 'alias defined from a value only known at run time');
       continue;
     }
     const eq = w.value.indexOf('=');
@@ -386,13 +384,7 @@ export const runsWrittenFile: Rule = (inv, ctx) => {
   for (const w of operands(inv.args)) {
     const text = writtenText(ctx, w.value, inv.cmd.cwd);
     if (text === undefined) continue;
-    if (text === null)
-      return ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: `${inv.name} runs ${w.value}, which this command line wrote with text only known at run time`,
-        at: [inv.word, w],
-      });
+    if (text === null) return writtenUnknown(inv, ctx, w);
     return inlineCode(inv, ctx, lang, { ...w, value: text });
   }
 };
@@ -407,9 +399,7 @@ const expect: Rule = (inv, ctx) => {
 };
 
 export const CODE_RULES: Record<string, Rule> = {
-  tar: commandOption,
-  zip: commandOption,
-  rsync: commandOption,
+  ...Object.fromEntries(Object.keys(COMMAND_OPTIONS).map((n) => [n, commandOption])),
   expect,
   parallel,
   coproc,

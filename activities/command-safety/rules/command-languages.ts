@@ -119,11 +119,20 @@ export const make: Rule = (inv, ctx) => {
 };
 
 /** Tools with an option whose value is a shell command: `tar --to-command`, `rsync -e`, `zip -TT`, `gdb -ex 'shell …'`. */
-const COMMAND_OPTIONS: Record<string, RegExp> = {
+export const COMMAND_OPTIONS: Record<string, RegExp> = {
   tar: /^(--to-command|--use-compress-program|-I|--rsh-command|--info-script|--new-volume-script|-F|--checkpoint-action)$/,
   zip: /^(-TT|--unzip-command)$/,
   rsync: /^(-e|--rsh|--rsync-path)$/,
+  // `split --filter=CMD` pipes each piece into a shell command; sort runs its compressor program.
+  split: /^--filter$/,
+  sort: /^--compress-program$/,
+  // `apt-get -o APT::Update::Pre-Invoke::=CMD update`: apt's hook settings are shell commands.
+  apt: /^(-o|--option)$/,
+  'apt-get': /^(-o|--option)$/,
 };
+
+/** apt settings whose value is a shell command apt runs (`DPkg::Pre-Invoke`, `APT::Update::Post-Invoke-Success`). */
+const APT_HOOK = /^[\w:-]*(Invoke|Pre-Install-Pkgs)[\w:-]*=(.*)$/is;
 
 export const commandOption: Rule = (inv, ctx) => {
   const re = COMMAND_OPTIONS[inv.name]!;
@@ -140,6 +149,11 @@ export const commandOption: Rule = (inv, ctx) => {
     if (value !== null && inv.name === 'tar' && /checkpoint-action/.test(v)) {
       if (!/^exec=/.test(value)) continue;
       value = value.slice(5);
+    }
+    if (value !== null && inv.name.startsWith('apt')) {
+      const hook = APT_HOOK.exec(value);
+      if (!hook) continue;
+      value = hook[2]!;
     }
     ctx.add(inv, {
       group: 'indirection',

@@ -6,11 +6,9 @@
  * process's memory when they attach to it (`gdb -p PID`, `gcore`).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { operands } from '../options.js';
 import type { Word } from '../shell.js';
-import { inlineCode } from './code.js';
+import { inlineCode, unreadableCode } from './code.js';
 import { literalInput } from './literal-text.js';
-import { writesTo } from './file-writes.js';
 
 /** An ex command (vim `-c`, `+…`, or a line ed/ex reads): what it runs, if anything. */
 function exCommand(inv: Invocation, ctx: RuleContext, at: Word, text: string): void {
@@ -60,12 +58,7 @@ const editor: Rule = (inv, ctx) => {
     else if (v?.startsWith('+')) cmd = { ...a[i]!, value: v.slice(1) };
     if (!cmd) continue;
     if (cmd.value === null) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: `${inv.name} runs editor commands only known at run time`,
-        at: [inv.word, cmd],
-      });
+      unreadableCode(inv, ctx, cmd, `${inv.name} runs editor commands only known at run time`);
       continue;
     }
     exCommand(inv, ctx, cmd, cmd.value);
@@ -100,13 +93,7 @@ function lineCommands(inv: Invocation, ctx: RuleContext): void {
 }
 
 /** ed, dc, ftp: `!cmd` on a line of their input runs a shell command. */
-const bangReader: Rule = (inv, ctx) => {
-  lineCommands(inv, ctx);
-  if (inv.name === 'ed' || inv.name === 'red') {
-    // `ed -s ~/.profile <<< 'a…w'`: the file it edits is written.
-    for (const f of operands(inv.args)) writesTo(ctx, inv, f, inv.name);
-  }
-};
+const bangReader: Rule = (inv, ctx) => lineCommands(inv, ctx);
 
 /**
  * Debuggers: their command options run debugger commands, some of which run shell commands
@@ -142,12 +129,7 @@ const debugger_: Rule = (inv, ctx) => {
         : undefined;
     if (!text) continue;
     if (text.value === null) {
-      ctx.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_script',
-        reason: `${inv.name} runs debugger commands only known at run time`,
-        at: [inv.word, text],
-      });
+      unreadableCode(inv, ctx, text, `${inv.name} runs debugger commands only known at run time`);
       continue;
     }
     debuggerCommand(inv, ctx, text, text.value);
@@ -178,7 +160,30 @@ function debuggerCommand(inv: Invocation, ctx: RuleContext, at: Word, text: stri
     });
 }
 
+/** `less '+!cmd' f`: a pager's initial commands (`+…`), where `!` runs a shell command. */
+const pager: Rule = (inv, ctx) => {
+  for (const w of inv.args) {
+    if (w.value === null) {
+      if (w.raw.startsWith('+') || /^['"]\+/.test(w.raw))
+        unreadableCode(inv, ctx, w, `${inv.name} runs initial commands only known at run time`);
+      continue;
+    }
+    const bang = /^\+[^!]*!(.*)$/s.exec(w.value);
+    if (!bang) continue;
+    ctx.add(inv, {
+      group: 'indirection',
+      rule: 'inline_interpreter',
+      reason: `${inv.name} runs a shell command from its initial commands`,
+      at: [inv.word, w],
+    });
+    ctx.script(inv, { ...w, value: bang[1]! }, `${inv.name} +!`);
+  }
+};
+
 export const CONSOLE_RULES: Record<string, Rule> = {
+  less: pager,
+  more: pager,
+  most: pager,
   vim: editor,
   vi: editor,
   nvim: editor,

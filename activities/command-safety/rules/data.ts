@@ -1,8 +1,8 @@
 /**
- * Destroying data through applications (group destroy_data): HTTP DELETE, the reset and drop
- * commands of ORMs and migration tools, and code handed to a framework's console. SQL, Redis and
- * Mongo are the database rows' (table/rows/databases.ts); what a SQL client runs besides SQL is
- * sql-client.ts's.
+ * Destroying data through applications (group destroy_data): HTTP DELETE, and code handed to a
+ * framework's console. SQL, Redis and Mongo are the database rows' (table/rows/databases.ts), ORM
+ * and migration resets the migration rows' (table/rows/migrations.ts); what a SQL client runs
+ * besides SQL is sql-client.ts's.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
@@ -55,118 +55,15 @@ export function httpDelete(inv: Invocation): boolean {
   );
 }
 
-/** ORM and migration tools: the subcommands that drop or reset a database. */
-const ORM: Array<{ names: string[]; verbs: RegExp; reason: string }> = [
-  {
-    names: ['rails', 'rake', 'bin/rails', 'bin/rake'],
-    verbs:
-      /^db:(drop|reset|schema:load|migrate:reset|purge|truncate_all|setup|structure:load|seed:replant|migrate:redo)\b/,
-    reason: 'a Rails database reset',
-  },
-  {
-    names: ['manage.py', 'django-admin'],
-    verbs: /^(flush|reset_db|sqlflush|reset_schema|drop_test_database)\b|^migrate \S+ zero\b/,
-    reason: 'a Django database flush or reset',
-  },
-  {
-    names: ['prisma'],
-    verbs: /^(migrate reset|db push .*--(force-reset|accept-data-loss)|migrate dev .*--force)/,
-    reason: 'a Prisma reset or lossy push',
-  },
-  {
-    names: ['sequelize', 'sequelize-cli'],
-    verbs: /^(db:drop|db:migrate:undo:all|db:seed:undo:all)/,
-    reason: 'a Sequelize drop or full rollback',
-  },
-  {
-    names: ['knex'],
-    verbs: /^migrate:(rollback .*--all|down .*--all)|^migrate:rollback --all/,
-    reason: 'a Knex full rollback',
-  },
-  { names: ['alembic'], verbs: /^downgrade (base|-\d+)/, reason: 'an Alembic downgrade' },
-  { names: ['dropdb', 'mysqladmin'], verbs: /.*/, reason: 'dropping a database' },
-  { names: ['goose'], verbs: /\b(reset|down-to 0)\b/, reason: 'a goose reset' },
-  { names: ['typeorm'], verbs: /^(schema:drop|migration:revert)/, reason: 'a TypeORM schema drop' },
-  { names: ['drizzle-kit'], verbs: /^(drop|push .*--force)/, reason: 'a drizzle-kit drop' },
-  { names: ['flyway'], verbs: /\bclean\b/, reason: 'flyway clean drops every object' },
-  {
-    names: ['liquibase'],
-    verbs: /\b(dropAll|drop-all|rollback-count|rollbackCount)\b/,
-    reason: 'a Liquibase drop or rollback',
-  },
-  {
-    names: ['artisan'],
-    verbs: /^(migrate:(fresh|reset|refresh|rollback)|db:wipe)/,
-    reason: 'a Laravel migrate:fresh/reset or db:wipe',
-  },
-  { names: ['supabase'], verbs: /^db reset/, reason: 'a Supabase database reset' },
-  { names: ['dbmate'], verbs: /^(drop|rollback)/, reason: 'a dbmate drop' },
-  {
-    names: ['diesel'],
-    verbs: /^(database reset|database drop|migration revert --all|migration redo)/,
-    reason: 'a Diesel reset',
-  },
-  { names: ['sqlx'], verbs: /^(database (drop|reset)|migrate revert)/, reason: 'a sqlx drop' },
-  {
-    names: ['etcdctl'],
-    verbs: /^del\b.*--(prefix|from-key)|^del\s*$|^del\s+--/,
-    reason: 'deleting etcd keys by prefix',
-  },
-  { names: ['flask'], verbs: /^db downgrade\b/, reason: 'a Flask-Migrate downgrade' },
-  {
-    names: ['migrate'],
-    verbs: /\b(drop|down -all|force)\b|\bdown\s*$/,
-    reason: 'a golang-migrate drop or full rollback',
-  },
-  {
-    names: ['mikro-orm'],
-    verbs: /^(schema:drop|schema:fresh|migration:fresh|migration:down)/,
-    reason: 'a MikroORM schema drop',
-  },
-  {
-    names: ['zkCli.sh', 'zkCli', 'zookeeper-shell'],
-    verbs: /\b(deleteall|rmr|delete)\b/,
-    reason: 'deleting ZooKeeper nodes',
-  },
-  { names: ['cypher-shell'], verbs: /\b(detach\s+)?delete\b|\bdrop\b/i, reason: 'deleting graph data' },
-  { names: ['mix'], verbs: /^ecto\.(drop|reset|rollback --all)/, reason: 'an Ecto drop or reset' },
-  { names: ['heroku'], verbs: /^pg:(reset|killall)/, reason: 'a Heroku Postgres reset' },
-];
-
-function ormRule(inv: Invocation, ctx: RuleContext, args: Word[], name: string): void {
-  const text =
-    operands(args)
-      .map((w) => w.value ?? '')
-      .join(' ') +
-    ' ' +
-    args
-      .map((w) => w.value ?? '')
-      .filter((v) => v.startsWith('--'))
-      .join(' ');
-  for (const o of ORM) {
-    if (!o.names.includes(name)) continue;
-    const ops = operands(args)
-      .map((w) => w.value ?? '')
-      .join(' ');
-    if (o.verbs.test(ops) || o.verbs.test(text.trim()) || o.verbs.test(args.map((w) => w.value ?? '').join(' ')))
-      return ctx.add(inv, { group: 'destroy_data', rule: 'orm_reset', reason: o.reason });
-  }
-}
-
-const orm: Rule = (inv, ctx) => {
-  // `python manage.py flush`, `php artisan migrate:fresh`, `npx prisma migrate reset`.
+/** `python manage.py shell -c …`, `php artisan tinker`, `rails runner …`: code handed to the app. */
+const frameworkConsole: Rule = (inv, ctx) => {
   if (/^python[\d.]*$|^php[\d.]*$/.test(inv.name)) {
     const script = inv.args.find((w) => w.value !== null && !w.value.startsWith('-'));
     const base = script?.value?.slice(script.value.lastIndexOf('/') + 1);
-    if (base && (base === 'manage.py' || base === 'artisan')) {
-      const args = inv.args.slice(inv.args.indexOf(script!) + 1);
-      ormRule(inv, ctx, args, base);
-      frameworkShell(inv, ctx, base, args);
-    }
+    if (base && (base === 'manage.py' || base === 'artisan'))
+      frameworkShell(inv, ctx, base, inv.args.slice(inv.args.indexOf(script!) + 1));
     return;
   }
-  const name = inv.path.replace(/^\.\//, '');
-  ormRule(inv, ctx, inv.args, ORM.some((o) => o.names.includes(name)) ? name : inv.name);
   frameworkShell(inv, ctx, inv.name, inv.args);
 };
 
@@ -206,22 +103,7 @@ function frameworkShell(inv: Invocation, ctx: RuleContext, tool: string, args: W
   }
 }
 
-/** `dotnet ef database drop`, `dotnet ef database update 0` (every migration rolled back). */
-const dotnetEf: Rule = (inv, ctx) => {
-  const ops = operands(inv.args).map((w) => w.value);
-  if (ops[0] !== 'ef' || ops[1] !== 'database') return;
-  if (ops[2] === 'drop' || (ops[2] === 'update' && ops[3] === '0'))
-    ctx.add(inv, {
-      group: 'destroy_data',
-      rule: 'orm_reset',
-      reason: `dotnet ef database ${ops.slice(2, 4).join(' ')} drops the database's tables`,
-    });
-};
-
-export const ORM_NAMES = new Set(ORM.flatMap((o) => o.names.map((n) => n.slice(n.lastIndexOf('/') + 1))));
-
 export const DATA_RULES: Record<string, Rule> = {
   ...Object.fromEntries(SQL_CLIENTS.map((n) => [n, sqlClientCommands])),
-  ...Object.fromEntries([...ORM_NAMES].map((n) => [n, orm])),
-  dotnet: dotnetEf,
+  ...Object.fromEntries(['manage.py', 'django-admin', 'rails', 'artisan'].map((n) => [n, frameworkConsole])),
 };

@@ -1,65 +1,13 @@
 /**
- * Classes of harm that cut across tools, read from the shape of a command rather than its name:
- * an output option is a write (judged where it points); installing from a URL or into a user or
- * global location persists; emptying files only known at run time (a loop variable, `find -exec`,
+ * Classes of harm that cut across tools, read from the shape of a command rather than its name
+ * (an output option is a write: table/destinations.ts; installing from a URL or into a user or
+ * global location is a row: table/rows/installs.ts); emptying files only known at run time (a loop variable, `find -exec`,
  * `xargs`) destroys many; a program told to read code from standard input or a file the gate cannot
  * read asks.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
-import type { Word } from '../shell.js';
-import { writesTo } from './file-writes.js';
 import { writtenText } from './written.js';
-
-/** Options whose value is a file the program writes (`--output=x`, `-o x`, `--log-file x`). */
-const OUTPUT_LONG = /^--?(o|out|output|output-document|output-file|outfile|out-file|log-file|logfile)$/;
-
-/** `-o FILE`, `--output FILE`, `--output=FILE`, wget's `-O FILE`: each judged as a write. */
-export const outputOptions: Rule = (inv, ctx) => {
-  const a = inv.args;
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i]!.value;
-    if (v === null) continue;
-    if (v === '--') break;
-    const eq = v.indexOf('=');
-    let dest: Word | undefined;
-    if (v.startsWith('--') && eq > 0 && OUTPUT_LONG.test(v.slice(0, eq))) dest = { ...a[i]!, value: v.slice(eq + 1) };
-    else if (OUTPUT_LONG.test(v) || (inv.name === 'wget' && v === '-O')) dest = a[i + 1];
-    else if (inv.name === 'wget' && /^-[a-zA-Z]*O$/.test(v)) dest = a[i + 1];
-    else if (/^-[a-zA-Z]+o$/.test(v) && /^(curl|sort|gcc|cc|clang|g\+\+|go|rustc)$/.test(inv.name)) dest = a[i + 1];
-    if (dest && dest.value !== '-') writesTo(ctx, inv, dest, `${inv.name} ${v.replace(/=.*/, '')}`);
-  }
-};
-
-/** Package managers: installing from a URL or VCS, or into the user's or the system's global tree. */
-export const userInstalls: Rule = (inv, ctx) => {
-  const vals = inv.args.map((w) => w.value ?? '');
-  const sub = vals.find((v) => !v.startsWith('-'));
-  const say = (reason: string) => ctx.add(inv, { group: 'persist', rule: 'install_outside', reason });
-  if (
-    /^pip[\d.]*$|^uv$|^pipx$/.test(inv.name) ||
-    (/^python[\d.]*$/.test(inv.name) && vals[0] === '-m' && /^pip$/.test(vals[1] ?? ''))
-  ) {
-    if (!vals.includes('install')) return;
-    if (inv.name === 'pipx') return say('pipx installs a program onto the PATH');
-    if (vals.some((v) => /^--(user|target|prefix|root|break-system-packages|system)\b/.test(v) || /^-t$/.test(v)))
-      return say('pip installs into the user or system site-packages (loaded by every Python program)');
-    if (vals.some((v) => /^(git\+|hg\+|svn\+|bzr\+|https?:|ftp:)/.test(v) || /@\s*(git\+|https?:)/.test(v)))
-      return say('pip installs a package from a URL (its setup code runs now)');
-    return;
-  }
-  if (/^(npm|pnpm|bun)$/.test(inv.name) && /^(i|in|install|add|isntall|link|ln)$/.test(sub ?? '')) {
-    if (vals.some((v) => /^(-g|--global|--location=global)$/.test(v)))
-      return say(`${inv.name} installs a package globally (onto the PATH)`);
-    if (vals.some((v) => /^(git\+|https?:|github:|git:)/.test(v)))
-      return say(`${inv.name} installs a package from a URL (its install scripts run now)`);
-  }
-  if (inv.name === 'yarn' && sub === 'global') return say('yarn global installs onto the PATH');
-  if (inv.name === 'cargo' && sub === 'install' && vals.some((v) => /^--(git|root)$|^--(git|root)=/.test(v)))
-    return say('cargo install builds from a repository onto the PATH');
-  if (inv.name === 'gem' && sub === 'install' && !vals.includes('--install-dir'))
-    return say('gem installs into the user or system gems');
-};
 
 /** Emptying or shredding many files only known at run time: `find -exec truncate`, `xargs truncate`, `sed -i d`. */
 export const emptiesMany: Rule = (inv, ctx) => {

@@ -10,7 +10,7 @@ import { isCredentialPath, isProcEnviron, placeOf } from '../paths.js';
 import type { ParsedScript, Word } from '../shell.js';
 import { PLAIN_PROGRAM } from './code.js';
 import { literalStdout } from './literal-text.js';
-import { writesTo } from './file-writes.js';
+import { RULE_TABLE } from '../table/index.js';
 import { GIT_EXEC_KEY, gitKeyPattern } from '../table/git-command.js';
 import { installHookWrite } from './supply-chain.js';
 import { noteWritten } from './written.js';
@@ -33,17 +33,7 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
     }
     if (r.op === '>&' && /^\d+$/.test(v)) continue;
     if (OUTPUT.test(r.op)) {
-      if (v === '/proc/sysrq-trigger')
-        ctx.add(inv, {
-          level: 'hardline',
-          group: 'system',
-          rule: 'shutdown',
-          reason: 'a sysrq request (reboots, powers off or crashes the machine)',
-          at: [t],
-        });
-      else if (/^\/proc\/sys\//.test(v))
-        ctx.add(inv, { group: 'system', rule: 'kernel_setting', reason: 'changes a kernel setting', at: [t] });
-      else if (
+      if (
         /^\/(dev|sys)\//.test(v) &&
         !/^\/dev\/(null|stdout|stderr|tty|fd\/\d+|zero)$/.test(v) &&
         !/^\/dev\/(sd|nvme|hd|vd|xvd|mmcblk|disk|dm-|md|mapper|loop|sr|nbd|zd)/.test(v)
@@ -54,7 +44,8 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
           reason: 'writes to a device or kernel interface',
           at: [t],
         });
-      else writesTo(ctx, inv, t, 'a redirection writes');
+      // Judged as every write is: the sysrq trigger, kernel settings, startup files (table/rows/writes.ts).
+      else RULE_TABLE.reportAny(inv, ctx, [t]);
       const text = literalStdout(inv.cmd);
       noteWritten(ctx, v, inv.cmd.cwd, text, r.op === '>>' || r.op === '&>>');
       installHookWrite(ctx, inv, t, text);
@@ -72,65 +63,7 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
   }
 }
 
-/** Variables whose value is code (or a library) the shell, the loader or a tool runs. */
-const CODE_VARS = new Set([
-  'LD_PRELOAD',
-  'LD_AUDIT',
-  'LD_LIBRARY_PATH',
-  'DYLD_INSERT_LIBRARIES',
-  'DYLD_LIBRARY_PATH',
-  'GCONV_PATH',
-  'BASH_ENV',
-  'ENV',
-  'PROMPT_COMMAND',
-  'PS0',
-  'PS4',
-  'SHELLOPTS',
-  'BASHOPTS',
-  'IFS',
-  'GIT_SSH_COMMAND',
-  'GIT_SSH',
-  'GIT_EXTERNAL_DIFF',
-  'GIT_PAGER',
-  'GIT_EDITOR',
-  'GIT_SEQUENCE_EDITOR',
-  'GIT_ASKPASS',
-  'GIT_PROXY_COMMAND',
-  'GIT_CONFIG_GLOBAL',
-  'GIT_CONFIG_SYSTEM',
-  'GIT_CONFIG_PARAMETERS',
-  'GIT_EXEC_PATH',
-  'GIT_TEMPLATE_DIR',
-  'PAGER',
-  'MANPAGER',
-  'SYSTEMD_PAGER',
-  'SYSTEMD_EDITOR',
-  'PSQL_PAGER',
-  'PSQL_EDITOR',
-  'KUBE_EDITOR',
-  'EDITOR',
-  'VISUAL',
-  'SUDO_EDITOR',
-  'BROWSER',
-  'FZF_DEFAULT_COMMAND',
-  'RSYNC_RSH',
-  'CVS_RSH',
-  'SUDO_ASKPASS',
-  'SSH_ASKPASS',
-  'NODE_OPTIONS',
-  'PYTHONSTARTUP',
-  'PERL5OPT',
-  'RUBYOPT',
-  'LUA_INIT',
-  'LESSOPEN',
-  'LESSCLOSE',
-  // Injected into every JVM the command starts (`-javaagent:…` runs code first).
-  'JAVA_TOOL_OPTIONS',
-  '_JAVA_OPTIONS',
-  'JDK_JAVA_OPTIONS',
-]);
-
-/** Of those, the ones whose value is a shell command line (read like `sh -c`). */
+/** Variables whose value is a shell command line (read like `sh -c`). */
 const SCRIPT_VARS = new Set([
   'PROMPT_COMMAND',
   'PS0',
@@ -153,6 +86,44 @@ const SCRIPT_VARS = new Set([
   'GIT_EDITOR',
   'GIT_SEQUENCE_EDITOR',
   'GIT_EXTERNAL_DIFF',
+]);
+
+/** Variables whose value is code (or a library) the shell, the loader or a tool runs. */
+const CODE_VARS = new Set([
+  ...SCRIPT_VARS,
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'DYLD_INSERT_LIBRARIES',
+  'DYLD_LIBRARY_PATH',
+  'GCONV_PATH',
+  'BASH_ENV',
+  'ENV',
+  'PS4',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'IFS',
+  'GIT_SSH',
+  'GIT_ASKPASS',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'CVS_RSH',
+  'SUDO_ASKPASS',
+  'SSH_ASKPASS',
+  'NODE_OPTIONS',
+  'PYTHONSTARTUP',
+  'PERL5OPT',
+  'RUBYOPT',
+  'LUA_INIT',
+  'LESSOPEN',
+  'LESSCLOSE',
+  // Injected into every JVM the command starts (`-javaagent:…` runs code first).
+  'JAVA_TOOL_OPTIONS',
+  '_JAVA_OPTIONS',
+  'JDK_JAVA_OPTIONS',
 ]);
 
 /**

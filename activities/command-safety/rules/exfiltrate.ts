@@ -2,14 +2,14 @@
  * Reading secrets and sending data off the machine (group exfiltrate): reading credential files,
  * a project's `.env` or any process's environment; keychain, token and cloud-metadata dumps;
  * environment dumps and secrets piped or passed to the network; uploads of files from outside the
- * workspace or of command output; reverse shells (`nc -e`, `socat exec:`, a shell piped into a
- * socket, `/dev/tcp`); reverse tunnels; serving the home over HTTP; names built at run time sent
- * to DNS.
+ * workspace or of command output; a shell piped into a socket; serving the home over HTTP; names
+ * built at run time sent to DNS. `nc -e`, `socat exec:`, reverse tunnels and searches of a whole
+ * home are rows (table/rows/network.ts).
  */
 import type { Rule } from '../invocation.js';
-import { hasOption, operands, optionValue } from '../options.js';
+import { operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
-import type { SimpleCommand } from '../shell.js';
+import type { SimpleCommand, Word } from '../shell.js';
 import { SHELLS } from './code.js';
 import { curlConfigFromStdin, metadataHost } from './exposure.js';
 import { tokenDump } from './token-dumps.js';
@@ -213,7 +213,8 @@ const literal = (c: SimpleCommand) =>
 
 const sender: Rule = (inv, ctx) => {
   const from = producers(inv.cmd);
-  const say = (rule: string, reason: string) => ctx.add(inv, { group: X, rule, reason });
+  const say = (rule: string, reason: string, w?: Word) =>
+    ctx.add(inv, { group: X, rule, reason, ...(w ? { at: [inv.word, w] } : {}) });
   const dump = from.find(
     (p) =>
       ENV_DUMPS.has(basename(p.words[0]?.value ?? '')) ||
@@ -231,12 +232,7 @@ const sender: Rule = (inv, ctx) => {
   if (secretSource) return say('credential_upload', 'sends secrets over the network');
   const fileIn = inv.cmd.stdin?.kind === 'file' ? inv.cmd.stdin.path : undefined;
   if (fileIn && isSecretFile(fileIn.value, inv.cmd.cwd))
-    return ctx.add(inv, {
-      group: X,
-      rule: 'credential_upload',
-      reason: 'sends secrets over the network',
-      at: [inv.word, fileIn],
-    });
+    return say('credential_upload', 'sends secrets over the network', fileIn);
   const fed = from
     .map((p) =>
       p.words
@@ -254,13 +250,7 @@ const sender: Rule = (inv, ctx) => {
   const text = inv.cmd.stdin?.kind === 'text' ? (inv.cmd.stdin.text ?? '') : '';
   if (/^\s*m?put\s+\S/m.test(text)) return say('file_upload', `${inv.name} uploads files`);
   const secretArg = inv.args.find((w) => SECRET_VAR.test(w.raw));
-  if (secretArg)
-    return ctx.add(inv, {
-      group: X,
-      rule: 'secret_to_network',
-      reason: 'puts a secret variable into a network request',
-      at: [inv.word, secretArg],
-    });
+  if (secretArg) return say('secret_to_network', 'puts a secret variable into a network request', secretArg);
   if (inv.args.some((w) => METADATA.test(w.value ?? w.raw) || metadataHost(w.value)))
     return say('credential_read', 'asks the cloud metadata service (it answers with credentials)');
   // A name built at run time sent to DNS or ping: data smuggled out in the lookup itself.
@@ -269,47 +259,14 @@ const sender: Rule = (inv, ctx) => {
     (inv.name === 'getent' && /^a?hosts(v[46])?$/.test(inv.args[0]?.value ?? ''))
   ) {
     const built = operands(inv.args).find((w) => w.value === null);
-    if (built)
-      return ctx.add(inv, {
-        group: X,
-        rule: 'dns_exfiltration',
-        reason: 'looks up a name built at run time (DNS can carry data out)',
-        at: [inv.word, built],
-      });
+    if (built) return say('dns_exfiltration', 'looks up a name built at run time (DNS can carry data out)', built);
   }
   if (['curl', 'wget', 'http', 'https', 'xh'].includes(inv.name)) {
     const url = operands(inv.args).find((w) => w.value === null && /\$\(|`/.test(w.raw));
-    if (url)
-      return ctx.add(inv, {
-        group: X,
-        rule: 'data_in_url',
-        reason: 'sends command output inside a URL',
-        at: [inv.word, url],
-      });
+    if (url) return say('data_in_url', 'sends command output inside a URL', url);
   }
   if (['smbclient', 'lftp', 'ftp', 'sftp'].includes(inv.name) && inv.args.some((w) => /\bm?put\s/.test(w.value ?? '')))
     say('file_upload', `${inv.name} uploads files`);
-};
-
-/** Reverse shells and raw sockets that hand a shell to someone else. */
-const netcat: Rule = (inv, ctx) => {
-  const a = inv.args.map((w) => w.value ?? '');
-  if (
-    a.some((v, i) => /^-[a-zA-Z]*[ec]$/.test(v) && i + 1 < a.length) ||
-    a.some((v) => /^--(exec|sh-exec|lua-exec)/.test(v))
-  )
-    ctx.add(inv, {
-      group: X,
-      rule: 'reverse_shell',
-      reason: `${inv.name} runs a program for whoever connects (a reverse shell)`,
-    });
-  sender(inv, ctx);
-};
-
-const socat: Rule = (inv, ctx) => {
-  if (inv.args.some((w) => /^(exec|system):/i.test(w.value ?? '') || /,(exec|system)=/i.test(w.value ?? '')))
-    ctx.add(inv, { group: X, rule: 'reverse_shell', reason: 'socat runs a program over a network socket' });
-  sender(inv, ctx);
 };
 
 /** curl and wget uploads: of a file from outside the workspace, a file only known at run time, or command output. */
@@ -362,26 +319,6 @@ const curl: Rule = (inv, ctx) => {
   }
 };
 
-/** Searching a whole home or the root for secrets (`grep -r "PRIVATE KEY" ~`). */
-const searchHome: Rule = (inv, ctx) => {
-  const recursive =
-    inv.name !== 'grep' && inv.name !== 'egrep' && inv.name !== 'fgrep'
-      ? true
-      : hasOption(inv.args, { short: 'rR', long: ['--recursive', '--dereference-recursive'] });
-  if (!recursive) return;
-  const where = operands(inv.args).slice(
-    inv.name === 'rg' || inv.name === 'ag' || inv.name === 'ack' || inv.name.endsWith('grep') ? 1 : 0,
-  );
-  const wide = where.find((w) => ['home', 'root'].includes(placeOf(w.value, inv.cmd.cwd, w.glob)));
-  if (wide)
-    ctx.add(inv, {
-      group: X,
-      rule: 'credential_search',
-      reason: 'searches a whole home folder or the root (where credentials are)',
-      at: [inv.word, wide],
-    });
-};
-
 /** Serving files over HTTP: the home or the root made readable to anyone who connects. */
 const serveFiles: Rule = (inv, ctx) => {
   const a = inv.args.map((w) => w.value ?? '');
@@ -395,14 +332,9 @@ const serveFiles: Rule = (inv, ctx) => {
     ctx.add(inv, { group: X, rule: 'serve_files', reason: 'serves a home folder or the system over HTTP' });
 };
 
+/** ssh's options that run a local command (reverse tunnels are a row: table/rows/network.ts). */
 const ssh: Rule = (inv, ctx) => {
   const a = inv.args.map((w) => w.value ?? '');
-  if (a.some((v) => /^-[a-zA-Z]*R/.test(v)))
-    ctx.add(inv, {
-      group: X,
-      rule: 'reverse_tunnel',
-      reason: 'opens a reverse tunnel (another machine reaches this one)',
-    });
   for (let i = 0; i < a.length; i++) {
     const opt = a[i] === '-o' ? a[i + 1] : a[i]!.startsWith('-o') ? a[i]!.slice(2) : undefined;
     const m = opt && /^(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand)[= ](.*)$/i.exec(opt);
@@ -417,28 +349,9 @@ export const EXFILTRATE_RULES: Record<string, Rule> = {
   http: curl,
   https: curl,
   xh: curl,
-  nc: netcat,
-  ncat: netcat,
-  netcat,
-  socat,
   ssh,
   scp: ssh,
   sftp: ssh,
-  grep: searchHome,
-  egrep: searchHome,
-  fgrep: searchHome,
-  rg: searchHome,
-  ag: searchHome,
-  ack: searchHome,
-  zmodload: (inv, ctx) => {
-    if (inv.args.some((w) => /^zsh\/net\//.test(w.value ?? '')))
-      ctx.add(inv, { group: X, rule: 'raw_socket', reason: 'loads zsh network sockets' });
-  },
-  xterm: (inv, ctx) => {
-    const d = optionValue(inv.args, undefined, ['-display']);
-    if (d && !/^:|^localhost:|^unix:/.test(d))
-      ctx.add(inv, { group: X, rule: 'remote_display', reason: 'opens a terminal on another machine’s display' });
-  },
 };
 
 /** Rules every command goes through. */

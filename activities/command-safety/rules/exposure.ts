@@ -1,6 +1,6 @@
 /**
  * The exposures a table row cannot say (group exfiltrate; password managers, tunnels and backups of
- * a home are rows in table/rows/exposure.ts): socat serving a file, a file server over the home, a
+ * a home are rows in table/rows/exposure.ts, socat serving a file in network.ts): a file server over the home, a
  * symlink to a credential read under another name, curl configured from standard input, lftp
  * scripts, and the cloud metadata service in its other spellings (`http://2852039166/`,
  * `0xa9fea9fe`, IPv6).
@@ -47,16 +47,6 @@ const caddy: Rule = (inv, ctx) => {
   const root = optionValue(inv.args, 'r', ['--root']) ?? '.';
   if (['home', 'root', 'system'].includes(placeOf(root, inv.cmd.cwd)) || isSecretFile(root, inv.cmd.cwd))
     say(ctx, inv, 'serve_files', 'serves a home folder or the system over HTTP');
-};
-
-/** socat listening and answering with a file (`TCP-LISTEN:8000,fork FILE:/etc/shadow`). */
-const socatServes: Rule = (inv, ctx) => {
-  const addrs = operands(inv.args).map((w) => w.value ?? '');
-  if (!addrs.some((a) => /^(tcp|tcp4|tcp6|udp|ssl|openssl|sctp)[46]?-listen:|^(tcp|udp)[46]?-l:/i.test(a))) return;
-  const file = addrs.find(
-    (a) => /^(file|open|gopen|create|readline)?:?(\/|~)/i.test(a) && /^(file|open|gopen|create):/i.test(a),
-  );
-  if (file) say(ctx, inv, 'serve_files', `socat serves ${file.replace(/^\w+:/, '')} to whoever connects`);
 };
 
 /** `ln -s ~/.ssh/id_rsa notes.txt`: later reads of notes.txt read the key. */
@@ -118,7 +108,6 @@ const lftp: Rule = (inv, ctx) => {
 
 export const EXPOSURE_RULES: Record<string, Rule> = {
   caddy,
-  socat: socatServes,
   lftp,
   ln: (inv, ctx) => noteSecretLink(inv, ctx),
 };

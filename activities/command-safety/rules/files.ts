@@ -1,15 +1,15 @@
 /**
- * Destroying files (group destroy_files) and the machine's disks (hardline): recursive and mass
- * deletes — of the root, a system folder or a home never allowed, elsewhere asked about — shredding,
- * `find -delete`, `rsync --delete`, moves and truncations outside the workspace, recursive and
- * world-writable permissions, raw writes to block devices, formatting and partitioning.
+ * Destroying files (group destroy_files): recursive and mass deletes — of the root, a system folder
+ * or a home never allowed, elsewhere asked about — `find -delete`, `rsync --delete`, moves out of
+ * the workspace, recursive and world-writable permissions. Writes, ownership, shredders, `dd` and
+ * disk formatters are table rows (table/rows/writes.ts, devices.ts).
  */
 import { findsOnlyGenerated, isGeneratedPath } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { hasOption, longMatches, operands, optionValue, optionWords } from '../options.js';
+import { hasOption, longMatches, operands, optionWords } from '../options.js';
 import { BLOCK_DEVICE, isCredentialPath, isStartupPath, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
-import { copy, rsyncCopy, tee, truncate, writesTo } from './file-writes.js';
+import type { Group } from '../verdict.js';
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
@@ -97,28 +97,6 @@ const rm: Rule = (inv, ctx) => {
   reportDelete(ctx, inv, targets, recursive ? 'recursive delete' : 'delete', recursive);
 };
 
-/** Tools whose every use destroys file contents or trees. */
-const shredder: Rule = (inv, ctx) => {
-  const targets = operands(inv.args);
-  for (const t of targets) {
-    if (t.value !== null && BLOCK_DEVICE.test(t.value))
-      return ctx.add(inv, {
-        level: 'hardline',
-        group: 'destroy_files',
-        rule: 'raw_device_write',
-        reason: 'overwriting a disk',
-        at: [inv.word, t],
-      });
-  }
-  const level = targets.some((t) => deleteTargetLevel(t, inv.cmd.cwd) === 'hardline') ? 'hardline' : 'dangerous';
-  ctx.add(inv, {
-    level,
-    group: 'destroy_files',
-    rule: level === 'hardline' ? 'delete_root' : 'shred',
-    reason: `${inv.name} destroys files beyond recovery`,
-  });
-};
-
 /** Node's and npm's recursive deleters (`npx rimraf dist`). */
 const rimraf: Rule = (inv, ctx) => reportDelete(ctx, inv, operands(inv.args), 'recursive delete', true);
 
@@ -170,7 +148,8 @@ const find: Rule = (inv, ctx) => {
 const rsync: Rule = (inv, ctx) => {
   const o = optionWords(inv.args);
   const deletes = o.some((x) => x.startsWith('--del') || longMatches(x, '--remove-source-files'));
-  if (!deletes) return rsyncCopy(inv, ctx);
+  // Without a delete, rsync copies: its destination is judged as every write is (table/rows/writes.ts).
+  if (!deletes) return;
   const ops = operands(inv.args);
   const dest = ops[ops.length - 1];
   if (!dest) return;
@@ -189,63 +168,23 @@ const mv: Rule = (inv, ctx) => {
   if (ops.length < 2) return;
   const dest = ops[ops.length - 1]!;
   const sources = ops.slice(0, -1);
+  const say = (rule: string, reason: string, at: Word, group: Group = 'destroy_files') =>
+    ctx.add(inv, { ...(rule === 'delete_root' ? { level: 'hardline' } : {}), group, rule, reason, at: [inv.word, at] });
   const destPlace = placeOf(dest.value, inv.cmd.cwd, dest.glob);
   if (destPlace !== 'workspace' && sources.some((s) => placeOf(s.value, inv.cmd.cwd, s.glob) === 'workspace'))
-    return ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'move_outside',
-      reason: 'moves workspace files out of the workspace',
-      at: [inv.word, dest],
-    });
+    return say('move_outside', 'moves workspace files out of the workspace', dest);
   const git = sources.find((s) => /(^|\/)\.git\/?$/.test(s.value ?? ''));
-  if (git)
-    return ctx.add(inv, {
-      group: 'destroy_history',
-      rule: 'git_dir_move',
-      reason: 'moves the repository (.git) away',
-      at: [inv.word, git],
-    });
+  if (git) return say('git_dir_move', 'moves the repository (.git) away', git, 'destroy_history');
   const everything = sources.find((s) => s.glob && /^(\.\/)?\*$/.test(s.value ?? ''));
-  if (everything)
-    return ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'mass_move',
-      reason: 'moves every file here',
-      at: [inv.word, everything],
-    });
+  if (everything) return say('mass_move', 'moves every file here', everything);
   for (const s of sources) {
     const place = placeOf(s.value, inv.cmd.cwd, s.glob);
     if (place === 'root' || place === 'system' || place === 'home')
-      return ctx.add(inv, {
-        level: 'hardline',
-        group: 'destroy_files',
-        rule: 'delete_root',
-        reason: 'moving /, a system folder or a home folder away',
-        at: [inv.word, s],
-      });
-    if (isCredentialPath(s.value, inv.cmd.cwd))
-      return ctx.add(inv, {
-        group: 'destroy_files',
-        rule: 'move_sensitive',
-        reason: 'moving credentials away',
-        at: [inv.word, s],
-      });
-    if (place === 'outside')
-      return ctx.add(inv, {
-        group: 'destroy_files',
-        rule: 'move_outside',
-        reason: 'moving files outside the workspace',
-        at: [inv.word, s],
-      });
+      return say('delete_root', 'moving /, a system folder or a home folder away', s);
+    if (isCredentialPath(s.value, inv.cmd.cwd)) return say('move_sensitive', 'moving credentials away', s);
+    if (place === 'outside') return say('move_outside', 'moving files outside the workspace', s);
   }
-  if (dest.value === '/dev/null')
-    return ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'delete_outside',
-      reason: 'moving files into /dev/null',
-      at: [inv.word, dest],
-    });
-  writesTo(ctx, inv, dest, 'mv');
+  if (dest.value === '/dev/null') say('delete_outside', 'moving files into /dev/null', dest);
 };
 
 const WORLD_WRITABLE = (mode: string) =>
@@ -313,127 +252,14 @@ const chmod: Rule = (inv, ctx) => {
     });
 };
 
-const chown: Rule = (inv, ctx) => {
-  const ops = operands(inv.args);
-  const recursive = hasOption(inv.args, { short: 'R', long: ['--recursive'] });
-  const targets = ops.slice(1);
-  if (targets.some((t) => ['root', 'system', 'home', 'outside'].includes(placeOf(t.value, inv.cmd.cwd, t.glob))))
-    return ctx.add(inv, {
-      group: 'system',
-      rule: 'system_ownership',
-      reason: 'changing ownership outside the workspace',
-    });
-  if (recursive)
-    ctx.add(inv, { group: 'destroy_files', rule: 'recursive_permissions', reason: 'recursive ownership change' });
-};
-
-const dd: Rule = (inv, ctx) => {
-  const arg = (k: string) => inv.args.find((w) => w.value?.startsWith(`${k}=`));
-  const of = arg('of');
-  const iF = arg('if');
-  const ofValue = of?.value?.slice(3) ?? null;
-  if (ofValue !== null && BLOCK_DEVICE.test(ofValue))
-    return ctx.add(inv, {
-      level: 'hardline',
-      group: 'destroy_files',
-      rule: 'raw_device_write',
-      reason: 'writing a disk directly',
-      at: [inv.word, of],
-    });
-  const ifValue = iF?.value?.slice(3) ?? null;
-  if (ifValue !== null && isCredentialPath(ifValue, inv.cmd.cwd))
-    return ctx.add(inv, {
-      group: 'exfiltrate',
-      rule: 'credential_read',
-      reason: 'reading credentials',
-      at: [inv.word, iF],
-    });
-  if (of && ofValue !== null) writesTo(ctx, inv, { ...of, value: ofValue }, 'dd');
-  // dd copies raw bytes wherever it is pointed; one wrong letter overwrites a disk: always a question.
-  ctx.add(inv, { group: 'destroy_files', rule: 'disk_copy', reason: 'raw copy with dd', at: [inv.word, iF ?? of] });
-};
-
-/** Formatting, wiping and partitioning a disk. Read-only forms (`fdisk -l`, `parted -l`) are fine. */
-const formatter: Rule = (inv, ctx) => {
-  const o = optionWords(inv.args);
-  const readOnly: Record<string, (o: string[]) => boolean> = {
-    fdisk: (x) => x.includes('-l') || x.includes('--list'),
-    sfdisk: (x) => x.some((a) => /^-(l|d|J|s|V)$|^--(list|dump|json|show-size|verify)/.test(a)),
-    parted: (x) =>
-      x.includes('-l') ||
-      x.includes('--list') ||
-      (inv.args.some((w) => w.value === 'print') &&
-        !inv.args.some((w) => /^(mklabel|mkpart|rm|resizepart|mkfs)$/.test(w.value ?? ''))),
-    sgdisk: (x) => x.some((a) => /^-(p|i|v)$|^--(print|info|verify)/.test(a)),
-    gdisk: (x) => x.includes('-l'),
-    wipefs: (x) => !x.some((a) => /^-[a-zA-Z]*a|^--all|^-o|^--offset/.test(a)),
-    cryptsetup: () => !inv.args.some((w) => /^(luksFormat|erase|luksErase|reencrypt)$/.test(w.value ?? '')),
-    diskutil: () =>
-      !inv.args.some((w) => /^(erase|zero|partition|secureErase|randomDisk|reformat)/i.test(w.value ?? '')),
-    blkdiscard: () => false,
-  };
-  const check = readOnly[inv.name];
-  if (check?.(o)) return;
-  if (
-    inv.name === 'diskutil' &&
-    !inv.args.some((w) => /^(erase|zero|partition|secureErase|randomDisk|reformat)/i.test(w.value ?? ''))
-  )
-    return;
-  ctx.add(inv, {
-    level: 'hardline',
-    group: 'destroy_files',
-    rule: 'mkfs',
-    reason: 'formatting, wiping or partitioning a disk',
-  });
-};
-
-const sort: Rule = (inv, ctx) => {
-  const out = optionValue(inv.args, 'o', ['--output']);
-  if (out) writesTo(ctx, inv, { ...inv.word, value: out }, 'sort -o');
-};
-
 export const FILE_RULES: Record<string, Rule> = {
-  sort,
   rm,
   unlink: rm,
-  shred: shredder,
-  wipe: shredder,
-  srm: shredder,
   rimraf,
   del: rimraf,
   'del-cli': rimraf,
   find,
   rsync,
   mv,
-  cp: copy,
-  install: copy,
-  ln: copy,
-  tee,
-  truncate,
   chmod,
-  chown,
-  chgrp: chown,
-  dd,
-  mkfs: formatter,
-  mke2fs: formatter,
-  mkswap: formatter,
-  mkdosfs: formatter,
-  mkntfs: formatter,
-  newfs: formatter,
-  wipefs: formatter,
-  fdisk: formatter,
-  sfdisk: formatter,
-  cfdisk: formatter,
-  gdisk: formatter,
-  sgdisk: formatter,
-  parted: formatter,
-  blkdiscard: formatter,
-  cryptsetup: formatter,
-  diskutil: formatter,
 };
-
-/** mkfs.ext4, mkfs.xfs, newfs_hfs, … */
-export function fileRuleFor(name: string): Rule | undefined {
-  if (/^mkfs\.|^mke2fs|^newfs_|^mkfs$/.test(name)) return formatter;
-  return FILE_RULES[name];
-}

@@ -13,11 +13,11 @@ import { DATA_RULES, httpDelete } from './data.js';
 import { EXECUTOR_RULES } from './executors.js';
 import { EXFILTRATE_GENERIC, EXFILTRATE_RULES } from './exfiltrate.js';
 import { EXPOSURE_RULES, readsSecretLink } from './exposure.js';
-import { FILE_RULES, fileRuleFor } from './files.js';
+import { FILE_RULES } from './files.js';
 import { GIT_RULES } from './git.js';
 import { INFRASTRUCTURE_RULES, dynamicSubcommand, execInto } from './infrastructure.js';
 import { PERSIST_RULES } from './persist.js';
-import { PUBLISH_RULES, pythonModulePublishes } from './publish.js';
+import { PUBLISH_RULES } from './publish.js';
 import { CLUSTER_RULES } from './cluster.js';
 import { CONSOLE_RULES } from './consoles.js';
 import { DEVICE_RULES, diskOperand } from './devices.js';
@@ -25,7 +25,8 @@ import { RULE_TABLE } from '../table/index.js';
 import { SUPPLY_CHAIN_RULES } from './supply-chain.js';
 import { SYSTEM_RULES, initScript } from './system.js';
 import { taskTargets } from './unknown-tools.js';
-import { codeFromElsewhere, emptiesMany, outputOptions, sendsDumpedEnvironment, userInstalls } from './destinations.js';
+import { codeFromElsewhere, emptiesMany, sendsDumpedEnvironment } from './destinations.js';
+import { WRITERS } from '../table/destinations.js';
 
 export { unknownRunner } from './unknown-runner.js';
 
@@ -63,7 +64,7 @@ export function knowsTool(name: string): boolean {
   let k = known.get(name);
   if (k === undefined) {
     k =
-      !!fileRuleFor(name) ||
+      WRITERS.has(name) ||
       !!codeRuleFor(name) ||
       TABLES.some((t) => Object.hasOwn(t, name)) ||
       RULE_TABLE.describesTool(name) ||
@@ -77,8 +78,6 @@ export function knowsTool(name: string): boolean {
 export function ruleFor(name: string): Rule | undefined {
   if (cache.has(name)) return cache.get(name);
   const rules: Rule[] = [];
-  const file = fileRuleFor(name);
-  if (file) rules.push(file);
   const code = codeRuleFor(name);
   if (code && !rules.includes(code)) rules.push(code);
   for (const t of [...TABLES, ...NARROW]) {
@@ -101,8 +100,8 @@ export function ruleFor(name: string): Rule | undefined {
 /** Rules for every command, whatever its name. */
 export const GENERIC_RULES: Rule[] = [
   ...EXFILTRATE_GENERIC,
-  outputOptions,
-  userInstalls,
+  // What any command writes (a copy's destination, an output option): table/rows/writes.ts.
+  (inv, ctx) => RULE_TABLE.reportAny(inv, ctx),
   emptiesMany,
   codeFromElsewhere,
   sendsDumpedEnvironment,
@@ -125,10 +124,6 @@ export const GENERIC_RULES: Rule[] = [
   },
   (inv, ctx) => {
     if (/^\/etc\/(init\.d|rc\.d)\//.test(inv.path)) initScript(inv, ctx);
-  },
-  (inv, ctx) => {
-    if (/^python[\d.]*$/.test(inv.name) && pythonModulePublishes(inv))
-      ctx.add(inv, { group: 'publish', rule: 'package_publish', reason: 'uploads a package to PyPI' });
   },
 ];
 

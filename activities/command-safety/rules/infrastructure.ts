@@ -122,14 +122,6 @@ const cloud: Rule = (inv, ctx) => {
     return ctx.add(inv, { group: 'publish', rule: 'deploy', reason: `${inv.name} ${ship} publishes or deploys` });
 };
 
-const nomad: Rule = (inv, ctx) => {
-  const w = subcommandWords(inv);
-  if ((w[0] === 'job' && w[1] === 'stop') || w[0] === 'stop')
-    if (hasOption(inv.args, { long: ['-purge', '--purge'] }) || inv.args.some((x) => x.value === '-purge'))
-      ctx.add(inv, { group: I, rule: 'cluster_delete', reason: 'nomad job stop -purge' });
-  if (w[0] === 'system' && w[1] === 'gc') ctx.add(inv, { group: I, rule: 'cluster_delete', reason: 'nomad system gc' });
-};
-
 /** `kubectl exec pod -- cmd`, `docker exec box cmd`: the command runs there, and is judged like here. */
 export const execInto: Rule = (inv, ctx) => {
   const words = subcommandWords(inv);
@@ -190,10 +182,8 @@ export const dynamicSubcommand: Rule = (inv, ctx) => {
 export const INFRASTRUCTURE_RULES: Record<string, Rule> = {
   ansible,
   ...Object.fromEntries(CLOUD_CLIS.map((n) => [n, cloud])),
-  nomad: (inv, ctx) => {
-    nomad(inv, ctx);
-    cloud(inv, ctx);
-  },
+  // `nomad job stop -purge`, `nomad system gc`: rows (table/rows/infrastructure.ts cluster_delete).
+  nomad: cloud,
 };
 
 /** Privileged containers and host mounts are a way out of any sandbox (group system). */

@@ -6,7 +6,7 @@
  * downloaded is inline code too.
  */
 import type { Rule } from '../invocation.js';
-import { inlineCode, stdinCode } from './code.js';
+import { inlineCode, stdinCode, unknownScriptFile } from './code.js';
 import { ranDownloaded } from './downloads.js';
 import { writtenText } from './written.js';
 
@@ -69,21 +69,7 @@ export const interpreter: Rule = (inv, ctx) => {
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (v === null) {
-      const w = args[i]!;
-      if (/^<\(/.test(w.raw) && /\b(curl|wget|fetch|http|nc)\b/.test(w.raw))
-        ctx.add(inv, {
-          group: 'indirection',
-          rule: 'pipe_to_shell',
-          reason: `${inv.name} runs code downloaded from the network`,
-          at: [inv.word, w],
-        });
-      else
-        ctx.add(inv, {
-          group: 'indirection',
-          rule: 'dynamic_script',
-          reason: `${inv.name} runs a script only known at run time`,
-          at: [inv.word, w],
-        });
+      unknownScriptFile(inv, ctx, args[i]!, 'a script');
       return;
     }
     if (!v.startsWith('-') && !(inv.name === 'deno' && v === 'eval')) {

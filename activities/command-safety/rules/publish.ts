@@ -1,21 +1,11 @@
 /**
- * Publishing that a row cannot say (the rest is rows in table/rows/publish.ts): `python -m twine
- * upload`, `setup.py upload`, and asking the Go module proxy to keep a version.
+ * Publishing that a row cannot say (the rest is rows in table/rows/publish.ts): asking the Go
+ * module proxy to keep a version (the proxy is named by an environment variable).
  */
-import type { Invocation, Rule } from '../invocation.js';
+import type { Rule } from '../invocation.js';
 import { subcommandWords } from './verbs.js';
 
 const P = 'publish' as const;
-
-/** `python -m twine upload …`: a module that publishes; `python setup.py sdist upload`: distutils' upload. */
-export function pythonModulePublishes(inv: Invocation): boolean {
-  const a = inv.args.map((w) => w.value);
-  const m = a.indexOf('-m');
-  if (m >= 0 && /^(twine|flit|poetry|hatch)$/.test(a[m + 1] ?? '') && /^(upload|publish)$/.test(a[m + 2] ?? ''))
-    return true;
-  const setup = a.findIndex((v) => /(^|\/)setup\.py$/.test(v ?? ''));
-  return setup >= 0 && a.slice(setup + 1).some((v) => v === 'upload' || v === 'register');
-}
 
 /**
  * `GOPROXY=proxy.golang.org go list -m example.com/x@v1.4.0`: the documented way to publish a Go

@@ -23,6 +23,10 @@ import { GIT_ROWS } from './rows/git.js';
 import { FORGE_ROWS } from './rows/forges.js';
 import { SIGNAL_ROWS } from './rows/signals.js';
 import { DATABASE_ROWS } from './rows/databases.js';
+import { WRITE_ROWS } from './rows/writes.js';
+import { MIGRATION_ROWS } from './rows/migrations.js';
+import { NETWORK_ROWS } from './rows/network.js';
+import { INSTALL_ROWS } from './rows/installs.js';
 
 /** Rows about one thing a tool may do: the tool is still read by its verbs and options as an unknown one is. */
 const NARROW: ReadonlyArray<readonly RowInput[]> = [
@@ -34,6 +38,7 @@ const NARROW: ReadonlyArray<readonly RowInput[]> = [
   EXPOSURE_ROWS,
   CLUSTER_ROWS,
   CLOUD_ROWS,
+  INSTALL_ROWS,
 ];
 /** Rows that describe their tools as a whole (`shutdown`, `useradd`, `iptables`, `git`, `gh`, `psql`). */
 const WHOLE: ReadonlyArray<readonly RowInput[]> = [
@@ -45,6 +50,9 @@ const WHOLE: ReadonlyArray<readonly RowInput[]> = [
   FORGE_ROWS,
   SIGNAL_ROWS,
   DATABASE_ROWS,
+  WRITE_ROWS,
+  MIGRATION_ROWS,
+  NETWORK_ROWS,
 ];
 
 export function loadRows(inputs: readonly RowInput[]): Row[] {

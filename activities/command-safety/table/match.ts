@@ -8,6 +8,7 @@ import { hasOption, operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { CHECKS } from './checks.js';
 import { isOfClass } from './operand-classes.js';
+import { writtenWords } from './destinations.js';
 import { GLOBAL_VALUED, SUBCOMMAND_AT } from './global-options.js';
 import type { CheckLine } from './checks.js';
 import type { Pattern, Row } from './schema.js';
@@ -61,8 +62,9 @@ export interface Hit {
 /** The first operands of an invocation, read once for all the patterns tried on it. */
 type PathCache = Map<string, Word[]>;
 
-function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCache): Hit | undefined {
+function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCache, writes?: Word[]): Hit | undefined {
   const p = c.pattern;
+  if (writes && !p.writes) return undefined;
   if (p.asRoot && !inv.asRoot) return undefined;
   const at: Word[] = [inv.word];
   let path: Word[] = [];
@@ -103,6 +105,14 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
     word ??= o;
     at.push(o);
   }
+  if (p.writes) {
+    let dests = writes ?? cache.get('writes');
+    if (!dests) cache.set('writes', (dests = writtenWords(inv)));
+    const o = dests.find((w) => p.writes!.some((cls) => isOfClass(w, cls, inv.cmd.cwd)));
+    if (!o) return undefined;
+    word ??= o;
+    at.push(o);
+  }
   let detail = '';
   if (p.check) {
     const got = CHECKS[p.check]!(inv, line);
@@ -122,6 +132,8 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
 export class RuleTable {
   private readonly byName = new Map<string, Compiled[]>();
   private readonly byPattern: Compiled[] = [];
+  /** Patterns for any program (`program: ['*']`): what any command writes. */
+  private readonly anyProgram: Compiled[] = [];
   private readonly rules = new Map<string, Rule | undefined>();
 
   constructor(
@@ -140,7 +152,8 @@ export class RuleTable {
           ...(pattern.notWord ? { notWord: toRe(pattern.notWord) } : {}),
         };
         for (const name of pattern.program) {
-          if (name.startsWith('/')) {
+          if (name === '*') this.anyProgram.push(c);
+          else if (name.startsWith('/')) {
             if (!this.byPattern.includes(c)) this.byPattern.push(c);
           } else {
             const list = this.byName.get(name) ?? [];
@@ -157,18 +170,33 @@ export class RuleTable {
     const at = SUBCOMMAND_AT[whole.name]?.(whole.args);
     const inv = at ? { ...whole, args: whole.args.slice(at) } : whole;
     const line: CheckLine = { whole, facts, written };
-    const cache: PathCache = new Map();
     const candidates = [
       ...(this.byName.get(inv.name) ?? []),
       ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
     ];
+    return this.first(candidates, inv, line);
+  }
+
+  /** Hits of the any-program patterns: on what `inv` writes, or on `writes` when given (a redirection's target). */
+  anyHits(inv: Invocation, facts: CheckLine['facts'], written: CheckLine['written'], writes?: Word[]): Hit[] {
+    return this.first(this.anyProgram, inv, { whole: inv, facts, written }, writes);
+  }
+
+  private first(candidates: Compiled[], inv: Invocation, line: CheckLine, writes?: Word[]): Hit[] {
+    const cache: PathCache = new Map();
     const out: Hit[] = [];
     for (const c of candidates) {
       if (out.some((h) => h.row === c.row)) continue;
-      const h = tryPattern(c, inv, line, cache);
+      const h = tryPattern(c, inv, line, cache, writes);
       if (h) out.push(h);
     }
     return out;
+  }
+
+  /** Reports the any-program rows' hits (see anyHits). */
+  reportAny(inv: Invocation, ctx: RuleContext, writes?: Word[]): void {
+    for (const h of this.anyHits(inv, ctx.facts, ctx.written, writes))
+      ctx.add(inv, { level: h.row.level, group: h.row.group, rule: h.row.id, reason: h.reason, at: h.at });
   }
 
   /** Whether rows describe this program as a whole tool. */

@@ -3,7 +3,15 @@
  * (paths.ts) or what a word is, decided from its value after expansion. A word only known at run
  * time is of class `unknown` and of no other.
  */
-import { BLOCK_DEVICE, isCredentialPath, isGitHookOrConfig, isSecretFile, isStartupPath, placeOf } from '../paths.js';
+import {
+  BLOCK_DEVICE,
+  absolute,
+  isCredentialPath,
+  isGitHookOrConfig,
+  isSecretFile,
+  isStartupPath,
+  placeOf,
+} from '../paths.js';
 import type { Word } from '../shell.js';
 
 export const OPERAND_CLASSES = [
@@ -14,8 +22,11 @@ export const OPERAND_CLASSES = [
   'home',
   'root',
   'outside_workspace',
+  'outside_scratch',
   'startup_file',
   'git_hook_or_config',
+  'kernel_setting',
+  'sysrq',
   'url',
   'glob',
   'unknown',
@@ -28,19 +39,29 @@ const pathIn = (v: string) => (v.startsWith('/') || !v.includes('=') ? v : v.sli
 const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boolean> = {
   block_device: (v) => BLOCK_DEVICE.test(pathIn(v)),
   secret_location: (v, cwd) => isSecretFile(v, cwd),
-  credential: (v, cwd) => isCredentialPath(v, cwd),
+  credential: (v, cwd) => isCredentialPath(pathIn(v), cwd),
   system_folder: (v, cwd, w) => /^(root|system)$/.test(placeOf(v, cwd, w.glob)),
   home: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'home',
   root: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'root',
   outside_workspace: (v, cwd, w) => !/^(workspace|unknown)$/.test(placeOf(v, cwd, w.glob)),
+  // Outside the workspace and outside the scratch places anyone may write (/tmp, /dev/null, a tty).
+  outside_scratch: (v, cwd, w) =>
+    !/^\/(tmp|var\/tmp|dev\/(null|stdout|stderr|fd\/\d+|tty))(\/|$)/.test(absolute(v, cwd) ?? '') &&
+    !/^(workspace|unknown)$/.test(placeOf(v, cwd, w.glob)),
   startup_file: (v, cwd) => isStartupPath(v, cwd),
   git_hook_or_config: (v) => isGitHookOrConfig(v),
+  kernel_setting: (v) => /^\/proc\/sys\//.test(v),
+  sysrq: (v) => v === '/proc/sysrq-trigger',
   url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
   glob: (_v, _cwd, w) => !!w.glob,
   unknown: () => false,
 };
 
 export function isOfClass(w: Word, cls: OperandClass, cwd: string | null): boolean {
-  if (w.value === null) return cls === 'unknown';
+  // `"$(git rev-parse --git-dir)/hooks/x"`: unknown, but written where git hooks live.
+  if (w.value === null)
+    return (
+      cls === 'unknown' || (cls === 'git_hook_or_config' && /(^|\/)(\.git\/|hooks\/)|\$\(git rev-parse/.test(w.raw))
+    );
   return IS[cls](w.value, cwd, w);
 }

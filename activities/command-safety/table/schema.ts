@@ -25,7 +25,7 @@ const Flags = z
 /** One way a rule can fire; a row fires when any of its patterns matches. Every field given must hold. */
 export const PatternSchema = z
   .object({
-    /** Command names (after runners are peeled: `sudo env rm` is `rm`); `/^pip\d/` for a family. */
+    /** Command names (after runners are peeled: `sudo env rm` is `rm`); `/^pip\d/` for a family; `*` for any. */
     program: z.array(Text).min(1),
     /**
      * The subcommand path: the first operands, one list of alternatives per position
@@ -50,6 +50,11 @@ export const PatternSchema = z
     notWord: Text.optional(),
     /** Some operand after the subcommand path is of one of these classes. */
     operand: z.array(z.enum(OPERAND_CLASSES)).min(1).optional(),
+    /**
+     * Some word the command writes to is of one of these classes: a copy's destination, an output
+     * option's file, `dd of=`, a redirection's target (table/destinations.ts).
+     */
+    writes: z.array(z.enum(OPERAND_CLASSES)).min(1).optional(),
     /** Only when run as root (`sudo …` anywhere above it). */
     asRoot: z.literal(true).optional(),
     /** This pattern's own reason, when the row's would say less (placeholders as in the row's). */

