@@ -335,6 +335,8 @@ class Classifier implements RuleContext {
     if (sub) {
       const at = inv.args.findIndex((w) => w.value !== null && !w.value.startsWith('-'));
       if (at >= 0 && sub.includes(inv.args[at]!.value!)) {
+        // The runner's own rows first: `bun x https://…` fetches the package it runs.
+        RULE_TABLE.ruleFor(inv.name)?.(inv, this);
         let rest = inv.args.slice(at + 1);
         while (rest[0]?.value?.startsWith('-')) {
           const opt = rest[0].value;

@@ -3,7 +3,8 @@
  * and command pipes, GNU sed's `e`, make's makefiles, `--eval` and `SHELL=`, `tar --to-command`,
  * `rsync -e`, `zip -TT`, GNU parallel's argument commands, `coproc`.
  */
-import type { Rule } from '../invocation.js';
+import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { RULE_TABLE } from '../table/index.js';
 import { optionValue, optionWords } from '../options.js';
 import type { Word } from '../shell.js';
 import { writtenText } from './written.js';
@@ -50,7 +51,32 @@ export const awk: Rule = (inv, ctx) => {
       if (text) ctx.script(inv, { ...program, value: text.replace(/\\(.)/g, '$1') }, 'awk runs a command');
     }
   }
+  awkWrites(inv, ctx, program, p);
 };
+
+/**
+ * `print … > FILE` and `printf … >> FILE` in an awk program write files (in a print statement `>`
+ * is a redirection unless parenthesised). A quoted name is judged as any written path is (table/rows/writes.ts);
+ * a name made from data (`FILENAME`, `$2`) may be any file the program reads or names.
+ */
+function awkWrites(inv: Invocation, ctx: RuleContext, program: Word, p: string): void {
+  for (const m of p.matchAll(
+    /\b(?:print|printf)\b(?:"(?:\\.|[^"\\])*"|\([^()]*\)|[^;{}"()])*?>>?\s*("(?:\\.|[^"\\])*"|[^\s;{}]+)/g,
+  )) {
+    const target = m[1]!;
+    if (target.startsWith('"')) {
+      const path = target.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (path !== '/dev/stdout' && path !== '/dev/stderr')
+        RULE_TABLE.reportAny(inv, ctx, [{ ...program, value: path }]);
+    } else
+      ctx.add(inv, {
+        group: 'destroy_files',
+        rule: 'write_unknown_place',
+        reason: `the awk program writes to files named by its data (${target})`,
+        at: [inv.word, program],
+      });
+  }
+}
 
 /** GNU sed's `e` command and `s///e` flag run shell commands; `w file` writes one. */
 export const sed: Rule = (inv, ctx) => {

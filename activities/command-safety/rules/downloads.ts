@@ -33,6 +33,12 @@ export const DOWNLOADERS = new Set([
 
 /** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
 export function noteDownload(inv: Invocation, ctx: RuleContext): void {
+  // `wget -r URL`, `wget -P dir URL`: files land under names the gate cannot know in advance.
+  if (
+    inv.name === 'wget' &&
+    inv.args.some((w) => /^(-[a-zA-Z]*[rmP][a-zA-Z]*|--(recursive|mirror|directory-prefix)(=.*)?)$/.test(w.value ?? ''))
+  )
+    ctx.facts.set('downloaded-tree', new Set(['*']));
   const letter = inv.name === 'wget' ? 'O' : 'o';
   const bundled = inv.args.findIndex((w) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(w.value ?? ''));
   const out =
@@ -63,7 +69,11 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
 }
 
 export function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): void {
-  if (file && ctx.facts.get('downloaded')?.has(file.replace(/^\.\//, '')))
+  const local = file?.replace(/^\.\//, '');
+  if (
+    local &&
+    (ctx.facts.get('downloaded')?.has(local) || (ctx.facts.has('downloaded-tree') && !local.startsWith('/')))
+  )
     ctx.add(inv, {
       group: 'indirection',
       rule: 'pipe_to_shell',

@@ -21,6 +21,8 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
   for (const r of inv.cmd.redirects) {
     const t = r.target;
     const v = t?.value;
+    // A target only known when it runs is judged by where it may point (`> "$(cmd)/x"`, table/rows/writes.ts).
+    if (t && v === null && OUTPUT.test(r.op)) RULE_TABLE.reportAny(inv, ctx, [t]);
     if (!t || v === null || v === undefined) continue;
     if (/^\/dev\/(tcp|udp)\//.test(v)) {
       ctx.add(inv, {

@@ -38,7 +38,18 @@ const NTH_OPERAND: Record<string, { at: number; valued: RegExp }> = {
     at: 1,
     valued: /^-[lbCnat]$|^--(lines|bytes|line-bytes|number|suffix-length|separator|additional-suffix|filter)$/,
   },
+  // `xxd IN OUT`, `xxd -r dump.hex OUT`: the second operand is written.
+  xxd: { at: 1, valued: /^-[cglnosC]$|^-(cols|groupsize|len|name|seek|offset)$/ },
+  // `patch FILE < fix.diff`: the first operand is the file patched in place.
+  patch: {
+    at: 0,
+    valued:
+      /^-[pFdDiBrVYzgo]$|^--(strip|fuzz|directory|input|backup|prefix|reject-file|version-control|suffix|quoting-style|output)$/,
+  },
 };
+
+/** Tools whose last operand is the file they write: `convert in.png -resize 64x64 OUT`, `ffmpeg -i in OUT`. */
+const LAST_OPERAND = new Set(['convert', 'magick', 'ffmpeg', 'gm']);
 
 /** Options whose value is a file the program writes (`--output=x`, `-o x`, `--log-file x`), any program. */
 const OUTPUT_LONG = /^--?(o|out|output|output-document|output-file|outfile|out-file|log-file|logfile)$/;
@@ -71,6 +82,10 @@ export function writtenWords(inv: Invocation): Word[] {
       out.push(dest);
       if (inv.name !== 'mv') out.push(...intoFolder(inv, t !== undefined ? ops : ops.slice(0, -1), dest));
     }
+  }
+  if (LAST_OPERAND.has(inv.name)) {
+    const last = operands(a).at(-1);
+    if (last && last.value !== '-' && operands(a).length >= 2) out.push(last);
   }
   const nth = NTH_OPERAND[inv.name];
   if (nth) {

@@ -124,7 +124,7 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
   const reason = (p.reason ?? c.row.reason)
     .replaceAll('{program}', inv.name)
     .replaceAll('{subcommand}', path.map((w) => w.value).join(' '))
-    .replaceAll('{word}', word?.value ?? '')
+    .replaceAll('{word}', word?.value ?? word?.raw ?? '')
     .replaceAll('{detail}', detail);
   return { row: c.row, at: [...new Set(at)], reason };
 }

@@ -1,7 +1,9 @@
 /**
  * Classes of operands a table row can ask for (`operand: ['block_device']`): where a path points
  * (paths.ts) or what a word is, decided from its value after expansion. A word only known at run
- * time is of class `unknown` and of no other.
+ * time is of class `unknown` and of no other, and also of `unknown_place` when even where it points
+ * is unknown: it starts with a command's output (`"$(python3 -m site --user-site)/x.py"`), so it may
+ * be any absolute path.
  */
 import {
   BLOCK_DEVICE,
@@ -30,6 +32,7 @@ export const OPERAND_CLASSES = [
   'url',
   'glob',
   'unknown',
+  'unknown_place',
 ] as const;
 export type OperandClass = (typeof OPERAND_CLASSES)[number];
 
@@ -55,13 +58,24 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
   url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
   glob: (_v, _cwd, w) => !!w.glob,
   unknown: () => false,
+  unknown_place: () => false,
 };
+
+/**
+ * A word that starts with a command's output may name any place. A word with a literal start
+ * (`log-$(date +%s).txt`) stays relative; one that starts with a variable is left alone, since loop
+ * variables over the workspace's files (`for f in *.txt; do sort "$f" > "$f.sorted"; done`) are
+ * everyday work.
+ */
+const UNKNOWN_START = /^"?(?:\$\(|`)/;
 
 export function isOfClass(w: Word, cls: OperandClass, cwd: string | null): boolean {
   // `"$(git rev-parse --git-dir)/hooks/x"`: unknown, but written where git hooks live.
   if (w.value === null)
     return (
-      cls === 'unknown' || (cls === 'git_hook_or_config' && /(^|\/)(\.git\/|hooks\/)|\$\(git rev-parse/.test(w.raw))
+      cls === 'unknown' ||
+      (cls === 'unknown_place' && UNKNOWN_START.test(w.raw)) ||
+      (cls === 'git_hook_or_config' && /(^|\/)(\.git\/|hooks\/)|\$\(git rev-parse/.test(w.raw))
     );
   return IS[cls](w.value, cwd, w);
 }
