@@ -7,7 +7,7 @@
  * only known at run time, downloaded or decoded, cannot be read and is dangerous. Fork bombs, in
  * any of their spellings the gate can see, are hardline.
  */
-import { isInitLine, printsOnly } from './workspace-work.js';
+import { isInitLine, printsOnly, substitutesOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import type { SimpleCommand, Word } from '../shell.js';
@@ -118,6 +118,9 @@ const FORK_LOOP = new RegExp(
   String.raw`${FORK}[\s\S]{0,80}\b(?:while|loop|for)\b|\b(?:while\s*\(?\s*(?:1|true|True)\s*\)?|loop\s*(?:do|\{)|for\s*\(\s*;\s*;\s*\))[\s\S]{0,120}${FORK}|${FORK}\s*(?:\(\s*\))?\s*(?:while|until)\s+\S`,
 );
 
+/** `-Mmodule`, `-I dir`, `-d`: Perl loads code (a module from the workspace, a debugger) beside the inline text. */
+const loadsPerlCode = (inv: Invocation) => inv.args.some((w) => w.value === null || /^-[a-zA-Z]*[MmId]/.test(w.value));
+
 export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code: Word): void {
   if (code.value === null)
     return ctx.add(inv, {
@@ -144,7 +147,7 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
       at: [inv.word, code],
     });
   // `python3 -c 'print(1+2)'`, `node -e 'console.log(process.version)'`: pure names only, nothing to ask.
-  if (printsOnly(lang, code.value)) return;
+  if (printsOnly(lang, code.value) || (lang === 'Perl' && substitutesOnly(code.value) && !loadsPerlCode(inv))) return;
   ctx.add(inv, {
     group: 'indirection',
     rule: 'inline_interpreter',
@@ -189,7 +192,10 @@ const shell: Rule = (inv, ctx) => {
   }
   if (command) {
     const script = args[i];
-    if (script && inv.operandsFromStdin && /\{\}|\$\{?[1-9@*]/.test(script.value ?? ''))
+    // find/xargs pasting `{}` into the script text runs each file name as code. A script that reads
+    // them as its arguments (`sh -c 'jq empty "$1"' _ {}`) is the safe idiom, read below with "$1"
+    // unknown, unless it writes over them (`> "$1"`, `-o "$1"`): every file found, rewritten.
+    if (script && inv.operandsFromStdin && /\{\}|(?:>|\s-o\s*|--output[= ])\s*"?\$\{?[0-9@*]/.test(script.value ?? ''))
       ctx.add(inv, {
         group: 'indirection',
         rule: 'dynamic_script',

@@ -32,7 +32,14 @@ export const emptiesMany: Rule = (inv, ctx) => {
   }
   if (/^g?sed$/.test(inv.name) && inv.args.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? ''))) {
     const script = inv.args.find((w) => w.value !== null && !w.value.startsWith('-'));
-    if (script && /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d)\s*$/.test(script.value ?? '')) say();
+    // Every line deleted (`d`, `1,$d`, `/.*/d`) or replaced whole (`s/^.*$/x/`).
+    if (
+      script &&
+      /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d|s(.)\^?\.\*\$?\4(?:\\.|(?!\4).)*\4g?)\s*$/.test(
+        script.value ?? '',
+      )
+    )
+      say();
   }
 };
 

@@ -193,3 +193,18 @@ export function printsOnly(lang: string, code: string): boolean {
   }
   return true;
 }
+
+/** One `s/…/…/flags`, `tr/…/…/` or `y/…/…/` with any punctuation delimiter; the `e` flag (eval) is not allowed. */
+const PERL_SUBSTITUTION =
+  /^\s*(?:s([^\w\s])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gimsxr]*|(?:tr|y)([^\w\s])(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2[cdsr]*)\s*$/;
+
+/**
+ * `perl -pi -e 's/\bfoo\b/bar/g' src/x.js`: Perl used as sed, text substitutions only. A
+ * replacement is an interpolated string, so `@{[…]}`, `${\…}`, `(?{…})` and backticks (all code) are
+ * refused, as is the `e` flag; where it writes is judged as sed -i's is (table/destinations.ts).
+ */
+export function substitutesOnly(code: string): boolean {
+  if (code.length > 2000 || /@\{|\$\{|\(\?\??\{|`/.test(code)) return false;
+  const parts = code.split(/;(?=\s*(?:s|tr|y)[^\w\s]|\s*$)/).filter((p) => p.trim());
+  return parts.length > 0 && parts.every((p) => PERL_SUBSTITUTION.test(p));
+}

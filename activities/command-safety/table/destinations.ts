@@ -101,12 +101,28 @@ export function writtenWords(inv: Invocation): Word[] {
     const w = ops[nth.at];
     if (w && w.value !== '-') out.push(w);
   }
-  if (
-    EVERY_OPERAND.has(inv.name) ||
-    (IN_PLACE.has(inv.name) && a.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? '')))
-  )
-    out.push(...operands(a));
+  if (EVERY_OPERAND.has(inv.name)) out.push(...operands(a));
+  else if (IN_PLACE.has(inv.name) && a.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? '')))
+    out.push(...editedFiles(a));
   return out;
+}
+
+/**
+ * The files `sed -i` / `perl -pi` edit: the operands after the script. The script is the value of
+ * `-e`/`-f` when given (`perl -pi -e CODE f`), else sed's first operand (`sed -i '/^#/d' f`).
+ */
+function editedFiles(a: readonly Word[]): Word[] {
+  const files: Word[] = [];
+  let explicit = false;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i]!.value;
+    if (v !== null && /^-[a-zA-Z]*[ef]$|^--(expression|file)$/.test(v)) {
+      explicit = true;
+      i++;
+    } else if (v !== null && /^-[a-zA-Z]*e./.test(v)) explicit = true;
+    else if (v === null || !v.startsWith('-') || v === '-') files.push(a[i]!);
+  }
+  return explicit ? files : files.slice(1);
 }
 
 /** `cp dotfiles/.zshrc ~/`: copied into a folder, each source lands at folder/name. */

@@ -2,8 +2,8 @@
  * Classes of operands a table row can ask for (`operand: ['block_device']`): where a path points
  * (paths.ts) or what a word is, decided from its value after expansion. A word only known at run
  * time is of class `unknown` and of no other, and also of `unknown_place` when even where it points
- * is unknown: it starts with a command's output (`"$(python3 -m site --user-site)/x.py"`), so it may
- * be any absolute path.
+ * is unknown: a path under a folder a command prints (`"$(python3 -m site --user-site)/x.py"`), so
+ * it may be any absolute path.
  */
 import {
   BLOCK_DEVICE,
@@ -62,12 +62,13 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
 };
 
 /**
- * A word that starts with a command's output may name any place. A word with a literal start
- * (`log-$(date +%s).txt`) stays relative; one that starts with a variable is left alone, since loop
- * variables over the workspace's files (`for f in *.txt; do sort "$f" > "$f.sorted"; done`) are
- * everyday work.
+ * A path inside a folder a command names (`"$(python3 -m site --user-site)/x.py"`, `$(npm root
+ * -g)/…`) may be any folder. A word with a literal start (`log-$(date +%s).txt`) stays relative; a
+ * word that is the output itself (`sed -i … $(grep -rl foo src)`) is the workspace's file list of
+ * everyday refactors; and one that starts with a variable is left alone, since loop variables over
+ * the workspace's files (`for f in *.txt; do sort "$f" > "$f.sorted"; done`) are everyday work.
  */
-const UNKNOWN_START = /^"?(?:\$\(|`)/;
+const UNKNOWN_START = /^"?(?:\$\(.*\)|`.*`)"?\/[^/]/;
 
 export function isOfClass(w: Word, cls: OperandClass, cwd: string | null): boolean {
   // `"$(git rev-parse --git-dir)/hooks/x"`: unknown, but written where git hooks live.

