@@ -18,10 +18,10 @@ import { oneLine } from '../common/text.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { AuxiliaryCalls, withReport } from './model/auxiliary-calls.js';
-import { allowAlways, recordApprovalDecision, recordApprovalRequest } from './store/approvals.js';
-import { getMessage, writeMessage } from './store/messages.js';
-import { commandAllowKey } from './command-safety/approval-check.js';
-import type { Db } from './store/db.js';
+import { allowAlways, recordApprovalDecision, recordApprovalRequest } from '../store/approvals.js';
+import { getMessage, writeMessage } from '../store/messages.js';
+import { commandAllowKey } from '../command-safety/approval-check.js';
+import type { Db } from '../store/db.js';
 
 const SMART_PROMPT = [
   'You review shell commands an AI coding agent wants to run in a software project workspace.',

@@ -23,12 +23,12 @@ import { EventPublisher } from './events/publisher.js';
 import { AuxiliaryCalls, SpendLimitReached, withReport } from './model/auxiliary-calls.js';
 import { storageFailure } from './model/storage-failure.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
-import { skillSettings, skillsForPrompt } from './skills/discover.js';
+import { skillSettings, skillsForPrompt } from '../skills/discover.js';
 import type { LeftOut } from '../common/left-out.js';
-import { withTransaction } from './store/db.js';
-import { memorySnapshot } from './store/memory.js';
-import { loadTranscript, nextSeq } from './store/messages.js';
-import { getSession, sessionMarkerNonce } from './store/sessions.js';
+import { withTransaction } from '../store/db.js';
+import { memorySnapshot } from '../store/memory.js';
+import { loadTranscript, nextSeq } from '../store/messages.js';
+import { getSession, sessionMarkerNonce } from '../store/sessions.js';
 import { estimateMessageTokens, estimateRequestTokens } from './tokens.js';
 import { requestSchemas } from './tools/schema-economy.js';
 

@@ -25,18 +25,18 @@ import { ProviderResolutionError, resolveProvider } from '../common/providers.js
 import { narrowNetwork } from '../common/sandbox-policy.js';
 import { oneLine } from '../common/text.js';
 import { titleText } from '../common/delegation.js';
-import { discoverFor, mcpToolsetNames } from './mcp/activities.js';
-import { mcpGuidance, mcpLeftOutLines } from './mcp/discovery.js';
+import { discoverFor, mcpToolsetNames } from './mcp.js';
+import { mcpGuidance, mcpLeftOutLines } from '../mcp/discovery.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
 import { confineWorkspace, cwdRefusal } from './workspace-policy.js';
 import { buildSystemPrompt } from './prompt/system-prompt.js';
-import { skillSettings, skillsForPrompt } from './skills/discover.js';
+import { skillSettings, skillsForPrompt } from '../skills/discover.js';
 import type { LeftOut } from '../common/left-out.js';
-import { memorySnapshot } from './store/memory.js';
-import { clearClients, keyVariable } from './model/clients.js';
-import { withDiscoveredWindow } from './model/window-discovery.js';
-import { deleteFrom, loadTranscript, nextSeq, removeFromToolResults, writeMessage } from './store/messages.js';
+import { memorySnapshot } from '../store/memory.js';
+import { clearClients, keyVariable } from '../model-adapters/clients.js';
+import { withDiscoveredWindow } from '../model-adapters/window-discovery.js';
+import { deleteFrom, loadTranscript, nextSeq, removeFromToolResults, writeMessage } from '../store/messages.js';
 import { estimateRequestTokens } from './tokens.js';
 import {
   endSession,
@@ -49,9 +49,9 @@ import {
   reopenSession,
   resumeTotals,
   setTitleIfMissing,
-} from './store/sessions.js';
-import { findTurnResult, recordTurnResult } from './store/turn-results.js';
-import { turnAttempts } from './store/ledger.js';
+} from '../store/sessions.js';
+import { findTurnResult, recordTurnResult } from '../store/turn-results.js';
+import { turnAttempts } from '../store/ledger.js';
 import { asTurnAttempts, attemptsBeyond, withLateAttempts } from '../common/attempts.js';
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';

@@ -1,12 +1,12 @@
 /** What activities need from the worker process: shared once, created at worker start. */
 import type { Logger } from '../runtime/logger.js';
 import type { HeraldConfig } from '../runtime/config.js';
-import type { Db } from './store/db.js';
+import type { Db } from '../store/db.js';
 import type { HookRunner } from './hooks.js';
 import type { ToolRegistry } from './tools/registry.js';
-import type { ToolSandbox } from './sandbox/sandbox.js';
+import type { ToolSandbox } from '../sandbox/sandbox.js';
 import type { HeraldMetrics } from './metrics.js';
-import type { McpPool } from './mcp/pool.js';
+import type { McpPool } from '../mcp/pool.js';
 import type { RunningCalls } from './events/stop-notices.js';
 
 export interface ActivityDeps {

@@ -3,7 +3,7 @@
  * imports only the *type* of this object.
  */
 import { approvalActivities } from './approvals.js';
-import { checkpointActivities } from './checkpoints/activities.js';
+import { checkpointActivities } from './checkpoints.js';
 import { compressionSettingsOf } from '../common/context-window.js';
 import { compressionActivities } from './compression.js';
 import { conversationActivities } from './conversation.js';
@@ -12,11 +12,11 @@ import { defaultEngine } from './context-engine.js';
 import type { ActivityDeps } from './deps.js';
 import { modelActivities } from './model/call-model.js';
 import { modelSwitchActivities } from './model-switch.js';
-import { mcpActivities } from './mcp/activities.js';
+import { mcpActivities } from './mcp.js';
 import { scheduleActivities } from './schedule.js';
 import { toolActivities } from './tools/run-tool.js';
 import { redactFailure } from './redact-failure.js';
-import { refusalAsFailure } from './store/failures.js';
+import { refusalAsFailure } from '../store/failures.js';
 import { redactor } from '../runtime/secrets.js';
 
 export function createActivities(deps: ActivityDeps, engine: ContextEngine = defaultEngine) {

@@ -10,7 +10,7 @@
  * by one worker and answered on another never skews them.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from './store/db.js';
+import type { Db } from '../store/db.js';
 
 export type ModelOutcome = 'ok' | 'error' | 'cancelled';
 export type ToolOutcome = 'ok' | 'error' | 'cancelled' | 'refused';

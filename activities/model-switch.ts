@@ -8,8 +8,8 @@ import type { ResolveModelArgs, ResolveModelResult } from '../common/activity-ty
 import { ProviderResolutionError, providerLabel, resolveProvider } from '../common/providers.js';
 import type { ActivityDeps } from './deps.js';
 import { EventPublisher } from './events/publisher.js';
-import { MissingCredentialError, UnpairedEndpointKeyError, resolveApiKey } from './model/clients.js';
-import { setSessionModel } from './store/sessions.js';
+import { MissingCredentialError, UnpairedEndpointKeyError, resolveApiKey } from '../model-adapters/clients.js';
+import { setSessionModel } from '../store/sessions.js';
 
 export function modelSwitchActivities(deps: ActivityDeps) {
   return {

@@ -6,7 +6,7 @@ import type { HeraldConfig } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CwdVerdict, WorkspacePolicy } from '../runtime/workspace-roots.js';
 import { buildWorkspacePolicy, confineCwd, describeRoots } from '../runtime/workspace-roots.js';
-import type { ToolSandbox } from './sandbox/sandbox.js';
+import type { ToolSandbox } from '../sandbox/sandbox.js';
 
 export interface PolicyDeps {
   config: HeraldConfig;

@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { takeSnapshot, turnRef } from '../activities/checkpoints/snapshot.js';
+import { takeSnapshot, turnRef } from '../checkpoints/snapshot.js';
 
 export interface SnapshotCost {
   files: number;

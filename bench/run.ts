@@ -25,7 +25,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredEvent } from '../client/events.js';
-import { lastEventSeq } from '../activities/store/events.js';
+import { lastEventSeq } from '../store/events.js';
 import type { ScriptedReply } from '../test/support/fake-provider.js';
 import { createTestStack, eventually, stopSharedInfra } from '../test/support/stack.js';
 import { measureFailover } from './failover.js';
@@ -256,7 +256,7 @@ try {
   // 7. Injection scanning of context files and memory: characters per second.
   {
     const loadStarted = performance.now();
-    const { scanForInjection } = await import('../activities/untrusted-text/injection-scan.js');
+    const { scanForInjection } = await import('../untrusted-text/injection-scan.js');
     // Loading validates the rule tables and proves every example they carry (docs/untrusted-text.md).
     say(
       `injection scanner load (rule tables validated, their examples proven): ${ms(performance.now() - loadStarted)}`,
@@ -308,7 +308,7 @@ try {
 
   // 8. Command classification (the approval gate) on the labelled corpus and on long commands.
   {
-    const { classifyCommand, loadCommandSafety } = await import('../activities/command-safety/classify.js');
+    const { classifyCommand, loadCommandSafety } = await import('../command-safety/classify.js');
     const { readdirSync, readFileSync } = await import('node:fs');
     await loadCommandSafety();
     const dir = join(import.meta.dirname, '../test/fixtures/commands');
@@ -394,8 +394,8 @@ try {
 
   // 11. The git guard's walk of a workspace with a 50,000-file node_modules (it runs before and after every call).
   {
-    const { findRepositories } = await import('../activities/sandbox/git-repos.js');
-    const { snapshotGit } = await import('../activities/sandbox/git-guard.js');
+    const { findRepositories } = await import('../sandbox/git-repos.js');
+    const { snapshotGit } = await import('../sandbox/git-guard.js');
     const big = mkdtempSync(join(tmpdir(), 'herald-bench-git-'));
     try {
       for (let d = 0; d < 5000; d++) {

@@ -9,7 +9,24 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** What the build compiles (tsconfig.build.json; the demo's fake model is in test/support). */
-const SOURCE_DIRS = ['activities', 'client', 'common', 'runtime', 'types', 'workers', 'workflows', 'test/support'];
+const SOURCE_DIRS = [
+  'activities',
+  'checkpoints',
+  'command-safety',
+  'mcp',
+  'model-adapters',
+  'sandbox',
+  'skills',
+  'store',
+  'untrusted-text',
+  'client',
+  'common',
+  'runtime',
+  'types',
+  'workers',
+  'workflows',
+  'test/support',
+];
 
 function newestSource() {
   let newest = 0;

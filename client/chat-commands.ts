@@ -5,7 +5,7 @@
 import pc from 'picocolors';
 import { describeMcpServers } from '../common/mcp-state.js';
 import type { ReloadToolsResult } from '../workflows/definitions.js';
-import type { Db } from '../activities/store/db.js';
+import type { Db } from '../store/db.js';
 import type { ApprovalAnswer } from './approval-input.js';
 import { parseApprovalAnswer } from './approval-input.js';
 import { lastTurnDiffs } from './chat-diff.js';

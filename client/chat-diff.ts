@@ -5,8 +5,8 @@
  */
 import pc from 'picocolors';
 import { visibleControls } from '../common/command-display.js';
-import type { Db } from '../activities/store/db.js';
-import { beforeLastTurnSeq, readEvents } from '../activities/store/events.js';
+import type { Db } from '../store/db.js';
+import { beforeLastTurnSeq, readEvents } from '../store/events.js';
 import { renderDiff } from './diff-view.js';
 import type { StoredEvent } from './events.js';
 

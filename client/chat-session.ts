@@ -6,10 +6,10 @@
  * even though the model sees the stored messages again.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Db } from '../activities/store/db.js';
-import { loadTranscript } from '../activities/store/messages.js';
-import type { SessionRow } from '../activities/store/sessions.js';
-import { getSession, latestInLineage } from '../activities/store/sessions.js';
+import type { Db } from '../store/db.js';
+import { loadTranscript } from '../store/messages.js';
+import type { SessionRow } from '../store/sessions.js';
+import { getSession, latestInLineage } from '../store/sessions.js';
 import type { StoredMessage } from '../common/messages.js';
 import type { HeraldClient } from './client.js';
 

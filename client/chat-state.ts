@@ -6,7 +6,7 @@
  */
 import type { Interface } from 'node:readline';
 import pc from 'picocolors';
-import type { Db } from '../activities/store/db.js';
+import type { Db } from '../store/db.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { chatStatus } from './chat-status.js';
 import type { Conversation, HeraldClient, StartOptions } from './client.js';

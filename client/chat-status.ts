@@ -1,5 +1,5 @@
 /** The REPL's status line, from the conversation's state and the usage ledger's last model call. */
-import type { Db } from '../activities/store/db.js';
+import type { Db } from '../store/db.js';
 import { contextWindowOf } from '../common/context-window.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import type { Conversation } from './client.js';

@@ -7,8 +7,8 @@
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
 import { Redactor } from '../common/redaction.js';
-import { lastEventSeq } from '../activities/store/events.js';
-import { createDb } from '../activities/store/db.js';
+import { lastEventSeq } from '../store/events.js';
+import { createDb } from '../store/db.js';
 import { loadConfig } from '../runtime/config.js';
 import { workerSecrets } from '../runtime/secrets.js';
 import { slashCompleter } from './chat-completion.js';

@@ -28,7 +28,7 @@ import { forkWorkspaceUpdate, rewindUpdate } from '../workflows/definitions.js';
 import type { SeedMessage } from './fork.js';
 import { firstTurns } from './fork.js';
 import type { RewindResult } from '../common/contract.js';
-import { createDb } from '../activities/store/db.js';
+import { createDb } from '../store/db.js';
 import type { TurnDiff } from './turn-diff.js';
 import { readTurnDiff } from './turn-diff.js';
 import {

@@ -14,25 +14,20 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../common/constants.js';
 import type { ProviderRef } from '../common/providers.js';
 import { keyOptional, resolveProvider } from '../common/providers.js';
 import { describeNetwork } from '../common/sandbox-policy.js';
-import { ToolSandbox } from '../activities/sandbox/sandbox.js';
-import type { SandboxStatus } from '../activities/sandbox/sandbox.js';
-import {
-  CREATE_ACCOUNT,
-  FIXED_SANDBOX_ID,
-  SANDBOX_ACCOUNT,
-  sandboxIdentity,
-} from '../activities/sandbox/sandbox-user.js';
+import { ToolSandbox } from '../sandbox/sandbox.js';
+import type { SandboxStatus } from '../sandbox/sandbox.js';
+import { CREATE_ACCOUNT, FIXED_SANDBOX_ID, SANDBOX_ACCOUNT, sandboxIdentity } from '../sandbox/sandbox-user.js';
 import { spawnSync } from 'node:child_process';
-import { redactUrl } from '../activities/store/db.js';
-import type { ClientOptions } from '../activities/model/clients.js';
-import { anthropicClient, openaiClient } from '../activities/model/clients.js';
+import { redactUrl } from '../store/db.js';
+import type { ClientOptions } from '../model-adapters/clients.js';
+import { anthropicClient, openaiClient } from '../model-adapters/clients.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { describeSecurity, missingCredentialsHint } from '../runtime/temporal-connection.js';
 import { clientSettings } from './connection.js';
 import { clientCodec } from '../runtime/data-converter.js';
 import { buildWorkspacePolicy, confineCwd } from '../runtime/workspace-roots.js';
-import { checkpointStore } from '../activities/checkpoints/paths.js';
-import { storeSize } from '../activities/checkpoints/retention.js';
+import { checkpointStore } from '../checkpoints/paths.js';
+import { storeSize } from '../checkpoints/retention.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -42,7 +37,7 @@ export interface Check {
   detail: string;
 }
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../activities/store/migrations/', import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL('../store/migrations/', import.meta.url));
 
 const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 

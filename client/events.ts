@@ -3,9 +3,9 @@
  * LISTEN/NOTIFY, with a slow poll as a safety net for a dropped notification or connection.
  */
 import pg from 'pg';
-import type { StoredEvent } from '../activities/store/events.js';
-import { EVENTS_CHANNEL, readEvents } from '../activities/store/events.js';
-import { createDb } from '../activities/store/db.js';
+import type { StoredEvent } from '../store/events.js';
+import { EVENTS_CHANNEL, readEvents } from '../store/events.js';
+import { createDb } from '../store/db.js';
 
 export type { StoredEvent };
 

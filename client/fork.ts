@@ -3,7 +3,7 @@
  * message and the assistant's written replies — of its first N turns, as the new session's seed
  * history. Tool calls and results are not carried (the new workspace holds what they did).
  */
-import type { Db } from '../activities/store/db.js';
+import type { Db } from '../store/db.js';
 
 export type SeedMessage = { role: 'user' | 'assistant'; content: string };
 

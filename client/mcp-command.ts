@@ -7,14 +7,14 @@ import pc from 'picocolors';
 import type { McpServerConfig } from '../common/mcp-config.js';
 import { toolSelected } from '../common/mcp-config.js';
 import { oneLine } from '../common/text.js';
-import { exposedNames } from '../activities/mcp/names.js';
-import { McpPool } from '../activities/mcp/pool.js';
-import { mcpToolFinding, mcpToolLeftOut } from '../activities/mcp/screen.js';
-import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from '../activities/mcp/schema.js';
+import { exposedNames } from '../mcp/names.js';
+import { McpPool } from '../mcp/pool.js';
+import { mcpToolFinding, mcpToolLeftOut } from '../mcp/screen.js';
+import { MAX_DESCRIPTION_CHARS, adaptInputSchema } from '../mcp/schema.js';
 import type { LeftOut } from '../common/left-out.js';
 import { addLeftOut, describeLeftOut } from '../common/left-out.js';
 import { defaultWorkspaceRoot } from '../runtime/workspace-roots.js';
-import { ToolSandbox } from '../activities/sandbox/sandbox.js';
+import { ToolSandbox } from '../sandbox/sandbox.js';
 import type { HeraldConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 
@@ -25,7 +25,7 @@ export interface McpProbe {
   reason?: string;
   durationMs: number;
   tools: Array<{ name: string; tool: string; readOnly: boolean; description: string }>;
-  /** Tools a conversation would not get: their description looked like prompt injection (activities/mcp/screen.ts). */
+  /** Tools a conversation would not get: their description looked like prompt injection (mcp/screen.ts). */
   leftOut: LeftOut[];
   resources: boolean;
 }
@@ -67,7 +67,7 @@ async function probe(pool: McpPool, name: string, server: McpServerConfig): Prom
     const leftOut: LeftOut[] = [];
     const listed = (await pool.listTools(conn, server.connectTimeoutSeconds * 1000)).filter((t) => {
       if (!toolSelected(server, t.name)) return false;
-      // The form a worker sends (activities/mcp/discovery.ts): the description cut, the schema adapted.
+      // The form a worker sends (mcp/discovery.ts): the description cut, the schema adapted.
       const description = (t.description ?? t.title ?? t.name).slice(0, MAX_DESCRIPTION_CHARS);
       const inputSchema = adaptInputSchema(t.inputSchema) ?? t.inputSchema;
       const rule = mcpToolFinding({ name: t.name, description, inputSchema }, server.trust);

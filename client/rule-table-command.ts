@@ -3,11 +3,11 @@
  * rule table as text or JSON, and for one command which rule fired on which words — a table row
  * (with its group, reason and examples) or a check the engine makes in code.
  */
-import { classifyCommand, loadCommandSafety } from '../activities/command-safety/classify.js';
-import { CODE_RULE_IDS } from '../activities/command-safety/rule-ids.js';
-import { RULE_TABLE } from '../activities/command-safety/table/index.js';
-import type { Row } from '../activities/command-safety/table/schema.js';
-import { GROUPS } from '../activities/command-safety/verdict.js';
+import { classifyCommand, loadCommandSafety } from '../command-safety/classify.js';
+import { CODE_RULE_IDS } from '../command-safety/rule-ids.js';
+import { RULE_TABLE } from '../command-safety/table/index.js';
+import type { Row } from '../command-safety/table/schema.js';
+import { GROUPS } from '../command-safety/verdict.js';
 import { visibleCommand } from '../common/command-display.js';
 
 export interface RuleList {

@@ -9,13 +9,13 @@
  */
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
-import { classifyCommand, loadCommandSafety } from '../activities/command-safety/classify.js';
-import { commandKey } from '../activities/command-safety/approval-check.js';
-import { GROUPS } from '../activities/command-safety/verdict.js';
-import type { Level } from '../activities/command-safety/verdict.js';
+import { classifyCommand, loadCommandSafety } from '../command-safety/classify.js';
+import { commandKey } from '../command-safety/approval-check.js';
+import { GROUPS } from '../command-safety/verdict.js';
+import type { Level } from '../command-safety/verdict.js';
 import { visibleCommand } from '../common/command-display.js';
-import type { InjectionFinding } from '../activities/untrusted-text/injection-scan.js';
-import { scanForInjection } from '../activities/untrusted-text/injection-scan.js';
+import type { InjectionFinding } from '../untrusted-text/injection-scan.js';
+import { scanForInjection } from '../untrusted-text/injection-scan.js';
 
 export interface CommandReport {
   level: Level;

@@ -8,8 +8,8 @@
  */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createDb } from '../activities/store/db.js';
-import { getSession } from '../activities/store/sessions.js';
+import { createDb } from '../store/db.js';
+import { getSession } from '../store/sessions.js';
 import type { Conversation, HeraldClient } from './client.js';
 
 /** A session the user named that cannot take what they asked (unknown, or ended). */

@@ -1,12 +1,12 @@
 /**
  * `herald skills list` and `herald skills show <name> [path]` (docs/skills.md): the skills a
  * conversation in a workspace would get, found and screened exactly as the worker does
- * (activities/skills/), on this machine's files. Nothing here talks to Temporal or Postgres; the
+ * (skills/), on this machine's files. Nothing here talks to Temporal or Postgres; the
  * workspace is `--cwd` or the current folder.
  */
 import pc from 'picocolors';
-import type { SkillCatalog, SkillSettings } from '../activities/skills/discover.js';
-import { skillRoots } from '../activities/skills/discover.js';
+import type { SkillCatalog, SkillSettings } from '../skills/discover.js';
+import { skillRoots } from '../skills/discover.js';
 
 export function renderSkillsList(catalog: SkillCatalog, settings: SkillSettings, cwd: string): string {
   const lines: string[] = [`skills for ${cwd}:`];

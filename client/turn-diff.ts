@@ -4,7 +4,7 @@
  * from Postgres, so `herald diff` and `/diff` work wherever the database is reachable.
  */
 import pc from 'picocolors';
-import type { Db } from '../activities/store/db.js';
+import type { Db } from '../store/db.js';
 import { visibleControls } from '../common/command-display.js';
 import { describeChanges } from '../common/checkpoints.js';
 

@@ -5,8 +5,8 @@
  * holds (a result from before every attempt was counted, common/attempts.ts).
  */
 import pc from 'picocolors';
-import type { Db } from '../activities/store/db.js';
-import { turnTotals } from '../activities/store/ledger.js';
+import type { Db } from '../store/db.js';
+import { turnTotals } from '../store/ledger.js';
 import type { TurnResult } from '../common/contract.js';
 
 export interface TurnLedger {

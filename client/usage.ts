@@ -6,14 +6,9 @@
  * `api_calls` the agent loop's (`turn`) among them (common/attempts.ts); this also lists the child
  * agents' (their usage is in the session's).
  */
-import type { Db } from '../activities/store/db.js';
-import type { LedgerRow, LedgerTotals } from '../activities/store/ledger.js';
-import {
-  conversationLedger,
-  conversationOf,
-  conversationTotals,
-  sweepLostAttempts,
-} from '../activities/store/ledger.js';
+import type { Db } from '../store/db.js';
+import type { LedgerRow, LedgerTotals } from '../store/ledger.js';
+import { conversationLedger, conversationOf, conversationTotals, sweepLostAttempts } from '../store/ledger.js';
 
 const MODEL_MAX = 36;
 

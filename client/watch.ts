@@ -6,8 +6,8 @@
  * one is replayed and the watch exits, as it does when the conversation ends while watched.
  */
 import pc from 'picocolors';
-import { createDb } from '../activities/store/db.js';
-import { beforeLastTurnSeq } from '../activities/store/events.js';
+import { createDb } from '../store/db.js';
+import { beforeLastTurnSeq } from '../store/events.js';
 import type { HeraldClient } from './client.js';
 import type { StoredEvent } from './events.js';
 import { EventRenderer } from './render.js';

@@ -73,7 +73,7 @@ export interface PrepareConversationResult {
   sandbox?: ConversationSandbox;
   /** MCP tools and server statuses found at session start (absent: no MCP servers configured). */
   mcp?: McpSnapshot;
-  /** What the new session's system prompt left out as prompt injection (activities/untrusted-text/prompt-screen.ts; capped). */
+  /** What the new session's system prompt left out as prompt injection (untrusted-text/prompt-screen.ts; capped). */
   leftOut?: LeftOut[];
   /**
    * A resumed conversation that had compressed: the latest session of its lineage (where it goes
@@ -343,7 +343,7 @@ export interface CompressContextResult extends AuxiliaryReport {
   messagesAfter: number;
   /** The summariser failed and a mechanical summary was used. */
   fallbackSummary: boolean;
-  /** What the new session's system prompt left out as prompt injection (activities/untrusted-text/prompt-screen.ts). */
+  /** What the new session's system prompt left out as prompt injection (untrusted-text/prompt-screen.ts). */
   leftOut?: LeftOut[];
 }
 

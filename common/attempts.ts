@@ -1,7 +1,7 @@
 /**
  * Every HTTP attempt counts: a turn's `api_calls`, its usage and the session totals are
  * the usage ledger's — failed and cancelled attempts included, with what the provider reported for
- * them (none reported: a call with zero tokens). The ledger (activities/store/ledger.ts) is the
+ * them (none reported: a call with zero tokens). The ledger (store/ledger.ts) is the
  * source of truth; the activities that already report to the workflow (a model call's result, its
  * failure's details, `finishTurn`) carry the turn's ledger totals, and the workflow adds what a
  * report holds beyond what it counted. Totals are cumulative, so a report that comes twice, or one

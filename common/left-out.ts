@@ -1,6 +1,6 @@
 /**
  * A note for something left out of what the model reads because it looked like prompt injection
- * (activities/untrusted-text/prompt-screen.ts decides): what it was and which rule matched. Short (`what` and `rule`
+ * (untrusted-text/prompt-screen.ts decides): what it was and which rule matched. Short (`what` and `rule`
  * are capped) and few (MAX_LEFT_OUT per list), so workflow state that holds them stays bounded.
  * Pure and small: workflow code imports it (the scanner stays out of the workflow bundle).
  */

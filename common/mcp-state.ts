@@ -28,7 +28,7 @@ export const mcpServerStatusSchema = z.object({
   reason: boundedString(MAX_MCP_REASON_CHARS).optional(),
   /** Which connection listed the tools, and which version of its list (a list-changed notification moves it). */
   epoch: boundedString(64).optional(),
-  /** Tools left out because a description looked like prompt injection (activities/mcp/screen.ts; capped). */
+  /** Tools left out because a description looked like prompt injection (mcp/screen.ts; capped). */
   leftOut: leftOutListSchema.optional(),
 });
 export type McpServerStatus = z.infer<typeof mcpServerStatusSchema>;

@@ -1,7 +1,7 @@
 /**
  * What the tool sandbox allows (docs/tool-sandbox.md), as data: the config file's `sandbox` section, the
  * narrower network choice a conversation may make, and how the two combine. Pure; the sandbox
- * itself lives in `activities/sandbox/`.
+ * itself lives in `sandbox/`.
  */
 import { z } from 'zod';
 import { boundedString } from './bounded-string.js';

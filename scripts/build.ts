@@ -26,8 +26,8 @@ if (compiled.status !== 0) {
   process.exit(compiled.status ?? 1);
 }
 
-// Files the code reads next to itself (activities/store/migrate.ts, client/doctor.ts).
-const migrations = join('activities', 'store', 'migrations');
+// Files the code reads next to itself (store/migrate.ts, client/doctor.ts).
+const migrations = join('store', 'migrations');
 cpSync(join(PROJECT_ROOT, migrations), join(dist, migrations), { recursive: true });
 
 // The name bin/herald.js looks for.

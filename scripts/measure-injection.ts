@@ -4,7 +4,7 @@
  * of attacks detected and of benign texts flagged, and with `--misses` each text it got wrong.
  */
 import { readFileSync } from 'node:fs';
-import { scanForInjection } from '../activities/untrusted-text/injection-scan.js';
+import { scanForInjection } from '../untrusted-text/injection-scan.js';
 
 const args = process.argv.slice(2);
 const showMisses = args.includes('--misses');

@@ -216,7 +216,7 @@ export const carriedStateSchema = z.object({
     .optional(),
   /** MCP tools (names, schema hashes) and server statuses (workflows/mcp.ts); absent without MCP servers. */
   mcp: mcpSnapshotSchema.optional(),
-  /** What the session's system prompt left out as prompt injection (activities/untrusted-text/prompt-screen.ts; capped). */
+  /** What the session's system prompt left out as prompt injection (untrusted-text/prompt-screen.ts; capped). */
   promptLeftOut: leftOutListSchema.default([]),
   /** Reports of background children the user stopped: they wait for the user's next message. */
   heldReports: z.array(queuedMessageSchema).max(64).default([]),

@@ -17,9 +17,9 @@
  */
 import { StreamRedactor } from '../../common/redaction.js';
 import { redactor } from '../../runtime/secrets.js';
-import type { Db } from '../store/db.js';
-import type { EventKind, NewEvent } from '../store/events.js';
-import { appendEvents } from '../store/events.js';
+import type { Db } from '../../store/db.js';
+import type { EventKind, NewEvent } from '../../store/events.js';
+import { appendEvents } from '../../store/events.js';
 
 const FLUSH_INTERVAL_MS = 40;
 const MAX_BUFFERED_CHARS = 4000;

@@ -5,7 +5,7 @@
  * session caps stop them; and the activity reports the totals for the workflow to count
  * (workflows/attempts.ts `countAuxiliary`).
  *
- * A row's key is the activity attempt's (activities/store/ledger.ts) plus the request's number within
+ * A row's key is the activity attempt's (store/ledger.ts) plus the request's number within
  * the attempt (one attempt may ask the auxiliary model, then the main one, and an engine may ask more
  * than once): retries and fallbacks never collide, and a re-delivered attempt makes its requests in
  * the same order, so it writes the same keys.
@@ -20,12 +20,12 @@ import type { ProviderRef } from '../../common/providers.js';
 import { temperatureFor } from '../../common/temperature.js';
 import type { ActivityDeps } from '../deps.js';
 import type { Usage } from '../../common/messages.js';
-import type { CallPurpose, LedgerEntry, LedgerOutcome } from '../store/ledger.js';
-import { activityAttempts, attemptKey, recordModelCall, startModelCall, turnAttempts } from '../store/ledger.js';
+import type { CallPurpose, LedgerEntry, LedgerOutcome } from '../../store/ledger.js';
+import { activityAttempts, attemptKey, recordModelCall, startModelCall, turnAttempts } from '../../store/ledger.js';
 import { requestBytes } from './call-ledger.js';
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from './dispatch.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall, silentSink } from '../../model-adapters/dispatch.js';
 import { toModelFailure } from './failures.js';
-import type { ModelRequest, ModelResponse, TokenCounts } from './types.js';
+import type { ModelRequest, ModelResponse, TokenCounts } from '../../model-adapters/types.js';
 
 const NO_TOKENS: TokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
 

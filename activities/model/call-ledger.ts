@@ -1,5 +1,5 @@
 /**
- * A model call's place in the usage ledger (activities/store/ledger.ts): its row, keyed by the
+ * A model call's place in the usage ledger (store/ledger.ts): its row, keyed by the
  * activity attempt that makes the request, and the turn's totals a failure carries to the workflow.
  */
 import { ApplicationFailure } from '@temporalio/activity';
@@ -11,10 +11,10 @@ import { usageOf } from '../../common/attempts.js';
 import type { priceUsage } from '../../common/pricing.js';
 import type { ActivityDeps } from '../deps.js';
 import type { ProviderRef } from '../../common/providers.js';
-import type { LedgerOutcome } from '../store/ledger.js';
-import { activityAttempts, attemptKey, startModelCall, turnAttempts } from '../store/ledger.js';
+import type { LedgerOutcome } from '../../store/ledger.js';
+import { activityAttempts, attemptKey, startModelCall, turnAttempts } from '../../store/ledger.js';
 import { storageFailure } from './storage-failure.js';
-import type { ModelRequest } from './types.js';
+import type { ModelRequest } from '../../model-adapters/types.js';
 
 /** A failure's (or cancellation's) detail carrying the turn's ledger totals; the workflow reads it in workflows/errors.ts. */
 export function attemptsDetail(turn: TurnAttempts): { turnAttempts: TurnAttempts } {
@@ -66,7 +66,7 @@ export async function refuseOverSpend(
   );
 }
 
-/** The ledger row of this HTTP attempt, keyed by the activity attempt that made it (activities/store/ledger.ts). */
+/** The ledger row of this HTTP attempt, keyed by the activity attempt that made it (store/ledger.ts). */
 export function ledgerEntry(
   a: CallModelArgs,
   info: Pick<ActivityInfo, 'activityId' | 'attempt' | 'workflowExecution'>,

@@ -6,7 +6,7 @@
 import type { ProviderRef } from '../../common/providers.js';
 import type { HeraldMetrics, ModelOutcome } from '../metrics.js';
 import { startModelSpan } from '../tracing.js';
-import type { TokenCounts } from './types.js';
+import type { TokenCounts } from '../../model-adapters/types.js';
 
 export interface AttemptMeasure {
   outcome: ModelOutcome;

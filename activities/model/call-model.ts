@@ -14,7 +14,7 @@ import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';
 import { currentEndpoint } from '../../common/providers.js';
 import { EventPublisher } from '../events/publisher.js';
-import { isTransientDbError } from '../store/failures.js';
+import { isTransientDbError } from '../../store/failures.js';
 import { ledgerBeforeSend, refuseOverSpend, withAttempts } from './call-ledger.js';
 import { startCallMeter } from './call-meter.js';
 import { prepareCall } from './call-prepare.js';

@@ -11,15 +11,15 @@ import { currentEndpoint, defaultOutputCap, isLocalEndpoint } from '../../common
 import { repairMessageOrder } from '../../common/role-order.js';
 import { temperatureFor } from '../../common/temperature.js';
 import type { ActivityDeps } from '../deps.js';
-import { mcpSchemas, resolveMcpTools } from '../mcp/tools.js';
-import type { McpToolRow } from '../store/mcp-tools.js';
-import { appendToContent, loadTranscript } from '../store/messages.js';
-import { sessionPrompt } from '../store/sessions.js';
+import { mcpSchemas, resolveMcpTools } from '../../mcp/tools.js';
+import type { McpToolRow } from '../../store/mcp-tools.js';
+import { appendToContent, loadTranscript } from '../../store/messages.js';
+import { sessionPrompt } from '../../store/sessions.js';
 import { requestSchemas } from '../tools/schema-economy.js';
-import { untilDbAnswers } from '../store/outage.js';
+import { untilDbAnswers } from '../../store/outage.js';
 import { appendNote, withToolDigest } from './paused-digest.js';
 import { storageFailure } from './storage-failure.js';
-import type { ModelRequest } from './types.js';
+import type { ModelRequest } from '../../model-adapters/types.js';
 
 export interface PreparedCall {
   ref: ProviderRef;

@@ -13,12 +13,12 @@ import type { ActivityDeps } from '../deps.js';
 import type { EventPublisher } from '../events/publisher.js';
 import type { CallMeter } from './call-meter.js';
 import type { PreparedCall } from './call-prepare.js';
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall } from './dispatch.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, dispatchModelCall } from '../../model-adapters/dispatch.js';
 import { toModelFailure } from './failures.js';
 import { staleEndpointHint } from './stale-endpoint.js';
 import { DEFAULT_STREAM_STALL_SECONDS, watchStall } from './stall-watch.js';
 import type { StallWatch } from './stall-watch.js';
-import type { ModelResponse, StreamSink, TokenCounts } from './types.js';
+import type { ModelResponse, StreamSink, TokenCounts } from '../../model-adapters/types.js';
 
 /**
  * How long a call aborted by a stop notice waits for Temporal's cancellation. The notice is sent

@@ -9,7 +9,7 @@ import type { ToolCall } from '../../common/messages.js';
 import { oneLine } from '../../common/text.js';
 import type { TodoItem } from '../../common/todos.js';
 import type { ToolCallRef } from '../../common/tool-batch.js';
-import { checkCommand } from '../command-safety/approval-check.js';
+import { checkCommand } from '../../command-safety/approval-check.js';
 import type { DelegateArgs } from '../tools/delegate.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';

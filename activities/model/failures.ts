@@ -14,9 +14,9 @@ import { REASON_POLICIES } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';
 import type { ActivityRetryContext } from '../../common/recovery.js';
 import { retryInActivity } from '../../common/recovery.js';
-import { MalformedResponseError } from './stream-errors.js';
-import { MissingCredentialError, UnpairedEndpointKeyError } from './clients.js';
-import { ResponsesFailedError } from './codex-responses.js';
+import { MalformedResponseError } from '../../model-adapters/stream-errors.js';
+import { MissingCredentialError, UnpairedEndpointKeyError } from '../../model-adapters/clients.js';
+import { ResponsesFailedError } from '../../model-adapters/codex-responses.js';
 
 export interface FailureContext {
   provider: ProviderRef;

@@ -4,8 +4,8 @@
  * provider again. In memory, per worker, small and short-lived: a retry on another worker pays
  * again, which is the rare case.
  */
-import type { LedgerEntry } from '../store/ledger.js';
-import type { ModelResponse } from './types.js';
+import type { LedgerEntry } from '../../store/ledger.js';
+import type { ModelResponse } from '../../model-adapters/types.js';
 
 /** A kept reply, and its ledger row when that could not be written either (the retry writes it). */
 export interface KeptReply {

@@ -1,7 +1,7 @@
 /** How a database failure during a model call (or a compression) reaches the workflow. */
 import { ApplicationFailure } from '@temporalio/activity';
 import { STORAGE_UNAVAILABLE, STORE_REJECTED } from '../../common/error-reasons.js';
-import { isTransientDbError } from '../store/failures.js';
+import { isTransientDbError } from '../../store/failures.js';
 
 /**
  * A database failure while `doing`: unreachable for now is retryable (the workflow waits longer

@@ -2,22 +2,22 @@
  * The system prompt (docs/long-conversations.md), built once per session and stored with it so every call sends
  * the same bytes (provider prompt caches depend on it); rebuilt only after compression. Layers,
  * in order: identity (SOUL.md or built-in), tool-use guidance, platform hint, skills index
- * (activities/skills/index-layer.ts; its skills were scanned and blocked ones left out when they
+ * (skills/index-layer.ts; its skills were scanned and blocked ones left out when they
  * were found), the caller's system message, project context, the memory snapshot, and the
  * date/model/provider line. SOUL.md, context files, memory entries and the MCP server notes are
- * screened (activities/untrusted-text/prompt-screen.ts): one that looks like prompt injection is replaced by a
+ * screened (untrusted-text/prompt-screen.ts): one that looks like prompt injection is replaced by a
  * `[left out: …]` placeholder, and its note goes to `leftOut` for the conversation's state.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { LeftOut } from '../../common/left-out.js';
 import { addLeftOut } from '../../common/left-out.js';
-import { screenForPrompt } from '../untrusted-text/prompt-screen.js';
+import { screenForPrompt } from '../../untrusted-text/prompt-screen.js';
 import { truncateMiddle } from '../../common/text.js';
 import { markerGuidance } from '../../common/markers.js';
 import { gitRoot } from './workspace-root.js';
-import type { SkillSummary } from '../skills/index-layer.js';
-import { skillsIndexLayer } from '../skills/index-layer.js';
+import type { SkillSummary } from '../../skills/index-layer.js';
+import { skillsIndexLayer } from '../../skills/index-layer.js';
 
 export const BUILTIN_IDENTITY =
   "You are Herald, a capable software and operations agent. You work in the user's workspace through tools, " +
@@ -70,7 +70,7 @@ export interface SystemPromptInput {
   skipContextFiles?: boolean;
   /** The session's marker nonce (common/markers.ts), explained to the model. */
   markerNonce?: string | undefined;
-  /** What MCP servers the conversation has, and which could not start and why (activities/mcp/discovery.ts). */
+  /** What MCP servers the conversation has, and which could not start and why (mcp/discovery.ts). */
   mcpGuidance?: string | undefined;
   /** Placeholders for MCP tools left out as prompt injection (their notes are in the MCP state). */
   mcpLeftOut?: readonly string[] | undefined;
@@ -78,7 +78,7 @@ export interface SystemPromptInput {
   skills?: readonly SkillSummary[] | undefined;
   /** Skills refused when they were found: a placeholder each in the skills index. */
   skillsLeftOut?: readonly LeftOut[] | undefined;
-  /** Receives a note for everything left out of the prompt (capped: activities/untrusted-text/prompt-screen.ts). */
+  /** Receives a note for everything left out of the prompt (capped: untrusted-text/prompt-screen.ts). */
   leftOut?: LeftOut[] | undefined;
 }
 

@@ -9,14 +9,14 @@ import { searchFilesTool } from './search-files.js';
 import { terminalTool } from './terminal.js';
 import { memoryTool } from './memory.js';
 import { sessionSearchTool } from './session-search.js';
-import type { SkillSettings } from '../skills/discover.js';
+import type { SkillSettings } from '../../skills/discover.js';
 import { skillViewTool, skillsListTool } from './skills.js';
 import { todoTool } from './todo.js';
 import { writeFileTool } from './write-file.js';
 
 /**
  * `skills` (where skills are looked for besides the workspace: the Herald home, `skills.paths`)
- * comes from the worker's configuration (activities/skills/discover.ts `skillSettings`); without
+ * comes from the worker's configuration (skills/discover.ts `skillSettings`); without
  * it only the workspace's skills are found.
  */
 export function builtinTools(config: ConfigFile, skills: SkillSettings = { paths: [] }): ToolRegistry {

@@ -1,7 +1,7 @@
 /**
  * The workspace disk cap (`sandbox.limits.workspaceMb`) as the file tools see it: a write that would
  * take the workspace over the cap is refused before anything is written, with the numbers. The
- * sandbox enforces the same cap on commands (see activities/sandbox/workspace-walk.ts).
+ * sandbox enforces the same cap on commands (see sandbox/workspace-walk.ts).
  */
 import type { ToolContext } from './registry.js';
 

@@ -1,13 +1,13 @@
 /**
  * `memory`: the agent's long-term notes (docs/long-conversations.md). Two stores in Postgres, shared by every worker
  * and conversation: `memory` (the agent's notes, 2,200 characters) and `user` (the user's profile,
- * 1,375 characters). Writes are screened for prompt injection (activities/untrusted-text/prompt-screen.ts, strict rules) and refused
+ * 1,375 characters). Writes are screened for prompt injection (untrusted-text/prompt-screen.ts, strict rules) and refused
  * with the reason, because the stores are read back into every new session's system prompt; what
  * the tool shows of the stores is screened again (rows may come from older code or straight from
  * the database), an entry that fails shown as a `[left out: …]` placeholder.
  */
 import { z } from 'zod';
-import { screenFinding, screenForPrompt } from '../untrusted-text/prompt-screen.js';
+import { screenFinding, screenForPrompt } from '../../untrusted-text/prompt-screen.js';
 import { oneLine } from '../../common/text.js';
 import {
   MEMORY_LIMITS,
@@ -17,8 +17,8 @@ import {
   memoryChars,
   removeMemory,
   replaceMemory,
-} from '../store/memory.js';
-import type { MemoryStore } from '../store/memory.js';
+} from '../../store/memory.js';
+import type { MemoryStore } from '../../store/memory.js';
 import { defineTool } from './registry.js';
 import type { ToolContext } from './registry.js';
 import { TRAITS } from '../../common/tool-batch.js';

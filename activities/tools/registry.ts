@@ -6,10 +6,10 @@
 import type { ToolDisplay } from './tool-display.js';
 import { z } from 'zod';
 import type { ToolTraits } from '../../common/tool-batch.js';
-import type { ToolSchema } from '../model/types.js';
+import type { ToolSchema } from '../../model-adapters/types.js';
 import type { NetworkPolicy } from '../../common/sandbox-policy.js';
-import type { ToolSandbox } from '../sandbox/sandbox.js';
-import type { Db } from '../store/db.js';
+import type { ToolSandbox } from '../../sandbox/sandbox.js';
+import type { Db } from '../../store/db.js';
 import type { UntrustedSource } from '../../common/untrusted.js';
 
 export interface ToolContext {

@@ -12,7 +12,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { isInside } from '../sandbox/host.js';
+import { isInside } from '../../sandbox/host.js';
 import { WorkspaceEscapeError } from './workspace.js';
 
 export class NotRegularFileError extends Error {

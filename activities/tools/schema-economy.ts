@@ -8,7 +8,7 @@
  * in the tool activity, so nothing is lost but words. The choice depends only on the tool list, the
  * model and the window, so every request of a session sends the same bytes (prompt caches still hit).
  */
-import type { ToolSchema } from '../model/types.js';
+import type { ToolSchema } from '../../model-adapters/types.js';
 import { contextWindowOf } from '../../common/context-window.js';
 import { estimateTextTokens } from '../tokens.js';
 

@@ -6,9 +6,9 @@
  */
 import { z } from 'zod';
 import { oneLine } from '../../common/text.js';
-import type { SkillSettings } from '../skills/discover.js';
-import { discoverSkills } from '../skills/discover.js';
-import { renderSkillView, viewSkill } from '../skills/view.js';
+import type { SkillSettings } from '../../skills/discover.js';
+import { discoverSkills } from '../../skills/discover.js';
+import { renderSkillView, viewSkill } from '../../skills/view.js';
 import { defineTool } from './registry.js';
 import { TRAITS } from '../../common/tool-batch.js';
 

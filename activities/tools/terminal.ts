@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { classifyCommand, loadCommandSafety } from '../command-safety/classify.js';
-import { GROUPS } from '../command-safety/verdict.js';
+import { classifyCommand, loadCommandSafety } from '../../command-safety/classify.js';
+import { GROUPS } from '../../command-safety/verdict.js';
 import { oneLine } from '../../common/text.js';
-import type { PreparedProcess } from '../sandbox/sandbox.js';
+import type { PreparedProcess } from '../../sandbox/sandbox.js';
 import { defineTool } from './registry.js';
 import { TRAITS } from '../../common/tool-batch.js';
 

@@ -4,8 +4,8 @@
  */
 import { Command } from 'commander';
 import pc from 'picocolors';
-import type { Db } from '../../activities/store/db.js';
-import type { ApprovalLogRow } from '../../activities/store/approvals.js';
+import type { Db } from '../../store/db.js';
+import type { ApprovalLogRow } from '../../store/approvals.js';
 import { print, withDb } from './shared.js';
 
 export interface ApprovalsCommandDeps {
@@ -45,7 +45,7 @@ export function approvalsCommand(deps: ApprovalsCommandDeps): Command {
     .option('--limit <n>', 'rows at most', '50')
     .option('--json', 'print JSON')
     .action(async (session: string | undefined, o: { limit: string; json?: boolean }) => {
-      const { approvalLog } = await import('../../activities/store/approvals.js');
+      const { approvalLog } = await import('../../store/approvals.js');
       const rows = await deps.withDb((db) => approvalLog(db, session, Number(o.limit) || 50));
       deps.print(Boolean(o.json), rows, renderApprovalLog(rows));
     });

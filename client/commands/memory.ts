@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { MemoryEntry, MemoryStore } from '../../activities/store/memory.js';
+import type { MemoryEntry, MemoryStore } from '../../store/memory.js';
 import {
   MEMORY_LIMITS,
   MEMORY_STORES,
@@ -15,7 +15,7 @@ import {
   listMemory,
   memoryChars,
   removeMemory,
-} from '../../activities/store/memory.js';
+} from '../../store/memory.js';
 import { config, print, withDb } from './shared.js';
 
 type ScreenFinding = (text: string, mode: 'strict') => string | undefined;
@@ -34,7 +34,7 @@ export function registerMemory(program: Command): void {
         memory: await listMemory(db, 'memory'),
         user: await listMemory(db, 'user'),
       }));
-      const { screenFinding } = await import('../../activities/untrusted-text/prompt-screen.js');
+      const { screenFinding } = await import('../../untrusted-text/prompt-screen.js');
       print(
         Boolean(o.json),
         data,
@@ -58,7 +58,7 @@ export function registerMemory(program: Command): void {
           `added to ${store} (${memoryChars(entries) + text.length} of ${MEMORY_LIMITS[store]} characters)\n`,
         );
         // Your own entry is kept, but new sessions' prompts will show a placeholder instead: say so now.
-        const { screenFinding } = await import('../../activities/untrusted-text/prompt-screen.js');
+        const { screenFinding } = await import('../../untrusted-text/prompt-screen.js');
         const rule = screenFinding(text, 'strict');
         if (rule)
           process.stderr.write(

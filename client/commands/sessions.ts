@@ -14,7 +14,7 @@ export function registerSessions(program: Command): void {
     .action(async (o: { limit: string; json?: boolean }) => {
       const [{ clientSettings }, { listConversations }, { workflowStatuses }] = await Promise.all([
         import('../connection.js'),
-        import('../../activities/store/sessions.js'),
+        import('../../store/sessions.js'),
         import('../session-status.js'),
       ]);
       await withDb(

@@ -10,7 +10,7 @@ import type { TurnResult } from '../../common/contract.js';
 import type { HeraldConfig } from '../../runtime/config.js';
 import { ConfigError } from '../../runtime/config.js';
 import { onStopRequest } from '../../runtime/stop-signals.js';
-import type { Db } from '../../activities/store/db.js';
+import type { Db } from '../../store/db.js';
 import type { HeraldClient } from '../client.js';
 import type * as SessionRef from '../session-ref.js';
 import { cliConfig } from '../cli-config.js';
@@ -59,8 +59,8 @@ export async function withConversation<T>(
 export async function withDb<T>(fn: (db: Db) => Promise<T>, { migrated = true } = {}): Promise<T> {
   const [{ clientSettings }, { createDb }, { migrate }] = await Promise.all([
     import('../connection.js'),
-    import('../../activities/store/db.js'),
-    import('../../activities/store/migrate.js'),
+    import('../../store/db.js'),
+    import('../../store/migrate.js'),
   ]);
   const url = clientSettings(config()).databaseUrl;
   if (!url) throw new ConfigError('config error: DATABASE_URL is not set (or run `herald dev`)', 'DATABASE_URL');

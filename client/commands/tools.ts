@@ -20,7 +20,7 @@ export function registerTools(program: Command): void {
     .action(async (o: { toolsets?: string; json?: boolean; mcp: boolean }) => {
       const [{ builtinTools }, { skillSettings }, { probeMcpServers, renderMcpProbes }] = await Promise.all([
         import('../../activities/tools/builtin.js'),
-        import('../../activities/skills/discover.js'),
+        import('../../skills/discover.js'),
         import('../mcp-command.js'),
       ]);
       const cfg = config();
@@ -90,7 +90,7 @@ export function registerSkills(program: Command): void {
     .command('skills')
     .description('list the skills a conversation in a workspace gets, and show one (SKILL.md folders)');
   const skillsWhere = async (o: { cwd?: string }) => {
-    const { skillSettings } = await import('../../activities/skills/discover.js');
+    const { skillSettings } = await import('../../skills/discover.js');
     const cfg = config();
     const cwd = resolve(o.cwd ?? process.cwd());
     if (!existsSync(cwd)) throw new Error(`no such folder: ${cwd}`);
@@ -104,7 +104,7 @@ export function registerSkills(program: Command): void {
     .action(async (o: { cwd?: string; json?: boolean }) => {
       const { settings, cwd } = await skillsWhere(o);
       const [{ discoverSkills }, { renderSkillsList }] = await Promise.all([
-        import('../../activities/skills/discover.js'),
+        import('../../skills/discover.js'),
         import('../skills-command.js'),
       ]);
       const catalog = await discoverSkills(settings, cwd);
@@ -119,7 +119,7 @@ export function registerSkills(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (name: string, path: string | undefined, o: { cwd?: string; json?: boolean }) => {
       const { settings, cwd } = await skillsWhere(o);
-      const { renderSkillView, viewSkill } = await import('../../activities/skills/view.js');
+      const { renderSkillView, viewSkill } = await import('../../skills/view.js');
       const view = await viewSkill(settings, cwd, name, path);
       if (!view.ok) throw new Error(view.error);
       print(Boolean(o.json), view, renderSkillView(view));

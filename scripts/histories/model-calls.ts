@@ -146,7 +146,7 @@ async function recordStorageWait(stack: TestStack, ws: string): Promise<void> {
   await stack.fake.waitForRequests(1);
   try {
     // Cut once the worker is quiet (waiting for the delayed reply): a pg client that loses its
-    // connection inside withTransaction (activities/store/db.ts) has no error listener, and its
+    // connection inside withTransaction (store/db.ts) has no error listener, and its
     // 'error' event would take this process, worker and all, down.
     await eventually(() => Date.now() - db.lastTraffic > 300, 10_000, 50);
     await db.cut();

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { approvalLog } from '../../activities/store/approvals.js';
+import { approvalLog } from '../../store/approvals.js';
 import { renderApprovalLog } from '../../client/commands/approvals.js';
 import { clientIdentity } from '../../client/identity.js';
 import { breakerNote } from '../../common/approval-policy.js';

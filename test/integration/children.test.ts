@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { approvalLog } from '../../activities/store/approvals.js';
+import { approvalLog } from '../../store/approvals.js';
 import { parseDelegationResult } from '../../common/delegation.js';
 import { isValidOrder } from '../../common/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';

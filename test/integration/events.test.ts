@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StoredEvent } from '../../client/events.js';
 import { ReplyAssembler } from '../../client/reply-assembler.js';
-import { lastEventSeq, pruneEvents } from '../../activities/store/events.js';
+import { lastEventSeq, pruneEvents } from '../../store/events.js';
 import { spawnHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';

@@ -117,7 +117,7 @@ describe('human control', () => {
   it('shows a long padded command whole, its dangerous tail visible', async () => {
     mkdirSync(join(ws, 'padded'), { recursive: true });
     // 1,500 spaces: a local endpoint's stream (the test stack's) that is 2,000 spaces in a row is cut
-    // as a loop before the call exists (activities/model/runaway.ts), which is safe but not this test.
+    // as a loop before the call exists (model-adapters/runaway.ts), which is safe but not this test.
     const command = `echo hello${' '.repeat(1500)}; rm -rf padded`;
     stack.fake.script([{ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'Denied.' }]);
     const conv = stack.herald.conversation('h-padded');

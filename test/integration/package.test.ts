@@ -91,7 +91,7 @@ describe('the packed package', () => {
 
   it('installs the compiled build without TypeScript sources or tsx, and `herald --help` prints the usage', () => {
     assert.ok(existsSync(join(installed, 'dist', 'client', 'cli.js')));
-    assert.ok(existsSync(join(installed, 'dist', 'activities', 'store', 'migrations', '001_init.sql')));
+    assert.ok(existsSync(join(installed, 'dist', 'store', 'migrations', '001_init.sql')));
     assert.ok(!existsSync(join(installed, 'client')), 'no sources in the package');
     assert.ok(!existsSync(join(installed, 'node_modules', 'tsx')), 'tsx is a dev dependency');
     const help = run(herald, ['--help'], tmp);

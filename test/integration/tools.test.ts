@@ -16,7 +16,7 @@ import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startWorker } from '../../workers/worker.js';
 import { builtinTools } from '../../activities/tools/builtin.js';
-import { markToolStarted, writeToolResult } from '../../activities/store/tool-runs.js';
+import { markToolStarted, writeToolResult } from '../../store/tool-runs.js';
 
 type WireMessage = { role: string; content: string | null };
 const messagesOf = (r: RecordedRequest) => r.body.messages as WireMessage[];

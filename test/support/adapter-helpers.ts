@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ModelResponse, StreamSink, ToolSchema } from '../../activities/model/types.js';
+import type { ModelResponse, StreamSink, ToolSchema } from '../../model-adapters/types.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import type { SseFrame } from './fake-wire.js';
 

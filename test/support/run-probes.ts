@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ToolSandbox } from '../../activities/sandbox/sandbox.js';
+import { ToolSandbox } from '../../sandbox/sandbox.js';
 import { terminalTool } from '../../activities/tools/terminal.js';
 import { loadConfig } from '../../runtime/config.js';
 import type { Plant } from './sandbox-probes.js';

@@ -1,6 +1,6 @@
 /** A `ToolContext` for unit tests of tools, with a real sandbox (or none, for tools that start no process). */
 import type { ToolContext } from '../../activities/tools/registry.js';
-import { ToolSandbox } from '../../activities/sandbox/sandbox.js';
+import { ToolSandbox } from '../../sandbox/sandbox.js';
 import type { SandboxConfig } from '../../common/sandbox-policy.js';
 import { sandboxConfigSchema } from '../../common/sandbox-policy.js';
 

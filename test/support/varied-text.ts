@@ -1,6 +1,6 @@
 /**
  * Filler text that is not one unit over and over. The test stack's provider is `custom` on
- * loopback, a local endpoint, whose streams are cut when they loop (activities/model/runaway.ts):
+ * loopback, a local endpoint, whose streams are cut when they loop (model-adapters/runaway.ts):
  * `'word '.repeat(n)` past 2,000 characters would be cut like a small model's loop.
  */
 const WORDS = ['amber', 'brook', 'cedar', 'dune', 'ember', 'fjord', 'grove', 'heath', 'inlet', 'juniper', 'knoll'];

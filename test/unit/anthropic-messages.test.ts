@@ -13,11 +13,11 @@ import {
   callAnthropicMessages,
   sanitizeToolId,
   toAnthropicMessages,
-} from '../../activities/model/anthropic-messages.js';
-import { ANTHROPIC_REPLAY, thinkingReplayFor } from '../../activities/model/thinking-replay.js';
-import { MalformedResponseError } from '../../activities/model/chat-completions.js';
+} from '../../model-adapters/anthropic-messages.js';
+import { ANTHROPIC_REPLAY, thinkingReplayFor } from '../../model-adapters/thinking-replay.js';
+import { MalformedResponseError } from '../../model-adapters/chat-completions.js';
 import { toModelFailure } from '../../activities/model/failures.js';
-import type { ModelRequest, StreamSink } from '../../activities/model/types.js';
+import type { ModelRequest, StreamSink } from '../../model-adapters/types.js';
 import type { ChatMessage } from '../../common/messages.js';
 import type { ProviderRef } from '../../common/providers.js';
 import {

@@ -10,7 +10,23 @@ import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { readDoc } from '../support/docs.js';
 
 /** What `npm run build` compiles for the package (tsconfig.build.json), without the test support it ships for the demo. */
-const PRODUCTION_FOLDERS = ['activities', 'client', 'common', 'runtime', 'types', 'workers', 'workflows'];
+const PRODUCTION_FOLDERS = [
+  'activities',
+  'checkpoints',
+  'client',
+  'command-safety',
+  'common',
+  'mcp',
+  'model-adapters',
+  'runtime',
+  'sandbox',
+  'skills',
+  'store',
+  'types',
+  'untrusted-text',
+  'workers',
+  'workflows',
+];
 
 function modulesOnDisk(): string[] {
   return PRODUCTION_FOLDERS.flatMap((folder) =>

@@ -40,7 +40,7 @@ function packageFolder(o: { built?: Date; sources?: Date }): string {
       "export async function main(): Promise<void> { console.log('ran sources'); }\n",
       o.sources,
     );
-    write(root, 'activities/store/migrations/001.sql', 'SELECT 1;\n', o.sources);
+    write(root, 'store/migrations/001.sql', 'SELECT 1;\n', o.sources);
   }
   return root;
 }

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { loadCommandSafety } from '../../activities/command-safety/classify.js';
-import { checkCommand } from '../../activities/command-safety/approval-check.js';
+import { loadCommandSafety } from '../../command-safety/classify.js';
+import { checkCommand } from '../../command-safety/approval-check.js';
 import { UNDOABLE_RULES, checkpointsConfigSchema, markUndoable } from '../../common/checkpoints.js';
 import type { CheckpointSettings } from '../../common/checkpoints.js';
 import { approvalOf } from '../../common/tool-batch.js';

@@ -21,9 +21,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { patchBetween, restoreTo, summarise } from '../../activities/checkpoints/restore.js';
-import { takeSnapshot, turnRef } from '../../activities/checkpoints/snapshot.js';
-import { pruneStore, storeSize } from '../../activities/checkpoints/retention.js';
+import { patchBetween, restoreTo, summarise } from '../../checkpoints/restore.js';
+import { takeSnapshot, turnRef } from '../../checkpoints/snapshot.js';
+import { pruneStore, storeSize } from '../../checkpoints/retention.js';
 
 const root = mkdtempSync(join(tmpdir(), 'herald-checkpoints-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import { MalformedResponseError } from '../../activities/model/chat-completions.js';
-import { callResponses, toResponsesInput } from '../../activities/model/codex-responses.js';
+import { MalformedResponseError } from '../../model-adapters/chat-completions.js';
+import { callResponses, toResponsesInput } from '../../model-adapters/codex-responses.js';
 import { toModelFailure } from '../../activities/model/failures.js';
-import type { ModelRequest, StreamSink } from '../../activities/model/types.js';
+import type { ModelRequest, StreamSink } from '../../model-adapters/types.js';
 import type { ChatMessage } from '../../common/messages.js';
 import type { ProviderRef } from '../../common/providers.js';
 import {

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { classifyCommand, loadCommandSafety } from '../../activities/command-safety/classify.js';
-import { RENAMED_RULES, isRegisteredRule } from '../../activities/command-safety/rule-ids.js';
-import { RULE_TABLE, loadRows, ruleExampleErrors } from '../../activities/command-safety/table/index.js';
-import type { RowInput } from '../../activities/command-safety/table/schema.js';
-import { RuleTable } from '../../activities/command-safety/table/match.js';
-import type { Invocation } from '../../activities/command-safety/invocation.js';
-import { parseShell } from '../../activities/command-safety/shell.js';
+import { classifyCommand, loadCommandSafety } from '../../command-safety/classify.js';
+import { RENAMED_RULES, isRegisteredRule } from '../../command-safety/rule-ids.js';
+import { RULE_TABLE, loadRows, ruleExampleErrors } from '../../command-safety/table/index.js';
+import type { RowInput } from '../../command-safety/table/schema.js';
+import { RuleTable } from '../../command-safety/table/match.js';
+import type { Invocation } from '../../command-safety/invocation.js';
+import { parseShell } from '../../command-safety/shell.js';
 import { parse as parseYaml } from 'yaml';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 
@@ -86,7 +86,7 @@ describe('command-safety table', () => {
   });
 
   it('registers every rule id the TypeScript rules spell out', () => {
-    const dir = join(PROJECT_ROOT, 'activities/command-safety');
+    const dir = join(PROJECT_ROOT, 'command-safety');
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     const ids = files.flatMap((f) =>
       [...readFileSync(join(dir, f), 'utf8').matchAll(/\brule: '([a-z_0-9]+)'/g)].map((m) => m[1]!),

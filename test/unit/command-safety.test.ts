@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { classifyCommand, loadCommandSafety } from '../../activities/command-safety/classify.js';
-import { checkCommand, commandKey } from '../../activities/command-safety/approval-check.js';
-import { parseShell } from '../../activities/command-safety/shell.js';
-import type { Level } from '../../activities/command-safety/verdict.js';
-import { RANK } from '../../activities/command-safety/verdict.js';
+import { classifyCommand, loadCommandSafety } from '../../command-safety/classify.js';
+import { checkCommand, commandKey } from '../../command-safety/approval-check.js';
+import { parseShell } from '../../command-safety/shell.js';
+import type { Level } from '../../command-safety/verdict.js';
+import { RANK } from '../../command-safety/verdict.js';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 import { prng } from '../support/prng.js';
 

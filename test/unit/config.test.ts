@@ -8,7 +8,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
-import { skillSettings } from '../../activities/skills/discover.js';
+import { skillSettings } from '../../skills/discover.js';
 import type { ProviderDefaults } from '../../common/providers.js';
 import { resolveProvider } from '../../common/providers.js';
 import { allDocs } from '../support/docs.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { untilDbAnswers } from '../../activities/store/outage.js';
+import { untilDbAnswers } from '../../store/outage.js';
 
 const starting = () => Object.assign(new Error('the database system is starting up'), { code: '57P03' });
 const refused = () => Object.assign(new Error('null value in column "seq"'), { code: '23502' });

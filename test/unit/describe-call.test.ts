@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { loadCommandSafety } from '../../activities/command-safety/classify.js';
+import { loadCommandSafety } from '../../command-safety/classify.js';
 import { describeCall } from '../../activities/model/describe-call.js';
 import { builtinTools } from '../../activities/tools/builtin.js';
 import { configFileSchema } from '../../common/config-schema.js';

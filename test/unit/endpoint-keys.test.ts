@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { UnpairedEndpointKeyError, openaiClient, resolveApiKey } from '../../activities/model/clients.js';
+import { UnpairedEndpointKeyError, openaiClient, resolveApiKey } from '../../model-adapters/clients.js';
 import { NO_KEY, canonicalEndpoint, judgeEndpointKey } from '../../common/endpoint-keys.js';
 import type { ProviderDefaults, ProviderRef, ProviderRequest } from '../../common/providers.js';
 import { ProviderResolutionError, endpointKeyVerdict, resolveProvider } from '../../common/providers.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventPublisher } from '../../activities/events/publisher.js';
-import type { Db } from '../../activities/store/db.js';
+import type { Db } from '../../store/db.js';
 
 /** A pool that records each appendEvents statement's kinds; with `held`, answers only on release(). */
 function fakeDb(held = false) {

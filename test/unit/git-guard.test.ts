@@ -20,12 +20,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { parseBytes, readConfig, renderConfig } from '../../activities/sandbox/git-config.js';
-import type { ConfigEntry } from '../../activities/sandbox/git-config.js';
-import { settleGit, snapshotGit } from '../../activities/sandbox/git-guard.js';
-import { findRepositories } from '../../activities/sandbox/git-repos.js';
-import { runsProgram } from '../../activities/sandbox/git-run-keys.js';
-import { holdDir } from '../../activities/sandbox/workspace-dir.js';
+import { parseBytes, readConfig, renderConfig } from '../../sandbox/git-config.js';
+import type { ConfigEntry } from '../../sandbox/git-config.js';
+import { settleGit, snapshotGit } from '../../sandbox/git-guard.js';
+import { findRepositories } from '../../sandbox/git-repos.js';
+import { runsProgram } from '../../sandbox/git-run-keys.js';
+import { holdDir } from '../../sandbox/workspace-dir.js';
 
 const root = mkdtempSync(join(tmpdir(), 'herald-git-guard-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * The scanner's rules kept as data (activities/untrusted-text/rule-data.ts): every shipped file
+ * The scanner's rules kept as data (untrusted-text/rule-data.ts): every shipped file
  * loads and its examples hold, a row whose example disagrees with it refuses to load, a malformed
  * row is refused with where it is, and the classes the data adds are found in every language that
  * has them.
@@ -9,11 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { scanForInjection } from '../../activities/untrusted-text/injection-scan.js';
-import { loadRuleFiles, proveRules } from '../../activities/untrusted-text/rule-data.js';
+import { scanForInjection } from '../../untrusted-text/injection-scan.js';
+import { loadRuleFiles, proveRules } from '../../untrusted-text/rule-data.js';
 
 /** The rule tables, one per language (`multilingual.json` next to them is a lexicon, not a table). */
-const RULES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../activities/untrusted-text/rules');
+const RULES_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../untrusted-text/rules');
 
 /** The scanner's judgement of one rule, as the scanner runs it. */
 const fires = (rule: { pattern: string }, text: string) =>

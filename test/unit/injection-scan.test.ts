@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { INJECTION_FAMILIES, blockedNote, scanForInjection } from '../../activities/untrusted-text/injection-scan.js';
+import { INJECTION_FAMILIES, blockedNote, scanForInjection } from '../../untrusted-text/injection-scan.js';
 
 const families = (text: string): string[] => [...new Set(scanForInjection(text).map((f) => f.family))];
 const patterns = (text: string): string[] => scanForInjection(text).map((f) => f.pattern);

@@ -12,7 +12,22 @@ import { PATCHES, renderPatchList } from '../../workflows/patches.js';
 import { readDoc } from '../support/docs.js';
 
 const REGISTRY = 'workflows/patches.ts';
-const SOURCE_FOLDERS = ['workflows', 'common', 'activities', 'client', 'runtime', 'workers'];
+const SOURCE_FOLDERS = [
+  'workflows',
+  'common',
+  'activities',
+  'checkpoints',
+  'command-safety',
+  'mcp',
+  'model-adapters',
+  'sandbox',
+  'skills',
+  'store',
+  'untrusted-text',
+  'client',
+  'runtime',
+  'workers',
+];
 const START = '<!-- patches: generated from workflows/patches.ts -->';
 const END = '<!-- /patches -->';
 

@@ -1,5 +1,5 @@
 /**
- * Screening untrusted text where it enters the prompt (activities/untrusted-text/prompt-screen.ts and its users):
+ * Screening untrusted text where it enters the prompt (untrusted-text/prompt-screen.ts and its users):
  * an attack corpus per channel (MCP tool and parameter descriptions, memory entries, skill
  * descriptions and bodies, context files) that must be left out, a benign corpus (the real
  * descriptions of the reference MCP servers, a real AGENTS.md, everyday skills and memory) that
@@ -14,15 +14,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ScreenChannel } from '../../activities/untrusted-text/prompt-screen.js';
-import { screenFinding, screenForPrompt } from '../../activities/untrusted-text/prompt-screen.js';
+import type { ScreenChannel } from '../../untrusted-text/prompt-screen.js';
+import { screenFinding, screenForPrompt } from '../../untrusted-text/prompt-screen.js';
 import type { LeftOut } from '../../common/left-out.js';
 import { MAX_LEFT_OUT, addLeftOut, leftOut, leftOutPlaceholder, safeName } from '../../common/left-out.js';
-import { mcpToolFinding, schemaTexts } from '../../activities/mcp/screen.js';
-import { mcpGuidance, mcpLeftOutLines } from '../../activities/mcp/discovery.js';
-import { skillsIndexLayer } from '../../activities/skills/index-layer.js';
+import { mcpToolFinding, schemaTexts } from '../../mcp/screen.js';
+import { mcpGuidance, mcpLeftOutLines } from '../../mcp/discovery.js';
+import { skillsIndexLayer } from '../../skills/index-layer.js';
 import { buildSystemPrompt } from '../../activities/prompt/system-prompt.js';
-import { scanForInjection } from '../../activities/untrusted-text/injection-scan.js';
+import { scanForInjection } from '../../untrusted-text/injection-scan.js';
 import { leftOutLines } from '../../workflows/state.js';
 import type { ConversationState } from '../../workflows/state.js';
 

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
-import { toAnthropicMessages } from '../../activities/model/anthropic-messages.js';
-import { toResponsesInput } from '../../activities/model/codex-responses.js';
+import { toAnthropicMessages } from '../../model-adapters/anthropic-messages.js';
+import { toResponsesInput } from '../../model-adapters/codex-responses.js';
 import { SUMMARY_CLOSE, SUMMARY_OPEN } from '../../common/compression.js';
 import type { ChatMessage, ReasoningDetails, ToolCall } from '../../common/messages.js';
 import { isValidOrder, repairMessageOrder } from '../../common/role-order.js';

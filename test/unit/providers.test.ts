@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProviderDefaults } from '../../common/providers.js';
-import { MissingCredentialError, resolveApiKey } from '../../activities/model/clients.js';
+import { MissingCredentialError, resolveApiKey } from '../../model-adapters/clients.js';
 import {
   defaultOutputCap,
   ProviderResolutionError,

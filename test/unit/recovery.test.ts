@@ -156,7 +156,7 @@ describe('decideRecovery', () => {
     it('fails with a message about the key that does not claim the provider refused it', () => {
       const r = decideRecovery('auth', slot({ refreshed: true }));
       assert.equal(r.action, 'fail');
-      // `auth` also means "no key was set, nothing was sent" (activities/model/clients.ts).
+      // `auth` also means "no key was set, nothing was sent" (model-adapters/clients.ts).
       assert.match(r.action === 'fail' ? r.message : '', /API key \(missing, or refused/);
     });
   });

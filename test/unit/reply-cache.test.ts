@@ -1,9 +1,9 @@
 /** A reply kept across a database outage carries the ledger row its attempt could not write. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LedgerEntry } from '../../activities/store/ledger.js';
+import type { LedgerEntry } from '../../store/ledger.js';
 import { keepReply, takeReply } from '../../activities/model/reply-cache.js';
-import type { ModelResponse } from '../../activities/model/types.js';
+import type { ModelResponse } from '../../model-adapters/types.js';
 
 const response: ModelResponse = {
   content: 'paid for',

@@ -1,9 +1,9 @@
-/** Runaway loops in a local model's stream (activities/model/runaway.ts). */
+/** Runaway loops in a local model's stream (model-adapters/runaway.ts). */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { RUNAWAY_WINDOW, RunawayWatch, isRunawayTail } from '../../activities/model/runaway.js';
+import { RUNAWAY_WINDOW, RunawayWatch, isRunawayTail } from '../../model-adapters/runaway.js';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 
 const counting = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');

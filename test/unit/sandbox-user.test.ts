@@ -4,9 +4,9 @@ import { chmodSync, linkSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { FIXED_SANDBOX_ID, sandboxIdentity } from '../../activities/sandbox/sandbox-user.js';
-import { seccompProgram } from '../../activities/sandbox/seccomp.js';
-import { walkWorkspace } from '../../activities/sandbox/workspace-walk.js';
+import { FIXED_SANDBOX_ID, sandboxIdentity } from '../../sandbox/sandbox-user.js';
+import { seccompProgram } from '../../sandbox/seccomp.js';
+import { walkWorkspace } from '../../sandbox/workspace-walk.js';
 
 const root = mkdtempSync(join(tmpdir(), 'herald-sbx-unit-'));
 after(() => rmSync(root, { recursive: true, force: true }));

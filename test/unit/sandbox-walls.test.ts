@@ -1,7 +1,7 @@
 /** Which walls a sandboxed command ran into: the notes the model reads and the kinds metrics count. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { explainFailure, explainWalls } from '../../activities/sandbox/explain.js';
+import { explainFailure, explainWalls } from '../../sandbox/explain.js';
 
 const limits = { memoryMb: 512, processes: 64, fileSizeMb: 100, cpuSeconds: 60 } as never;
 

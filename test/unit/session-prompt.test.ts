@@ -1,8 +1,8 @@
-/** The per-database cache of a session's system prompt and marker nonce (activities/store/sessions.ts). */
+/** The per-database cache of a session's system prompt and marker nonce (store/sessions.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Db } from '../../activities/store/db.js';
-import { sessionMarkerNonce, sessionPrompt } from '../../activities/store/sessions.js';
+import type { Db } from '../../store/db.js';
+import { sessionMarkerNonce, sessionPrompt } from '../../store/sessions.js';
 
 /** A stand-in pool holding session rows; counts the statements it is sent. */
 function fakeDb(rows: Record<string, { system_prompt: string | null; marker_nonce: string | null }>) {

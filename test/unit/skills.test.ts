@@ -15,16 +15,16 @@ import {
   skillRoots,
   skillSettings,
   skillsForPrompt,
-} from '../../activities/skills/discover.js';
-import type { SkillSettings } from '../../activities/skills/discover.js';
-import { SKILL_DESCRIPTION_MAX, parseSkillFile } from '../../activities/skills/front-matter.js';
+} from '../../skills/discover.js';
+import type { SkillSettings } from '../../skills/discover.js';
+import { SKILL_DESCRIPTION_MAX, parseSkillFile } from '../../skills/front-matter.js';
 import {
   INDEX_DESCRIPTION_MAX,
   INDEX_MAX_CHARS,
   INDEX_MAX_SKILLS,
   skillsIndexLayer,
-} from '../../activities/skills/index-layer.js';
-import { SKILL_RESOURCE_MAX_BYTES, viewSkill } from '../../activities/skills/view.js';
+} from '../../skills/index-layer.js';
+import { SKILL_RESOURCE_MAX_BYTES, viewSkill } from '../../skills/view.js';
 import { skillViewTool, skillsListTool } from '../../activities/tools/skills.js';
 import { toolContext } from '../support/tool-context.js';
 

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { dispatchModelCall, refusesTemperature } from '../../activities/model/dispatch.js';
-import type { ModelRequest } from '../../activities/model/types.js';
+import { dispatchModelCall, refusesTemperature } from '../../model-adapters/dispatch.js';
+import type { ModelRequest } from '../../model-adapters/types.js';
 import { configFileSchema } from '../../common/config-schema.js';
 import type { ApiMode, ProviderName, ProviderRef } from '../../common/providers.js';
 import { LOCAL_DEFAULT_TEMPERATURE, temperatureFor, wireTemperature } from '../../common/temperature.js';

@@ -1,8 +1,8 @@
 /** `herald usage`: per-attempt numbering across retries and fallbacks, the table and the totals line. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LedgerRow, LedgerTotals } from '../../activities/store/ledger.js';
-import { attemptKey } from '../../activities/store/ledger.js';
+import type { LedgerRow, LedgerTotals } from '../../store/ledger.js';
+import { attemptKey } from '../../store/ledger.js';
 import { formatDuration, numberTries, renderUsage, totalsLine } from '../../client/usage.js';
 
 const at = new Date('2026-12-01T19:00:00Z');

@@ -16,7 +16,7 @@ import {
   parseOpenAiModels,
   serverRoot,
   withDiscoveredWindow,
-} from '../../activities/model/window-discovery.js';
+} from '../../model-adapters/window-discovery.js';
 
 describe('parsing each server’s answer', () => {
   it('llama.cpp /props: the per-slot n_ctx of default_generation_settings, else the top-level n_ctx', () => {

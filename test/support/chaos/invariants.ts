@@ -12,8 +12,8 @@
  */
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { Db } from '../../../activities/store/db.js';
-import { loadTranscript } from '../../../activities/store/messages.js';
+import type { Db } from '../../../store/db.js';
+import { loadTranscript } from '../../../store/messages.js';
 import type { StoredMessage } from '../../../common/messages.js';
 import { runsOf } from '../histories.js';
 import type { ConversationRun } from './driver.js';
