@@ -21,6 +21,24 @@ const nodeBuiltins = [
   'worker_threads',
 ];
 
+/** Herald's worker-side folders: the activities, the libraries they use, the processes and the CLI. */
+const workerSideFolders = [
+  ...[
+    'activities',
+    'checkpoints',
+    'command-safety',
+    'mcp',
+    'model-adapters',
+    'sandbox',
+    'skills',
+    'store',
+    'untrusted-text',
+  ].flatMap((f) => [`../${f}/*`, `../${f}/**`]),
+  '../runtime/*',
+  '../workers/*',
+  '../client/*',
+];
+
 /**
  * The determinism fence, composed: common/ gets every workflow ban and its own on top (a later
  * block's rule replaces an earlier one's for the same files, so each block lists all it means).
@@ -43,29 +61,7 @@ const workflowImportBans = [
     message: 'side effects belong in activities/.',
   },
   {
-    group: [
-      '../activities/*',
-      '../activities/**',
-      '../checkpoints/*',
-      '../checkpoints/**',
-      '../command-safety/*',
-      '../command-safety/**',
-      '../mcp/*',
-      '../mcp/**',
-      '../model-adapters/*',
-      '../model-adapters/**',
-      '../sandbox/*',
-      '../sandbox/**',
-      '../skills/*',
-      '../skills/**',
-      '../store/*',
-      '../store/**',
-      '../untrusted-text/*',
-      '../untrusted-text/**',
-      '../runtime/*',
-      '../workers/*',
-      '../client/*',
-    ],
+    group: workerSideFolders,
     allowTypeImports: true,
     message: 'workflows may only import types from activities/ and the libraries activities use.',
   },
@@ -74,30 +70,7 @@ const commonImportBans = [
   ...workflowImportBans,
   { group: ['@temporalio/*'], message: 'common/ is pure TypeScript.' },
   {
-    group: [
-      '../activities/*',
-      '../activities/**',
-      '../checkpoints/*',
-      '../checkpoints/**',
-      '../command-safety/*',
-      '../command-safety/**',
-      '../mcp/*',
-      '../mcp/**',
-      '../model-adapters/*',
-      '../model-adapters/**',
-      '../sandbox/*',
-      '../sandbox/**',
-      '../skills/*',
-      '../skills/**',
-      '../store/*',
-      '../store/**',
-      '../untrusted-text/*',
-      '../untrusted-text/**',
-      '../runtime/*',
-      '../workers/*',
-      '../client/*',
-      '../workflows/*',
-    ],
+    group: [...workerSideFolders, '../workflows/*'],
     allowTypeImports: true,
     message: 'common/ may only import types from the rest of Herald.',
   },
