@@ -5,13 +5,13 @@
  */
 import { Context } from '@temporalio/activity';
 import type { AuxiliaryReport, CompressContextArgs, CompressContextResult } from '../common/activity-types.js';
-import type { PlannedMessage } from '../common/compression.js';
+import type { PlannedMessage } from '../shared/compression.js';
 import type { CompressionSettings } from '../common/context-window.js';
 import { contextWindowOf } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';
 import { emptyUsage } from '../common/messages.js';
 import type { ProviderRef } from '../common/providers.js';
-import { repairMessageOrder } from '../common/role-order.js';
+import { repairMessageOrder } from '../shared/role-order.js';
 import { confineWorkspace } from './workspace-policy.js';
 import type { ContextEngine } from './context-engine.js';
 import type { CompressionOutcome } from './metrics.js';

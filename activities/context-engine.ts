@@ -9,7 +9,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CompressionReason } from '../common/activity-types.js';
-import type { PlannedMessage } from '../common/compression.js';
+import type { PlannedMessage } from '../shared/compression.js';
 import {
   fallbackSummary,
   planCompression,
@@ -20,7 +20,7 @@ import {
   summaryPrompt,
   summaryRole,
   wrapSummary,
-} from '../common/compression.js';
+} from '../shared/compression.js';
 import type { CompressionSettings } from '../common/context-window.js';
 import { tailMessages, tailTokens } from '../common/context-window.js';
 import type { ChatMessage } from '../common/messages.js';

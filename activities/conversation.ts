@@ -55,7 +55,7 @@ import { turnAttempts } from '../store/ledger.js';
 import { asTurnAttempts, attemptsBeyond, withLateAttempts } from '../common/attempts.js';
 
 import { BACKGROUND_REPORTS_PREFIX } from '../common/delegation.js';
-import { heraldNote, neutraliseMarkers, steerNote } from '../common/markers.js';
+import { heraldNote, neutraliseMarkers, steerNote } from '../shared/markers.js';
 import { installRedactor, redactor, workerSecrets } from '../runtime/secrets.js';
 
 /** How much of a user message the workflow gets back to show (title, memo, current details). */

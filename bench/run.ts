@@ -280,8 +280,8 @@ try {
   // 7b. Redaction of a 100 KB tool result (docs/redaction.md): this process's environment as a
   // worker would classify it, plus 100 random 40-character secrets; the index is built once.
   {
-    const { Redactor } = await import('../common/redaction.js');
-    const { envSecrets } = await import('../common/env-secrets.js');
+    const { Redactor } = await import('../shared/redaction.js');
+    const { envSecrets } = await import('../shared/env-secrets.js');
     const { randomBytes } = await import('node:crypto');
     const secrets = [
       ...envSecrets(process.env),

@@ -16,6 +16,7 @@ const SOURCE_DIRS = [
   'mcp',
   'model-adapters',
   'sandbox',
+  'shared',
   'skills',
   'store',
   'untrusted-text',

@@ -4,7 +4,7 @@
  * `tool.completed` event carries); changes a terminal command made are not in it.
  */
 import pc from 'picocolors';
-import { visibleControls } from '../common/command-display.js';
+import { visibleControls } from '../shared/command-display.js';
 import type { Db } from '../store/db.js';
 import { beforeLastTurnSeq, readEvents } from '../store/events.js';
 import { renderDiff } from './diff-view.js';

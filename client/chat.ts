@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
-import { Redactor } from '../common/redaction.js';
+import { Redactor } from '../shared/redaction.js';
 import { lastEventSeq } from '../store/events.js';
 import { createDb } from '../store/db.js';
 import { loadConfig } from '../runtime/config.js';

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Redactor } from '../common/redaction.js';
+import type { Redactor } from '../shared/redaction.js';
 
 export const MAX_HISTORY = 1000;
 export const MAX_HISTORY_LINE = 2000;

@@ -4,8 +4,8 @@
  * the names the model sees. `herald tools` shows the same servers below the built-in tools.
  */
 import pc from 'picocolors';
-import type { McpServerConfig } from '../common/mcp-config.js';
-import { toolSelected } from '../common/mcp-config.js';
+import type { McpServerConfig } from '../shared/mcp-config.js';
+import { toolSelected } from '../shared/mcp-config.js';
 import { oneLine } from '../common/text.js';
 import { exposedNames } from '../mcp/names.js';
 import { McpPool } from '../mcp/pool.js';

@@ -3,7 +3,7 @@
  * (spinner, tool progress, status) on stderr so piped output stays the reply itself.
  */
 import pc from 'picocolors';
-import { visibleCommand, visibleControls } from '../common/command-display.js';
+import { visibleCommand, visibleControls } from '../shared/command-display.js';
 import yoctoSpinner from 'yocto-spinner';
 import type { TurnResult } from '../common/contract.js';
 import type { StoredEvent } from './events.js';

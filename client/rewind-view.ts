@@ -1,7 +1,7 @@
 /** A rewind's result in words, for `herald rewind` and `/undo` (docs/checkpoints.md). */
 import pc from 'picocolors';
 import type { RewindResult } from '../common/contract.js';
-import { visibleControls } from '../common/command-display.js';
+import { visibleControls } from '../shared/command-display.js';
 import { describeChanges } from '../common/checkpoints.js';
 
 export function describeRewind(r: RewindResult): string {

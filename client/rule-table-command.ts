@@ -8,7 +8,7 @@ import { CODE_RULE_IDS } from '../command-safety/rule-ids.js';
 import { RULE_TABLE } from '../command-safety/table/index.js';
 import type { Row } from '../command-safety/table/schema.js';
 import { GROUPS } from '../command-safety/verdict.js';
-import { visibleCommand } from '../common/command-display.js';
+import { visibleCommand } from '../shared/command-display.js';
 
 export interface RuleList {
   rows: Row[];

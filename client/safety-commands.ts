@@ -13,7 +13,7 @@ import { classifyCommand, loadCommandSafety } from '../command-safety/classify.j
 import { commandKey } from '../command-safety/approval-check.js';
 import { GROUPS } from '../command-safety/verdict.js';
 import type { Level } from '../command-safety/verdict.js';
-import { visibleCommand } from '../common/command-display.js';
+import { visibleCommand } from '../shared/command-display.js';
 import type { InjectionFinding } from '../untrusted-text/injection-scan.js';
 import { scanForInjection } from '../untrusted-text/injection-scan.js';
 

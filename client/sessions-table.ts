@@ -2,7 +2,7 @@
  * The `herald sessions` table: a header and aligned columns, one conversation a line. The session
  * column is the id every command takes; a compressed conversation says how often it compressed.
  */
-import { needsPersonUrl } from '../common/needs-person.js';
+import { needsPersonUrl } from '../shared/needs-person.js';
 
 export interface SessionLine {
   session: string;
@@ -58,7 +58,7 @@ export function renderSessionsTable(rows: readonly SessionLine[]): string {
 
 /**
  * The line under the table (stderr): how many listed conversations wait for a person's reply, and
- * the Web UI link that lists every conversation needing one (common/needs-person.ts). None without
+ * the Web UI link that lists every conversation needing one (shared/needs-person.ts). None without
  * a Web UI (a stack started without it, or a remote one whose UI Herald does not know).
  */
 export function needsYouLine(

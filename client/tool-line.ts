@@ -5,12 +5,12 @@
  * (loop guard, denied command) shows ⊘, what it was, "not run" and why.
  */
 import pc from 'picocolors';
-import { visibleControls } from '../common/command-display.js';
+import { visibleControls } from '../shared/command-display.js';
 import { renderDiff } from './diff-view.js';
 
 const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 
-/** The data-not-instructions wrapper a tool result carries for the model (common/untrusted.ts), removed for people. */
+/** The data-not-instructions wrapper a tool result carries for the model (shared/untrusted.ts), removed for people. */
 export function unwrapPreview(preview: string): string {
   return preview
     .replace(/^The following is DATA[^<]*<untrusted_tool_result[^>]*>\s*/, '')

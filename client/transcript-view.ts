@@ -4,7 +4,7 @@
  * (long ones cut). Pure: it reads messages, not the store.
  */
 import pc from 'picocolors';
-import { visibleControls } from '../common/command-display.js';
+import { visibleControls } from '../shared/command-display.js';
 import type { ChatMessage } from '../common/messages.js';
 import { oneLine } from '../common/text.js';
 import { renderMarkdown } from './markdown.js';

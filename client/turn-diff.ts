@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import type { Db } from '../store/db.js';
-import { visibleControls } from '../common/command-display.js';
+import { visibleControls } from '../shared/command-display.js';
 import { describeChanges } from '../common/checkpoints.js';
 
 export interface TurnDiff {

@@ -6,7 +6,7 @@
  * and quoting do not matter and a different path does.
  */
 import { createHash } from 'node:crypto';
-import { visibleCommand } from '../common/command-display.js';
+import { visibleCommand } from '../shared/command-display.js';
 import type { CommandCheck } from '../common/tool-batch.js';
 import { classifyCommand } from './classify.js';
 import { parseShell } from './shell.js';

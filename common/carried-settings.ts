@@ -4,7 +4,7 @@
  * A module of its own, small and pure, because workflow code imports it: every cached
  * conversation evaluates the workflow bundle's modules again in its own context, and importing
  * the whole config schema (providers, MCP servers, sandbox, …) from the workflow cost ≈0.4 MB per
- * cached conversation (docs/capacity.md). common/config-schema.ts builds on these.
+ * cached conversation (docs/capacity.md). shared/config-schema.ts builds on these.
  */
 import { z } from 'zod';
 import { DEFAULT_DELEGATION, DELEGATION_MODES } from './delegation.js';

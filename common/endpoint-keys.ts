@@ -3,7 +3,7 @@
  * key source) to one URL (its endpoint); the two are judged together, never one at a time, so a
  * caller cannot take an endpoint from one declaration and a key from another (a local preset's
  * loopback port with the worker's OpenAI key). The pairs come from the worker: each provider's own
- * standard pair, and every pair its configuration resolves to (common/declared-pairs.ts).
+ * standard pair, and every pair its configuration resolves to (shared/declared-pairs.ts).
  * Pure: the workflow bundle may import it.
  */
 

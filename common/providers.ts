@@ -148,7 +148,7 @@ export interface ProviderDefaults {
     baseUrls: string[];
     keyEnvs: string[];
     /**
-     * The (endpoint, key variable) pairs the worker's configuration resolves to (common/declared-pairs.ts);
+     * The (endpoint, key variable) pairs the worker's configuration resolves to (shared/declared-pairs.ts);
      * with STANDARD_PAIRS, the only pairs a call may use.
      */
     pairs: EndpointKeyPair[];

@@ -5,8 +5,8 @@
  * status with its reason, never an error: its tools are simply not offered.
  */
 import { createHash } from 'node:crypto';
-import type { McpConfig, McpServerConfig } from '../common/mcp-config.js';
-import { toolSelected } from '../common/mcp-config.js';
+import type { McpConfig, McpServerConfig } from '../shared/mcp-config.js';
+import { toolSelected } from '../shared/mcp-config.js';
 import type { McpServerStatus, McpSnapshot, McpToolRef } from '../common/mcp-state.js';
 import { MAX_MCP_REASON_CHARS, MAX_MCP_SERVERS, MAX_MCP_TOOLS, mcpServerSelected } from '../common/mcp-state.js';
 import { oneLine } from '../common/text.js';

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from '../common/mcp-config.js';
+import type { McpServerConfig } from '../shared/mcp-config.js';
 import type { NetworkPolicy } from '../common/sandbox-policy.js';
 import { oneLine } from '../common/text.js';
 import type { Logger } from '../runtime/logger.js';

@@ -5,7 +5,7 @@
  * workflow state or the database (the config hash is taken over the references, not the values).
  */
 import { createHash } from 'node:crypto';
-import type { McpServerConfig, SecretValue } from '../common/mcp-config.js';
+import type { McpServerConfig, SecretValue } from '../shared/mcp-config.js';
 
 export class MissingSecretError extends Error {}
 

@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import type { ToolCall } from '../common/messages.js';
-import type { McpConfig, McpServerConfig } from '../common/mcp-config.js';
-import { needsApproval } from '../common/mcp-config.js';
+import type { McpConfig, McpServerConfig } from '../shared/mcp-config.js';
+import { needsApproval } from '../shared/mcp-config.js';
 import type { McpToolRef } from '../common/mcp-state.js';
 import { canonicalJson } from '../common/loop-guard.js';
 import { oneLine } from '../common/text.js';

@@ -6,7 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicThinkingBlock, ChatMessage, ToolCall } from '../common/messages.js';
-import { canonicalArguments } from '../common/role-order.js';
+import { canonicalArguments } from '../shared/role-order.js';
 import { MalformedResponseError, readStream } from './stream-errors.js';
 import { ANTHROPIC_REPLAY, replayedThinking, thinkingReplayFor, type ThinkingReplay } from './thinking-replay.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';

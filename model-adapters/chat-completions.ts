@@ -5,7 +5,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatMessage, ToolCall } from '../common/messages.js';
-import { canonicalArguments } from '../common/role-order.js';
+import { canonicalArguments } from '../shared/role-order.js';
 import { RunawayWatch } from './runaway.js';
 import { MalformedResponseError, readStream } from './stream-errors.js';
 import type { CallContext, ModelRequest, ModelResponse, TokenCounts } from './types.js';

@@ -1,6 +1,6 @@
 /** Route a model request to the adapter of its API mode, with the SDK client for its provider. */
 import type { ProviderRef } from '../common/providers.js';
-import { wireTemperature } from '../common/temperature.js';
+import { wireTemperature } from '../shared/temperature.js';
 import { callAnthropicMessages } from './anthropic-messages.js';
 import { callChatCompletions } from './chat-completions.js';
 import type { ClientOptions } from './clients.js';

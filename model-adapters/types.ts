@@ -16,7 +16,7 @@ export interface ModelRequest {
   maxOutputTokens?: number | undefined;
   /** Anthropic prompt caching: breakpoint TTL. */
   cacheTtl?: '5m' | '1h' | undefined;
-  /** Sampling temperature, already in the mode's range (common/temperature.ts); unset: the provider's default. */
+  /** Sampling temperature, already in the mode's range (shared/temperature.ts); unset: the provider's default. */
   temperature?: number | undefined;
   /** Ask for no tool use on this call (the budget-summary call). */
   toolChoiceNone?: boolean | undefined;

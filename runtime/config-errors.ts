@@ -7,7 +7,7 @@
 import type { YAMLParseError } from 'yaml';
 import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { closestKey } from '../common/fuzzy.js';
+import { closestKey } from '../shared/fuzzy.js';
 
 /** The lines around `line` (1-based) with a caret under `col`, e.g. "  2 |   maxIteratons: 5\n    |   ^". */
 export function snippet(text: string, line: number, col: number, before = 2): string {

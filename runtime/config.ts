@@ -7,10 +7,10 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { YAMLParseError, parseDocument } from 'yaml';
 import { z } from 'zod';
-import type { ConfigFile } from '../common/config-schema.js';
-import { configFileSchema } from '../common/config-schema.js';
+import type { ConfigFile } from '../shared/config-schema.js';
+import { configFileSchema } from '../shared/config-schema.js';
 import { DEFAULT_TASK_QUEUE } from '../common/constants.js';
-import { declaredPairs } from '../common/declared-pairs.js';
+import { declaredPairs } from '../shared/declared-pairs.js';
 import type { ProviderDefaults, ProviderName, ProviderRequest, ProviderSettings } from '../common/providers.js';
 import { PROVIDER_NAMES } from '../common/providers.js';
 import { SANDBOX_MODES } from '../common/sandbox-policy.js';
@@ -22,8 +22,8 @@ import type { CodecKeyring } from './codec-keys.js';
 import { CodecKeyError, loadCodecKeyring } from './codec-keys.js';
 import type { TemporalSecurity } from './temporal-connection.js';
 import { loadTemporalProfile } from './temporal-connection.js';
-import type { WorkerTuning } from '../common/worker-tuning.js';
-import { WORKER_TUNING_ENV, WorkerTuningError, resolveWorkerTuning } from '../common/worker-tuning.js';
+import type { WorkerTuning } from '../shared/worker-tuning.js';
+import { WORKER_TUNING_ENV, WorkerTuningError, resolveWorkerTuning } from '../shared/worker-tuning.js';
 
 export class ConfigError extends Error {
   constructor(

@@ -4,11 +4,11 @@
  * Postgres write, the event stream, the logs (Herald's, the Temporal core's, a library's) — and
  * those leave through many doors that should not each need to be handed the key list.
  */
-import type { ConfigFile } from '../common/config-schema.js';
-import type { SecretValue } from '../common/redaction.js';
-import { Redactor } from '../common/redaction.js';
-import { mcpSecretEnvNames } from '../common/mcp-config.js';
-import { envSecrets } from '../common/env-secrets.js';
+import type { ConfigFile } from '../shared/config-schema.js';
+import type { SecretValue } from '../shared/redaction.js';
+import { Redactor } from '../shared/redaction.js';
+import { mcpSecretEnvNames } from '../shared/mcp-config.js';
+import { envSecrets } from '../shared/env-secrets.js';
 
 /** The providers' standard key variables. */
 const STANDARD_KEYS = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENROUTER_API_KEY'];
@@ -32,7 +32,7 @@ export function configuredKeyNames(file: ConfigFile): string[] {
 
 /**
  * The secret values this worker holds, each named after its variable: every environment value
- * but the benign ones (common/env-secrets.ts); the keys the configuration names always.
+ * but the benign ones (shared/env-secrets.ts); the keys the configuration names always.
  */
 export function workerSecrets(env: NodeJS.ProcessEnv, file?: ConfigFile): SecretValue[] {
   return envSecrets(env, {

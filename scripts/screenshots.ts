@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import type { Page } from 'puppeteer-core';
 import { SEARCH_ATTRIBUTES } from '../common/constants.js';
-import { needsPersonUrl } from '../common/needs-person.js';
+import { needsPersonUrl } from '../shared/needs-person.js';
 import { PROJECT_ROOT } from '../runtime/paths.js';
 import { freePort } from '../runtime/ports.js';
 import { ensureTemporalCli } from '../runtime/temporal-cli.js';

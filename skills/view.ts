@@ -11,7 +11,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describeLeftOut, leftOut } from '../common/left-out.js';
 import { screenFinding } from '../untrusted-text/prompt-screen.js';
-import { closestName } from '../common/fuzzy.js';
+import { closestName } from '../shared/fuzzy.js';
 import { openForReading } from '../activities/tools/safe-files.js';
 import { WorkspaceEscapeError, resolveInWorkspace } from '../activities/tools/workspace.js';
 import type { Skill, SkillCatalog, SkillSettings } from './discover.js';

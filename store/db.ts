@@ -3,13 +3,13 @@
  * is the single source of truth for transcripts, usage, events and memory.
  */
 import pg from 'pg';
-import { storableParam } from '../common/storable-text.js';
+import { storableParam } from '../shared/storable-text.js';
 import { redactor } from '../runtime/secrets.js';
 
 export type Db = pg.Pool;
 
 /**
- * A pool whose every query parameter is made storable (common/storable-text.ts: no NUL, no lone
+ * A pool whose every query parameter is made storable (shared/storable-text.ts: no NUL, no lone
  * surrogate — a write that Postgres refuses would be retried forever) and, with `redact`, passes
  * the process's redactor (docs/tool-sandbox.md): nothing a worker writes — messages, tool calls, events,
  * ledger rows, approvals, memory — can hold a credential it knows. Clients of the pool

@@ -23,7 +23,7 @@ export interface SessionRow {
   input_tokens: string;
   output_tokens: string;
   estimated_cost_usd: string;
-  /** Marks Herald's own notes in this session (common/markers.ts); null for sessions made before it existed. */
+  /** Marks Herald's own notes in this session (shared/markers.ts); null for sessions made before it existed. */
   marker_nonce: string | null;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { ProviderDefaults, ProviderRef } from '../common/providers.js';
 import { keyOptional, resolveProvider } from '../common/providers.js';
-import { needsPersonUrl } from '../common/needs-person.js';
+import { needsPersonUrl } from '../shared/needs-person.js';
 import { tracingWanted } from '../runtime/tracing-config.js';
 
 export interface ProviderSummary {
@@ -81,7 +81,7 @@ export function observabilityLines(metricsUrl: string | undefined, env: NodeJS.P
 
 /**
  * `Web UI:` and, under it, `Needs you:`: the list filtered to the conversations waiting for an
- * approval, an answer, or a look after a failed turn (common/needs-person.ts).
+ * approval, an answer, or a look after a failed turn (shared/needs-person.ts).
  */
 export function webUiLines(uiUrl: string | undefined, namespace: string): string[] {
   if (!uiUrl) return [];

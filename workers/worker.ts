@@ -44,7 +44,7 @@ import { codeModule } from '../runtime/paths.js';
 import { createMetrics } from '../activities/metrics.js';
 import type { MetricsServer } from './metrics-server.js';
 import { startMetricsServer } from './metrics-server.js';
-import { workerCreateTuning } from '../common/worker-tuning.js';
+import { workerCreateTuning } from '../shared/worker-tuning.js';
 import { defaultWorkspace, workspacePolicy } from '../activities/workspace-policy.js';
 
 export const WORKFLOWS_PATH = codeModule('workflows/index');
@@ -280,7 +280,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
           },
         }
       : {}),
-    // Sticky cache, slots and pollers (common/worker-tuning.ts; docs/capacity.md).
+    // Sticky cache, slots and pollers (shared/worker-tuning.ts; docs/capacity.md).
     ...workerCreateTuning(tuning),
     // Heartbeats reach the server at least every 500 ms, so `/stop` reaches a model call in under a second.
     maxHeartbeatThrottleInterval: '500 ms',

@@ -15,7 +15,7 @@
  * Deltas pass a stream redactor first: a secret split across two batches is held back until it is
  * whole, so it is redacted like any other (docs/tool-sandbox.md).
  */
-import { StreamRedactor } from '../../common/redaction.js';
+import { StreamRedactor } from '../../shared/redaction.js';
 import { redactor } from '../../runtime/secrets.js';
 import type { Db } from '../../store/db.js';
 import type { EventKind, NewEvent } from '../../store/events.js';

@@ -8,7 +8,7 @@ import type { CallModelArgs } from '../../common/activity-types.js';
 import type { TurnAttempts } from '../../common/attempts.js';
 import { SPEND_LIMIT_REACHED, capReached } from '../../common/attempts.js';
 import { usageOf } from '../../common/attempts.js';
-import type { priceUsage } from '../../common/pricing.js';
+import type { priceUsage } from '../../shared/pricing.js';
 import type { ActivityDeps } from '../deps.js';
 import type { ProviderRef } from '../../common/providers.js';
 import type { LedgerOutcome } from '../../store/ledger.js';

@@ -5,11 +5,11 @@
  */
 import type { CallModelArgs } from '../../common/activity-types.js';
 import type { ChatMessage } from '../../common/messages.js';
-import { steerNote } from '../../common/markers.js';
+import { steerNote } from '../../shared/markers.js';
 import type { ProviderRef } from '../../common/providers.js';
 import { currentEndpoint, defaultOutputCap, isLocalEndpoint } from '../../common/providers.js';
-import { repairMessageOrder } from '../../common/role-order.js';
-import { temperatureFor } from '../../common/temperature.js';
+import { repairMessageOrder } from '../../shared/role-order.js';
+import { temperatureFor } from '../../shared/temperature.js';
 import type { ActivityDeps } from '../deps.js';
 import { mcpSchemas, resolveMcpTools } from '../../mcp/tools.js';
 import type { McpToolRow } from '../../store/mcp-tools.js';

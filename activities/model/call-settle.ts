@@ -8,7 +8,7 @@ import type { Info as ActivityInfo } from '@temporalio/activity';
 import type { CallModelArgs, CallModelResult } from '../../common/activity-types.js';
 import { markUndoable } from '../../common/checkpoints.js';
 import type { TurnAttempts } from '../../common/attempts.js';
-import { priceUsage, pricingFor } from '../../common/pricing.js';
+import { priceUsage, pricingFor } from '../../shared/pricing.js';
 import type { ProviderRef } from '../../common/providers.js';
 import type { ToolCallRef } from '../../common/tool-batch.js';
 import { oneLine } from '../../common/text.js';

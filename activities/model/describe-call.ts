@@ -3,7 +3,7 @@
  * and label, no arguments), after the calls' names and ids are repaired.
  */
 import { DELEGATE_TOOL } from '../../common/delegation.js';
-import { closestName, repairToolName } from '../../common/fuzzy.js';
+import { closestName, repairToolName } from '../../shared/fuzzy.js';
 import { canonicalJson } from '../../common/loop-guard.js';
 import type { ToolCall } from '../../common/messages.js';
 import { oneLine } from '../../common/text.js';

@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIError } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { isPlausibleContextWindow } from '../../common/context-window.js';
-import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../common/classify-error.js';
+import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../shared/classify-error.js';
 import type { FailureReason, ModelFailureDetails } from '../../common/error-reasons.js';
 import { REASON_POLICIES } from '../../common/error-reasons.js';
 import type { ProviderRef } from '../../common/providers.js';

@@ -13,9 +13,9 @@
  * as data (each keeps its untrusted-data framing), and the digest's header says so again.
  */
 import { GUARD_ANSWER_PREFIXES } from '../../common/loop-guard.js';
-import { heraldNote } from '../../common/markers.js';
+import { heraldNote } from '../../shared/markers.js';
 import type { ChatMessage } from '../../common/messages.js';
-import { canonicalArguments } from '../../common/role-order.js';
+import { canonicalArguments } from '../../shared/role-order.js';
 import { oneLine } from '../../common/text.js';
 
 /** How much of a call's arguments the digest shows: enough to tell calls apart. */

@@ -14,7 +14,7 @@ import type { LeftOut } from '../../common/left-out.js';
 import { addLeftOut } from '../../common/left-out.js';
 import { screenForPrompt } from '../../untrusted-text/prompt-screen.js';
 import { truncateMiddle } from '../../common/text.js';
-import { markerGuidance } from '../../common/markers.js';
+import { markerGuidance } from '../../shared/markers.js';
 import { gitRoot } from './workspace-root.js';
 import type { SkillSummary } from '../../skills/index-layer.js';
 import { skillsIndexLayer } from '../../skills/index-layer.js';
@@ -68,7 +68,7 @@ export interface SystemPromptInput {
   memory?: MemorySnapshot | undefined;
   /** Leave out project context files (child agents get what they need in their brief, as in Hermes). */
   skipContextFiles?: boolean;
-  /** The session's marker nonce (common/markers.ts), explained to the model. */
+  /** The session's marker nonce (shared/markers.ts), explained to the model. */
   markerNonce?: string | undefined;
   /** What MCP servers the conversation has, and which could not start and why (mcp/discovery.ts). */
   mcpGuidance?: string | undefined;

@@ -1,5 +1,5 @@
 /** The registry of built-in tools a worker serves, and the composite toolsets. */
-import type { ConfigFile } from '../../common/config-schema.js';
+import type { ConfigFile } from '../../shared/config-schema.js';
 import { clarifyTool } from './clarify.js';
 import { delegateTaskTool } from './delegate.js';
 import { patchTool } from './patch.js';

@@ -6,7 +6,7 @@
  * the result shows the changed lines with their line numbers so the model can check its edit.
  */
 import { z } from 'zod';
-import { protectedPathMessage } from '../../common/protected-paths.js';
+import { protectedPathMessage } from '../../shared/protected-paths.js';
 import { defineTool } from './registry.js';
 import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
 import { shortHash } from './short-hash.js';

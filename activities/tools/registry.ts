@@ -10,7 +10,7 @@ import type { ToolSchema } from '../../model-adapters/types.js';
 import type { NetworkPolicy } from '../../common/sandbox-policy.js';
 import type { ToolSandbox } from '../../sandbox/sandbox.js';
 import type { Db } from '../../store/db.js';
-import type { UntrustedSource } from '../../common/untrusted.js';
+import type { UntrustedSource } from '../../shared/untrusted.js';
 
 export interface ToolContext {
   /** The conversation's workspace (absolute, real path). */
@@ -62,7 +62,7 @@ export interface ToolDefinition<A = unknown> {
   /** Handled by the workflow itself (clarify, todo, delegation), never by the tool activity. */
   agentLevel?: boolean;
   /**
-   * Its results reach the model wrapped as data (common/untrusted.ts): `workspace` for files and
+   * Its results reach the model wrapped as data (shared/untrusted.ts): `workspace` for files and
    * command output, `external` for text from outside this conversation (other sessions, the web,
    * MCP servers).
    */

@@ -8,8 +8,8 @@ import type { RunToolArgs, RunToolResult } from '../../common/activity-types.js'
 import { narrowNetwork } from '../../common/sandbox-policy.js';
 import { overBudget, settleGit, snapshotGit } from '../../sandbox/git-guard.js';
 import { oneLine } from '../../common/text.js';
-import { wrapUntrusted } from '../../common/untrusted.js';
-import { heraldNote, neutraliseMarkers } from '../../common/markers.js';
+import { wrapUntrusted } from '../../shared/untrusted.js';
+import { heraldNote, neutraliseMarkers } from '../../shared/markers.js';
 import { limitResult } from './result-limits.js';
 import type { ActivityDeps } from '../deps.js';
 import { keepHeartbeating } from '../deps.js';

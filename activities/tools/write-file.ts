@@ -7,7 +7,7 @@ import type { Stats } from 'node:fs';
 import { lstat, mkdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
-import { isProtectedPath, protectedPathMessage } from '../../common/protected-paths.js';
+import { isProtectedPath, protectedPathMessage } from '../../shared/protected-paths.js';
 import { DEFAULT_PROTECTED_PATHS } from '../../common/sandbox-policy.js';
 import { defineTool } from './registry.js';
 import { shortHash } from './short-hash.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { StartOptions } from '../../client/client.js';
 import type { StoredMessage } from '../../common/messages.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { ScriptedReply } from '../support/fake-provider.js';
 import { fakeSignature } from '../support/fake-wire.js';
 import type { TestStack } from '../support/stack.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import { sendMessageUpdate, stateQuery, userMessageSignal } from '../../workflows/definitions.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';
 

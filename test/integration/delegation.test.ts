@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { ChildReport } from '../../common/delegation.js';
 import { parseDelegationResult } from '../../common/delegation.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack, eventually } from '../support/stack.js';

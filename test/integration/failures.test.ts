@@ -12,7 +12,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StartOptions } from '../../client/client.js';
 import { BUDGET_FINAL_NOTE } from '../../common/budget.js';
 import { CONTINUE_PROMPT, EMPTY_AFTER_TOOLS_NUDGE } from '../../common/model-response.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';

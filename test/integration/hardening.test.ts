@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { WorkflowFailedError } from '@temporalio/client';
 import { CONVERSATION_WORKFLOW, workflowIdFor } from '../../common/constants.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest } from '../support/fake-provider.js';
 import { activitiesPerRun, longestTaskFailureStreak, runsOf } from '../support/histories.js';
 import type { TestStack } from '../support/stack.js';

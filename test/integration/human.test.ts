@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { StoredEvent } from '../../client/events.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest } from '../support/fake-provider.js';
 import { runHerald } from '../support/processes.js';
 import type { TestStack } from '../support/stack.js';

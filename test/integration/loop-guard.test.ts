@@ -11,7 +11,7 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { BUDGET_FINAL_NOTE } from '../../common/budget.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import { BUGGY_APP, TEST_APP } from '../support/retest-project.js';
 import type { TestStack } from '../support/stack.js';

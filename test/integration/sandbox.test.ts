@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
-import { MIN_SECRET_LENGTH } from '../../common/redaction.js';
+import { MIN_SECRET_LENGTH } from '../../shared/redaction.js';
 import type { HeraldProcess } from '../support/processes.js';
 import { spawnHerald } from '../support/processes.js';
 import type { ProbeVerdict } from '../support/run-probes.js';

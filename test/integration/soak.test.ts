@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { StoredMessage } from '../../common/messages.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { createTestStack } from '../support/stack.js';

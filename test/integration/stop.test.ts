@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import { sendStopNotice } from '../../activities/events/stop-notices.js';
 import { SIDE_STOP_GRACE_MS } from '../../activities/model/call-stream.js';
 import type { TestStack } from '../support/stack.js';

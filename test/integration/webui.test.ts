@@ -13,7 +13,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { StartOptions } from '../../client/client.js';
-import { NEEDS_PERSON_QUERY } from '../../common/needs-person.js';
+import { NEEDS_PERSON_QUERY } from '../../shared/needs-person.js';
 import type { RecordedRequest } from '../support/fake-provider.js';
 import type { TestStack } from '../support/stack.js';
 import { FAKE_MODEL, createTestStack, eventually } from '../support/stack.js';

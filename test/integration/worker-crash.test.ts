@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseDelegationResult } from '../../common/delegation.js';
-import { isValidOrder } from '../../common/role-order.js';
+import { isValidOrder } from '../../shared/role-order.js';
 import type { RecordedRequest, ScriptedReply } from '../support/fake-provider.js';
 import type { HeraldProcess } from '../support/processes.js';
 import { spawnHerald } from '../support/processes.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { approverRefusal, breakerTripped, denialsAfter } from '../../common/approval-policy.js';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 
 describe('approval policy', () => {
   const separate = { maxDenialsInARow: 0, separateApprover: true };

@@ -20,6 +20,7 @@ const PRODUCTION_FOLDERS = [
   'model-adapters',
   'runtime',
   'sandbox',
+  'shared',
   'skills',
   'store',
   'types',

@@ -14,7 +14,7 @@ import type { StoredEvent } from '../../client/events.js';
 import { EventRenderer } from '../../client/render.js';
 import { needsYouLine } from '../../client/sessions-table.js';
 import { MAX_DENY_REASON_CHARS } from '../../common/contract.js';
-import { NEEDS_PERSON_QUERY, needsPersonUrl } from '../../common/needs-person.js';
+import { NEEDS_PERSON_QUERY, needsPersonUrl } from '../../shared/needs-person.js';
 import { webUiLines } from '../../workers/dev-banner.js';
 
 // eslint-disable-next-line no-control-regex

@@ -16,8 +16,8 @@ import { contextPercent, shortCount, statusLine } from '../../client/status-line
 import { toolCompletedLines, unwrapPreview } from '../../client/tool-line.js';
 import { lastExchanges, renderExchanges } from '../../client/transcript-view.js';
 import { footerText } from '../../client/turn-footer.js';
-import { Redactor } from '../../common/redaction.js';
-import { wrapUntrusted } from '../../common/untrusted.js';
+import { Redactor } from '../../shared/redaction.js';
+import { wrapUntrusted } from '../../shared/untrusted.js';
 import type { ChatMessage } from '../../common/messages.js';
 import type { TurnResult } from '../../common/contract.js';
 

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProviderErrorInput } from '../../common/classify-error.js';
-import { classifyProviderError, parseContextLimit } from '../../common/classify-error.js';
+import type { ProviderErrorInput } from '../../shared/classify-error.js';
+import { classifyProviderError, parseContextLimit } from '../../shared/classify-error.js';
 import type { FailureReason } from '../../common/error-reasons.js';
 
 export const PEER_CLASSIFIER_CASES: Array<[string, ProviderErrorInput, FailureReason]> = [

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProviderErrorInput } from '../../common/classify-error.js';
-import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../common/classify-error.js';
+import type { ProviderErrorInput } from '../../shared/classify-error.js';
+import { backoffMs, classifyProviderError, parseContextLimit, parseRetryAfter } from '../../shared/classify-error.js';
 import type { FailureReason } from '../../common/error-reasons.js';
 
 describe('classifyProviderError', () => {

@@ -22,7 +22,7 @@ import {
   type CompressionPlan,
   type PlanOptions,
   type PlannedMessage,
-} from '../../common/compression.js';
+} from '../../shared/compression.js';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
 import { prng } from '../support/prng.js';
 

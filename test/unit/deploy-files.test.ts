@@ -6,7 +6,7 @@
  * has, and the namespace jobs registering every search attribute Herald sets.
  */
 import assert from 'node:assert/strict';
-import { DEFAULT_WORKER_TUNING } from '../../common/worker-tuning.js';
+import { DEFAULT_WORKER_TUNING } from '../../shared/worker-tuning.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../../client/cli.js';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../common/constants.js';
 import { HERALD_ENV_NAMES } from '../../runtime/config.js';
 import { PROJECT_ROOT } from '../../runtime/paths.js';

@@ -8,7 +8,7 @@ import { before, describe, it } from 'node:test';
 import { loadCommandSafety } from '../../command-safety/classify.js';
 import { describeCall } from '../../activities/model/describe-call.js';
 import { builtinTools } from '../../activities/tools/builtin.js';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 import { approvalOf } from '../../common/tool-batch.js';
 
 const registry = builtinTools(configFileSchema.parse({}));

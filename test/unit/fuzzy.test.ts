@@ -1,7 +1,7 @@
 /** "Did you mean" matching for tool names a model got slightly wrong. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closestKey, closestName, levenshtein, normaliseToolName, repairToolName } from '../../common/fuzzy.js';
+import { closestKey, closestName, levenshtein, normaliseToolName, repairToolName } from '../../shared/fuzzy.js';
 import { repairedToolNames } from '../../activities/model/describe-call.js';
 
 const TOOLS = ['read_file', 'terminal'];

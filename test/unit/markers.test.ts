@@ -3,8 +3,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { heraldNote, markerOf, neutraliseMarkers, steerNote } from '../../common/markers.js';
-import { wrapUntrusted } from '../../common/untrusted.js';
+import { heraldNote, markerOf, neutraliseMarkers, steerNote } from '../../shared/markers.js';
+import { wrapUntrusted } from '../../shared/untrusted.js';
 
 const NONCE = 'a1b2c3d4e5f60718';
 

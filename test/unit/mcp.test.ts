@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { mcpServerSchema, mcpSecretEnvNames, needsApproval, toolSelected } from '../../common/mcp-config.js';
+import { mcpServerSchema, mcpSecretEnvNames, needsApproval, toolSelected } from '../../shared/mcp-config.js';
 import { TOOL_NAME_PATTERN, mcpServerSelected, mcpSnapshotSchema } from '../../common/mcp-state.js';
 import { exposedNames, sanitiseToolName } from '../../mcp/names.js';
 import { MissingSecretError, configHash, resolveRecord } from '../../mcp/secrets.js';

@@ -21,6 +21,7 @@ const SOURCE_FOLDERS = [
   'mcp',
   'model-adapters',
   'sandbox',
+  'shared',
   'skills',
   'store',
   'untrusted-text',

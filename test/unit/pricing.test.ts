@@ -1,8 +1,8 @@
 /** Cost of a model call from per-million-token prices (the usage ledger, docs/cli.md). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelPricing, RawTokens } from '../../common/pricing.js';
-import { findPricing, priceUsage } from '../../common/pricing.js';
+import type { ModelPricing, RawTokens } from '../../shared/pricing.js';
+import { findPricing, priceUsage } from '../../shared/pricing.js';
 
 const tokens: RawTokens = {
   input: 1_000_000,

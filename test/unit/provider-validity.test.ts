@@ -11,9 +11,9 @@ import { describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import { toAnthropicMessages } from '../../model-adapters/anthropic-messages.js';
 import { toResponsesInput } from '../../model-adapters/codex-responses.js';
-import { SUMMARY_CLOSE, SUMMARY_OPEN } from '../../common/compression.js';
+import { SUMMARY_CLOSE, SUMMARY_OPEN } from '../../shared/compression.js';
 import type { ChatMessage, ReasoningDetails, ToolCall } from '../../common/messages.js';
-import { isValidOrder, repairMessageOrder } from '../../common/role-order.js';
+import { isValidOrder, repairMessageOrder } from '../../shared/role-order.js';
 import { prng } from '../support/prng.js';
 
 type BlockParam = Anthropic.Messages.ContentBlockParam;

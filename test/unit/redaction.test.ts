@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Redactor, StreamRedactor } from '../../common/redaction.js';
-import { benignShape, envSecrets } from '../../common/env-secrets.js';
+import { Redactor, StreamRedactor } from '../../shared/redaction.js';
+import { benignShape, envSecrets } from '../../shared/env-secrets.js';
 import { prng } from '../support/prng.js';
 
 const SECRET = 'Zq7-vT2m_Kp9xW4nR8sL3hD6';

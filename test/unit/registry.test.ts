@@ -10,7 +10,7 @@ import { readFileTool } from '../../activities/tools/read-file.js';
 import type { ToolDefinition } from '../../activities/tools/registry.js';
 import { ToolRegistry, defineTool, jsonSchemaOf, parseToolArgs } from '../../activities/tools/registry.js';
 import { terminalTool } from '../../activities/tools/terminal.js';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 
 const optionalArgsTool = defineTool({
   name: 'list_todos',

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatMessage, ToolCall } from '../../common/messages.js';
-import { MISSING_RESULT_STUB, canonicalArguments, isValidOrder, repairMessageOrder } from '../../common/role-order.js';
+import { MISSING_RESULT_STUB, canonicalArguments, isValidOrder, repairMessageOrder } from '../../shared/role-order.js';
 import { prng } from '../support/prng.js';
 
 const call = (id: string, name = 'read_file', args = '{}'): ToolCall => ({

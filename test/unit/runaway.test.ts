@@ -34,7 +34,7 @@ describe('runaway loops', () => {
       'README.md',
       'docs/architecture.md',
       'activities/model/call-model.ts',
-      'common/config-schema.ts',
+      'shared/config-schema.ts',
       'package-lock.json',
       'test/fixtures/commands/README.md',
     ];

@@ -13,7 +13,7 @@ import {
   schemaTokens,
   useCompactSchemas,
 } from '../../activities/tools/schema-economy.js';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 
 const config = configFileSchema.parse({});
 const registry = builtinTools(config);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { storableJson, storableParam, storableText } from '../../common/storable-text.js';
+import { storableJson, storableParam, storableText } from '../../shared/storable-text.js';
 
 describe('storable text', () => {
   it('replaces NUL and lone surrogates, keeps pairs and everything else', () => {

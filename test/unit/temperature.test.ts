@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { dispatchModelCall, refusesTemperature } from '../../model-adapters/dispatch.js';
 import type { ModelRequest } from '../../model-adapters/types.js';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 import type { ApiMode, ProviderName, ProviderRef } from '../../common/providers.js';
-import { LOCAL_DEFAULT_TEMPERATURE, temperatureFor, wireTemperature } from '../../common/temperature.js';
-import type { TemperatureSettings } from '../../common/temperature.js';
+import { LOCAL_DEFAULT_TEMPERATURE, temperatureFor, wireTemperature } from '../../shared/temperature.js';
+import type { TemperatureSettings } from '../../shared/temperature.js';
 import { recordingSink } from '../support/adapter-helpers.js';
 import { FakeProvider } from '../support/fake-provider.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UNTRUSTED_MIN_CHARS, wrapUntrusted } from '../../common/untrusted.js';
+import { UNTRUSTED_MIN_CHARS, wrapUntrusted } from '../../shared/untrusted.js';
 
 describe('wrapUntrusted', () => {
   it('wraps a result in a tagged block with a treat-as-data preamble', () => {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configFileSchema } from '../../common/config-schema.js';
+import { configFileSchema } from '../../shared/config-schema.js';
 import {
   DEFAULT_WORKER_TUNING,
   WorkerTuningError,
   resolveWorkerTuning,
   workerCreateTuning,
-} from '../../common/worker-tuning.js';
+} from '../../shared/worker-tuning.js';
 import { ConfigError, loadConfig } from '../../runtime/config.js';
 
 describe('worker tuning', () => {

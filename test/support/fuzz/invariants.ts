@@ -21,7 +21,7 @@ import proto from '@temporalio/proto';
 const { temporal } = proto;
 import { MAX_MESSAGE_CHARS, messageSizeIssue } from '../../../common/contract.js';
 import type { TurnResult } from '../../../common/contract.js';
-import { isValidOrder } from '../../../common/role-order.js';
+import { isValidOrder } from '../../../shared/role-order.js';
 import type { TestStack } from '../stack.js';
 import type { MessageAttempt, RunRecord, SessionSnapshot } from './runner.js';
 import { errText, within } from './runner.js';

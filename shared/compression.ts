@@ -3,7 +3,7 @@
  * which are pruned to one line, which are summarised, and how the summary is framed. The
  * compression activity supplies token counts and the summariser; this module decides.
  */
-import type { ChatMessage } from './messages.js';
+import type { ChatMessage } from '../common/messages.js';
 
 export const SUMMARY_OPEN = '[CONTEXT SUMMARY — earlier conversation compressed by Herald]';
 export const SUMMARY_CLOSE = '[END OF CONTEXT SUMMARY — continue from the messages below]';

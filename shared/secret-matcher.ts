@@ -5,7 +5,7 @@
  * Unicode tag characters read as the ASCII they imitate — so case, spacing, newlines every few
  * characters, zero-width characters, JSON or shell quoting, `%`/`=` escapes and the base64
  * alphabet's variants all vanish. Every run of `window` skeleton characters of every form of a
- * secret (common/secret-variants.ts) is indexed once, when the worker starts; a text is then
+ * secret (shared/secret-variants.ts) is indexed once, when the worker starts; a text is then
  * scanned with a rolling hash, one pass per window length, so the cost grows with the text, not
  * with the number of secrets.
  */

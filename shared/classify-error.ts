@@ -2,8 +2,8 @@
  * Provider error classifier (docs/providers.md; detection rules as Hermes has them): HTTP status, provider error body
  * and message text → one failure reason. Pure and table-driven; the first matching rule wins.
  */
-import { isPlausibleContextWindow } from './context-window.js';
-import type { FailureReason } from './error-reasons.js';
+import { isPlausibleContextWindow } from '../common/context-window.js';
+import type { FailureReason } from '../common/error-reasons.js';
 
 export interface ProviderErrorInput {
   status?: number | undefined;

@@ -4,7 +4,7 @@
  * hex of its UTF-8 bytes, and base64 of them at each of the three byte alignments a value can
  * have inside a longer encoded blob. Case, whitespace, zero-width characters, punctuation and the
  * base64 alphabet (standard or URL-safe, padded or not) are the matcher's business
- * (common/secret-matcher.ts). Pure: no Buffer, so any module may use it.
+ * (shared/secret-matcher.ts). Pure: no Buffer, so any module may use it.
  */
 
 export type VariantKind = 'plain' | 'reversed' | 'percent' | 'html' | 'hex' | 'base64';

@@ -4,7 +4,7 @@
  * calls is followed by exactly one tool message per call. These repairs restore that invariant
  * whatever interrupts, crashes or model misbehaviour left behind, without touching the store.
  */
-import type { ChatMessage, ToolCall } from './messages.js';
+import type { ChatMessage, ToolCall } from '../common/messages.js';
 
 /** Result text for a tool call that never got one (interrupted, crashed, or dropped). */
 export const MISSING_RESULT_STUB = '[No result: this tool call did not complete.]';

@@ -6,9 +6,9 @@
  * So the worker's own settings keep working exactly as before, and a caller can only pick among
  * them — never combine one declaration's endpoint with another's key. Pure.
  */
-import type { EndpointKeyPair } from './endpoint-keys.js';
-import type { ProviderDefaults, ProviderRequest } from './providers.js';
-import { PROVIDER_NAMES, resolveProvider } from './providers.js';
+import type { EndpointKeyPair } from '../common/endpoint-keys.js';
+import type { ProviderDefaults, ProviderRequest } from '../common/providers.js';
+import { PROVIDER_NAMES, resolveProvider } from '../common/providers.js';
 
 /** A model name for resolving a provider whose model does not matter (endpoints and keys are per provider). */
 const ANY_MODEL = 'any-model';

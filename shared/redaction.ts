@@ -2,7 +2,7 @@
  * The redactor (docs/redaction.md): one function that every text leaving the worker for Temporal (results,
  * failures, search attributes, memo, details), Postgres, the event stream or the logs goes
  * through. It replaces the values the worker holds as secrets (named after their variable; which
- * values those are: common/env-secrets.ts), in every form common/secret-matcher.ts recognises,
+ * values those are: shared/env-secrets.ts), in every form shared/secret-matcher.ts recognises,
  * and well-known secret shapes (named after the shape) with `[REDACTED:<name>]`. Pure; the worker
  * builds it from its environment and configuration (runtime/secrets.ts).
  */
@@ -62,7 +62,7 @@ export class Redactor {
   }
 
   /**
-   * The text with every known secret value — in any of the forms common/secret-matcher.ts
+   * The text with every known secret value — in any of the forms shared/secret-matcher.ts
    * recognises, whole or any run of 12 of its characters — replaced by `[REDACTED:<name>]`, then
    * every well-known secret shape by `[REDACTED:<shape>]`.
    */

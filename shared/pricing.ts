@@ -1,6 +1,6 @@
 /** Cost of a model call from configured per-million-token prices (the usage ledger, docs/cli.md). */
-import type { Usage } from './messages.js';
-import { roundCost } from './messages.js';
+import type { Usage } from '../common/messages.js';
+import { roundCost } from '../common/messages.js';
 
 export interface ModelPricing {
   input: number;

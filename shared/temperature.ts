@@ -3,8 +3,8 @@
  * configuration (like the endpoint of a `fromWorker` ref), so it never enters workflow history and a
  * corrected config file applies to running conversations after a worker restart.
  */
-import type { ApiMode, ProviderRef } from './providers.js';
-import { isLocalEndpoint } from './providers.js';
+import type { ApiMode, ProviderRef } from '../common/providers.js';
+import { isLocalEndpoint } from '../common/providers.js';
 
 /**
  * The temperature of calls to a local server (a local preset, or `custom` on a loopback address)

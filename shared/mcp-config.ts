@@ -6,7 +6,7 @@
  * tool names and hashes. Pure (zod only).
  */
 import { z } from 'zod';
-import { networkPolicySchema } from './sandbox-policy.js';
+import { networkPolicySchema } from '../common/sandbox-policy.js';
 
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');

@@ -3,18 +3,18 @@
  * default that can be changed here. Environment variables override the file where both exist.
  */
 import { z } from 'zod';
-import { DEFAULT_APPROVAL_POLICY } from './approval-policy.js';
-import { DEFAULT_COMPRESSION } from './context-window.js';
-import { BUSY_POLICIES } from './contract.js';
-import { DEFAULT_LOOP_GUARD } from './loop-guard.js';
-import { API_MODES, PROVIDER_NAMES } from './providers.js';
-import { sandboxConfigSchema } from './sandbox-policy.js';
-import { checkpointsConfigSchema } from './checkpoints.js';
+import { DEFAULT_APPROVAL_POLICY } from '../common/approval-policy.js';
+import { DEFAULT_COMPRESSION } from '../common/context-window.js';
+import { BUSY_POLICIES } from '../common/contract.js';
+import { DEFAULT_LOOP_GUARD } from '../common/loop-guard.js';
+import { API_MODES, PROVIDER_NAMES } from '../common/providers.js';
+import { sandboxConfigSchema } from '../common/sandbox-policy.js';
+import { checkpointsConfigSchema } from '../common/checkpoints.js';
 import { mcpConfigSchema } from './mcp-config.js';
 import { workerTuningSchema } from './worker-tuning.js';
-import { delegationSettingsSchema, envName, loopGuardSchema, modelChoiceSchema } from './carried-settings.js';
+import { delegationSettingsSchema, envName, loopGuardSchema, modelChoiceSchema } from '../common/carried-settings.js';
 
-export { loopGuardSchema } from './carried-settings.js';
+export { loopGuardSchema } from '../common/carried-settings.js';
 
 const pricingSchema = z
   .object({
@@ -29,7 +29,7 @@ const pricingSchema = z
 
 /**
  * Sampling temperature (OpenAI's range; Anthropic calls send at most 1). Unset: the provider's own
- * default, except local servers, which get LOCAL_DEFAULT_TEMPERATURE (common/temperature.ts).
+ * default, except local servers, which get LOCAL_DEFAULT_TEMPERATURE (shared/temperature.ts).
  */
 const temperatureSchema = z.number().min(0).max(2);
 

@@ -4,8 +4,8 @@
  * query that finds them, and the Temporal Web UI link that opens the workflow list filtered by it.
  * Printed by `herald dev`'s banner and `herald sessions`; docs/web-ui.md shows it in use.
  */
-import type { HeraldStatus } from './contract.js';
-import { SEARCH_ATTRIBUTES } from './constants.js';
+import type { HeraldStatus } from '../common/contract.js';
+import { SEARCH_ATTRIBUTES } from '../common/constants.js';
 
 export const NEEDS_PERSON_STATUSES: readonly HeraldStatus[] = ['awaiting_approval', 'awaiting_clarify', 'failed'];
 
