@@ -33,6 +33,7 @@ const workerSideFolders = [
     'skills',
     'store',
     'untrusted-text',
+    'workspace-files',
     'shared',
   ].flatMap((f) => [`../${f}/*`, `../${f}/**`]),
   '../runtime/*',

@@ -20,6 +20,7 @@ const SOURCE_DIRS = [
   'skills',
   'store',
   'untrusted-text',
+  'workspace-files',
   'client',
   'common',
   'runtime',

@@ -20,7 +20,7 @@ import type { McpToolRow } from '../store/mcp-tools.js';
 import { loadMcpTools } from '../store/mcp-tools.js';
 import type { ToolSchema } from '../model-adapters/types.js';
 import type { ToolDefinition } from '../activities/tools/registry.js';
-import { shortHash } from '../activities/tools/short-hash.js';
+import { shortHash } from '../shared/short-hash.js';
 import { commandAllowKey } from '../command-safety/approval-check.js';
 import type { McpPool } from './pool.js';
 import { runResourceTool } from './resources.js';

@@ -26,8 +26,8 @@ import type { LeftOut } from '../common/left-out.js';
 import { addLeftOut, leftOut, safeName } from '../common/left-out.js';
 import { screenFinding } from '../untrusted-text/prompt-screen.js';
 import { isInside } from '../sandbox/host.js';
-import { openForReading } from '../activities/tools/safe-files.js';
-import { workspaceFolders } from '../activities/prompt/workspace-root.js';
+import { openForReading } from '../workspace-files/safe-files.js';
+import { workspaceFolders } from '../workspace-files/git-root.js';
 import { parseSkillFile, skillNameProblem } from './front-matter.js';
 
 /** Skill folders read in one discovery (every root together). */

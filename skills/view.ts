@@ -1,7 +1,7 @@
 /**
  * Reading a skill (the `skill_view` tool and `herald skills show`): its SKILL.md instructions, or
  * one of its files by a path relative to the skill's folder. Confined like the file tools
- * (activities/tools/workspace.ts, safe-files.ts) with the skill's folder as the root: `..`,
+ * (workspace-files/confine.ts, safe-files.ts) with the skill's folder as the root: `..`,
  * absolute paths and symbolic links that lead out of it are refused, only regular files are
  * opened, without following a link at the last component, and sizes are bounded. SKILL.md is
  * scanned again when read (it may have changed since the index was built), and so is every other
@@ -12,8 +12,8 @@ import { join, relative } from 'node:path';
 import { describeLeftOut, leftOut } from '../common/left-out.js';
 import { screenFinding } from '../untrusted-text/prompt-screen.js';
 import { closestName } from '../shared/fuzzy.js';
-import { openForReading } from '../activities/tools/safe-files.js';
-import { WorkspaceEscapeError, resolveInWorkspace } from '../activities/tools/workspace.js';
+import { openForReading } from '../workspace-files/safe-files.js';
+import { WorkspaceEscapeError, resolveInWorkspace } from '../workspace-files/confine.js';
 import type { Skill, SkillCatalog, SkillSettings } from './discover.js';
 import { SKILL_FILE, discoverSkills, listDir, readSkillFile } from './discover.js';
 import { parseSkillFile } from './front-matter.js';

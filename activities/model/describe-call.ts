@@ -13,7 +13,7 @@ import { checkCommand } from '../../command-safety/approval-check.js';
 import type { DelegateArgs } from '../tools/delegate.js';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, parseToolArgs } from '../tools/registry.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { shortHash } from '../tools/short-hash.js';
+import { shortHash } from '../../shared/short-hash.js';
 
 /** `<REASONING_SCRATCHPAD>` opened and never closed: the model was cut off while thinking aloud. */
 export function hasUnterminatedScratchpad(text: string): boolean {

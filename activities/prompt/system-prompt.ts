@@ -15,7 +15,7 @@ import { addLeftOut } from '../../common/left-out.js';
 import { screenForPrompt } from '../../untrusted-text/prompt-screen.js';
 import { truncateMiddle } from '../../common/text.js';
 import { markerGuidance } from '../../shared/markers.js';
-import { gitRoot } from './workspace-root.js';
+import { gitRoot } from '../../workspace-files/git-root.js';
 import type { SkillSummary } from '../../skills/index-layer.js';
 import { skillsIndexLayer } from '../../skills/index-layer.js';
 

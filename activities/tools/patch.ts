@@ -8,10 +8,10 @@
 import { z } from 'zod';
 import { protectedPathMessage } from '../../shared/protected-paths.js';
 import { defineTool } from './registry.js';
-import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
-import { shortHash } from './short-hash.js';
+import { readWorkspaceFile, writeFileAtomic } from '../../workspace-files/safe-files.js';
+import { shortHash } from '../../shared/short-hash.js';
 import { editDiff } from './tool-display.js';
-import { workspaceRelative } from './workspace.js';
+import { workspaceRelative } from '../../workspace-files/confine.js';
 import { diskRoomRefusal } from './disk-room.js';
 import { isProtected, plural, resolveAllowingNotADirectory, statIfExists } from './write-file.js';
 import { TRAITS } from '../../common/tool-batch.js';

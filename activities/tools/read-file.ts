@@ -2,8 +2,8 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from './registry.js';
-import { openForReading } from './safe-files.js';
-import { resolveInWorkspace, workspaceRelative } from './workspace.js';
+import { openForReading } from '../../workspace-files/safe-files.js';
+import { resolveInWorkspace, workspaceRelative } from '../../workspace-files/confine.js';
 import { TRAITS } from '../../common/tool-batch.js';
 
 const MAX_LINE_CHARS = 2000;

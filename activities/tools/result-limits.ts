@@ -7,7 +7,7 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { truncateMiddle } from '../../common/text.js';
-import { writeFileAtomic } from './safe-files.js';
+import { writeFileAtomic } from '../../workspace-files/safe-files.js';
 
 export const RESULTS_DIR = '.herald-results';
 export const PREVIEW_CHARS = 1500;

@@ -26,7 +26,7 @@ import { MAX_DIFF_CHARS, MAX_TAIL_CHARS } from './tool-display.js';
 import { redactor } from '../../runtime/secrets.js';
 import { DEFAULT_MAX_RESULT_CHARS, parseToolArgs } from './registry.js';
 import { ToolHeartbeat } from './heartbeat-details.js';
-import { shortHash } from './short-hash.js';
+import { shortHash } from '../../shared/short-hash.js';
 import { startToolSpan } from '../tracing.js';
 import { confineWorkspace, cwdRefusal } from '../workspace-policy.js';
 

@@ -21,8 +21,8 @@ import type { IgnoreFile, IgnoreRules } from './glob.js';
 import { fileGlobMatcher, isIgnored, parseGitignore } from './glob.js';
 import type { ToolContext } from './registry.js';
 import { defineTool } from './registry.js';
-import { readWorkspaceFile } from './safe-files.js';
-import { resolveInWorkspace, workspaceRelative } from './workspace.js';
+import { readWorkspaceFile } from '../../workspace-files/safe-files.js';
+import { resolveInWorkspace, workspaceRelative } from '../../workspace-files/confine.js';
 import { plural, resolveAllowingNotADirectory } from './write-file.js';
 import { TRAITS } from '../../common/tool-batch.js';
 

@@ -10,12 +10,12 @@ import { z } from 'zod';
 import { isProtectedPath, protectedPathMessage } from '../../shared/protected-paths.js';
 import { DEFAULT_PROTECTED_PATHS } from '../../common/sandbox-policy.js';
 import { defineTool } from './registry.js';
-import { shortHash } from './short-hash.js';
+import { shortHash } from '../../shared/short-hash.js';
 import type { ToolContext } from './registry.js';
-import { readWorkspaceFile, writeFileAtomic } from './safe-files.js';
+import { readWorkspaceFile, writeFileAtomic } from '../../workspace-files/safe-files.js';
 import type { ToolDisplay } from './tool-display.js';
 import { MAX_DIFF_INPUT_BYTES, editDiff } from './tool-display.js';
-import { resolveInWorkspace, workspaceRelative } from './workspace.js';
+import { resolveInWorkspace, workspaceRelative } from '../../workspace-files/confine.js';
 import { diskRoomRefusal } from './disk-room.js';
 import { TRAITS } from '../../common/tool-batch.js';
 

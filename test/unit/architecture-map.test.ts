@@ -25,6 +25,7 @@ const PRODUCTION_FOLDERS = [
   'store',
   'types',
   'untrusted-text',
+  'workspace-files',
   'workers',
   'workflows',
 ];

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { patchTool } from '../../activities/tools/patch.js';
 import type { ToolContext } from '../../activities/tools/registry.js';
-import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { WorkspaceEscapeError } from '../../workspace-files/confine.js';
 import { toolContext } from '../support/tool-context.js';
 
 const SOURCE = [

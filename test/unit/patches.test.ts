@@ -25,6 +25,7 @@ const SOURCE_FOLDERS = [
   'skills',
   'store',
   'untrusted-text',
+  'workspace-files',
   'client',
   'runtime',
   'workers',

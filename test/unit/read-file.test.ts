@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readFileTool } from '../../activities/tools/read-file.js';
 import type { ToolContext } from '../../activities/tools/registry.js';
-import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { WorkspaceEscapeError } from '../../workspace-files/confine.js';
 import { toolContext } from '../support/tool-context.js';
 
 describe('read_file', () => {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ToolContext } from '../../activities/tools/registry.js';
 import { searchFilesTool } from '../../activities/tools/search-files.js';
-import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { WorkspaceEscapeError } from '../../workspace-files/confine.js';
 import { toolContext } from '../support/tool-context.js';
 
 type Args = Parameters<typeof searchFilesTool.handler>[0];

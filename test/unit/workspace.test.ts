@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { WorkspaceEscapeError, resolveInWorkspace, workspaceRelative } from '../../activities/tools/workspace.js';
+import { WorkspaceEscapeError, resolveInWorkspace, workspaceRelative } from '../../workspace-files/confine.js';
 
 describe('resolveInWorkspace', () => {
   let base: string;

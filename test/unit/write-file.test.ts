@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ToolContext } from '../../activities/tools/registry.js';
-import { shortHash } from '../../activities/tools/short-hash.js';
-import { WorkspaceEscapeError } from '../../activities/tools/workspace.js';
+import { shortHash } from '../../shared/short-hash.js';
+import { WorkspaceEscapeError } from '../../workspace-files/confine.js';
 import { countLines, writeFileTool } from '../../activities/tools/write-file.js';
 import { toolContext } from '../support/tool-context.js';
 

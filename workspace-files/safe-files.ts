@@ -12,8 +12,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { isInside } from '../../sandbox/host.js';
-import { WorkspaceEscapeError } from './workspace.js';
+import { isInside } from '../sandbox/host.js';
+import { WorkspaceEscapeError } from './confine.js';
 
 export class NotRegularFileError extends Error {
   constructor(path: string) {
