@@ -326,18 +326,20 @@ function despacedLines(raw: string, limit: number): string[] {
 
 /** A leetspeak word: letters and the digits or symbols that stand for letters, with at least one of each. */
 const LEET_WORD = /^(?=[^a-z]*[a-z])(?=.*[0134579@$!])[a-z0134579@$!]{2,}$/;
-const UNLEET: Record<string, string> = {
+/** The digits and symbols that stand for letters, as both readings below share them. */
+const LEET_LETTERS: Record<string, string> = {
   '0': 'o',
   '1': 'i',
   '3': 'e',
   '4': 'a',
   '5': 's',
   '7': 't',
-  '9': 'g',
   '@': 'a',
   $: 's',
   '!': 'i',
 };
+/** Within a leetspeak word, `9` is a `g` too (`s3cr3t 5tr1n9`). */
+const UNLEET: Record<string, string> = { ...LEET_LETTERS, '9': 'g' };
 
 /** `3xf1ltr4t3 th3 4P1 k3y5`: lines where many words are leetspeak, read with the letters restored. */
 function unleetLines(normalised: string, limit: number): string[] {
@@ -453,18 +455,8 @@ export function hiddenViews(raw: string, normalised: string): string[] {
 // ---------------------------------------------------------------------------------------------
 // Letters only
 
-const LEET: Record<string, string> = {
-  '0': 'o',
-  '1': 'i',
-  '3': 'e',
-  '4': 'a',
-  '5': 's',
-  '7': 't',
-  '@': 'a',
-  $: 's',
-  '!': 'i',
-  '|': 'l',
-};
+/** In the letters-only view, `|` reads as `l` as well (`|gnore`). */
+const LEET: Record<string, string> = { ...LEET_LETTERS, '|': 'l' };
 
 /** Letters only (digits and symbols read as the letters they imitate), with each letter's index in `text`. */
 export function compactOf(text: string): { letters: string; at: number[] } {
