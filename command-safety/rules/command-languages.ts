@@ -4,6 +4,7 @@
  * `rsync -e`, `zip -TT`, GNU parallel's argument commands, `coproc`.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { editorWords } from '../table/destinations.js';
 import { RULE_TABLE } from '../table/index.js';
 import { optionValue, optionWords } from '../options.js';
 import type { Word } from '../shell.js';
@@ -80,26 +81,7 @@ function awkWrites(inv: Invocation, ctx: RuleContext, program: Word, p: string):
 
 /** GNU sed's `e` command and `s///e` flag run shell commands; `w file` writes one. */
 export const sed: Rule = (inv, ctx) => {
-  const args = inv.args;
-  const scripts: Word[] = [];
-  let explicit = false;
-  for (let i = 0; i < args.length; i++) {
-    const v = args[i]!.value;
-    if (v === '-e' || v === '--expression') {
-      explicit = true;
-      if (args[i + 1]) scripts.push(args[++i]!);
-    } else if (v?.startsWith('--expression=')) {
-      explicit = true;
-      scripts.push({ ...args[i]!, value: v.slice(13) });
-    } else if (v === '-f' || v === '--file') {
-      explicit = true;
-      i++;
-    }
-  }
-  if (!explicit) {
-    const first = args.find((w) => w.value === null || !w.value.startsWith('-'));
-    if (first) scripts.push(first);
-  }
+  const { scripts } = editorWords(inv.args);
   for (const s of scripts) {
     if (s.value === null) continue;
     const e = /(?:^|[;\n{}])\s*(?:\d+|\$|\/(?:\\.|[^/])*\/)?\s*e(?:\s+(.*?))?(?:$|[;\n}])/m.exec(s.value);

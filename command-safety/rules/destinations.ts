@@ -7,6 +7,7 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
+import { editorWords } from '../table/destinations.js';
 import { writtenText } from './written.js';
 
 /** Emptying or shredding many files only known at run time: `find -exec truncate`, `xargs truncate`, `sed -i d`. */
@@ -31,15 +32,9 @@ export const emptiesMany: Rule = (inv, ctx) => {
     if (many || dest?.value === null || (/\$/.test(dest?.raw ?? '') && /[*?[]/.test(dest?.value ?? ''))) return say();
   }
   if (/^g?sed$/.test(inv.name) && inv.args.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? ''))) {
-    const script = inv.args.find((w) => w.value !== null && !w.value.startsWith('-'));
     // Every line deleted (`d`, `1,$d`, `/.*/d`) or replaced whole (`s/^.*$/x/`).
-    if (
-      script &&
-      /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d|s(.)\^?\.\*\$?\4(?:\\.|(?!\4).)*\4g?)\s*$/.test(
-        script.value ?? '',
-      )
-    )
-      say();
+    const wipes = /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d|s(.)\^?\.\*\$?\4(?:\\.|(?!\4).)*\4g?)\s*$/;
+    if (editorWords(inv.args).scripts.some((s) => wipes.test(s.value ?? ''))) say();
   }
 };
 

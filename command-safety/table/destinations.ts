@@ -103,26 +103,40 @@ export function writtenWords(inv: Invocation): Word[] {
   }
   if (EVERY_OPERAND.has(inv.name)) out.push(...operands(a));
   else if (IN_PLACE.has(inv.name) && a.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? '')))
-    out.push(...editedFiles(a));
+    out.push(...editorWords(a).files);
   return out;
 }
 
 /**
- * The files `sed -i` / `perl -pi` edit: the operands after the script. The script is the value of
- * `-e`/`-f` when given (`perl -pi -e CODE f`), else sed's first operand (`sed -i '/^#/d' f`).
+ * An in-place editor's words (`sed`, `perl -pi`): its scripts — each `-e X` (also bundled, `-ne X`,
+ * or attached, `-es/a/b/`) and `--expression=X`, else the first operand — and the files it edits,
+ * the operands after the script. A script file (`-f x.sed`) is neither.
  */
-function editedFiles(a: readonly Word[]): Word[] {
-  const files: Word[] = [];
+export function editorWords(a: readonly Word[]): { scripts: Word[]; files: Word[] } {
+  const scripts: Word[] = [];
+  const operands: Word[] = [];
   let explicit = false;
   for (let i = 0; i < a.length; i++) {
-    const v = a[i]!.value;
-    if (v !== null && /^-[a-zA-Z]*[ef]$|^--(expression|file)$/.test(v)) {
+    const w = a[i]!;
+    const v = w.value;
+    if (v === null || !v.startsWith('-') || v === '-') operands.push(w);
+    else if (/^-[a-zA-Z]*e$|^--expression$/.test(v)) {
+      explicit = true;
+      if (a[i + 1]) scripts.push(a[++i]!);
+    } else if (/^-[a-zA-Z]*f$|^--file$/.test(v)) {
       explicit = true;
       i++;
-    } else if (v !== null && /^-[a-zA-Z]*e./.test(v)) explicit = true;
-    else if (v === null || !v.startsWith('-') || v === '-') files.push(a[i]!);
+    } else if (v.startsWith('--expression=')) {
+      explicit = true;
+      scripts.push({ ...w, value: v.slice('--expression='.length) });
+    } else if (v.startsWith('--file=')) explicit = true;
+    else if (/^-[a-zA-Z]*?e./.test(v)) {
+      explicit = true;
+      scripts.push({ ...w, value: v.replace(/^-[a-zA-Z]*?e/, '') });
+    }
   }
-  return explicit ? files : files.slice(1);
+  if (!explicit && operands.length) scripts.push(operands.shift()!);
+  return { scripts, files: operands };
 }
 
 /** `cp dotfiles/.zshrc ~/`: copied into a folder, each source lands at folder/name. */
