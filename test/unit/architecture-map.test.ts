@@ -7,28 +7,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
+import { BUILD_FOLDERS } from '../support/build-folders.js';
 import { readDoc } from '../support/docs.js';
 
-/** What `npm run build` compiles for the package (tsconfig.build.json), without the test support it ships for the demo. */
-const PRODUCTION_FOLDERS = [
-  'activities',
-  'checkpoints',
-  'client',
-  'command-safety',
-  'common',
-  'mcp',
-  'model-adapters',
-  'runtime',
-  'sandbox',
-  'shared',
-  'skills',
-  'store',
-  'types',
-  'untrusted-text',
-  'workspace-files',
-  'workers',
-  'workflows',
-];
+/** What `npm run build` compiles for the package, without the test support it ships for the demo. */
+const PRODUCTION_FOLDERS = BUILD_FOLDERS;
 
 function modulesOnDisk(): string[] {
   return PRODUCTION_FOLDERS.flatMap((folder) =>

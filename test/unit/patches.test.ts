@@ -9,27 +9,11 @@ import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../runtime/paths.js';
 import type { PatchEntry } from '../../workflows/patches.js';
 import { PATCHES, renderPatchList } from '../../workflows/patches.js';
+import { BUILD_FOLDERS } from '../support/build-folders.js';
 import { readDoc } from '../support/docs.js';
 
 const REGISTRY = 'workflows/patches.ts';
-const SOURCE_FOLDERS = [
-  'workflows',
-  'common',
-  'activities',
-  'checkpoints',
-  'command-safety',
-  'mcp',
-  'model-adapters',
-  'sandbox',
-  'shared',
-  'skills',
-  'store',
-  'untrusted-text',
-  'workspace-files',
-  'client',
-  'runtime',
-  'workers',
-];
+const SOURCE_FOLDERS = BUILD_FOLDERS;
 const START = '<!-- patches: generated from workflows/patches.ts -->';
 const END = '<!-- /patches -->';
 
