@@ -84,8 +84,9 @@ export function writtenWords(inv: Invocation): Word[] {
     }
   }
   if (LAST_OPERAND.has(inv.name)) {
-    const last = operands(a).at(-1);
-    if (last && last.value !== '-' && operands(a).length >= 2) out.push(last);
+    const ops = operands(a);
+    const last = ops.at(-1);
+    if (last && last.value !== '-' && ops.length >= 2) out.push(last);
   }
   const nth = NTH_OPERAND[inv.name];
   if (nth) {
