@@ -61,6 +61,9 @@ const SECRET_STORE = String.raw`(?:(?:saved |stored )(?:browser )?(?:passwords|l
 /** Where a shown secret ends up: the agent's reply, a PR, an issue, a log. */
 const IN_OUTPUT = String.raw`(?:in|into|to|at the (?:top|end|start) of|as part of) (?:your|the|this|a|my|every|each|its|their) (?:next |final |first )?(?:reply|answer|response|output|message|chat|comment|pr description|pr|pull request|issue|summary|commit message|log|build log|terminal|code block|first comment|description|thread|channel)`;
 
+/** A word after a secret's name that makes it a question about the secret, not for it ("password reset policy"). */
+const ABOUT_THE_SECRET = String.raw`\s(?:expir|format|length|scope|name|prefix|rotation|polic|field|header|type|reset|requirement|rule|strength|manager|hash|complexity|change)`;
+
 export const CREDENTIAL_RULES: Rule[] = [
   {
     family: CR,
@@ -147,7 +150,7 @@ export const CREDENTIAL_RULES: Rule[] = [
     pattern: 'reveal_secret',
     description: 'text telling the agent to reveal a secret value',
     re: rx(
-      String.raw`\b(?:print|echo|output|reveal|display|show|leak|dump|paste|tell me|give me|send me|show me|share|disclose|respond with|reply with|include|write|type out|spell out)(?: me)? (?:the |your |an? |all )?(?:value of |values of |contents of )?(?:the |your |all )?(?:\$\{?\w*(?:key|token|secret|password)\}?|${SECRET_NAME}|(?:openai|anthropic|aws|github|gh|stripe|slack|api|secret|access|private|auth|bearer|npm|pypi|database|db|admin|root)(?:[\s_-]\w+)?[\s_-](?:keys?|tokens?|secrets?|passwords?)|(?:api |access |secret )?(?:key|token|password))\b(?!'s|\s(?:expir|format|length|scope|name|prefix|rotation|policy|field|header|type)) ?(?:${fill(4)}(?:${IN_OUTPUT}|so (?:i|we) can)\b|[.!?]|$| to me\b| here\b| below\b| (?:environment )?variable\b| (?:is set to|in this environment)\b)`,
+      String.raw`\b(?:print|echo|output|reveal|display|show|leak|dump|paste|tell me|give me|send me|show me|share|disclose|respond with|reply with|include|write|type out|spell out)(?: me)? (?:the |your |an? |all )?(?:value of |values of |contents of )?(?:the |your |all )?(?:\$\{?\w*(?:key|token|secret|password)\}?|${SECRET_NAME}|(?:openai|anthropic|aws|github|gh|stripe|slack|api|secret|access|private|auth|bearer|npm|pypi|database|db|admin|root)(?:[\s_-]\w+)?[\s_-](?:keys?|tokens?|secrets?|passwords?)|(?:api |access |secret )?(?:key|token|password))\b(?!'s|${ABOUT_THE_SECRET}) ?(?:${fill(4)}(?:${IN_OUTPUT}|so (?:i|we) can)\b|[.!?]|$| to me\b| here\b| below\b| (?:environment )?variable\b| (?:is set to|in this environment)\b)`,
     ),
     guards: { ...PROSE, modal: true, imperative: true },
     // `echo "$TOKEN" | docker login …` is a command (secret_cli judges those), not prose.
@@ -165,7 +168,7 @@ export const CREDENTIAL_RULES: Rule[] = [
     pattern: 'reveal_secret',
     description: 'text telling the agent to reveal a secret value',
     re: rx(
-      String.raw`\bwhat(?: is|'s| was) (?:the value of )?(?:\$\w*(?:key|token|secret|password)\b|${SECRET_NAME}|your (?:\w+ )?(?:api key|key|token|password|secret key|secret|access token))|\btell me what ${SECRET_NAME} is (?:set to|equal to)\b|\bwhat(?: is|'s) ${SECRET_NAME} set to\b|\b(?:tell me|give me|send me|show me) (?:the |your )(?:\w+ )?(?:api key|api token|access token|secret key|password|private key|passphrase)s?\b(?!'s)`,
+      String.raw`\bwhat(?: is|'s| was) (?:the value of )?(?:\$\w*(?:key|token|secret|password)\b|${SECRET_NAME}|your (?:\w+ )?(?:api key|key|token|password|secret key|secret|access token))|\btell me what ${SECRET_NAME} is (?:set to|equal to)\b|\bwhat(?: is|'s) ${SECRET_NAME} set to\b|\b(?:tell me|give me|send me|show me) (?:the |your )(?:\w+ )?(?:api key|api token|access token|secret key|password|private key|passphrase)s?\b(?!'s|${ABOUT_THE_SECRET})`,
     ),
     guards: PROSE,
   },

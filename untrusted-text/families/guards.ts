@@ -92,11 +92,24 @@ function quotationAround(text: string, start: number, end: number): [number, num
   return undefined;
 }
 
+/** The quotation right before another in a list: `"a", "b" and "c"` gives `"b"` for `"c"`. */
+const LISTED_BEFORE = /(["\x60])[^"\x60\n]{1,300}\1\)?(?:,|;|,? (?:and|or))? ?$/;
+
 export function mentioned(text: string, start: number, end: number): boolean {
-  const q = quotationAround(text, start, end);
+  let q = quotationAround(text, start, end);
   if (q && q[0] < start - 1) {
     // Judge the whole quotation: the cue comes before its opening quote, or the report after it.
     if (mentionedAt(text, q[0] + 1, q[1] - 1)) return true;
+  }
+  // A quotation in a list of them ("phrases include "a", "b" and "c"") is reported when the
+  // list is: the cue stands before the first one only.
+  for (let hops = 0; q && hops < 12; hops += 1) {
+    const prev = LISTED_BEFORE.exec(text.slice(Math.max(lineStartNear(text, q[0], 400), q[0] - 320), q[0]));
+    if (!prev) break;
+    const open = q[0] - prev[0].length;
+    const close = open + prev[0].lastIndexOf(prev[1]!);
+    if (mentionedAt(text, open + 1, close)) return true;
+    q = [open, close + 1];
   }
   return mentionedAt(text, start, end);
 }

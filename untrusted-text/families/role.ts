@@ -112,7 +112,9 @@ export const ROLE_RULES: Rule[] = [
       String.raw`^[#>*\s]*(?:system|system prompt|system message|system override|system update|system notice|system instructions?|developer message|developer instructions|developer note|admin override|admin note|admin instructions|important system message|operator|operator note|operator message)\x20?:\x20?[*\x20]*(?:you|your|ignore|disregard|forget|from now on|new instructions|always|never|do not|don't|act|respond|reply|answer|reveal|print|execute|override|the (?:user|assistant|ai|model|agent)|assistant|ai|important|attention|urgent|all previous|before|this session|tool|approve|every|all|elevated|permissions?)\b|^[#>*\s]*[\[(<{] ?(?:system|sys|system message|system prompt|system override|system update|system notice|admin|developer|developer message|important system message|operator|admin override) ?[\])>}]\x20?:?\x20?[^\s=(]|\[(?:system|admin|developer|operator) (?:message|override|note|notice|instruction|update|alert)\]|^#{1,6} ?(?:instruction|system|system prompt|system message|new instructions?|developer message|admin message|operator message) ?:?$|<\/?(?:system|system_prompt|system-prompt|system_message|system_instructions|system-instructions|sys_prompt|admin_instructions|developer_note|developer_message|developer-instructions|system-reminder|system_reminder|operator_instructions)>|(?:^|\n)[=#*\s-]*(?:begin|start) (?:system prompt|system message|admin instructions|trusted instructions|developer instructions|operator instructions)\b|<[a-z_-]+\x20[^>]{0,60}\brole ?= ?["']?(?:system|developer|admin)\b`,
     ),
     guards: { mention: true },
-    accept: (m, text) => !/^[\s#>*]*#/.test(m[0]) || carriesOrder(m, text),
+    // A markdown heading, or a bracketed notice or update ("[SYSTEM NOTICE] Scheduled maintenance …"),
+    // is how status pages and changelogs write; it fakes a turn only when it carries an order.
+    accept: (m, text) => !/^[\s#>*]*#|\b(?:notice|update|alert)\b/.test(m[0]) || carriesOrder(m, text),
   },
   {
     family: RH,
