@@ -120,13 +120,15 @@ export function expandBraces(text: string, limit = 64): string[] | undefined {
 }
 
 /** One piece of a word: literal text (with whether it was quoted), a split point, or something unknown. */
-type Piece = { text: string; quoted: boolean } | { split: true } | { unknown: true };
+type Piece = { text: string; quoted: boolean } | { split: true } | { unknown: true; maybe?: string[] };
 
 export interface Scope {
   /** Literal values assigned to each variable anywhere in the script (null marks a non-literal assignment). */
   vars: Map<string, Array<string | null>>;
   /** The whole command line (string nodes are read from it between their children). */
   source: string;
+  /** Variables assigned the output of a network fetch (`x=$(curl …)`): text from elsewhere. */
+  fetched?: Set<string>;
 }
 
 /** The value a variable expands to, when the script gives it exactly one literal value. */
@@ -209,8 +211,11 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
       let value = name === undefined ? null : variableValue(name, scope);
       // `${x:-y}` with x empty is y: not known here.
       if (value === '' && /^\$\{[A-Za-z_][A-Za-z0-9_]*:?-/.test(node.text)) value = null;
-      if (value === null) out.push({ unknown: true });
-      else if (name === 'IFS' && !quoted) out.push({ split: true });
+      if (value === null) {
+        // Assigned several values (`x=$(…)` and `x=/`): any literal one may be what runs.
+        const maybe = name === undefined ? [] : (scope.vars.get(name) ?? []).filter((v): v is string => v !== null);
+        out.push(maybe.length ? { unknown: true, maybe: maybe.slice(0, 8) } : { unknown: true });
+      } else if (name === 'IFS' && !quoted) out.push({ split: true });
       else if (!quoted && /\s/.test(value)) {
         value
           .split(/\s+/)
@@ -241,16 +246,25 @@ export function expandWord(node: SyntaxNode, scope: Scope): Word[] {
   // reads words then runs on its slow path (see classify.ts).
   const raw = node.text;
   const { startIndex: start, endIndex: end } = node;
-  const words: Array<{ text: string; unknown: boolean; glob: boolean; unquoted: string; shape: string }> = [
-    { text: '', unknown: false, glob: false, unquoted: '', shape: '' },
-  ];
+  type Building = {
+    text: string;
+    unknown: boolean;
+    glob: boolean;
+    unquoted: string;
+    shape: string;
+    maybe?: string[] | undefined;
+  };
+  const words: Building[] = [{ text: '', unknown: false, glob: false, unquoted: '', shape: '' }];
   for (const p of pieces) {
     const cur = words[words.length - 1]!;
     if ('split' in p) words.push({ text: '', unknown: false, glob: false, unquoted: '', shape: '' });
     else if ('unknown' in p) {
+      // Only a word that is the one expansion and nothing else takes its possible values.
+      cur.maybe = cur.shape === '' && !cur.unknown ? p.maybe : undefined;
       cur.unknown = true;
       cur.shape += '\uFFFC';
     } else {
+      cur.maybe = undefined;
       cur.text += p.text;
       cur.shape += p.text;
       if (!p.quoted) {
@@ -262,7 +276,11 @@ export function expandWord(node: SyntaxNode, scope: Scope): Word[] {
   const out: Word[] = [];
   for (const w of words) {
     if (w.unknown) {
-      out.push({ raw, start, end, value: null, glob: w.glob, shape: w.shape });
+      out.push(
+        w.maybe
+          ? { raw, start, end, value: null, glob: w.glob, shape: w.shape, maybe: w.maybe }
+          : { raw, start, end, value: null, glob: w.glob, shape: w.shape },
+      );
       continue;
     }
     if (w.text === '' && words.length > 1) continue;

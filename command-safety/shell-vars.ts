@@ -8,6 +8,9 @@ import type { ParsedScript } from './shell.js';
 import type { Scope } from './shell-expand.js';
 import { expandWord } from './shell-expand.js';
 
+/** A value that is the output of a network client: `$(curl -s …)`, `` `wget -qO- …` ``. */
+const FETCHED = /^["']?(?:\$\(|`)\s*(?:\S*\/)?(?:curl|wget|nc|ncat|http|https|xh|fetch|aria2c|lynx|w3m)\b/;
+
 export function collectAssignments(root: SyntaxNode, scope: Scope): void {
   const add = (name: string, value: string | null) => {
     const list = scope.vars.get(name) ?? [];
@@ -25,6 +28,7 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
       if (name) {
         // `x+=…` appends, arrays and substitutions are not single literal values.
         const op = n.children.find((c) => !c.isNamed)?.text;
+        if (value && FETCHED.test(value.text)) (scope.fetched ??= new Set()).add(name);
         if (!value) add(name, '');
         else if (op === '+=' || value.type === 'array') add(name, null);
         else {

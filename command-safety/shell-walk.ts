@@ -123,6 +123,19 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     };
   };
 
+  /** `NAME=value` as the name and its value's one word (unknown when it is several). */
+  const assignmentOf = (c: SyntaxNode): { name: string; value: Word } => {
+    const value = c.childForFieldName('value');
+    const w = value ? expandWord(value, scope) : [];
+    return {
+      name: c.childForFieldName('name')?.text ?? '',
+      value:
+        w.length === 1
+          ? w[0]!
+          : { value: w.length ? null : '', raw: value?.text ?? '', start: c.startIndex, end: c.endIndex, glob: false },
+    };
+  };
+
   /** One `command` node (with the redirects of its redirected_statement). */
   const command = (n: SyntaxNode, redirects: SyntaxNode[], ctx: Context): SimpleCommand[] => {
     const extra: SimpleCommand[] = [];
@@ -133,23 +146,9 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     let stdin: Stdin | undefined;
     for (const c of n.namedChildren) {
       if (c.type === 'variable_assignment') {
-        const name = c.childForFieldName('name')?.text ?? '';
         const value = c.childForFieldName('value');
         if (value) extra.push(...nested(value, ctx));
-        const w = value ? expandWord(value, scope) : [];
-        assignments.push({
-          name,
-          value:
-            w.length === 1
-              ? w[0]!
-              : {
-                  value: w.length ? null : '',
-                  raw: value?.text ?? '',
-                  start: c.startIndex,
-                  end: c.endIndex,
-                  glob: false,
-                },
-        });
+        assignments.push(assignmentOf(c));
       } else if (c.type === 'file_redirect' || c.type === 'heredoc_redirect' || c.type === 'herestring_redirect') {
         const r = redirectOf(c, ctx, extra);
         reds.push(r.redirect);
@@ -367,29 +366,35 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         const out = nested(n, ctx);
         if (n.type === 'declaration_command' || n.type === 'unset_command') {
           // `export FOO=…`, `declare -f`: treat as the builtin command it is.
-          const words = n.namedChildren.flatMap((c) => (c.type !== 'variable_assignment' ? expandWord(c, scope) : []));
+          // A bare name (`unset HISTFILE`, `export PATH`) is the literal word it is.
+          const words = n.namedChildren.flatMap((c) =>
+            c.type === 'variable_assignment'
+              ? []
+              : c.type === 'variable_name'
+                ? [{ value: c.text, raw: c.text, start: c.startIndex, end: c.endIndex, glob: false }]
+                : expandWord(c, scope),
+          );
           const kw = n.children[0];
           out.unshift(
             simpleCommand(n, ctx, {
               words: kw
                 ? [{ value: kw.text, raw: kw.text, start: kw.startIndex, end: kw.endIndex, glob: false }, ...words]
                 : words,
-              assignments: n.namedChildren
-                .filter((c) => c.type === 'variable_assignment')
-                .map((c) => ({
-                  name: c.childForFieldName('name')?.text ?? '',
-                  value: expandWord(c.childForFieldName('value') ?? c, scope)[0] ?? {
-                    value: null,
-                    raw: c.text,
-                    start: c.startIndex,
-                    end: c.endIndex,
-                    glob: false,
-                  },
-                })),
+              assignments: n.namedChildren.filter((c) => c.type === 'variable_assignment').map(assignmentOf),
               redirects: [],
               stdin: undefined,
             }),
           );
+        } else if (n.type === 'variable_assignment' || n.type === 'variable_assignments') {
+          // `PATH=.:$PATH`, `HISTFILE=/dev/null` on their own set the shell's own variables, which
+          // every later command of the line runs with: judged as a command's environment is. IFS
+          // on its own (`IFS=$'\n'` before a loop) is the everyday idiom and changes no program.
+          const set = (n.type === 'variable_assignment' ? [n] : n.namedChildren)
+            .filter((c) => c.type === 'variable_assignment')
+            .map(assignmentOf)
+            .filter((a) => a.name !== 'IFS');
+          if (set.length)
+            out.unshift(simpleCommand(n, ctx, { words: [], assignments: set, redirects: [], stdin: undefined }));
         }
         return out;
       }
@@ -416,5 +421,13 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   commands.push(...statementsWithBackground(root, { inFunction: undefined, background: false, cwd: { value: '.' } }));
   // Only command lines with arithmetic, an index, `let`, a numeric test or `@P` need the second walk.
   const evaluated = /\(\(|\$\[|\w\[|\blet\b|@P|-(eq|ne|lt|le|gt|ge)\b/.test(source) ? evaluatedNames(root) : [];
-  return { source, commands, errors, functions, vars: scope.vars, evaluated };
+  return {
+    source,
+    commands,
+    errors,
+    functions,
+    vars: scope.vars,
+    evaluated,
+    ...(scope.fetched ? { fetched: scope.fetched } : {}),
+  };
 }

@@ -37,6 +37,8 @@ export interface Word {
    * time (`/home/$USER` → `/home/\uFFFC`), so a rule can still see where it points.
    */
   shape?: string;
+  /** When the value is unknown because the line assigns its variable several values: the literal ones (`x=$(…); x=/`). */
+  maybe?: string[];
 }
 
 export interface Redirect {
@@ -86,6 +88,8 @@ export interface ParsedScript {
    * `let`, an array index — `a='x[$(cmd)]'` runs cmd) or by prompt expansion (`${a@P}`).
    */
   evaluated?: Array<{ name: string; how: 'arithmetic' | 'prompt'; start: number; end: number }>;
+  /** Variables assigned the output of a network fetch (Scope.fetched). */
+  fetched?: ReadonlySet<string>;
 }
 
 let parser: Parser | undefined;

@@ -154,8 +154,23 @@ const PATH_VARS = new Set([
 /** JVM option variables of build tools: code only when they load an agent or run a command on error. */
 const JVM_OPTS = /^(MAVEN_OPTS|GRADLE_OPTS|JAVA_OPTS|SBT_OPTS|ANT_OPTS)$/;
 
+/** `HISTFILE=/dev/null`, `HISTSIZE=0`: the shell stops keeping its history (the row history_off says the rest). */
+function historyOff(name: string, value: string | null): boolean {
+  if (name === 'HISTFILE') return value === null || value === '' || /^\/dev\//.test(value);
+  return (name === 'HISTSIZE' || name === 'HISTFILESIZE') && (value === null || /^-?0*$/.test(value));
+}
+
 export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
   for (const a of inv.env) {
+    if (historyOff(a.name, a.value.value)) {
+      ctx.add(inv, {
+        group: 'destroy_files',
+        rule: 'history_off',
+        reason: `${a.name} set this way stops the shell keeping its history, so what runs next leaves no trace`,
+        at: [a.value],
+      });
+      continue;
+    }
     if (a.name.startsWith('BASH_FUNC_')) {
       ctx.add(inv, {
         group: 'indirection',
@@ -262,6 +277,16 @@ export function evaluatedVariables(parsed: ParsedScript, inv: Invocation, ctx: R
       end: e.end,
       glob: false,
     };
+    // `n=$(curl -s …); echo $((n + 1))`: whoever serves the page writes `a[$(cmd)]` and it runs.
+    if (e.how === 'arithmetic' && parsed.fetched?.has(e.name)) {
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'evaluated_variable',
+        reason: `the shell evaluates ${e.name} as arithmetic and its value comes from the network: an index in it runs a command`,
+        at: [at],
+      });
+      continue;
+    }
     const code = (values ?? []).filter((v): v is string => v !== null && /\$\(|`/.test(v));
     if (e.how === 'prompt' && (!values || values.includes(null))) {
       ctx.add(inv, {

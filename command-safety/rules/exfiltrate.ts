@@ -6,7 +6,7 @@
  * built at run time sent to DNS. `nc -e`, `socat exec:`, reverse tunnels and searches of a whole
  * home are rows (table/rows/network.ts).
  */
-import type { Rule } from '../invocation.js';
+import type { Invocation, Rule } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
 import type { SimpleCommand, Word } from '../shell.js';
@@ -269,6 +269,19 @@ const sender: Rule = (inv, ctx) => {
     say('file_upload', `${inv.name} uploads files`);
 };
 
+/** Every URL the command names is this machine (`localhost`, `127.0.0.1`, `[::1]`), and it names one. */
+function onlyLoopback(inv: Invocation): boolean {
+  const urls = operands(inv.args).filter(
+    (w) => w.value === null || /^(https?:\/\/|localhost|127\.|\[::1\])/i.test(w.value),
+  );
+  return (
+    urls.length > 0 &&
+    urls.every(
+      (w) => w.value !== null && /^(https?:\/\/)?(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i.test(w.value),
+    )
+  );
+}
+
 /** curl and wget uploads: of a file from outside the workspace, a file only known at run time, or command output. */
 const curl: Rule = (inv, ctx) => {
   sender(inv, ctx);
@@ -304,11 +317,13 @@ const curl: Rule = (inv, ctx) => {
         reason: 'uploads the output of another command',
         at: [inv.word, value],
       });
+    // A scratch file under /tmp may be posted to a server on this machine; sent anywhere else it
+    // is data leaving, whatever put it there.
     if (
       path &&
       path !== '-' &&
-      !['workspace'].includes(placeOf(path, inv.cmd.cwd)) &&
-      !/^\/(tmp|var\/tmp)\//.test(path)
+      placeOf(path, inv.cmd.cwd) !== 'workspace' &&
+      !(/^\/(tmp|var\/tmp)\//.test(path) && onlyLoopback(inv))
     )
       return ctx.add(inv, {
         group: X,

@@ -18,6 +18,7 @@ function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous
     return 'hardline';
   const place = placeOf(w.value, cwd, w.glob);
   if (place === 'root' || place === 'system' || place === 'home') return 'hardline';
+  if (w.maybe?.some((v) => ['root', 'system', 'home'].includes(placeOf(v, cwd)))) return 'hardline';
   if (place === 'unknown' || place === 'outside') return 'dangerous';
   return null;
 }

@@ -5,6 +5,7 @@
  * `eval "$(tool init -)"` lines that version managers and agents print for a shell to load.
  */
 import type { Word } from '../shell.js';
+import { isSecretFile, placeOf } from '../paths.js';
 
 /** Folders every mainstream toolchain regenerates (build output, dependency trees, caches). */
 const GENERATED = new Set([
@@ -162,18 +163,39 @@ const PURE_NAMES: Record<string, Set<string>> = {
       'join dirname basename extname Math max min floor ceil round abs sqrt Date now toISOString new Number String Object keys ' +
       'values entries length typeof const let var true false null undefined map filter reduce toString toFixed split trim ' +
       'toUpperCase toLowerCase includes Array from isArray of if else return node name ' +
-      'dependencies devDependencies scripts main engines cpus hostname totalmem freemem type release EOL'
+      'dependencies devDependencies scripts main engines cpus hostname totalmem freemem type release EOL ' +
+      'fs readFileSync readdirSync existsSync'
     ).split(' '),
   ),
 };
 const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string)$/;
 // Only the manifest: a planted `x.json` symlink to a `.js` file would be run by require.
-const PURE_REQUIRE = /^(path|util|os|\.\/package\.json)$/;
+const PURE_REQUIRE = /^(path|util|os|fs|\.\/package\.json)$/;
+/** The file reads a printing script may make: each names a literal path (checked where it is). */
+const FILE_READ = /\b(readFileSync|readdirSync|existsSync)\s*\(\s*(["'])([^"'\n]*)\2/g;
 
-export function printsOnly(lang: string, code: string): boolean {
+/**
+ * `fs.readFileSync('package.json', 'utf8')` reads a file of the workspace to print it: every
+ * read names a literal path inside the workspace that is not a secret; any other use of fs has
+ * a name outside the pure list.
+ */
+function readsWorkspaceOnly(code: string, cwd: string | null): boolean {
+  const reads = [...code.matchAll(FILE_READ)];
+  if ((code.match(/\b(?:readFileSync|readdirSync|existsSync)\b/g) ?? []).length !== reads.length) return false;
+  return reads.every((m) => placeOf(m[3]!, cwd) === 'workspace' && !isSecretFile(m[3]!, cwd));
+}
+
+export function printsOnly(lang: string, code: string, cwd: string | null = '.'): boolean {
   const names = PURE_NAMES[lang];
   if (!names || code.length > 2000) return false;
   if (/[`\\]/.test(code)) return false;
+  if (lang === 'JavaScript') {
+    // `require('path')['constructor']['constructor']('…')()`: in JavaScript a member named by a
+    // string is a member like any other, so it must be a pure name too.
+    for (const m of code.matchAll(/[\w$)\]]\s*\[\s*(["'])([^"'\n]*)\1/g))
+      if (/^[A-Za-z_$][\w$]*$/.test(m[2]!) ? !names.has(m[2]!) : /[^\w@/.-]/.test(m[2]!)) return false;
+    if (!readsWorkspaceOnly(code, cwd)) return false;
+  }
   const requires = [...code.matchAll(/\brequire\s*\(\s*(["'])([^"']*)\1\s*\)/g)];
   if (requires.some((m) => !PURE_REQUIRE.test(m[2]!) || m[2]!.includes('..'))) return false;
   if ((code.match(/\brequire\b/g) ?? []).length !== requires.length) return false;

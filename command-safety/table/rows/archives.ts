@@ -85,6 +85,18 @@ export const ARCHIVE_ROWS: RowInput[] = [
     notMatch: ['history', 'history 20'],
   },
   {
+    id: 'history_off',
+    group: 'destroy_files',
+    reason: 'stops the shell keeping its history, so what runs next leaves no trace',
+    when: [
+      { program: ['unset'], word: ['/^HIST(FILE|SIZE|FILESIZE)$/'] },
+      { program: ['set'], word: ['/^\\+o$/', '/^history$/'] },
+      // `HISTFILE=/dev/null`, `export HISTSIZE=0` are assignments, judged with the others (rules/environment.ts).
+    ],
+    match: ['unset HISTFILE', 'set +o history', 'unset -v HISTFILE'],
+    notMatch: ['unset FOO', 'set -o pipefail', 'export HISTSIZE=100000', 'history 20', 'set +o errexit'],
+  },
+  {
     id: 'punch_hole',
     group: 'destroy_files',
     reason: 'fallocate deallocates or shifts part of a file (its data is lost)',
