@@ -38,7 +38,8 @@ export const emptiesMany: Rule = (inv, ctx) => {
   }
   if (/^perl[\d.]*$/.test(inv.name) && inv.args.some((w) => /^-[\w]*i/.test(w.value ?? ''))) {
     // Each line or the whole file (`-0`, `-0777`) replaced by what the script puts in `$_`: `s/.*//s`, `$_ = ""`.
-    const wipes = /^\s*(s(.)\^?\.[*+]\$?\2(?:\\.|(?!\2).)*\2[gsmxe]*|\$_\s*=\s*(""|''|q\(\)|undef)|undef\s*\$_)\s*;?\s*$/;
+    const wipes =
+      /^\s*(s(.)\^?\.[*+]\$?\2(?:\\.|(?!\2).)*\2[gsmxe]*|\$_\s*=\s*(""|''|q\(\)|undef)|undef\s*\$_)\s*;?\s*$/;
     if (editorWords(inv.args).scripts.some((s) => wipes.test(s.value ?? ''))) say();
   }
 };
