@@ -147,7 +147,11 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
       at: [inv.word, code],
     });
   // `python3 -c 'print(1+2)'`, `node -e 'console.log(process.version)'`: pure names only, nothing to ask.
-  if (printsOnly(lang, code.value, inv.cmd.cwd) || (lang === 'Perl' && substitutesOnly(code.value) && !loadsPerlCode(inv))) return;
+  if (
+    printsOnly(lang, code.value, inv.cmd.cwd) ||
+    (lang === 'Perl' && substitutesOnly(code.value) && !loadsPerlCode(inv))
+  )
+    return;
   ctx.add(inv, {
     group: 'indirection',
     rule: 'inline_interpreter',
