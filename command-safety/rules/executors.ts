@@ -286,11 +286,12 @@ const salt: Rule = (inv, ctx) => {
 };
 
 /** pdsh, clush, pssh: one shell command on many machines. */
+/** Their short options that take a value (`pssh -i`, `-P` and `pdsh -N` are flags). */
 const MULTI_SSH: Record<string, string> = {
-  pdsh: 'wxgRlutfN',
+  pdsh: 'wxgRlutf',
   clush: 'wxgXlFtuf',
-  pssh: 'hHlpotxOeiP',
-  'parallel-ssh': 'hHlpotxOeiP',
+  pssh: 'hHlpotxOeI',
+  'parallel-ssh': 'hHlpotxOeI',
 };
 
 const multiSsh: Rule = (inv, ctx) => {

@@ -153,7 +153,7 @@ const PURE_NAMES: Record<string, Set<string>> = {
       'python_version machine system_alias release len str int float bool repr sorted range list dict set tuple sum min max ' +
       'abs round enumerate zip hex oct bin chr ord upper lower split join strip replace startswith endswith keys values items ' +
       'format math sqrt pi floor ceil datetime date now today isoformat time re match search findall sub group pprint string ' +
-      'load stdin read ' +
+      'load stdin read open with ' +
       'True False None for in if else elif and or not is import from as'
     ).split(' '),
   ),
@@ -172,16 +172,28 @@ const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string)$/;
 // Only the manifest: a planted `x.json` symlink to a `.js` file would be run by require.
 const PURE_REQUIRE = /^(path|util|os|fs|\.\/package\.json)$/;
 /** The file reads a printing script may make: each names a literal path (checked where it is). */
-const FILE_READ = /\b(readFileSync|readdirSync|existsSync)\s*\(\s*(["'])([^"'\n]*)\2/g;
+const FILE_READ: Record<string, { read: RegExp; any: RegExp }> = {
+  JavaScript: {
+    read: /\b(readFileSync|readdirSync|existsSync)\s*\(\s*(["'])([^"'\n]*)\2/g,
+    any: /\b(?:readFileSync|readdirSync|existsSync)\b/g,
+  },
+  // `open("package.json")`, `open('x.json', 'r')`: read only, no other mode.
+  Python: {
+    read: /\b(open)\s*\(\s*(["'])([^"'\n]*)\2\s*(?:,\s*(["'])r[bt]?\4\s*)?\)/g,
+    any: /\bopen\b/g,
+  },
+};
 
 /**
- * `fs.readFileSync('package.json', 'utf8')` reads a file of the workspace to print it: every
- * read names a literal path inside the workspace that is not a secret; any other use of fs has
- * a name outside the pure list.
+ * `fs.readFileSync('package.json', 'utf8')`, `open("package.json")` read a file of the workspace
+ * to print it: every read names a literal path inside the workspace that is not a secret (and
+ * Python's `open` no mode but reading); any other use of fs has a name outside the pure list.
  */
-function readsWorkspaceOnly(code: string, cwd: string | null): boolean {
-  const reads = [...code.matchAll(FILE_READ)];
-  if ((code.match(/\b(?:readFileSync|readdirSync|existsSync)\b/g) ?? []).length !== reads.length) return false;
+function readsWorkspaceOnly(lang: string, code: string, cwd: string | null): boolean {
+  const calls = FILE_READ[lang];
+  if (!calls) return true;
+  const reads = [...code.matchAll(calls.read)];
+  if ((code.match(calls.any) ?? []).length !== reads.length) return false;
   return reads.every((m) => placeOf(m[3]!, cwd) === 'workspace' && !isSecretFile(m[3]!, cwd));
 }
 
@@ -194,8 +206,8 @@ export function printsOnly(lang: string, code: string, cwd: string | null = '.')
     // string is a member like any other, so it must be a pure name too.
     for (const m of code.matchAll(/[\w$)\]]\s*\[\s*(["'])([^"'\n]*)\1/g))
       if (/^[A-Za-z_$][\w$]*$/.test(m[2]!) ? !names.has(m[2]!) : /[^\w@/.-]/.test(m[2]!)) return false;
-    if (!readsWorkspaceOnly(code, cwd)) return false;
   }
+  if (!readsWorkspaceOnly(lang, code, cwd)) return false;
   const requires = [...code.matchAll(/\brequire\s*\(\s*(["'])([^"']*)\1\s*\)/g)];
   if (requires.some((m) => !PURE_REQUIRE.test(m[2]!) || m[2]!.includes('..'))) return false;
   if ((code.match(/\brequire\b/g) ?? []).length !== requires.length) return false;

@@ -52,6 +52,21 @@ export const SIGNAL_ROWS: RowInput[] = [
     notMatch: ['pgrep node | xargs kill -0', 'pkill -f vite', 'pkill -P 4242', 'fuser -v /mnt/data'],
   },
   {
+    id: 'kill_system_daemon',
+    group: 'system',
+    reason: '{program} signals a system daemon (logging, login, containers, the network or init stop working)',
+    when: [
+      {
+        program: PKILL,
+        word: [
+          '/^(systemd(-[\\w-]+)?|init|sshd|journald|rsyslogd|syslog-ng|auditd|crond?|atd|dbus-daemon|dbus|polkitd|udevd|NetworkManager|networkd|wpa_supplicant|dhclient|dockerd|containerd|kubelet|firewalld|ufw|agetty|login|gdm|lightdm|Xorg)$/',
+        ],
+      },
+    ],
+    match: ['sudo pkill -STOP systemd-journald', 'sudo pkill sshd', 'pkill -f dockerd', 'pkill -9 kubelet'],
+    notMatch: ['pkill -f vite', 'pkill node', 'pkill -f sshd-tunnel-dev'],
+  },
+  {
     id: 'force_kill',
     group: 'system',
     reason: '{program} -9 force-kills processes (no chance to clean up)',
