@@ -39,6 +39,8 @@ const CHECKS_TABLE = {
     );
     return w ? [w] : undefined;
   },
+  /** `pip freeze | xargs pip uninstall -y`: the operands arrive on standard input, as many as there are. */
+  'operands.fromStdin': (inv) => (inv.operandsFromStdin ? [] : undefined),
   /** `kubectl scale --replicas=0`: the workload stops serving. */
   'kubectl.replicasZero': (inv) => (optionValue(inv.args, undefined, ['--replicas']) === '0' ? [] : undefined),
   /** `kubectl proxy --address=0.0.0.0`: an address that is not loopback listens on every interface. */

@@ -101,4 +101,29 @@ export const INSTALL_ROWS: RowInput[] = [
     ],
     notMatch: ['npx prettier --check .', 'bunx tsc --noEmit', 'pnpm dlx create-vite app', 'uvx ruff check .'],
   },
+  {
+    id: 'uninstall_many',
+    group: 'system',
+    reason: '{program} uninstalls packages only known at run time (every installed one, as written)',
+    when: [
+      { program: PIP, subcommand: [['uninstall']], check: 'operands.fromStdin' },
+      {
+        program: PIP,
+        subcommand: [['uninstall']],
+        word: ['/^-r$|^--requirement(=|$)/'],
+        notWord: '/^requirements[\\w.-]*\\.txt$/',
+      },
+      {
+        program: ['npm', 'pnpm', 'yarn'],
+        subcommand: [['uninstall', 'remove', 'rm', 'un', 'r']],
+        check: 'operands.fromStdin',
+      },
+    ],
+    match: [
+      'pip freeze | xargs pip uninstall -y',
+      'pip list --format=freeze | xargs -n1 pip3 uninstall -y',
+      'pip uninstall -y -r <(pip freeze)',
+    ],
+    notMatch: ['pip uninstall -y requests', 'pip uninstall -r requirements-dev.txt -y'],
+  },
 ];
