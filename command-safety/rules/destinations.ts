@@ -10,6 +10,22 @@ import { operands } from '../options.js';
 import { editorWords } from '../table/destinations.js';
 import { writtenText } from './written.js';
 
+/** In-place editors, and the scripts that leave nothing of what they edit. */
+const IN_PLACE_EDITORS: ReadonlyArray<{ name: RegExp; inPlace: RegExp; wipes: RegExp }> = [
+  {
+    // Every line deleted (`d`, `1,$d`, `/.*/d`) or replaced whole (`s/^.*$/x/`).
+    name: /^g?sed$/,
+    inPlace: /^-[a-zA-Z]*i|^--in-place/,
+    wipes: /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d|s(.)\^?\.\*\$?\4(?:\\.|(?!\4).)*\4g?)\s*$/,
+  },
+  {
+    // Each line or the whole file (`-0`, `-0777`) replaced by what the script puts in `$_`: `s/.*//s`, `$_ = ""`.
+    name: /^perl[\d.]*$/,
+    inPlace: /^-\w*i/,
+    wipes: /^\s*(s(.)\^?\.[*+]\$?\2(?:\\.|(?!\2).)*\2[gsmxe]*|\$_\s*=\s*(""|''|q\(\)|undef)|undef\s*\$_)\s*;?\s*$/,
+  },
+];
+
 /** Emptying or shredding many files only known at run time: `find -exec truncate`, `xargs truncate`, `sed -i d`. */
 export const emptiesMany: Rule = (inv, ctx) => {
   // A link made earlier in the line: later paths may lead through it (see the generated-folder cleanup).
@@ -31,17 +47,13 @@ export const emptiesMany: Rule = (inv, ctx) => {
     const dest = inv.args[inv.args.length - 1];
     if (many || dest?.value === null || (/\$/.test(dest?.raw ?? '') && /[*?[]/.test(dest?.value ?? ''))) return say();
   }
-  if (/^g?sed$/.test(inv.name) && inv.args.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? ''))) {
-    // Every line deleted (`d`, `1,$d`, `/.*/d`) or replaced whole (`s/^.*$/x/`).
-    const wipes = /^\s*((\d+|\$)?\s*,?\s*(\d+|\$)?\s*d|\/\.\*\/d|\/\^\/d|s(.)\^?\.\*\$?\4(?:\\.|(?!\4).)*\4g?)\s*$/;
-    if (editorWords(inv.args).scripts.some((s) => wipes.test(s.value ?? ''))) say();
-  }
-  if (/^perl[\d.]*$/.test(inv.name) && inv.args.some((w) => /^-[\w]*i/.test(w.value ?? ''))) {
-    // Each line or the whole file (`-0`, `-0777`) replaced by what the script puts in `$_`: `s/.*//s`, `$_ = ""`.
-    const wipes =
-      /^\s*(s(.)\^?\.[*+]\$?\2(?:\\.|(?!\2).)*\2[gsmxe]*|\$_\s*=\s*(""|''|q\(\)|undef)|undef\s*\$_)\s*;?\s*$/;
-    if (editorWords(inv.args).scripts.some((s) => wipes.test(s.value ?? ''))) say();
-  }
+  const editor = IN_PLACE_EDITORS.find((e) => e.name.test(inv.name));
+  if (
+    editor &&
+    inv.args.some((w) => editor.inPlace.test(w.value ?? '')) &&
+    editorWords(inv.args).scripts.some((s) => editor.wipes.test(s.value ?? ''))
+  )
+    say();
 };
 
 /**

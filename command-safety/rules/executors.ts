@@ -285,8 +285,7 @@ const salt: Rule = (inv, ctx) => {
     });
 };
 
-/** pdsh, clush, pssh: one shell command on many machines. */
-/** Their short options that take a value (`pssh -i`, `-P` and `pdsh -N` are flags). */
+/** pdsh, clush, pssh: one shell command on many machines; their short options that take a value (`pssh -i`, `-P` and `pdsh -N` are flags). */
 const MULTI_SSH: Record<string, string> = {
   pdsh: 'wxgRlutf',
   clush: 'wxgXlFtuf',

@@ -12,13 +12,15 @@ import type { Word } from '../shell.js';
 import type { Group } from '../verdict.js';
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
+/** Places whose deletion is never allowed: /, a system folder, a home. */
+const GRAVE = new Set(['root', 'system', 'home']);
+
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
   // `/home/$USER`, `/Users/${USER}/`: some user's whole home, whoever runs it.
   if (w.value === null && w.shape !== undefined && /^\/(home|Users)\/\uFFFC+\/?(\*|\.\*)?$/.test(w.shape))
     return 'hardline';
   const place = placeOf(w.value, cwd, w.glob);
-  if (place === 'root' || place === 'system' || place === 'home') return 'hardline';
-  if (w.maybe?.some((v) => ['root', 'system', 'home'].includes(placeOf(v, cwd)))) return 'hardline';
+  if (GRAVE.has(place) || w.maybe?.some((v) => GRAVE.has(placeOf(v, cwd)))) return 'hardline';
   if (place === 'unknown' || place === 'outside') return 'dangerous';
   return null;
 }
