@@ -46,6 +46,24 @@ function cdTarget(from: string | null, arg: string | null | undefined): string |
   return from === '.' ? arg.replace(/\/+$/, '') || '.' : `${from.replace(/\/$/, '')}/${arg}`;
 }
 
+/**
+ * The statement that ends `n`, looking into the kinds given: a list's last statement, a pipeline's
+ * last stage, a redirected statement's body. tree-sitter-bash binds `a && b >f` and `a && b <f | c`
+ * as `(a && b) >f` and `(a && b <f) | c`; bash binds the redirection, and the pipe, to `b` alone.
+ */
+function lastStatement(n: SyntaxNode, into: readonly string[]): SyntaxNode {
+  let at = n;
+  for (;;) {
+    const next = !into.includes(at.type)
+      ? null
+      : at.type === 'redirected_statement'
+        ? at.childForFieldName('body')
+        : (at.namedChildren.filter((c) => c.type !== 'comment').at(-1) ?? null);
+    if (!next) return at;
+    at = next;
+  }
+}
+
 export function walk(root: SyntaxNode, source: string): ParsedScript {
   const scope: Scope = { vars: new Map(), source };
   collectAssignments(root, scope);
@@ -185,6 +203,15 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         });
       }
     }
+    // tree-sitter-bash sometimes runs two lines into one command: `ls | head | cat⏎rm -rf ~ <x || y`
+    // comes out as `cat rm -rf ~`. A command ends at an unescaped newline, so the words after one
+    // are another command, and the misreading is a span the gate cannot read.
+    for (let k = words.length - 1; k > 0; k--) {
+      const gap = source.slice(words[k - 1]!.end, words[k]!.start);
+      if (!/(?:^|[^\\])\n/.test(gap)) continue;
+      errors.push({ start: words[k - 1]!.end, end: words[k]!.start });
+      extra.unshift(simpleCommand(n, ctx, { words: words.splice(k), assignments: [], redirects: [...reds], stdin }));
+    }
     const cmd = simpleCommand(n, ctx, {
       words,
       assignments,
@@ -220,7 +247,34 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     return out;
   };
 
+  /** Redirections tree-sitter-bash put on a list or pipeline, by the statement they belong to. */
+  const adopted = new Map<SyntaxNode, SyntaxNode[]>();
+
+  /** A statement with redirections: a command's own, or those of a compound statement, which apply to every command inside. */
+  const redirected = (body: SyntaxNode, reds: SyntaxNode[], ctx: Context): SimpleCommand[] => {
+    if (body.type === 'command') return command(body, reds, ctx);
+    const inner = statement(body, ctx);
+    const extra: SimpleCommand[] = [];
+    const red: Redirect[] = [];
+    let stdin: Stdin | undefined;
+    for (const r of reds) {
+      const x = redirectOf(r, ctx, extra);
+      red.push(x.redirect);
+      if (x.stdin) stdin = x.stdin;
+    }
+    for (const c of inner) {
+      c.redirects.push(...red);
+      if (stdin && !c.stdin) c.stdin = stdin;
+    }
+    return [...inner, ...extra];
+  };
+
   const statement = (n: SyntaxNode, ctx: Context, redirects: SyntaxNode[] = []): SimpleCommand[] => {
+    const reds = adopted.get(n);
+    if (reds) {
+      adopted.delete(n);
+      return redirected(n, [...redirects, ...reds], ctx);
+    }
     switch (n.type) {
       case 'comment':
       case 'heredoc_body':
@@ -261,22 +315,13 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
             ...fake,
           ];
         }
-        if (body.type === 'command') return command(body, reds, ctx);
-        // Redirects of a compound statement apply to every command inside.
-        const inner = statement(body, ctx);
-        const extra: SimpleCommand[] = [];
-        const red: Redirect[] = [];
-        let stdin: Stdin | undefined;
-        for (const r of reds) {
-          const x = redirectOf(r, ctx, extra);
-          red.push(x.redirect);
-          if (x.stdin) stdin = x.stdin;
+        // tree-sitter-bash hangs a redirection after the last command of a list or pipeline
+        // (`a && b >f`, `a | b <f`) on the whole of it; bash gives it to that last command alone.
+        if (body.type === 'list' || body.type === 'pipeline') {
+          adopted.set(lastStatement(body, ['list', 'pipeline']), reds);
+          return statement(body, ctx);
         }
-        for (const c of inner) {
-          c.redirects.push(...red);
-          if (stdin && !c.stdin) c.stdin = stdin;
-        }
-        return [...inner, ...extra];
+        return redirected(body, reds, ctx);
       }
       case 'pipeline': {
         const parts = n.namedChildren.filter((c) => c.type !== 'comment');
@@ -287,8 +332,12 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
           // The first command of this stage reads what the stage before wrote.
           const head = cmds[0];
           if (head && i > 0 && !head.stdin) head.stdin = { kind: 'pipe', from: previous };
-          if (i < parts.length - 1) for (const c of cmds) c.pipedOut = true;
-          previous = cmds;
+          // What writes into the next stage: all of it, but for tree-sitter-bash's `(a && b <f) | c`,
+          // which bash reads as `a && (b <f | c)`.
+          const tail = lastStatement(p, ['redirected_statement', 'list']).startIndex;
+          const writers = cmds.filter((c) => c.start >= tail);
+          if (i < parts.length - 1) for (const c of writers) c.pipedOut = true;
+          previous = writers;
           out.push(...cmds);
         }
         return out;
@@ -298,7 +347,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         const out: SimpleCommand[] = [];
         for (const c of n.children) {
           if (!c.isNamed) {
-            if (c.text === '&') for (const x of out) x.background = true;
+            if (c.type === '&') for (const x of out) x.background = true;
             continue;
           }
           out.push(...statement(c, ctx));
@@ -409,7 +458,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     let last: SimpleCommand[] = [];
     for (const c of n.children) {
       if (!c.isNamed) {
-        if (c.text === '&') for (const x of last) x.background = true;
+        if (c.type === '&') for (const x of last) x.background = true;
         continue;
       }
       last = statement(c, ctx);

@@ -20,6 +20,8 @@
 import { createRequire } from 'node:module';
 import type { Tree } from 'web-tree-sitter';
 import { Language, Parser } from 'web-tree-sitter';
+import { chainsAsSequences, chainsHeld } from './shell-chains.js';
+import type { SyntaxNode } from './shell-tree.js';
 import { viewTree } from './shell-tree.js';
 import { walk } from './shell-walk.js';
 
@@ -148,14 +150,38 @@ export function spaceOutIfs(source: string): string {
   return out;
 }
 
-export function parseShell(source: string): ParsedScript {
+/** `asWritten`: parse the text as it is, without reading chains as sequences (for the test that they read the same). */
+export function parseShell(source: string, o: { asWritten?: boolean } = {}): ParsedScript {
   if (!parser) throw new Error('the shell parser is not loaded: await loadShellParser() first');
   const text = source.includes('IFS') ? spaceOutIfs(source) : source;
-  const tree: Tree | null = parser.parse(text);
-  if (!tree) return { source, commands: [], errors: [{ start: 0, end: source.length }], functions: new Map() };
+  const trees: Tree[] = [];
   try {
-    return walk(viewTree(tree, text), text);
+    const root = parseFast(parser, text, trees, o.asWritten === true);
+    return root
+      ? walk(root, text)
+      : { source, commands: [], errors: [{ start: 0, end: source.length }], functions: new Map() };
   } finally {
-    tree.delete();
+    for (const t of trees) t.delete();
   }
+}
+
+/**
+ * The tree of `text`, parsed with its top-level `&&`/`||` chains as `;` when that reads the same
+ * (shell-chains.ts), else as written. The view reads node text from `text` itself. Trees made go
+ * into `trees`, for the caller to free.
+ */
+function parseFast(p: Parser, text: string, trees: Tree[], asWritten: boolean): SyntaxNode | null {
+  const chains = asWritten ? null : chainsAsSequences(text);
+  if (chains) {
+    const tree = p.parse(chains.text);
+    if (tree) {
+      trees.push(tree);
+      const root = viewTree(tree, text);
+      if (chainsHeld(root, chains.at)) return root;
+    }
+  }
+  const tree = p.parse(text);
+  if (!tree) return null;
+  trees.push(tree);
+  return viewTree(tree, text);
 }
