@@ -11,6 +11,23 @@ const HOME = `/home/${HOME_MARK}user`;
 
 export type Place = 'root' | 'system' | 'home' | 'outside' | 'workspace' | 'unknown';
 
+/**
+ * A pure question about a path and the directory it is read from, remembered: every operand of
+ * every command is asked it by several rules, and the answers are regular expressions over the
+ * path. Bounded: the memory is dropped whole when it grows past a few thousand paths.
+ */
+function remembered<T>(ask: (value: string, cwd: string | null) => T): (value: string, cwd: string | null) => T {
+  const known = new Map<string, T>();
+  return (value, cwd) => {
+    const key = `${cwd}\u0000${value}`;
+    if (known.has(key)) return known.get(key)!;
+    if (known.size >= 4096) known.clear();
+    const answer = ask(value, cwd);
+    known.set(key, answer);
+    return answer;
+  };
+}
+
 /** Top-level folders whose loss breaks the machine (their recursive delete is never allowed). */
 const SYSTEM_DIRS = new Set([
   '/bin',
@@ -104,6 +121,13 @@ function withoutAll(p: string): { path: string; all: boolean } {
 /** Where a path argument points (`glob`: it held unquoted glob characters). */
 export function placeOf(value: string | null, cwd: string | null, glob = false): Place {
   if (value === null) return 'unknown';
+  return glob ? placeOfPattern(value, cwd) : placeOfPath(value, cwd);
+}
+
+const placeOfPattern = remembered((value, cwd) => place(value, cwd, true));
+const placeOfPath = remembered((value, cwd) => place(value, cwd, false));
+
+function place(value: string, cwd: string | null, glob: boolean): Place {
   const { path: stripped } = withoutAll(value);
   // A glob in the first component of an absolute path could be any top-level folder: `/e*`, `/?in`.
   if (glob && /^\/[^/]*[*?[]/.test(value)) return 'root';
@@ -135,14 +159,17 @@ const CREDENTIAL =
 
 /** A path naming a credential or secret (in the home or as an absolute system path). */
 export function isCredentialPath(value: string | null, cwd: string | null): boolean {
-  if (value === null) return false;
+  return value !== null && credentialPath(value, cwd);
+}
+
+const credentialPath = remembered((value, cwd) => {
   const abs = absolute(value, cwd) ?? value;
   const inHome = abs.startsWith(`${HOME}/`) || /^\/(home\/[^/]+|root|Users\/[^/]+)\//.test(abs);
   if (/^\/proc\/[^/]+\/environ$/.test(abs) || /\/proc\/[^/]*\/environ$/.test(value)) return true;
   return (
     CREDENTIAL.test(abs) && (inHome || /^\/(etc|run|var\/run)\//.test(abs) || /id_(rsa|dsa|ecdsa|ed25519)$/.test(abs))
   );
-}
+});
 
 /** A project's secrets file (`.env`, `.env.production`; not `.env.example`). */
 const DOTENV = /(^|\/)\.env(\.(?!example|sample|template|dist|defaults)[\w.-]+)?$/;

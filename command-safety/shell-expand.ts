@@ -162,6 +162,7 @@ function expansionName(node: SyntaxNode): string | undefined {
 
 /** Remove backslashes of an unquoted word (`\r\m` → `rm`; a backslash-newline disappears). */
 function unescapeUnquoted(text: string): string {
+  if (!text.includes('\\')) return text;
   return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
 }
 

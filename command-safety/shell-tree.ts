@@ -17,6 +17,7 @@ export class SyntaxNode {
   private end: number | undefined;
   private all: SyntaxNode[] | undefined;
   private named: SyntaxNode[] | undefined;
+  private fields: Map<string, SyntaxNode | null> | undefined;
 
   constructor(
     private readonly view: TreeView,
@@ -66,8 +67,13 @@ export class SyntaxNode {
   }
 
   childForFieldName(field: string): SyntaxNode | null {
-    const c = this.node.childForFieldName(field);
-    return c ? this.view.of(c) : null;
+    this.fields ??= new Map();
+    let child = this.fields.get(field);
+    if (child === undefined) {
+      const c = this.node.childForFieldName(field);
+      this.fields.set(field, (child = c ? this.view.of(c) : null));
+    }
+    return child;
   }
 
   childrenForFieldName(field: string): SyntaxNode[] {

@@ -11,7 +11,11 @@ import { expandWord } from './shell-expand.js';
 /** A value that is the output of a network client: `$(curl -s …)`, `` `wget -qO- …` ``. */
 const FETCHED = /^["']?(?:\$\(|`)\s*(?:\S*\/)?(?:curl|wget|nc|ncat|http|https|xh|fetch|aria2c|lynx|w3m)\b/;
 
+/** Commands that set a variable named by an operand (`read x`); the walk looks for them only when the text names one. */
+const READERS = /\b(?:read|mapfile|readarray|getopts|printf)\b/;
+
 export function collectAssignments(root: SyntaxNode, scope: Scope): void {
+  const readers = READERS.test(scope.source);
   const add = (name: string, value: string | null) => {
     const list = scope.vars.get(name) ?? [];
     list.push(value);
@@ -44,7 +48,7 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
         for (const val of values)
           for (const w of expandWord(val, { vars: new Map(), source: scope.source })) add(v, w.value);
       }
-    } else if (n.type === 'command') {
+    } else if (n.type === 'command' && readers) {
       // `read x`, `mapfile`, `printf -v x`, `getopts`: a value the script cannot show.
       const name = n.childForFieldName('name')?.text;
       if (name === 'read' || name === 'mapfile' || name === 'readarray' || name === 'getopts' || name === 'printf') {
@@ -52,10 +56,29 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
           if (a && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) add(a.text, null);
       }
     }
-    for (const c of n.namedChildren) visit(c);
+    for (const c of n.namedChildren) if (!LEAVES.has(c.type)) visit(c);
   };
   visit(root);
 }
+
+/** Nodes that hold no assignment, loop or command: not descended into (each step asks the parser for children). */
+const LEAVES = new Set([
+  'word',
+  'number',
+  'raw_string',
+  'ansi_c_string',
+  'string_content',
+  'variable_name',
+  'special_variable_name',
+  'file_descriptor',
+  'comment',
+  'heredoc_start',
+  'heredoc_end',
+  'heredoc_content',
+  'regex',
+  'test_operator',
+  'extglob_pattern',
+]);
 
 const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
 

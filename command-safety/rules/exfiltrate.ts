@@ -12,7 +12,6 @@ import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../pa
 import type { SimpleCommand, Word } from '../shell.js';
 import { SHELLS } from './code.js';
 import { curlConfigFromStdin, metadataHost } from './exposure.js';
-import { tokenDump } from './token-dumps.js';
 
 const X = 'exfiltrate' as const;
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -375,6 +374,5 @@ export const EXFILTRATE_GENERIC: Rule[] = [
   (inv, ctx) => {
     if (SENDERS.has(inv.name) && !EXFILTRATE_RULES[inv.name]) sender(inv, ctx);
   },
-  tokenDump,
   serveFiles,
 ];

@@ -4,7 +4,7 @@
  * DNS tunnels, `ssh -D`, `tailscale funnel`), and backups of a whole home or the root to a
  * repository elsewhere. git's own credential reads are written with the git rows (git.ts).
  */
-import type { RowInput } from '../schema.js';
+import type { PatternInput, RowInput } from '../schema.js';
 import { DRY_RUN, KUBECTL } from './cluster.js';
 import { AWS_SECRET_OPS, NOT_A_PREVIEW } from './cloud.js';
 import { GIT_CREDENTIAL_EXAMPLES, GIT_CREDENTIAL_NON_EXAMPLES, GIT_CREDENTIAL_READS } from './git.js';
@@ -13,6 +13,46 @@ import { GIT_CREDENTIAL_EXAMPLES, GIT_CREDENTIAL_NON_EXAMPLES, GIT_CREDENTIAL_RE
 const except = (words: string) => [[`/^(?!(${words})$)/`]];
 
 const NO_HELP = { long: ['--help', '--version'] };
+
+/** Password managers, keychains and CLIs whose output is a secret or a token, named by any argument. */
+const TOKEN_PRINTERS: PatternInput[] = [
+  ...(
+    [
+      [['security'], 'find-generic-password|find-internet-password|dump-keychain|export'],
+      [['gpg', 'gpg2'], '--export-secret-(sub)?keys'],
+      [['secret-tool'], 'lookup|search'],
+      [['kubectl'], '--raw'],
+      [['aws'], 'export-credentials|get-session-token|get-login-password|get-secret-value|get-parameters?'],
+      [['gcloud'], 'print-access-token|print-identity-token|print-refresh-token'],
+      [['az'], 'get-access-token'],
+      [['pass', 'gopass'], 'show|cat'],
+      [['op'], 'read|item'],
+      [['vault'], 'read|kv|token'],
+      [['doppler'], 'secrets|run'],
+      [['heroku'], 'auth:token'],
+      [['npm', 'pnpm'], 'token'],
+      [['/^docker-credential-[\\w-]+$/'], 'get'],
+      [['keyctl'], 'print|read|pipe'],
+      // `ps e`: every process's environment, tokens included.
+      [['ps'], 'e|ew|eww|auxe|auxeww|axe|-E|-?[a-z]*e[a-z]*ww?'],
+    ] as const
+  ).map(([program, words]) => ({
+    program: [...program],
+    word: [`/^(${words})$/`],
+    reason: 'prints secrets ({program} {word})',
+  })),
+  {
+    program: ['kubectl'],
+    word: ['/^secrets?$/'],
+    flags: { short: 'o', long: ['--output'] },
+    reason: 'prints Kubernetes secrets',
+  },
+  {
+    program: ['aws'],
+    word: ['/^configure$/', '/^get$/', '/secret|key|token/i'],
+    reason: 'prints AWS credentials',
+  },
+];
 
 export const EXPOSURE_ROWS: RowInput[] = [
   {
@@ -83,6 +123,7 @@ export const EXPOSURE_ROWS: RowInput[] = [
         reason: '{program} create token mints a service-account token',
       },
       ...GIT_CREDENTIAL_READS,
+      ...TOKEN_PRINTERS,
     ],
     match: [
       'dd if=/root/.ssh/id_rsa of=/tmp/k',
@@ -102,6 +143,22 @@ export const EXPOSURE_ROWS: RowInput[] = [
       'aws ssm get-parameter --name /prod/db --with-decryption',
       'aws secretsmanager get-secret-value --secret-id prod/db',
       ...GIT_CREDENTIAL_EXAMPLES,
+      'security find-generic-password -s github -w',
+      'gpg --export-secret-keys -a me@example.com',
+      'secret-tool lookup service github',
+      'kubectl get --raw /api/v1/namespaces/prod/secrets',
+      'kubectl get secret db -o yaml',
+      'aws configure get aws_secret_access_key',
+      'aws ecr get-login-password --region us-east-1',
+      'pass show github/token',
+      'op read op://vault/github/token',
+      'vault kv get secret/prod/db',
+      'doppler secrets download --no-file',
+      'heroku auth:token',
+      'npm token list',
+      'docker-credential-desktop get',
+      'keyctl print 123456',
+      'ps eww -o command',
     ],
     notMatch: [
       'bw sync',
@@ -110,6 +167,16 @@ export const EXPOSURE_ROWS: RowInput[] = [
       'lpass ls',
       'kwallet-query -l kdewallet',
       ...GIT_CREDENTIAL_NON_EXAMPLES,
+      'security list-keychains',
+      'gpg --export -a me@example.com',
+      'kubectl get secrets',
+      'kubectl get pods -o wide',
+      'aws configure get region',
+      'pass ls',
+      'vault status',
+      'npm whoami',
+      'ps aux',
+      'ps -ef',
     ],
   },
   {
