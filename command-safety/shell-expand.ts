@@ -166,6 +166,15 @@ function unescapeUnquoted(text: string): string {
   return text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
 }
 
+/** The literal text of a double-quoted string between `a` and `b`, its backslash escapes removed. */
+function quotedLiteral(source: string, a: number, b: number, out: Piece[]): void {
+  if (b > a)
+    out.push({
+      text: source.slice(a, b).replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)),
+      quoted: true,
+    });
+}
+
 function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[]): void {
   switch (node.type) {
     case 'word':
@@ -188,22 +197,14 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
       // Text between the named children is literal string content too.
       let pos = body.startIndex + 1;
       const end = body.endIndex - 1;
-      const src = scope.source;
-      const literal = (a: number, b: number) => {
-        if (b > a)
-          out.push({
-            text: src.slice(a, b).replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)),
-            quoted: true,
-          });
-      };
       for (const child of body.namedChildren) {
         if (!child) continue;
         if (child.type === 'string_content') continue;
-        literal(pos, child.startIndex);
+        quotedLiteral(scope.source, pos, child.startIndex, out);
         piecesOf(child, scope, true, out);
         pos = child.endIndex;
       }
-      literal(pos, end);
+      quotedLiteral(scope.source, pos, end, out);
       return;
     }
     case 'simple_expansion':

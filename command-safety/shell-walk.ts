@@ -64,6 +64,9 @@ function lastStatement(n: SyntaxNode, into: readonly string[]): SyntaxNode {
   }
 }
 
+/** Text that may hold a command or process substitution. */
+const SUBSTITUTION = /\$\(|`|[<>]\(/;
+
 export function walk(root: SyntaxNode, source: string): ParsedScript {
   const scope: Scope = { vars: new Map(), source };
   collectAssignments(root, scope);
@@ -78,16 +81,12 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   findErrors(root);
 
   /** Commands nested anywhere inside a node (substitutions in words, arithmetic, test expressions). */
-  const nested = (n: SyntaxNode, ctx: Context): SimpleCommand[] => {
-    const found: SimpleCommand[] = [];
-    const visit = (m: SyntaxNode) => {
-      if (m.type === 'command_substitution' || m.type === 'process_substitution') {
-        found.push(...statements(m.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } }));
-        return;
-      }
-      for (const c of m.namedChildren) visit(c);
-    };
-    visit(n);
+  const nested = (n: SyntaxNode, ctx: Context, found: SimpleCommand[] = []): SimpleCommand[] => {
+    // Most words hold no `$(…)`, backtick, `<(…)` or `>(…)`: nothing to look for (nor children to fetch).
+    if (!SUBSTITUTION.test(n.text)) return found;
+    if (n.type === 'command_substitution' || n.type === 'process_substitution')
+      found.push(...statements(n.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } }));
+    else for (const c of n.namedChildren) nested(c, ctx, found);
     return found;
   };
 

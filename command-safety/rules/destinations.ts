@@ -26,6 +26,14 @@ const IN_PLACE_EDITORS: ReadonlyArray<{ name: RegExp; inPlace: RegExp; wipes: Re
   },
 ];
 
+function massTruncate(inv: Invocation, ctx: RuleContext): void {
+  ctx.add(inv, {
+    group: 'destroy_files',
+    rule: 'mass_truncate',
+    reason: `${inv.name} empties files only known at run time`,
+  });
+}
+
 /** Emptying or shredding many files only known at run time: `find -exec truncate`, `xargs truncate`, `sed -i d`. */
 export const emptiesMany: Rule = (inv, ctx) => {
   // A link made earlier in the line: later paths may lead through it (see the generated-folder cleanup).
@@ -35,17 +43,12 @@ export const emptiesMany: Rule = (inv, ctx) => {
   )
     ctx.facts.set('linked', new Set(['yes']));
   const many = inv.operandsFromStdin || inv.spawned;
-  const say = () =>
-    ctx.add(inv, {
-      group: 'destroy_files',
-      rule: 'mass_truncate',
-      reason: `${inv.name} empties files only known at run time`,
-    });
-  if (inv.name === 'truncate' && many) return say();
+  if (inv.name === 'truncate' && many) return massTruncate(inv, ctx);
   if (/^(cp|dd|mv)$/.test(inv.name) && inv.args.some((w) => /^(if=)?\/dev\/(null|zero)$/.test(w.value ?? ''))) {
     // `for f in $(ls); do cp /dev/null "$f"; done`: a destination only known at run time is many files.
     const dest = inv.args[inv.args.length - 1];
-    if (many || dest?.value === null || (/\$/.test(dest?.raw ?? '') && /[*?[]/.test(dest?.value ?? ''))) return say();
+    if (many || dest?.value === null || (/\$/.test(dest?.raw ?? '') && /[*?[]/.test(dest?.value ?? '')))
+      return massTruncate(inv, ctx);
   }
   const editor = IN_PLACE_EDITORS.find((e) => e.name.test(inv.name));
   if (
@@ -53,7 +56,7 @@ export const emptiesMany: Rule = (inv, ctx) => {
     inv.args.some((w) => editor.inPlace.test(w.value ?? '')) &&
     editorWords(inv.args).scripts.some((s) => editor.wipes.test(s.value ?? ''))
   )
-    say();
+    massTruncate(inv, ctx);
 };
 
 /**

@@ -62,6 +62,14 @@ export interface Hit {
 /** The first operands of an invocation, read once for all the patterns tried on it. */
 type PathCache = Map<string, Word[]>;
 
+/** Whether the pattern's subcommand path holds from `words[start]` on. */
+function pathFits(c: Compiled, words: readonly Word[], start: number): boolean {
+  return c.path.every((alts, i) => {
+    const v = start + i < words.length ? words[start + i]!.value : '';
+    return v !== null && !(v === '' && c.pattern.subcommand![i]!.includes('*')) && alts.some((m) => m(v));
+  });
+}
+
 function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCache, writes?: Word[]): Hit | undefined {
   const p = c.pattern;
   if (writes && !p.writes) return undefined;
@@ -74,13 +82,8 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
     const key = `${n}\u0000${valued?.join(' ') ?? ''}`;
     let words = cache.get(key);
     if (!words) cache.set(key, (words = pathWords(inv.args, n, valued)));
-    const fits = (start: number) =>
-      c.path.every((alts, i) => {
-        const v = start + i < words.length ? words[start + i]!.value : '';
-        return v !== null && !(v === '' && p.subcommand![i]!.includes('*')) && alts.some((m) => m(v));
-      });
     let start = 0;
-    while (!fits(start)) if (++start > (p.skip ?? 0) || start >= words.length) return undefined;
+    while (!pathFits(c, words, start)) if (++start > (p.skip ?? 0) || start >= words.length) return undefined;
     path = words.slice(start, start + c.path.length);
     at.push(...path);
   }
@@ -135,6 +138,7 @@ export class RuleTable {
   /** Patterns for any program (`program: ['*']`): what any command writes. */
   private readonly anyProgram: Compiled[] = [];
   private readonly rules = new Map<string, Rule | undefined>();
+  private readonly candidates = new Map<string, Compiled[]>();
 
   constructor(
     readonly rows: readonly Row[],
@@ -170,11 +174,18 @@ export class RuleTable {
     const at = SUBCOMMAND_AT[whole.name]?.(whole.args);
     const inv = at ? { ...whole, args: whole.args.slice(at) } : whole;
     const line: CheckLine = { whole, facts, written };
-    const candidates = [
-      ...(this.byName.get(inv.name) ?? []),
-      ...this.byPattern.filter((c) => c.program.some((m) => m(inv.name))),
-    ];
-    return this.first(candidates, inv, line);
+    return this.first(this.candidatesFor(inv.name), inv, line);
+  }
+
+  /** The patterns that name a program, literally or by expression (remembered; bounded). */
+  private candidatesFor(name: string): Compiled[] {
+    let list = this.candidates.get(name);
+    if (!list) {
+      if (this.candidates.size >= 4096) this.candidates.clear();
+      list = [...(this.byName.get(name) ?? []), ...this.byPattern.filter((c) => c.program.some((m) => m(name)))];
+      this.candidates.set(name, list);
+    }
+    return list;
   }
 
   /** Hits of the any-program patterns: on what `inv` writes, or on `writes` when given (a redirection's target). */
