@@ -16,6 +16,7 @@ import { COMMAND_OPTIONS, awk, commandOption, coproc, make, parallel, sed } from
 import { literalOutput, nameOf } from './literal-text.js';
 import { interpreter, interpreterOf } from './interpreters.js';
 import { writtenText } from './written.js';
+import { codeDeletesRoot } from './code-deletes.js';
 
 /** Editors and pagers that are plain, well-known programs (`EDITOR=vim git commit`, `GIT_SEQUENCE_EDITOR=:`). */
 export const PLAIN_PROGRAM =
@@ -135,6 +136,15 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
       group: 'system',
       rule: 'fork_bomb',
       reason: 'a fork bomb (processes forking in an endless loop)',
+      at: [inv.word, code],
+    });
+  const deletes = codeDeletesRoot(code.value, inv.cmd.cwd);
+  if (deletes)
+    ctx.add(inv, {
+      level: 'hardline',
+      group: 'destroy_files',
+      rule: 'delete_root',
+      reason: `${lang} code deletes the root, a system folder or a home recursively (${deletes.slice(0, 60)})`,
       at: [inv.word, code],
     });
   // `«event aevtrrst»` is the raw Apple event for restart (rsdn: shut down, rlgo: log out).

@@ -2,7 +2,7 @@
  * What git runs (the findings about git itself are rows: table/rows/git.ts): an alias given for
  * this one command (`-c alias.up='push --force' up`) is read as the command it stands for; the
  * programs config values name (`core.pager`, `alias.x=!…`), `ext::` URLs, `--upload-pack`,
- * `difftool -x`, `rebase --exec`, `bisect run` and `submodule foreach` are read as the commands
+ * `difftool -x`, `grep -O`, `rebase --exec`, `bisect run` and `submodule foreach` are read as the commands
  * they run. What the gate cannot read — a subcommand or a config key only known at run time —
  * asks. `git remote add|set-url NAME` is remembered, so a later push to NAME in the line is seen.
  */
@@ -127,6 +127,19 @@ const git: Rule = (inv, ctx) => {
         if (cmd.length) ctx.nested(inv, cmd);
       }
       break;
+    case 'grep': {
+      // `-O<pager>`, `--open-files-in-pager=<pager>` (the value is attached or absent; the long
+      // name may be abbreviated): git runs the pager through the shell on the matching files.
+      for (const w of rest) {
+        const v = w.value ?? '';
+        if (v === '--') break;
+        const long = /^(--op[\w-]*)=(.+)$/s.exec(v);
+        const pager =
+          long && '--open-files-in-pager'.startsWith(long[1]!) ? long[2] : /^-[a-zA-Z]*O(.+)$/s.exec(v)?.[1];
+        if (pager) ctx.script(inv, { ...w, value: pager }, 'git grep --open-files-in-pager');
+      }
+      break;
+    }
     case 'rebase': {
       const cmd = after('-x', '--exec');
       if (cmd) ctx.script(inv, cmd, 'git rebase --exec');

@@ -16,8 +16,10 @@ const INLINE: Record<string, { lang: string; options: RegExp; stdin?: boolean }>
   node: { lang: 'JavaScript', options: /^(-e|-p|--eval|--print|-pe)$/, stdin: true },
   bun: { lang: 'JavaScript', options: /^(-e|-p|--eval|--print)$/ },
   deno: { lang: 'JavaScript', options: /^eval$/ },
-  perl: { lang: 'Perl', options: /^-[a-zA-Z]*[eE]/, stdin: true },
-  ruby: { lang: 'Ruby', options: /^-[a-zA-Z]*e/, stdin: true },
+  // A bundle of switches that take no value, then the code letter (`-lne`, `-wE`); `-MFile::Path=x`,
+  // `-i.bak`, `-pie` (backup suffix "e") and `-rfileutils` are options with a value, not code.
+  perl: { lang: 'Perl', options: /^-(?:[acnpsStTuUvwWX]|l[0-7]*|0[0-7]*)*[eE]/, stdin: true },
+  ruby: { lang: 'Ruby', options: /^-(?:[acdlnpsvwy]|W[0-2]?)*e/, stdin: true },
   php: { lang: 'PHP', options: /^-[rBRE]$/, stdin: true },
   lua: { lang: 'Lua', options: /^-e$/, stdin: true },
   Rscript: { lang: 'R', options: /^-e$/ },
@@ -92,15 +94,10 @@ export const interpreter: Rule = (inv, ctx) => {
       return; // a script file (or module) of the project
     }
     if (v === '-m' && spec === INLINE.python) return; // a module
-    if (spec.options.test(v)) {
+    const option = spec.options.exec(v);
+    if (option) {
       // The code is the rest of the option (`-cCODE`, `-e'…'`) or the next word.
-      const attached =
-        /^-[a-zA-Z]*[ceErpBRExg]$/.test(v) ||
-        /^--/.test(v) ||
-        v === 'eval' ||
-        /^-(command|encodedcommand|ec|eval|pe)$/i.test(v)
-          ? undefined
-          : v.replace(/^-[a-zA-Z]*?[ceE]/, '');
+      const attached = v.slice(option[0].length);
       const code = attached ? { ...args[i]!, value: attached } : args[i + 1];
       if (code) inlineCode(inv, ctx, spec.lang, code);
       return;
