@@ -203,11 +203,20 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
       }
     }
     // tree-sitter-bash sometimes runs two lines into one command: `ls | head | cat⏎rm -rf ~ <x || y`
-    // comes out as `cat rm -rf ~`. A command ends at an unescaped newline, so the words after one
-    // are another command, and the misreading is a span the gate cannot read.
-    for (let k = words.length - 1; k > 0; k--) {
-      const gap = source.slice(words[k - 1]!.end, words[k]!.start);
-      if (!/(?:^|[^\\])\n/.test(gap)) continue;
+    // comes out as `cat rm -rf ~`, and `(ls⏎\\rm -rf ~)` as `ls '⏎rm' -rf ~` (a word that starts
+    // with the newline). A command ends at an unescaped newline, so the words after one are another
+    // command, and the misreading is a span the gate cannot read.
+    for (let k = words.length - 1; k >= 0; k--) {
+      const w = words[k]!;
+      const lead = /^[ \t]*\n/.exec(w.raw)?.[0].length ?? 0;
+      if (lead)
+        words[k] = {
+          ...w,
+          raw: w.raw.slice(lead),
+          value: w.value?.replace(/^[ \t]*\n/, '') ?? null,
+          start: w.start + lead,
+        };
+      if (k === 0 || !(lead || /(?:^|[^\\])\n/.test(source.slice(words[k - 1]!.end, w.start)))) continue;
       errors.push({ start: words[k - 1]!.end, end: words[k]!.start });
       extra.unshift(simpleCommand(n, ctx, { words: words.splice(k), assignments: [], redirects: [...reds], stdin }));
     }

@@ -121,24 +121,29 @@ export function shellParserReady(): boolean {
  */
 export function spaceOutIfs(source: string): string {
   let out = '';
-  let quote: "'" | '"' | undefined;
+  // Open quotes and parentheses: a `$(…)` inside double quotes is unquoted again (`"$(rm$IFS-rf …)"`).
+  const open: Array<"'" | '"' | '('> = [];
   for (let i = 0; i < source.length; i++) {
     const c = source[i]!;
-    if (c === '\\' && quote !== "'") {
+    const inside = open.at(-1);
+    if (c === '\\' && inside !== "'") {
       out += c + (source[i + 1] ?? '');
       i++;
       continue;
     }
-    if (quote) {
-      if (c === quote) quote = undefined;
+    if (inside === "'" || inside === '"') {
+      if (c === inside) open.pop();
+      else if (inside === '"' && c === '$' && source[i + 1] === '(') {
+        open.push('(');
+        out += '$(';
+        i++;
+        continue;
+      }
       out += c;
       continue;
     }
-    if (c === "'" || c === '"') {
-      quote = c;
-      out += c;
-      continue;
-    }
+    if (c === "'" || c === '"' || c === '(') open.push(c);
+    else if (c === ')' && inside === '(') open.pop();
     const m = /^\$(?:IFS(?![A-Za-z0-9_])|\{IFS\})/.exec(source.slice(i, i + 6));
     if (m) {
       out += ' '.repeat(m[0].length);

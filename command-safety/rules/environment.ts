@@ -90,6 +90,13 @@ const SCRIPT_VARS = new Set([
   'GIT_EXTERNAL_DIFF',
 ]);
 
+/** Builtins that split what they read at IFS (a prefix `IFS=…` only changes that). */
+const READS_LINES = new Set(['read', 'mapfile', 'readarray']);
+
+/** Node options that only tune memory, warnings, source maps or TLS defaults: none loads code or opens a port. */
+const TUNING_NODE_OPTION =
+  /^--(?:max-old-space-size|max-semi-space-size|stack-size|max-http-header-size|unhandled-rejections|dns-result-order|disable-warning|title)=[\w.,:-]+$|^--(?:enable-source-maps|no-warnings|no-deprecation|trace-warnings|trace-deprecation|throw-deprecation|pending-deprecation|trace-uncaught|openssl-legacy-provider|use-openssl-ca|use-bundled-ca|experimental-vm-modules|expose-gc|preserve-symlinks)$/;
+
 /** Variables whose value is code (or a library) the shell, the loader or a tool runs. */
 const CODE_VARS = new Set([
   ...SCRIPT_VARS,
@@ -115,6 +122,7 @@ const CODE_VARS = new Set([
   'CVS_RSH',
   'SUDO_ASKPASS',
   'SSH_ASKPASS',
+  // Unless every option only tunes the runtime (TUNING_NODE_OPTION); `--require`, `--import`, `--loader`, `--inspect` run or expose code.
   'NODE_OPTIONS',
   'PYTHONSTARTUP',
   'PERL5OPT',
@@ -241,6 +249,16 @@ export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
         });
       continue;
     }
+    // `NODE_OPTIONS=--max-old-space-size=4096 npm run build`: options that only tune the runtime.
+    if (
+      a.name === 'NODE_OPTIONS' &&
+      a.value.value !== null &&
+      a.value.value
+        .split(/\s+/)
+        .filter(Boolean)
+        .every((o) => TUNING_NODE_OPTION.test(o))
+    )
+      continue;
     if (a.name === 'GOFLAGS') {
       if (a.value.value === null || /-toolexec|-exec|-overlay|-modfile/.test(a.value.value))
         ctx.add(inv, {
@@ -252,6 +270,8 @@ export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
       continue;
     }
     if (!CODE_VARS.has(a.name)) continue;
+    // `while IFS= read -r line`: the separators read splits a line at, nothing more.
+    if (a.name === 'IFS' && READS_LINES.has(inv.name)) continue;
     if (SCRIPT_VARS.has(a.name) && PLAIN_PROGRAM.test(a.value.value ?? '')) continue;
     ctx.add(inv, {
       group: 'indirection',

@@ -240,5 +240,12 @@ const PERL_SUBSTITUTION =
 export function substitutesOnly(code: string): boolean {
   if (code.length > 2000 || /@\{|\$\{|\(\?\??\{|`/.test(code)) return false;
   const parts = code.split(/;(?=\s*(?:s|tr|y)[^\w\s]|\s*$)/).filter((p) => p.trim());
-  return parts.length > 0 && parts.every((p) => PERL_SUBSTITUTION.test(p));
+  return parts.length > 0 && parts.every((p) => PERL_SUBSTITUTION.test(p) || PERL_FILTER.test(p));
 }
+
+/**
+ * `perl -ne 'print if /TODO/'`: Perl used as grep, printing the lines a pattern matches. The
+ * pattern holds no `(`, `@`, `{` or `$` but an end anchor, so nothing in it is interpolated or run.
+ */
+const PERL_FILTER =
+  /^\s*print(?:\s+\$_)?\s+(?:if|unless)\s+(?:!\s*)?(?:m?\/(?:[^/\\(@${}]|\\[^(@${}])*\$?\/[imsx]*)\s*$/;
