@@ -218,15 +218,14 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
         const maybe = name === undefined ? [] : (scope.vars.get(name) ?? []).filter((v): v is string => v !== null);
         out.push(maybe.length ? { unknown: true, maybe: maybe.slice(0, 8) } : { unknown: true });
       } else if (name === 'IFS' && !quoted) out.push({ split: true });
-      else if (!quoted && /\s/.test(value)) {
-        value
-          .split(/\s+/)
-          .filter(Boolean)
-          .forEach((part, i) => {
-            if (i > 0) out.push({ split: true });
-            out.push({ text: part, quoted: true });
-          });
-      } else out.push({ text: value, quoted: true });
+      else expanded(value, quoted, out);
+      return;
+    }
+    case 'command_substitution': {
+      // `$(echo ~)`, `` `printf %s /` ``: a substitution that only prints literal words is those words.
+      const value = printedText(node, scope);
+      if (value === null) out.push({ unknown: true });
+      else expanded(value, quoted, out);
       return;
     }
     case 'concatenation':
@@ -238,6 +237,51 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
       else out.push({ text: node.text, quoted });
   }
 }
+
+/** A known value as an expansion yields it: split at whitespace unless quoted (no globbing: it is read literally). */
+function expanded(value: string, quoted: boolean, out: Piece[]): void {
+  if (quoted || !/\s/.test(value)) {
+    out.push({ text: value, quoted: true });
+    return;
+  }
+  value
+    .split(/\s+/)
+    .filter(Boolean)
+    .forEach((part, i) => {
+      if (i > 0) out.push({ split: true });
+      out.push({ text: part, quoted: true });
+    });
+}
+
+/**
+ * What a command substitution prints when its whole body is `echo` (no options but `-n`, no
+ * backslashes) or `printf` of a plain format or `%s`, with literal words; null otherwise. The
+ * trailing newlines a substitution drops are not there to drop.
+ */
+function printedText(node: SyntaxNode, scope: Scope): string | null {
+  const body = node.namedChildren;
+  const cmd = body.length === 1 && body[0]!.type === 'command' ? body[0]! : undefined;
+  if (!cmd || cmd.namedChildren.some((c) => c.type !== 'command_name' && !WORD_NODES.has(c.type))) return null;
+  const [name, ...args] = cmd.namedChildren.map((c) => {
+    const words = expandWord(c.type === 'command_name' ? (c.namedChildren[0] ?? c) : c, scope);
+    return words.length === 1 ? words[0]!.value : null;
+  });
+  if (name === null || args.includes(null) || args.some((a) => a!.includes('\\'))) return null;
+  const words = args as string[];
+  if (name === 'echo') {
+    const text = words[0] === '-n' ? words.slice(1) : words;
+    return text.some((w) => w.startsWith('-')) ? null : text.join(' ');
+  }
+  if (name === 'printf' && words.length) {
+    const [format, ...rest] = words;
+    if (format === '%s') return rest.join('');
+    return format!.includes('%') || rest.length ? null : format!;
+  }
+  return null;
+}
+
+/** Argument nodes whose value a word expansion can know. */
+const WORD_NODES = new Set(['word', 'string', 'raw_string', 'concatenation', 'simple_expansion', 'expansion', 'number']);
 
 /** The words a word node expands to (brace expansion and `$IFS` splitting may make several). */
 export function expandWord(node: SyntaxNode, scope: Scope): Word[] {

@@ -110,9 +110,9 @@ export function stdinCode(inv: Invocation, ctx: RuleContext, lang: string): void
   });
 }
 
-/** Shell commands inside interpreter code (`os.system("…")`, `execSync('…')`, backticks), read as shell. */
+/** Shell commands inside interpreter code (`os.system("…")`, `execSync('…')`, backticks, Perl's and Ruby's `system "…"`), read as shell. */
 const EMBEDDED =
-  /\b(?:system|popen|exec|execSync|execFileSync|spawnSync|shell_exec|passthru|proc_open|getoutput|getstatusoutput|check_output|check_call|call|run|Popen|spawn|execute|exec_command)\s*\(\s*(?:\[\s*)?(?:f|r|b)?(["'`])((?:\\.|(?!\1).)*)\1|`([^`]+)`|%x\{([^}]*)\}|\bos\.system\s+(["'])((?:\\.|(?!\5).)*)\5/g;
+  /\b(?:system|popen|exec|execSync|execFileSync|spawnSync|shell_exec|passthru|proc_open|getoutput|getstatusoutput|check_output|check_call|call|run|Popen|spawn|execute|exec_command)\s*\(\s*(?:\[\s*)?(?:f|r|b)?(["'`])((?:\\.|(?!\1).)*)\1|`([^`]+)`|%x\{([^}]*)\}|\bos\.system\s+(["'])((?:\\.|(?!\5).)*)\5|\b(?:system|exec)\s+(["'])((?:\\.|(?!\7).)*)\7/g;
 /** `fork` in Perl/Ruby/Python (`os.fork`) and PHP (`pcntl_fork`). */
 const FORK = String.raw`(?:\bpcntl_|\b)fork\b`;
 const FORK_LOOP = new RegExp(
@@ -169,7 +169,7 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
     at: [inv.word, code],
   });
   for (const m of code.value.matchAll(EMBEDDED)) {
-    const text = m[2] ?? m[3] ?? m[4] ?? m[6];
+    const text = m[2] ?? m[3] ?? m[4] ?? m[6] ?? m[8];
     if (text && /[a-z]/.test(text))
       ctx.script(inv, { ...code, value: text.replace(/\\(["'\\])/g, '$1') }, `${lang} code runs a shell command`);
   }

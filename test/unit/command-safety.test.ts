@@ -128,8 +128,8 @@ describe('command safety', () => {
     const cases: Array<[string, Level]> = [
       ['if true; then rm -rf /; fi', 'hardline'],
       ['a=rm; $a -rf /', 'hardline'],
-      ['$(echo rm) -rf /', 'dangerous'],
-      ['`echo rm` -rf /', 'dangerous'],
+      ['$(echo rm) -rf /', 'hardline'],
+      ['`echo rm` -rf /', 'hardline'],
       ["$'\\x72\\x6d' -rf /", 'hardline'],
       ['setsid rm -rf /', 'hardline'],
       ['su -c "rm -rf /"', 'hardline'],
