@@ -212,6 +212,14 @@ class Classifier implements RuleContext {
         reason: 'a subscript with a command substitution: bash runs it wherever the text is evaluated as arithmetic',
       });
     evaluatedVariables(parsed, here(0, text.length), this);
+    for (const flood of parsed.floods ?? [])
+      this.add(here(flood.start, flood.end), {
+        level: 'hardline',
+        group: 'system',
+        rule: 'fork_bomb',
+        reason:
+          'an endless loop that starts background processes without waiting (they pile up until the machine stops)',
+      });
     for (const bomb of forkBombs(parsed.functions, parsed.commands))
       this.add(here(bomb.start, bomb.end), {
         level: 'hardline',

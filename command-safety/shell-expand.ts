@@ -281,7 +281,15 @@ function printedText(node: SyntaxNode, scope: Scope): string | null {
 }
 
 /** Argument nodes whose value a word expansion can know. */
-const WORD_NODES = new Set(['word', 'string', 'raw_string', 'concatenation', 'simple_expansion', 'expansion', 'number']);
+const WORD_NODES = new Set([
+  'word',
+  'string',
+  'raw_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'number',
+]);
 
 /** The words a word node expands to (brace expansion and `$IFS` splitting may make several). */
 export function expandWord(node: SyntaxNode, scope: Scope): Word[] {

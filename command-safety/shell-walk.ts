@@ -73,6 +73,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   const commands: SimpleCommand[] = [];
   const errors: Array<{ start: number; end: number }> = [];
   const functions = new Map<string, SimpleCommand[]>();
+  const floods: Array<{ start: number; end: number }> = [];
 
   const findErrors = (n: SyntaxNode) => {
     if (n.type === 'ERROR' || n.isMissing) errors.push({ start: n.startIndex, end: n.endIndex });
@@ -407,6 +408,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
           out.push(...statement(c, inner));
         }
         if (inner.cwd.value !== before) ctx.cwd.value = null;
+        if (floodsProcesses(n, out)) floods.push({ start: n.startIndex, end: n.endIndex });
         return out;
       }
       case 'variable_assignment':
@@ -486,5 +488,25 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     vars: scope.vars,
     evaluated,
     ...(scope.fetched ? { fetched: scope.fetched } : {}),
+    ...(floods.length ? { floods } : {}),
   };
+}
+
+/** A loop condition that always holds (`while true`, `while :`, `until false`, `for ((;;))`). */
+const ENDLESS =
+  /^(?:while\s+(?:true|:|\/bin\/true|\[\s*1\s*\]|\[\[\s*1\s*\]\]|\(\(\s*1\s*\)\))|until\s+(?:false|\/bin\/false)|for\s*\(\([^;]*;\s*;)\s*(?:;|\n|do\b|\))/;
+
+/** Commands in a loop body that pace it or end it: a loop with one does not pile up processes. */
+const PACES = /^(?:sleep|wait|read|break|exit|return|timeout)$/;
+
+/**
+ * An endless loop that starts background processes and never waits, sleeps or leaves
+ * (`while true; do sleep 1 & done`): the processes pile up until the machine stops.
+ */
+function floodsProcesses(loop: SyntaxNode, commands: readonly SimpleCommand[]): boolean {
+  if (loop.type !== 'while_statement' && loop.type !== 'c_style_for_statement') return false;
+  if (!ENDLESS.test(loop.text)) return false;
+  return (
+    commands.some((c) => c.background) && !commands.some((c) => !c.background && PACES.test(c.words[0]?.value ?? ''))
+  );
 }

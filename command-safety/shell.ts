@@ -92,6 +92,8 @@ export interface ParsedScript {
   evaluated?: Array<{ name: string; how: 'arithmetic' | 'prompt'; start: number; end: number }>;
   /** Variables assigned the output of a network fetch (Scope.fetched). */
   fetched?: ReadonlySet<string>;
+  /** Endless loops that start background processes without pacing (shell-walk.ts floodsProcesses). */
+  floods?: Array<{ start: number; end: number }>;
 }
 
 let parser: Parser | undefined;

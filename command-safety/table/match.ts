@@ -62,6 +62,14 @@ export interface Hit {
 /** The first operands of an invocation, read once for all the patterns tried on it. */
 type PathCache = Map<string, Word[]>;
 
+/** The files a command's standard output is redirected into (`>`, `>>`, `>|`, `&>`, `&>>`). */
+function stdoutTargets(inv: Invocation): Word[] {
+  const out: Word[] = [];
+  for (const r of inv.cmd.redirects)
+    if (r.target && (r.fd === null || r.fd === 1) && /^(>|>>|>\||&>|&>>)$/.test(r.op)) out.push(r.target);
+  return out;
+}
+
 /** Whether the pattern's subcommand path holds from `words[start]` on. */
 function pathFits(c: Compiled, words: readonly Word[], start: number): boolean {
   return c.path.every((alts, i) => {
@@ -111,6 +119,9 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
   if (p.writes) {
     let dests = writes ?? cache.get('writes');
     if (!dests) cache.set('writes', (dests = writtenWords(inv)));
+    // A program's own rows also read where its standard output goes (`yes > /tmp/fill`); the
+    // any-program rows get redirections from the redirection check (`writes`).
+    if (!writes && !c.pattern.program.includes('*')) dests = [...dests, ...stdoutTargets(inv)];
     const o = dests.find((w) => p.writes!.some((cls) => isOfClass(w, cls, inv.cmd.cwd)));
     if (!o) return undefined;
     word ??= o;

@@ -31,6 +31,7 @@ export const OPERAND_CLASSES = [
   'sysrq',
   'url',
   'glob',
+  'file',
   'unknown',
   'unknown_place',
 ] as const;
@@ -57,6 +58,8 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
   sysrq: (v) => v === '/proc/sysrq-trigger',
   url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
   glob: (_v, _cwd, w) => !!w.glob,
+  // Somewhere that keeps what is written: not /dev/null, a standard stream or a terminal.
+  file: (v, cwd) => !/^\/dev\/(null|stdout|stderr|fd\/\d+|tty\w*|pts\/\d+)$/.test(absolute(v, cwd) ?? v),
   unknown: () => false,
   unknown_place: () => false,
 };
