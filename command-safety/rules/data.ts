@@ -4,6 +4,7 @@
  * and migration resets the migration rows' (table/rows/migrations.ts); what a SQL client runs
  * besides SQL is sql-client.ts's.
  */
+import { isLoopback, networkOperands, urlOf } from '../loopback.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import type { Word } from '../shell.js';
@@ -20,27 +21,24 @@ const DEV_PORTS = /^(3\d{3}|4\d{3}|5000|5001|5173|5174|8000|8001|8008|8080|8081|
 
 /** A URL of the local development server, naming one resource (no wildcard, no `_all`). */
 function localDevResource(v: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `http://${v}`);
-  } catch {
-    return false;
-  }
+  const url = urlOf(v);
   return (
-    /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/.test(url.hostname) &&
+    url !== undefined &&
+    isLoopback(v) &&
     DEV_PORTS.test(url.port) &&
     !/[*]|%2A|\/_|,/i.test(url.pathname) &&
     url.pathname.split('/').filter(Boolean).length >= 2
   );
 }
 
-/** HTTP DELETE (Elasticsearch indices, REST resources), except of one resource of the local dev server. */
 export function httpDelete(inv: Invocation): boolean {
   const a = inv.args.map((w) => w.value ?? '');
-  const urls = operands(inv.args).filter(
-    (w) => w.value !== null && /^(https?:\/\/|localhost|127\.|\[::1\])/.test(w.value),
-  );
-  if (urls.length && urls.every((w) => localDevResource(w.value!)) && !inv.args.some((w) => w.value === null))
+  const urls = networkOperands(operands(inv.args));
+  if (
+    urls.length &&
+    urls.every((w) => w.value !== null && localDevResource(w.value)) &&
+    !inv.args.some((w) => w.value === null)
+  )
     return false;
   return (
     a.some(

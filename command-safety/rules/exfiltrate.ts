@@ -6,7 +6,8 @@
  * built at run time sent to DNS. `nc -e`, `socat exec:`, reverse tunnels and searches of a whole
  * home are rows (table/rows/network.ts).
  */
-import type { Invocation, Rule } from '../invocation.js';
+import { onlyLoopback } from '../loopback.js';
+import type { Rule } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
 import type { SimpleCommand, Word } from '../shell.js';
@@ -268,19 +269,6 @@ const sender: Rule = (inv, ctx) => {
     say('file_upload', `${inv.name} uploads files`);
 };
 
-/** Every URL the command names is this machine (`localhost`, `127.0.0.1`, `[::1]`), and it names one. */
-function onlyLoopback(inv: Invocation): boolean {
-  const urls = operands(inv.args).filter(
-    (w) => w.value === null || /^(https?:\/\/|localhost|127\.|\[::1\])/i.test(w.value),
-  );
-  return (
-    urls.length > 0 &&
-    urls.every(
-      (w) => w.value !== null && /^(https?:\/\/)?(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i.test(w.value),
-    )
-  );
-}
-
 /** curl and wget uploads: of a file from outside the workspace, a file only known at run time, or command output. */
 const curl: Rule = (inv, ctx) => {
   sender(inv, ctx);
@@ -322,7 +310,7 @@ const curl: Rule = (inv, ctx) => {
       path &&
       path !== '-' &&
       placeOf(path, inv.cmd.cwd) !== 'workspace' &&
-      !(/^\/(tmp|var\/tmp)\//.test(path) && onlyLoopback(inv))
+      !(/^\/(tmp|var\/tmp)\//.test(path) && onlyLoopback(operands(inv.args).filter((w) => w !== value)))
     )
       return ctx.add(inv, {
         group: X,
