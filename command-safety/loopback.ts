@@ -4,9 +4,8 @@
  * the URL parser reads them (case folded, `0x7f.1` normalised); `localhost`, `127.0.0.0/8`, `[::1]`
  * and `0.0.0.0` (which reaches this machine when connected to) are local.
  */
+import { isLoopbackHost } from '../common/loopback.js';
 import type { Word } from './shell.js';
-
-const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/;
 
 /** The URL in an operand, with `http://` assumed for a bare host; undefined when it is none. */
 export function urlOf(value: string): URL | undefined {
@@ -19,7 +18,8 @@ export function urlOf(value: string): URL | undefined {
 
 export function isLoopback(value: string): boolean {
   const url = urlOf(value);
-  return url !== undefined && LOCAL_HOST.test(url.hostname);
+  // 0.0.0.0 is no loopback address, but connecting to it reaches this machine.
+  return url !== undefined && (isLoopbackHost(url.hostname) || url.hostname === '0.0.0.0');
 }
 
 /**
