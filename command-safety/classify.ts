@@ -193,6 +193,7 @@ class Classifier implements RuleContext {
         reason: 'shell syntax the gate cannot read',
       });
     for (const cmd of parsed.commands) this.simple(cmd, depth, parsed);
+    for (const t of parsed.rereads ?? []) this.run(t, depth + 1);
     // `a[$(cmd)]` anywhere in the text: bash runs the substitution when the text is read as
     // arithmetic or a variable name (`let`, `declare -i`, `((…))`, `${s:x}`, `test -v`, `printf -v`,
     // `read`, `unset`, an integer variable) — wherever the string ends up, it is code.

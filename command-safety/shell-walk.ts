@@ -8,6 +8,7 @@ import type { ParsedScript, Redirect, SimpleCommand, Stdin, Word } from './shell
 import type { Scope } from './shell-expand.js';
 import { expandWord } from './shell-expand.js';
 import { collectAssignments, evaluatedNames } from './shell-vars.js';
+import { lastStatement, mergedBackticks, substitutionsIn } from './shell-misreads.js';
 
 interface Context {
   inFunction: string | undefined;
@@ -46,24 +47,6 @@ function cdTarget(from: string | null, arg: string | null | undefined): string |
   return from === '.' ? arg.replace(/\/+$/, '') || '.' : `${from.replace(/\/$/, '')}/${arg}`;
 }
 
-/**
- * The statement that ends `n`, looking into the kinds given: a list's last statement, a pipeline's
- * last stage, a redirected statement's body. tree-sitter-bash binds `a && b >f` and `a && b <f | c`
- * as `(a && b) >f` and `(a && b <f) | c`; bash binds the redirection, and the pipe, to `b` alone.
- */
-function lastStatement(n: SyntaxNode, into: readonly string[]): SyntaxNode {
-  let at = n;
-  for (;;) {
-    const next = !into.includes(at.type)
-      ? null
-      : at.type === 'redirected_statement'
-        ? at.childForFieldName('body')
-        : (at.namedChildren.filter((c) => c.type !== 'comment').at(-1) ?? null);
-    if (!next) return at;
-    at = next;
-  }
-}
-
 /** Text that may hold a command or process substitution. */
 const SUBSTITUTION = /\$\(|`|[<>]\(/;
 
@@ -74,6 +57,12 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   const errors: Array<{ start: number; end: number }> = [];
   const functions = new Map<string, SimpleCommand[]>();
   const floods: Array<{ start: number; end: number }> = [];
+  const rereads: string[] = [];
+  /** A span tree-sitter-bash misread: reported, and its substitutions read again from the text. */
+  const misread = (n: SyntaxNode, text: string) => {
+    errors.push({ start: n.startIndex, end: n.endIndex });
+    rereads.push(...substitutionsIn(text));
+  };
 
   const findErrors = (n: SyntaxNode) => {
     if (n.type === 'ERROR' || n.isMissing) errors.push({ start: n.startIndex, end: n.endIndex });
@@ -85,6 +74,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   const nested = (n: SyntaxNode, ctx: Context, found: SimpleCommand[] = []): SimpleCommand[] => {
     // Most words hold no `$(…)`, backtick, `<(…)` or `>(…)`: nothing to look for (nor children to fetch).
     if (!SUBSTITUTION.test(n.text)) return found;
+    if (mergedBackticks(n)) misread(n, n.text);
     if (n.type === 'command_substitution' || n.type === 'process_substitution')
       found.push(...statements(n.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } }));
     else for (const c of n.namedChildren) nested(c, ctx, found);
@@ -95,7 +85,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     r: SyntaxNode,
     ctx: Context,
     out: SimpleCommand[],
-  ): { redirect: Redirect; stdin?: Stdin; rest?: SyntaxNode[] } => {
+  ): { redirect: Redirect; stdin?: Stdin; rest?: SyntaxNode[]; args?: SyntaxNode[] } => {
     const fdNode = r.namedChildren.find((c) => c.type === 'file_descriptor');
     const fd = fdNode ? Number(fdNode.text) : null;
     const op = r.children.find((c) => !c.isNamed && /[<>&|]/.test(c.text))?.text ?? '';
@@ -105,16 +95,25 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
       const quoted = !!start && /['"\\]/.test(start.text);
       const expansions =
         !!body && body.namedChildren.some((c) => c.type !== 'heredoc_content' && c.type !== 'heredoc_end');
-      if (body) out.push(...nested(body, ctx));
       const text = body ? source.slice(body.startIndex, body.endIndex) : '';
-      // The rest of the line after `<<EOF` (`| psql`, `> file`, `&& next`) sits inside the redirect node.
+      if (body) {
+        const inBody = nested(body, ctx);
+        // `<<-EOF` with a tab-indented `$(…)` line: tree-sitter-bash leaves the substitution out.
+        if (!quoted && !inBody.length && substitutionsIn(text).length) misread(body, text);
+        out.push(...inBody);
+      }
+      // The rest of the line after `<<EOF` (`| psql`, `> file`, `&& next`) sits inside the redirect
+      // node; so do the command's own words after it (`sudo <<EOF rm -rf ~`).
+      const args = r.childrenForFieldName('argument');
       const rest = r.namedChildren.filter(
-        (c) => !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_descriptor'].includes(c.type),
+        (c) =>
+          !args.includes(c) && !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_descriptor'].includes(c.type),
       );
       return {
         redirect: { op: op || '<<', fd, target: null },
         stdin: { kind: 'text', text: quoted || !expansions ? text : null },
         rest,
+        args,
       };
     }
     if (r.type === 'herestring_redirect') {
@@ -124,13 +123,18 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
       const text = words.length && words.every((w) => w.value !== null) ? words.map((w) => w.value).join(' ') : null;
       return { redirect: { op: '<<<', fd, target: null }, stdin: { kind: 'text', text } };
     }
-    const dest = r.childForFieldName('destination') ?? r.namedChildren.find((c) => c.type !== 'file_descriptor');
+    // tree-sitter-bash hangs the command's words after a redirection on it as more destinations
+    // (`env < f rm -rf ~`, `rm 2>&1 -rf ~`): the first is the target, the others are arguments.
+    const dests = r.childrenForFieldName('destination');
+    const dest = dests[0] ?? r.namedChildren.find((c) => c.type !== 'file_descriptor');
+    const args = dests.slice(1);
     if (dest?.type === 'process_substitution') {
       const inner = statements(dest.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } });
       out.push(...inner);
       return {
         redirect: { op, fd, target: null },
         ...(op === '<' ? { stdin: { kind: 'process', commands: inner } } : {}),
+        args,
       };
     }
     if (dest) out.push(...nested(dest, ctx));
@@ -138,6 +142,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     return {
       redirect: { op, fd, target },
       ...(op === '<' && target && (fd === null || fd === 0) ? { stdin: { kind: 'file', path: target } } : {}),
+      args,
     };
   };
 
@@ -152,6 +157,17 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
           ? w[0]!
           : { value: w.length ? null : '', raw: value?.text ?? '', start: c.startIndex, end: c.endIndex, glob: false },
     };
+  };
+
+  /**
+   * A word of a command: its value(s) into `words`, the commands in its substitutions into `extra`.
+   * `0<f`, `2>x` and `{fd}>f` glued to a redirection are its file descriptor, which tree-sitter-bash
+   * sometimes reads as a word of the command (`0<f rm -rf ~` as the command `0`).
+   */
+  const argument = (n: SyntaxNode, ctx: Context, words: Word[], extra: SimpleCommand[]): void => {
+    if (/^(\d+|\{[A-Za-z_]\w*\})$/.test(n.text) && /^[<>]/.test(source.slice(n.endIndex, n.endIndex + 1))) return;
+    extra.push(...nested(n, ctx));
+    words.push(...expandWord(n, scope));
   };
 
   /** One `command` node (with the redirects of its redirected_statement). */
@@ -172,22 +188,18 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         reds.push(r.redirect);
         if (r.stdin) stdin = r.stdin;
         if (r.rest) continuations.push(...r.rest);
+        for (const a of r.args ?? []) argument(a, ctx, words, extra);
       } else if (c.type === 'command_name') {
         const inner = c.namedChildren[0];
-        if (inner) {
-          extra.push(...nested(inner, ctx));
-          words.push(...expandWord(inner, scope));
-        }
-      } else {
-        extra.push(...nested(c, ctx));
-        words.push(...expandWord(c, scope));
-      }
+        if (inner) argument(inner, ctx, words, extra);
+      } else argument(c, ctx, words, extra);
     }
     for (const r of redirects) {
       const x = redirectOf(r, ctx, extra);
       reds.push(x.redirect);
       if (x.stdin) stdin = x.stdin;
       if (x.rest) continuations.push(...x.rest);
+      for (const a of x.args ?? []) argument(a, ctx, words, extra);
     }
     // tree-sitter splits a word at a backslash-newline (`p\\<newline>oweroff`); bash joins it.
     for (let k = words.length - 1; k > 0; k--) {
@@ -265,12 +277,24 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     const inner = statement(body, ctx);
     const extra: SimpleCommand[] = [];
     const red: Redirect[] = [];
+    const words: Word[] = [];
     let stdin: Stdin | undefined;
     for (const r of reds) {
       const x = redirectOf(r, ctx, extra);
       red.push(x.redirect);
       if (x.stdin) stdin = x.stdin;
+      for (const a of x.args ?? []) argument(a, ctx, words, extra);
     }
+    // `ls | A=1 >f rm -rf ~`: the words after the redirection are the command the assignment was for.
+    if (words.length)
+      inner.push(
+        simpleCommand(body, ctx, {
+          words,
+          assignments: body.type === 'variable_assignment' ? [assignmentOf(body)] : [],
+          redirects: [],
+          stdin: undefined,
+        }),
+      );
     for (const c of inner) {
       c.redirects.push(...red);
       if (stdin && !c.stdin) c.stdin = stdin;
@@ -489,6 +513,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     evaluated,
     ...(scope.fetched ? { fetched: scope.fetched } : {}),
     ...(floods.length ? { floods } : {}),
+    ...(rereads.length ? { rereads } : {}),
   };
 }
 

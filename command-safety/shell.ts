@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import type { Tree } from 'web-tree-sitter';
 import { Language, Parser } from 'web-tree-sitter';
 import { chainsAsSequences, chainsHeld } from './shell-chains.js';
+import { MAY_PREFIX, blankCompoundPrefixes } from './shell-misreads.js';
 import type { SyntaxNode } from './shell-tree.js';
 import { viewTree } from './shell-tree.js';
 import { walk } from './shell-walk.js';
@@ -94,6 +95,8 @@ export interface ParsedScript {
   fetched?: ReadonlySet<string>;
   /** Endless loops that start background processes without pacing (shell-walk.ts floodsProcesses). */
   floods?: Array<{ start: number; end: number }>;
+  /** Command texts of substitutions in spans tree-sitter-bash misread, to be read on their own (shell-misreads.ts). */
+  rereads?: string[];
 }
 
 let parser: Parser | undefined;
@@ -160,7 +163,8 @@ export function spaceOutIfs(source: string): string {
 /** `asWritten`: parse the text as it is, without reading chains as sequences (for the test that they read the same). */
 export function parseShell(source: string, o: { asWritten?: boolean } = {}): ParsedScript {
   if (!parser) throw new Error('the shell parser is not loaded: await loadShellParser() first');
-  const text = source.includes('IFS') ? spaceOutIfs(source) : source;
+  const spaced = source.includes('IFS') ? spaceOutIfs(source) : source;
+  const text = MAY_PREFIX.test(spaced) ? blankCompoundPrefixes(spaced) : spaced;
   const trees: Tree[] = [];
   try {
     const root = parseFast(parser, text, trees, o.asWritten === true);
