@@ -12,7 +12,7 @@ import type { SyntaxNode } from './shell-tree.js';
  * named `time`. They only time, negate or background what follows, so they are blanked out.
  */
 const PREFIX =
-  /(^|[;&|(){}\n]|\b(?:then|do|else|elif|if|while|until)\b)([ \t]*)((?:time(?:[ \t]+-p)?|!|coproc(?:[ \t]+[A-Za-z_]\w*)?)[ \t]+)(?=(?:while|until|for|select|if|case)[ \t\n;]|[{(][ \t\n(]|\[\[[ \t])/g;
+  /(^|[;&|(){}\n]|\b(?:then|do|else|elif|if|while|until)\b)([ \t]*)((?:time(?:[ \t]+-p)?|!|coproc(?:[ \t]+[A-Za-z_]\w*)?)[ \t]+)(?=(?:while|until|for|select|if|case|coproc)[ \t\n;]|[{(][ \t\n(]|\[\[[ \t])/g;
 
 export function blankCompoundPrefixes(text: string): string {
   let out = text;

@@ -99,7 +99,8 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
       if (body) {
         const inBody = nested(body, ctx);
         // `<<-EOF` with a tab-indented `$(…)` line: tree-sitter-bash leaves the substitution out.
-        if (!quoted && !inBody.length && substitutionsIn(text).length) misread(body, text);
+        const seen = body.namedChildren.filter((c) => c.type === 'command_substitution').length;
+        if (!quoted && substitutionsIn(text).length > seen) misread(body, text);
         out.push(...inBody);
       }
       // The rest of the line after `<<EOF` (`| psql`, `> file`, `&& next`) sits inside the redirect
@@ -125,9 +126,13 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     }
     // tree-sitter-bash hangs the command's words after a redirection on it as more destinations
     // (`env < f rm -rf ~`, `rm 2>&1 -rf ~`): the first is the target, the others are arguments.
-    const dests = r.childrenForFieldName('destination');
-    const dest = dests[0] ?? r.namedChildren.find((c) => c.type !== 'file_descriptor');
-    const args = dests.slice(1);
+    // `3>&-` closes a descriptor and takes no target: every word after it is an argument.
+    const closes = op === '>&-' || op === '<&-';
+    const dests = closes
+      ? r.namedChildren.filter((c) => c.type !== 'file_descriptor')
+      : r.childrenForFieldName('destination');
+    const dest = closes ? undefined : (dests[0] ?? r.namedChildren.find((c) => c.type !== 'file_descriptor'));
+    const args = closes ? dests : dests.slice(1);
     if (dest?.type === 'process_substitution') {
       const inner = statements(dest.namedChildren, { ...ctx, cwd: { value: ctx.cwd.value } });
       out.push(...inner);
@@ -350,8 +355,9 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         }
         // tree-sitter-bash hangs a redirection after the last command of a list or pipeline
         // (`a && b >f`, `a | b <f`) on the whole of it; bash gives it to that last command alone.
-        if (body.type === 'list' || body.type === 'pipeline') {
-          adopted.set(lastStatement(body, ['list', 'pipeline']), reds);
+        // So does `! cmd >f args` (the negation is of no interest here).
+        if (body.type === 'list' || body.type === 'pipeline' || body.type === 'negated_command') {
+          adopted.set(lastStatement(body, ['list', 'pipeline', 'negated_command']), reds);
           return statement(body, ctx);
         }
         return redirected(body, reds, ctx);
