@@ -226,12 +226,12 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     // command, and the misreading is a span the gate cannot read.
     for (let k = words.length - 1; k >= 0; k--) {
       const w = words[k]!;
-      const lead = /^[ \t]*\n/.exec(w.raw)?.[0].length ?? 0;
+      const lead = /^[ \t\n]*\n/.exec(w.raw)?.[0].length ?? 0;
       if (lead)
         words[k] = {
           ...w,
           raw: w.raw.slice(lead),
-          value: w.value?.replace(/^[ \t]*\n/, '') ?? null,
+          value: w.value?.replace(/^[ \t\n]*\n/, '') ?? null,
           start: w.start + lead,
         };
       if (k === 0 || !(lead || /(?:^|[^\\])\n/.test(source.slice(words[k - 1]!.end, w.start)))) continue;
