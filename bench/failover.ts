@@ -6,6 +6,7 @@
  * heartbeat, the retry's first interval (500 ms), then the new attempt loading its transcript.
  * Each sample kills the worker that took the previous sample's call over; one process stays.
  */
+import { dirname } from 'node:path';
 import type { HeraldProcess } from '../test/support/processes.js';
 import { spawnHerald } from '../test/support/processes.js';
 import type { TestStack } from '../test/support/stack.js';
@@ -19,7 +20,8 @@ async function worker(stack: TestStack): Promise<HeraldProcess> {
 
 /** Kill-to-re-run times in ms, one per sample, on a stack of its own (no in-process worker). */
 export async function measureFailover(samples: number, cwd: string): Promise<number[]> {
-  const stack = await createTestStack({ worker: false });
+  // The workspace belongs to the caller's stack: this one's workers must accept its root too.
+  const stack = await createTestStack({ worker: false, workspaceRoots: [dirname(cwd)] });
   const processes: HeraldProcess[] = [];
   try {
     let live = await worker(stack);

@@ -280,8 +280,8 @@ function printedText(node: SyntaxNode, scope: Scope): string | null {
   return null;
 }
 
-/** Argument nodes whose value a word expansion can know. */
-const WORD_NODES = new Set([
+/** Nodes that are words: a word expansion can know their value. */
+export const WORD_NODES = new Set([
   'word',
   'string',
   'raw_string',

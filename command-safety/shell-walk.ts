@@ -6,7 +6,7 @@
 import type { SyntaxNode } from './shell-tree.js';
 import type { ParsedScript, Redirect, SimpleCommand, Stdin, Word } from './shell.js';
 import type { Scope } from './shell-expand.js';
-import { expandWord } from './shell-expand.js';
+import { WORD_NODES, expandWord } from './shell-expand.js';
 import { collectAssignments, evaluatedNames } from './shell-vars.js';
 import { lastStatement, mergedBackticks, substitutionsIn } from './shell-misreads.js';
 
@@ -419,19 +419,8 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         const inner = { ...ctx, cwd: { value: before } };
         const out: SimpleCommand[] = [];
         for (const c of n.namedChildren) {
-          if (
-            [
-              'word',
-              'variable_name',
-              'extglob_pattern',
-              'string',
-              'raw_string',
-              'concatenation',
-              'simple_expansion',
-              'expansion',
-              'number',
-            ].includes(c.type)
-          ) {
+          // A loop's variable and values, a case's subject and patterns: words, not statements.
+          if (WORD_NODES.has(c.type) || c.type === 'variable_name' || c.type === 'extglob_pattern') {
             out.push(...nested(c, ctx));
             continue;
           }
