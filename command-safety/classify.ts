@@ -193,7 +193,15 @@ class Classifier implements RuleContext {
         reason: 'shell syntax the gate cannot read',
       });
     for (const cmd of parsed.commands) this.simple(cmd, depth, parsed);
-    for (const t of parsed.rereads ?? []) this.run(t, depth + 1);
+    // Text the parser misread, read again on its own; findings point at the misread span.
+    for (const r of parsed.rereads ?? []) {
+      if (depth + 1 > MAX_DEPTH) break;
+      const saved = this.context[depth + 1];
+      this.spans[depth + 1] = this.spans[depth] ?? { start: r.start, end: r.end };
+      this.context[depth + 1] = this.context[depth];
+      this.run(r.text, depth + 1);
+      this.context[depth + 1] = saved;
+    }
     // `a[$(cmd)]` anywhere in the text: bash runs the substitution when the text is read as
     // arithmetic or a variable name (`let`, `declare -i`, `((…))`, `${s:x}`, `test -v`, `printf -v`,
     // `read`, `unset`, an integer variable) — wherever the string ends up, it is code.

@@ -57,16 +57,22 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   const errors: Array<{ start: number; end: number }> = [];
   const functions = new Map<string, SimpleCommand[]>();
   const floods: Array<{ start: number; end: number }> = [];
-  const rereads: string[] = [];
+  const rereads: Array<{ text: string; start: number; end: number }> = [];
   /** A span tree-sitter-bash misread: reported, and its substitutions read again from the text. */
   const misread = (n: SyntaxNode, text: string) => {
     errors.push({ start: n.startIndex, end: n.endIndex });
-    rereads.push(...substitutionsIn(text));
+    for (const t of substitutionsIn(text)) rereads.push({ text: t, start: n.startIndex, end: n.endIndex });
   };
 
   const findErrors = (n: SyntaxNode) => {
-    if (n.type === 'ERROR' || n.isMissing) errors.push({ start: n.startIndex, end: n.endIndex });
-    else if (n.hasError) for (const c of n.children) findErrors(c);
+    if (n.type === 'ERROR' || n.isMissing) {
+      errors.push({ start: n.startIndex, end: n.endIndex });
+      // What an error spans is not read as commands: each of its lines is read on its own
+      // (`(( x++ );⏎) ||⏎rm -rf ~` is all one error), so what it hides keeps its own level.
+      const lines = n.type === 'ERROR' ? n.text.split('\n').filter((l) => l.trim()) : [];
+      if (lines.length > 1)
+        for (const t of lines.slice(0, 32)) rereads.push({ text: t, start: n.startIndex, end: n.endIndex });
+    } else if (n.hasError) for (const c of n.children) findErrors(c);
   };
   findErrors(root);
 

@@ -95,8 +95,11 @@ export interface ParsedScript {
   fetched?: ReadonlySet<string>;
   /** Endless loops that start background processes without pacing (shell-walk.ts floodsProcesses). */
   floods?: Array<{ start: number; end: number }>;
-  /** Command texts of substitutions in spans tree-sitter-bash misread, to be read on their own (shell-misreads.ts). */
-  rereads?: string[];
+  /**
+   * Texts to read on their own, with the span they come from: the substitutions of spans
+   * tree-sitter-bash misread (shell-misreads.ts) and the lines of ERROR spans.
+   */
+  rereads?: Array<{ text: string; start: number; end: number }>;
 }
 
 let parser: Parser | undefined;
