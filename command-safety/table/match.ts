@@ -121,7 +121,11 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
     if (!dests) cache.set('writes', (dests = writtenWords(inv)));
     // A program's own rows also read where its standard output goes (`yes > /tmp/fill`); the
     // any-program rows get redirections from the redirection check (`writes`).
-    if (!writes && !c.pattern.program.includes('*')) dests = [...dests, ...stdoutTargets(inv)];
+    if (!writes && !c.pattern.program.includes('*')) {
+      let withStdout = cache.get('writes+stdout');
+      if (!withStdout) cache.set('writes+stdout', (withStdout = [...dests, ...stdoutTargets(inv)]));
+      dests = withStdout;
+    }
     const o = dests.find((w) => p.writes!.some((cls) => isOfClass(w, cls, inv.cmd.cwd)));
     if (!o) return undefined;
     word ??= o;
