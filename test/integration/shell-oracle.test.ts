@@ -44,6 +44,16 @@ const PLACES = [
   'coproc { $; }',
   'x=$($)',
   'cat <(\n$)',
+  'case a in a) $;; esac',
+  'select x in a; do $; break; done',
+  'until true; do $; done',
+  '(( 1 )) && $',
+  '[[ -n x ]] || $',
+  'bash -c "$"',
+  'cat <<EOF | sh\n$\nEOF',
+  'eval "$"',
+  'g() ( $ ); g',
+  '$ & wait',
 ];
 /** What may stand between two commands. */
 const SEPARATORS = ['; ', ' && ', ' || ', ' | ', ' |& ', '\n', '\n\n', ' &\n', ' # c\n', ' \\\n && ', '\n\\'];
