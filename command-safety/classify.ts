@@ -13,7 +13,7 @@ import { loadShellParser, parseShell, shellParserReady } from './shell.js';
 import type { CommandVerdict, Finding } from './verdict.js';
 import { verdictOf } from './verdict.js';
 import { checkAssignments, checkRedirects } from './rules/environment.js';
-import { forkBombs, interactiveShell } from './rules/code.js';
+import { forkBombs, interactiveShell, processFloods } from './rules/code.js';
 import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknownRunner } from './rules/index.js';
 import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/xargs.js';
@@ -113,15 +113,28 @@ class Classifier implements RuleContext {
       });
       return;
     }
-    this.spans[inv.depth + 1] = this.spans[inv.depth] ?? { start: text.start, end: text.end };
-    const saved = this.context[inv.depth + 1];
-    this.context[inv.depth + 1] = {
+    this.runWithin(text.value, inv.depth + 1, text, {
       asRoot: inv.asRoot === true,
       spawned: inv.spawned === true,
       elsewhere: inv.elsewhere === true || o.elsewhere === true,
-    };
-    this.run(text.value, inv.depth + 1);
-    this.context[inv.depth + 1] = saved;
+    });
+  }
+
+  /**
+   * Text read as a script one level down: its findings point at `span` of the command line (or at
+   * the span the level above already points at), and its commands inherit `context`.
+   */
+  private runWithin(
+    text: string,
+    depth: number,
+    span: { start: number; end: number },
+    context: Inherited | undefined,
+  ): void {
+    this.spans[depth] = this.spans[depth - 1] ?? { start: span.start, end: span.end };
+    const saved = this.context[depth];
+    this.context[depth] = context;
+    this.run(text, depth);
+    this.context[depth] = saved;
   }
 
   nested(inv: Invocation, argv: Word[], o: NestedOptions = {}): void {
@@ -194,14 +207,8 @@ class Classifier implements RuleContext {
       });
     for (const cmd of parsed.commands) this.simple(cmd, depth, parsed);
     // Text the parser misread, read again on its own; findings point at the misread span.
-    for (const r of parsed.rereads ?? []) {
-      if (depth + 1 > MAX_DEPTH) break;
-      const saved = this.context[depth + 1];
-      this.spans[depth + 1] = this.spans[depth] ?? { start: r.start, end: r.end };
-      this.context[depth + 1] = this.context[depth];
-      this.run(r.text, depth + 1);
-      this.context[depth + 1] = saved;
-    }
+    for (const r of parsed.rereads ?? [])
+      if (depth + 1 <= MAX_DEPTH) this.runWithin(r.text, depth + 1, r, this.context[depth]);
     // `a[$(cmd)]` anywhere in the text: bash runs the substitution when the text is read as
     // arithmetic or a variable name (`let`, `declare -i`, `((…))`, `${s:x}`, `test -v`, `printf -v`,
     // `read`, `unset`, an integer variable) — wherever the string ends up, it is code.
@@ -221,7 +228,7 @@ class Classifier implements RuleContext {
         reason: 'a subscript with a command substitution: bash runs it wherever the text is evaluated as arithmetic',
       });
     evaluatedVariables(parsed, here(0, text.length), this);
-    for (const flood of parsed.floods ?? [])
+    for (const flood of processFloods(parsed.endlessLoops ?? []))
       this.add(here(flood.start, flood.end), {
         level: 'hardline',
         group: 'system',

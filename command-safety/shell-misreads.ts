@@ -4,7 +4,48 @@
  * back. Some are undone in the text before parsing (same length, so offsets stay true); others the
  * walk recognises in the tree (shell-walk.ts), reads again here, and reports as `unparseable`.
  */
+import type { Word } from './shell.js';
 import type { SyntaxNode } from './shell-tree.js';
+
+/**
+ * Unquoted `$IFS` / `${IFS}` replaced by spaces of the same length (offsets stay true): with the
+ * default IFS that is what bash does, and tree-sitter mis-reads `$IFS-fr` glued to other text.
+ */
+export function spaceOutIfs(source: string): string {
+  let out = '';
+  // Open quotes and parentheses: a `$(…)` inside double quotes is unquoted again (`"$(rm$IFS-rf …)"`).
+  const open: Array<"'" | '"' | '('> = [];
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    const inside = open.at(-1);
+    if (c === '\\' && inside !== "'") {
+      out += c + (source[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (inside === "'" || inside === '"') {
+      if (c === inside) open.pop();
+      else if (inside === '"' && c === '$' && source[i + 1] === '(') {
+        open.push('(');
+        out += '$(';
+        i++;
+        continue;
+      }
+      out += c;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === '(') open.push(c);
+    else if (c === ')' && inside === '(') open.pop();
+    const m = /^\$(?:IFS(?![A-Za-z0-9_])|\{IFS\})/.exec(source.slice(i, i + 6));
+    if (m) {
+      out += ' '.repeat(m[0].length);
+      i += m[0].length - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
 
 /**
  * `time`, `!` and `coproc [NAME]` in front of a compound command (`time while …; done`, `! {
@@ -47,6 +88,43 @@ export function lastStatement(n: SyntaxNode, into: readonly string[]): SyntaxNod
     if (!next) return at;
     at = next;
   }
+}
+
+/** Newlines (and the blanks around them) a word starts with: tree-sitter-bash's `⏎\rm` read as one word. */
+const LEADING_NEWLINES = /^[ \t\n]*\n/;
+
+/**
+ * A command's words, one list per command bash would run. tree-sitter-bash sometimes runs two lines
+ * into one command: `ls | head | cat⏎rm -rf ~ <x || y` comes out as `cat rm -rf ~`, and
+ * `(ls⏎\rm -rf ~)` as `ls '⏎rm' -rf ~` (a word that starts with the newline). A command ends at
+ * an unescaped newline, so the words after one are another command; each such gap goes into
+ * `errors`, a span the gate cannot read.
+ */
+export function lineCommands(
+  words: readonly Word[],
+  source: string,
+  errors: Array<{ start: number; end: number }>,
+): Word[][] {
+  const lines: Word[][] = [];
+  let line: Word[] = [];
+  for (let k = words.length - 1; k >= 0; k--) {
+    let w = words[k]!;
+    const lead = LEADING_NEWLINES.exec(w.raw)?.[0].length ?? 0;
+    if (lead)
+      w = {
+        ...w,
+        raw: w.raw.slice(lead),
+        value: w.value?.replace(LEADING_NEWLINES, '') ?? null,
+        start: w.start + lead,
+      };
+    line.unshift(w);
+    if (k === 0 || !(lead || /(?:^|[^\\])\n/.test(source.slice(words[k - 1]!.end, w.start)))) continue;
+    errors.push({ start: words[k - 1]!.end, end: w.start });
+    lines.unshift(line);
+    line = [];
+  }
+  lines.unshift(line);
+  return lines;
 }
 
 /** A backtick substitution holding another backtick: two of them read as one (`` `ls` `rm -rf ~` ``). */

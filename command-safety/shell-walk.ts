@@ -8,7 +8,7 @@ import type { ParsedScript, Redirect, SimpleCommand, Stdin, Word } from './shell
 import type { Scope } from './shell-expand.js';
 import { WORD_NODES, expandWord } from './shell-expand.js';
 import { collectAssignments, evaluatedNames } from './shell-vars.js';
-import { lastStatement, mergedBackticks, substitutionsIn } from './shell-misreads.js';
+import { lastStatement, lineCommands, mergedBackticks, substitutionsIn } from './shell-misreads.js';
 
 interface Context {
   inFunction: string | undefined;
@@ -47,6 +47,10 @@ function cdTarget(from: string | null, arg: string | null | undefined): string |
   return from === '.' ? arg.replace(/\/+$/, '') || '.' : `${from.replace(/\/$/, '')}/${arg}`;
 }
 
+/** A loop condition that always holds (`while true`, `while :`, `until false`, `for ((;;))`). */
+const ENDLESS_LOOP =
+  /^(?:while\s+(?:true|:|\/bin\/true|\[\s*1\s*\]|\[\[\s*1\s*\]\]|\(\(\s*1\s*\)\))|until\s+(?:false|\/bin\/false)|for\s*\(\([^;]*;\s*;)\s*(?:;|\n|do\b|\))/;
+
 /** Text that may hold a command or process substitution. */
 const SUBSTITUTION = /\$\(|`|[<>]\(/;
 
@@ -56,7 +60,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
   const commands: SimpleCommand[] = [];
   const errors: Array<{ start: number; end: number }> = [];
   const functions = new Map<string, SimpleCommand[]>();
-  const floods: Array<{ start: number; end: number }> = [];
+  const endlessLoops: NonNullable<ParsedScript['endlessLoops']> = [];
   const rereads: Array<{ text: string; start: number; end: number }> = [];
   /** A span tree-sitter-bash misread: reported, and its substitutions read again from the text. */
   const misread = (n: SyntaxNode, text: string) => {
@@ -226,24 +230,12 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
         });
       }
     }
-    // tree-sitter-bash sometimes runs two lines into one command: `ls | head | cat⏎rm -rf ~ <x || y`
-    // comes out as `cat rm -rf ~`, and `(ls⏎\\rm -rf ~)` as `ls '⏎rm' -rf ~` (a word that starts
-    // with the newline). A command ends at an unescaped newline, so the words after one are another
-    // command, and the misreading is a span the gate cannot read.
-    for (let k = words.length - 1; k >= 0; k--) {
-      const w = words[k]!;
-      const lead = /^[ \t\n]*\n/.exec(w.raw)?.[0].length ?? 0;
-      if (lead)
-        words[k] = {
-          ...w,
-          raw: w.raw.slice(lead),
-          value: w.value?.replace(/^[ \t\n]*\n/, '') ?? null,
-          start: w.start + lead,
-        };
-      if (k === 0 || !(lead || /(?:^|[^\\])\n/.test(source.slice(words[k - 1]!.end, w.start)))) continue;
-      errors.push({ start: words[k - 1]!.end, end: words[k]!.start });
-      extra.unshift(simpleCommand(n, ctx, { words: words.splice(k), assignments: [], redirects: [...reds], stdin }));
-    }
+    // A command ends at an unescaped newline, whatever tree-sitter-bash made of it (shell-misreads.ts).
+    const [own, ...later] = lineCommands(words, source, errors);
+    words.splice(0, words.length, ...own!);
+    extra.unshift(
+      ...later.map((line) => simpleCommand(n, ctx, { words: line, assignments: [], redirects: [...reds], stdin })),
+    );
     const cmd = simpleCommand(n, ctx, {
       words,
       assignments,
@@ -433,7 +425,8 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
           out.push(...statement(c, inner));
         }
         if (inner.cwd.value !== before) ctx.cwd.value = null;
-        if (floodsProcesses(n, out)) floods.push({ start: n.startIndex, end: n.endIndex });
+        if ((n.type === 'while_statement' || n.type === 'c_style_for_statement') && ENDLESS_LOOP.test(n.text))
+          endlessLoops.push({ start: n.startIndex, end: n.endIndex, commands: out });
         return out;
       }
       case 'variable_assignment':
@@ -513,26 +506,7 @@ export function walk(root: SyntaxNode, source: string): ParsedScript {
     vars: scope.vars,
     evaluated,
     ...(scope.fetched ? { fetched: scope.fetched } : {}),
-    ...(floods.length ? { floods } : {}),
+    ...(endlessLoops.length ? { endlessLoops } : {}),
     ...(rereads.length ? { rereads } : {}),
   };
-}
-
-/** A loop condition that always holds (`while true`, `while :`, `until false`, `for ((;;))`). */
-const ENDLESS =
-  /^(?:while\s+(?:true|:|\/bin\/true|\[\s*1\s*\]|\[\[\s*1\s*\]\]|\(\(\s*1\s*\)\))|until\s+(?:false|\/bin\/false)|for\s*\(\([^;]*;\s*;)\s*(?:;|\n|do\b|\))/;
-
-/** Commands in a loop body that pace it or end it: a loop with one does not pile up processes. */
-const PACES = /^(?:sleep|wait|read|break|exit|return|timeout)$/;
-
-/**
- * An endless loop that starts background processes and never waits, sleeps or leaves
- * (`while true; do sleep 1 & done`): the processes pile up until the machine stops.
- */
-function floodsProcesses(loop: SyntaxNode, commands: readonly SimpleCommand[]): boolean {
-  if (loop.type !== 'while_statement' && loop.type !== 'c_style_for_statement') return false;
-  if (!ENDLESS.test(loop.text)) return false;
-  return (
-    commands.some((c) => c.background) && !commands.some((c) => !c.background && PACES.test(c.words[0]?.value ?? ''))
-  );
 }

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import type { Tree } from 'web-tree-sitter';
 import { Language, Parser } from 'web-tree-sitter';
 import { chainsAsSequences, chainsHeld } from './shell-chains.js';
-import { MAY_PREFIX, blankCompoundPrefixes } from './shell-misreads.js';
+import { MAY_PREFIX, blankCompoundPrefixes, spaceOutIfs } from './shell-misreads.js';
 import type { SyntaxNode } from './shell-tree.js';
 import { viewTree } from './shell-tree.js';
 import { walk } from './shell-walk.js';
@@ -93,8 +93,8 @@ export interface ParsedScript {
   evaluated?: Array<{ name: string; how: 'arithmetic' | 'prompt'; start: number; end: number }>;
   /** Variables assigned the output of a network fetch (Scope.fetched). */
   fetched?: ReadonlySet<string>;
-  /** Endless loops that start background processes without pacing (shell-walk.ts floodsProcesses). */
-  floods?: Array<{ start: number; end: number }>;
+  /** Loops whose condition always holds (`while true`), with the commands in them. */
+  endlessLoops?: Array<{ start: number; end: number; commands: SimpleCommand[] }>;
   /**
    * Texts to read on their own, with the span they come from: the substitutions of spans
    * tree-sitter-bash misread (shell-misreads.ts) and the lines of ERROR spans.
@@ -121,46 +121,6 @@ export function loadShellParser(): Promise<Parser> {
 
 export function shellParserReady(): boolean {
   return parser !== undefined;
-}
-
-/**
- * Unquoted `$IFS` / `${IFS}` replaced by spaces of the same length (offsets stay true): with the
- * default IFS that is what bash does, and tree-sitter mis-reads `$IFS-fr` glued to other text.
- */
-export function spaceOutIfs(source: string): string {
-  let out = '';
-  // Open quotes and parentheses: a `$(…)` inside double quotes is unquoted again (`"$(rm$IFS-rf …)"`).
-  const open: Array<"'" | '"' | '('> = [];
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    const inside = open.at(-1);
-    if (c === '\\' && inside !== "'") {
-      out += c + (source[i + 1] ?? '');
-      i++;
-      continue;
-    }
-    if (inside === "'" || inside === '"') {
-      if (c === inside) open.pop();
-      else if (inside === '"' && c === '$' && source[i + 1] === '(') {
-        open.push('(');
-        out += '$(';
-        i++;
-        continue;
-      }
-      out += c;
-      continue;
-    }
-    if (c === "'" || c === '"' || c === '(') open.push(c);
-    else if (c === ')' && inside === '(') open.pop();
-    const m = /^\$(?:IFS(?![A-Za-z0-9_])|\{IFS\})/.exec(source.slice(i, i + 6));
-    if (m) {
-      out += ' '.repeat(m[0].length);
-      i += m[0].length - 1;
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 /** `asWritten`: parse the text as it is, without reading chains as sequences (for the test that they read the same). */

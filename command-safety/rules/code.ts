@@ -10,7 +10,7 @@
 import { isInitLine, printsOnly, substitutesOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
-import type { SimpleCommand, Word } from '../shell.js';
+import type { ParsedScript, SimpleCommand, Word } from '../shell.js';
 import { DOWNLOADERS, ranDownloaded } from './downloads.js';
 import { COMMAND_OPTIONS, awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
 import { literalOutput, nameOf } from './literal-text.js';
@@ -448,6 +448,21 @@ export function codeRuleFor(name: string): Rule | undefined {
 }
 
 /** A function that calls itself in a pipe or in the background, and is called: a fork bomb. */
+/** Commands in a loop body that pace it or end it: a loop with one does not pile up processes. */
+const PACES = /^(?:sleep|wait|read|break|exit|return|timeout)$/;
+
+/**
+ * Endless loops that start background processes and never wait, sleep or leave (`while true; do
+ * sleep 1 & done`): the processes pile up until the machine stops.
+ */
+export function processFloods(loops: NonNullable<ParsedScript['endlessLoops']>): Array<{ start: number; end: number }> {
+  return loops.filter(
+    (l) =>
+      l.commands.some((c) => c.background) &&
+      !l.commands.some((c) => !c.background && PACES.test(c.words[0]?.value ?? '')),
+  );
+}
+
 export function forkBombs(functions: Map<string, SimpleCommand[]>, commands: SimpleCommand[]): SimpleCommand[] {
   const out: SimpleCommand[] = [];
   for (const [name, body] of functions) {
