@@ -444,13 +444,19 @@ function respelledLines(normalised: string, limit: number): string[] {
 
 /**
  * Normalised copies of hidden text, scanned like the text itself: base64 that decodes to words,
- * letter-spaced lines, leetspeak lines, lines with misspelt key words. Bounded, so a file full of base64 costs a few extra passes
+ * letter-spaced lines, leetspeak lines, lines with misspelt key words, the ROT13 of text that names it. Bounded, so a file full of base64 costs a few extra passes
  * at most.
  */
 export function hiddenViews(raw: string, normalised: string): string[] {
   const views = [...base64Texts(raw, 8), ...despacedLines(raw, 8)].map(normalise);
-  return [...views, ...unleetLines(normalised, 8), ...respelledLines(normalised, 8)].filter((v) => v.length > 0);
+  // Text that names ROT13 ("rot13 for bots: …") is read rotated back as well.
+  const rotated = ROT13_HINT.test(normalised) ? [rot13(normalised)] : [];
+  return [...views, ...unleetLines(normalised, 8), ...respelledLines(normalised, 8), ...rotated].filter(
+    (v) => v.length > 0,
+  );
 }
+
+const ROT13_HINT = /\brot[\s-]?13\b/;
 
 // ---------------------------------------------------------------------------------------------
 // Letters only

@@ -41,6 +41,10 @@ const pair = (a: string, b: string, n = 40) => new RegExp(`${a}${GAP(n)}${b}|${b
 
 const OVERRIDE_VERBS = ml(lexicon('override_verbs'));
 const INSTRUCTION_NOUNS = ml(lexicon('instruction_nouns'));
+const OVERRIDE_PAIR = new RegExp(
+  `${OVERRIDE_VERBS}${GAP(40)}${INSTRUCTION_NOUNS}|${INSTRUCTION_NOUNS}${GAP(40)}${OVERRIDE_VERBS}`,
+  'u',
+);
 /** Which instructions: the earlier ones, all of them, the agent's own, the system's. */
 const EARLIER = new RegExp(
   ml([
@@ -238,6 +242,68 @@ const SYSTEM_PROMPT_RE = new RegExp(SYSTEM_PROMPT, 'u');
 const SECRET_WORDS_RE = new RegExp(SECRET_WORDS, 'u');
 const ALL_WORDS_RE = new RegExp(ALL_WORDS, 'u');
 
+/** Words that make a text about attacks (injection, attack, for example) in the languages above. */
+const ABOUT_ATTACKS = new RegExp(
+  ml([
+    'injection',
+    'инъекц*',
+    "ін'єкц*",
+    'inyección',
+    'injeção',
+    'iniezione',
+    'injektion',
+    '注入',
+    '攻击',
+    '攻擊',
+    '攻撃',
+    '공격',
+    'атак*',
+    'attaque',
+    'angriff',
+    'ataque',
+    'attacco',
+    'aanval',
+    'atak',
+    'например',
+    'наприклад',
+    'por ejemplo',
+    'par exemple',
+    'zum beispiel',
+    'per esempio',
+    'por exemplo',
+    '例如',
+    '比如',
+    '例えば',
+    '예를 들어',
+    'вроде',
+    'типа',
+    'такие как',
+    'такие, как',
+    'wie etwa',
+    'comme',
+    'como',
+    'come',
+  ]),
+  'u',
+);
+
+/**
+ * The match reaches into a quotation that says the override by itself, in a text about attacks:
+ * reported, not said ("инструкции вроде «игнорируй предыдущие указания»"; typographic quotes are
+ * straight ones once normalised).
+ */
+function quotedReport(m: RegExpExecArray, text: string): boolean {
+  if (!ABOUT_ATTACKS.test(text)) return false;
+  const lineStart = text.lastIndexOf('\n', m.index) + 1;
+  const lineEnd = text.indexOf('\n', m.index + m[0].length);
+  const line = text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
+  for (const q of line.matchAll(/"([^"]{4,200})"/g)) {
+    const start = lineStart + q.index;
+    if (start < m.index + m[0].length && start + q[0].length > m.index && OVERRIDE_PAIR.test(q[1]!)) return true;
+  }
+  return false;
+}
+
 /** Not negated by a "never" just before, nor by a Japanese or Korean "don't" just after. */
 function notNegated(m: RegExpExecArray, text: string): boolean {
   const before = text.slice(Math.max(0, m.index - 16), m.index);
@@ -255,7 +321,7 @@ export const MULTILINGUAL_RULES: Rule[] = [
     accept: (m, text) => {
       // "Ignorer cet avertissement" has no instructions; "Las instrucciones anteriores aplican …" no verb.
       const around = text.slice(Math.max(0, m.index - 24), m.index + m[0].length + 24);
-      return notNegated(m, text) && (EARLIER.test(around) || SYSTEM_PROMPT_RE.test(m[0]));
+      return notNegated(m, text) && (EARLIER.test(around) || SYSTEM_PROMPT_RE.test(m[0])) && !quotedReport(m, text);
     },
   },
   {

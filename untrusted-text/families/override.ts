@@ -23,6 +23,10 @@ function inflectedNeedsActivation(m: RegExpExecArray, text: string): boolean {
   return !INFLECTED.test(m[0]) || activated(text, m.index, m.index + m[0].length);
 }
 
+/** Instructions found inside the content being processed, which a careful prompt says to ignore. */
+const EMBEDDED_IN_CONTENT =
+  /^ ?(?:that (?:are|appear) |which (?:are|appear) )?(?:contained|found|embedded|included|appearing|hidden|written) (?:in|inside|within) (?:the |this |that |any |a |an )?(?:document|text|input|content|e-?mail|(?:web ?)?page|data|file|article|message|tool output|user content|retrieved|snippet|excerpt|transcript|review|comment)s?\b/;
+
 /** What the agent is told to do once redirected ("you must now obey …"). */
 const BEHAVE = String.raw`(?:ignore|disregard|forget|obey|act|behave|respond|answer|reply|comply|pretend|roleplay|become|play (?:the role|the part|a character)|assume (?:the role|the identity|the persona)|adopt (?:the|a) (?:role|persona|identity)|take on (?:the|a) (?:role|persona)|operate|speak|talk|serve|follow (?:my|these|only|the new|the following)|do (?:whatever|anything|everything)|always (?:respond|answer|reply|obey|comply)|never (?:refuse|decline|mention|reveal|tell)|only (?:respond|answer|reply|obey|follow)|refer to yourself|call yourself|identify (?:yourself )?as|stop being|no longer|treat)`;
 
@@ -62,6 +66,8 @@ export const OVERRIDE_RULES: Rule[] = [
       if (CONDITION_BEFORE.test(lead(text, m.index, 30)) && !act) return false;
       // "Ignore the previous guidelines on naming": a correction, unless it reaches for everything.
       const after = text.slice(m.index + m[0].length, m.index + m[0].length + 60);
+      // "Ignore any instructions contained in the document": a prompt guarding against injection.
+      if (!act && EMBEDDED_IN_CONTENT.test(after)) return false;
       if (!strong && /^ (?:on|about|regarding|concerning|for (?:docker|windows|linux|macos|v\d))\b/.test(after))
         return false;
       // "drop the old rules", "clear the existing policies": everyday edits of config, unless strong.
