@@ -13,7 +13,7 @@ import { loadShellParser, parseShell, shellParserReady } from './shell.js';
 import type { CommandVerdict, Finding } from './verdict.js';
 import { verdictOf } from './verdict.js';
 import { checkAssignments, checkRedirects } from './rules/environment.js';
-import { forkBombs, interactiveShell, processFloods } from './rules/code.js';
+import { diskFloods, forkBombs, interactiveShell, processFloods } from './rules/code.js';
 import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknownRunner } from './rules/index.js';
 import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/xargs.js';
@@ -235,6 +235,12 @@ class Classifier implements RuleContext {
         rule: 'fork_bomb',
         reason:
           'an endless loop that starts background processes without waiting (they pile up until the machine stops)',
+      });
+    for (const flood of diskFloods(parsed.endlessLoops ?? []))
+      this.add(here(flood.start, flood.end), {
+        group: 'system',
+        rule: 'resource_exhaustion',
+        reason: 'an endless loop that writes files without pausing (it fills the disk)',
       });
     for (const bomb of forkBombs(parsed.functions, parsed.commands))
       this.add(here(bomb.start, bomb.end), {

@@ -118,6 +118,21 @@ function withoutAll(p: string): { path: string; all: boolean } {
   return { path: p, all: false };
 }
 
+/**
+ * `/`, or a whole top-level system folder (`/usr`, `/etc`, `/bin`…): a recursive permission or
+ * ownership change there breaks the machine (setuid programs, ssh, sudo). Folders below them
+ * (`/usr/local`, `/etc/nginx`) are ordinary admin work.
+ */
+export function isSystemTree(value: string | null, cwd: string | null, glob = false): boolean {
+  const place = placeOf(value, cwd, glob);
+  if (place === 'root') return true;
+  const path = absolute(value ?? '', cwd)?.replace(/\/+$/, '');
+  return (
+    place === 'system' &&
+    /^\/(?:etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|root|dev|sys|proc|System|Library|private)$/.test(path ?? '')
+  );
+}
+
 /** Where a path argument points (`glob`: it held unquoted glob characters). */
 export function placeOf(value: string | null, cwd: string | null, glob = false): Place {
   if (value === null) return 'unknown';

@@ -218,7 +218,8 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
         const maybe = name === undefined ? [] : (scope.vars.get(name) ?? []).filter((v): v is string => v !== null);
         out.push(maybe.length ? { unknown: true, maybe: maybe.slice(0, 8) } : { unknown: true });
       } else if (name === 'IFS' && !quoted) out.push({ split: true });
-      else expanded(value, quoted, out);
+      // `"$@"` is one word per positional parameter, quoted or not.
+      else expanded(value, quoted && name !== '@', out);
       return;
     }
     case 'command_substitution': {

@@ -11,8 +11,11 @@ import { expandWord } from './shell-expand.js';
 /** A value that is the output of a network client: `$(curl -s …)`, `` `wget -qO- …` ``. */
 const FETCHED = /^["']?(?:\$\(|`)\s*(?:\S*\/)?(?:curl|wget|nc|ncat|http|https|xh|fetch|aria2c|lynx|w3m)\b/;
 
-/** Commands that set a variable named by an operand (`read x`); the walk looks for them only when the text names one. */
-const READERS = /\b(?:read|mapfile|readarray|getopts|printf)\b/;
+/**
+ * Commands that set a variable named by an operand (`read x`) or the positional parameters
+ * (`set -- a b`); the walk looks for them only when the text names one.
+ */
+const READERS = /\b(?:read|mapfile|readarray|getopts|printf|set)\b/;
 
 export function collectAssignments(root: SyntaxNode, scope: Scope): void {
   const readers = READERS.test(scope.source);
@@ -54,11 +57,32 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
       if (name === 'read' || name === 'mapfile' || name === 'readarray' || name === 'getopts' || name === 'printf') {
         for (const a of n.childrenForFieldName('argument'))
           if (a && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) add(a.text, null);
-      }
+      } else if (name === 'set') positionals(n, scope, add);
+    } else if (n.type === 'unset_command') {
+      // `unset D; rm -rf "$D"/*`: an unset variable expands to nothing (`unset -f` removes functions).
+      const args = n.namedChildren.map((a) => a.text);
+      if (!args.some((a) => /^-\w*f/.test(a))) for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a)) add(a, '');
     }
     for (const c of n.namedChildren) if (!LEAVES.has(c.type)) visit(c);
   };
   visit(root);
+}
+
+/**
+ * `set -- rm -rf ~` (or `set a b` without options): the positional parameters `$1`…, `$@` and `$*`
+ * take these words, so `"$@"` later runs them.
+ */
+function positionals(n: SyntaxNode, scope: Scope, add: (name: string, value: string | null) => void): void {
+  const args = n.childrenForFieldName('argument');
+  const dashes = args.findIndex((a) => a.text === '--');
+  if (dashes < 0 && (!args.length || /^[-+]/.test(args[0]!.text))) return;
+  const words = args
+    .slice(dashes + 1)
+    .flatMap((a) => expandWord(a, { vars: new Map(), source: scope.source }).map((w) => w.value));
+  const known = words.every((w): w is string => w !== null);
+  add('@', known ? words.join(' ') : null);
+  add('*', known ? words.join(' ') : null);
+  words.forEach((w, i) => add(String(i + 1), w));
 }
 
 /** Nodes that hold no assignment, loop or command: not descended into (each step asks the parser for children). */

@@ -24,6 +24,8 @@ const RECURSIVE_DELETE_CALLS = [
   'remove_dir_all', // Rust
   'Directory\\.Delete', // .NET
   'FileUtils\\.deleteDirectory', // Java commons-io
+  'unlink(?=\\s*\\([^)]*\\brecursive\\s*=\\s*T)', // R, only with `recursive = TRUE`
+  '(?:fs::)?dir_delete', // R fs
 ];
 
 const CALL = new RegExp(`(?<!\\w)(?:${RECURSIVE_DELETE_CALLS.join('|')})\\s*\\(\\s*((?:[^(),]|\\([^()]*\\))*)`, 'g');
@@ -40,6 +42,8 @@ const HOME_EXPRESSIONS = [
   /^Dir\.home$/, // Ruby
   /^ENV\s*\[\s*(["'])HOME\1\s*\]$/,
   /^File\.expand_path\s*\(\s*(["'])~\/?\1\s*\)$/,
+  /^Sys\.getenv\s*\(\s*(["'])HOME\1\s*\)$/, // R
+  /^path\.expand\s*\(\s*(["'])~\/?\1\s*\)$/,
 ];
 
 /** A quoted literal path (`'/'`, `"$ENV{HOME}"` as Perl interpolates it). */

@@ -14,6 +14,7 @@ import type { ParsedScript, SimpleCommand, Word } from '../shell.js';
 import { DOWNLOADERS, ranDownloaded } from './downloads.js';
 import { COMMAND_OPTIONS, awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
 import { literalOutput, nameOf } from './literal-text.js';
+import { decodedStdout } from './decoded-text.js';
 import { interpreter, interpreterOf } from './interpreters.js';
 import { writtenText } from './written.js';
 import { codeDeletesRoot } from './code-deletes.js';
@@ -92,12 +93,21 @@ export function stdinCode(inv: Invocation, ctx: RuleContext, lang: string): void
       rule: 'pipe_to_shell',
       reason: `${inv.name} runs code downloaded from the network`,
     });
-  if (producers.some((c) => DECODERS.has(nameOf(c)) && !(nameOf(c) === 'printf' && literalOutput(c) !== null)))
-    return ctx.add(inv, {
+  if (producers.some((c) => DECODERS.has(nameOf(c)) && !(nameOf(c) === 'printf' && literalOutput(c) !== null))) {
+    ctx.add(inv, {
       group: 'indirection',
       rule: 'decoded_to_shell',
       reason: `${inv.name} runs decoded or transformed text: cannot tell what it runs`,
     });
+    // Literal text decoded on the line (`echo cm0g… | base64 -d | sh`) is read as what it decodes to.
+    const decoded = s.kind === 'pipe' ? producers.map((c) => decodedStdout(c)) : [];
+    if (decoded.length && decoded.every((t): t is string => t !== null)) {
+      const text = { ...inv.word, value: decoded.join('') };
+      if (shell) ctx.script(inv, text, `${inv.name} runs decoded text`);
+      else inlineCode(inv, ctx, lang, text);
+    }
+    return;
+  }
   const texts = producers.map(literalOutput);
   if (s.kind === 'pipe' && producers.length && texts.every((t): t is string => t !== null)) {
     const text = { ...inv.word, value: texts.join('') };
@@ -460,6 +470,27 @@ export function processFloods(loops: NonNullable<ParsedScript['endlessLoops']>):
     (l) =>
       l.commands.some((c) => c.background) &&
       !l.commands.some((c) => !c.background && PACES.test(c.words[0]?.value ?? '')),
+  );
+}
+
+/** Where a write keeps what it is given: not /dev/null, a standard stream or a terminal. */
+const KEEPS = (target: string | null) =>
+  target === null || !/^\/dev\/(null|stdout|stderr|fd\/\d+|tty\w*|pts\/\d+)$/.test(target);
+
+/**
+ * Endless loops that write files as fast as they can (`while true; do head -c 1G /dev/urandom >
+ * "f$RANDOM"; done`, `while :; do echo x >> log; done`): they fill the disk. A loop that sleeps,
+ * waits or reads between writes (a monitor appending a line a minute) is not one.
+ */
+export function diskFloods(loops: NonNullable<ParsedScript['endlessLoops']>): Array<{ start: number; end: number }> {
+  return loops.filter(
+    (l) =>
+      !l.commands.some((c) => PACES.test(c.words[0]?.value ?? '')) &&
+      l.commands.some((c) =>
+        c.redirects.some(
+          (r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === null || r.fd === 1) && KEEPS(r.target?.value ?? null),
+        ),
+      ),
   );
 }
 

@@ -357,8 +357,37 @@ export const EXFILTRATE_RULES: Record<string, Rule> = {
 };
 
 /** Rules every command goes through. */
+/** Variable names that hold a secret's value (not `GITHUB_SHA` or `AWS_REGION`: those only name things). */
+const SECRET_VALUE_NAME =
+  /^(?:[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?|_PAT)[A-Za-z0-9_]*|DATABASE_URL)$/i;
+/** `$NAME`, `${NAME}`, `${NAME:-x}`: the value itself (`${#NAME}` and `${NAME:+set}` only tell whether it is set). */
+const VALUE_EXPANSION = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=?][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+
+/**
+ * `echo "$AWS_SECRET_ACCESS_KEY"`, `printenv GITHUB_TOKEN`: a secret printed to the terminal goes
+ * into the conversation (the model provider, the durable history). Piped on (`echo "$T" | gh auth
+ * login --with-token`) it is a hand-over the network rules judge.
+ */
+const printsSecret: Rule = (inv, ctx) => {
+  if (!/^(echo|printf|printenv)$/.test(inv.name) || inv.cmd.pipedOut) return;
+  if (inv.cmd.redirects.some((r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === null || r.fd === 1))) return;
+  const shown = inv.args.find((w) =>
+    inv.name === 'printenv'
+      ? SECRET_VALUE_NAME.test(w.value ?? '')
+      : [...w.raw.matchAll(VALUE_EXPANSION)].some((m) => SECRET_VALUE_NAME.test(m[1] ?? m[2] ?? '')),
+  );
+  if (shown)
+    ctx.add(inv, {
+      group: 'exfiltrate',
+      rule: 'credential_read',
+      reason: 'prints a secret into the conversation',
+      at: [inv.word, shown],
+    });
+};
+
 export const EXFILTRATE_GENERIC: Rule[] = [
   secretOperands,
+  printsSecret,
   (inv, ctx) => {
     if (SENDERS.has(inv.name) && !EXFILTRATE_RULES[inv.name]) sender(inv, ctx);
   },

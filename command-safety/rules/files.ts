@@ -7,7 +7,7 @@
 import { findsOnlyGenerated, isGeneratedPath } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, longMatches, operands, optionWords } from '../options.js';
-import { BLOCK_DEVICE, isCredentialPath, isStartupPath, placeOf } from '../paths.js';
+import { BLOCK_DEVICE, isCredentialPath, isStartupPath, isSystemTree, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
 import type { Group } from '../verdict.js';
 
@@ -217,6 +217,14 @@ const chmod: Rule = (inv, ctx) => {
         at: [inv.word, t],
       });
     const place = placeOf(t.value, inv.cmd.cwd, t.glob);
+    if (recursive && isSystemTree(t.value, inv.cmd.cwd, t.glob))
+      return ctx.add(inv, {
+        level: 'hardline',
+        group: 'system',
+        rule: 'system_permissions_wipe',
+        reason: 'recursive permission change of / or a whole system folder (the machine stops working)',
+        at: [inv.word, t],
+      });
     if (recursive && (place === 'root' || place === 'system' || place === 'home'))
       return ctx.add(inv, {
         group: 'destroy_files',

@@ -12,6 +12,7 @@ import {
   isGitHookOrConfig,
   isSecretFile,
   isStartupPath,
+  isSystemTree,
   placeOf,
 } from '../paths.js';
 import type { Word } from '../shell.js';
@@ -21,6 +22,7 @@ export const OPERAND_CLASSES = [
   'secret_location',
   'credential',
   'system_folder',
+  'system_tree',
   'home',
   'root',
   'outside_workspace',
@@ -45,6 +47,8 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
   secret_location: (v, cwd) => isSecretFile(v, cwd),
   credential: (v, cwd) => isCredentialPath(pathIn(v), cwd),
   system_folder: (v, cwd, w) => /^(root|system)$/.test(placeOf(v, cwd, w.glob)),
+  // `/` or a whole top-level system folder (`/usr`, not `/usr/local`): paths.ts isSystemTree.
+  system_tree: (v, cwd, w) => isSystemTree(v, cwd, w.glob),
   home: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'home',
   root: (v, cwd, w) => placeOf(v, cwd, w.glob) === 'root',
   outside_workspace: (v, cwd, w) => !/^(workspace|unknown)$/.test(placeOf(v, cwd, w.glob)),

@@ -108,8 +108,18 @@ export const CLOUD_ROWS: RowInput[] = [
       { program: ['az'], subcommand: [['ad'], ['app', 'sp'], ['permission'], ['add', 'grant']] },
       { program: ['az'], subcommand: [['ad'], ['group'], ['member'], ['add']] },
       { program: ['az'], subcommand: [['keyvault'], ['set-policy']] },
+      {
+        program: ['gsutil'],
+        subcommand: [
+          ['iam', 'acl', 'defacl'],
+          ['ch', 'set'],
+        ],
+        reason: 'gsutil {subcommand} grants access',
+      },
     ],
     match: [
+      'gsutil iam ch allUsers:objectViewer gs://acme-private',
+      'gsutil acl ch -u AllUsers:R gs://b',
       'aws iam create-access-key --user-name me',
       'aws s3api put-bucket-policy --bucket b --policy file://p.json',
       'gcloud projects add-iam-policy-binding p --member user:x --role roles/owner',
@@ -117,7 +127,7 @@ export const CLOUD_ROWS: RowInput[] = [
       'az role assignment create --assignee x --role Owner',
       'az ad sp create-for-rbac -n ci',
     ],
-    notMatch: ['aws iam list-access-keys', 'gcloud iam roles list', 'az role assignment list'],
+    notMatch: ['aws iam list-access-keys', 'gcloud iam roles list', 'az role assignment list', 'gsutil iam get gs://b'],
   },
   {
     id: 'cloud_credentials',

@@ -143,6 +143,15 @@ export const WRITE_ROWS: RowInput[] = [
     notMatch: ['chown me build/out.txt'],
   },
   {
+    id: 'system_permissions_wipe',
+    group: 'system',
+    level: 'hardline',
+    reason: '{program} -R changes the owner of {word}: / or a whole system folder (the machine stops working)',
+    when: [{ program: ['chown', 'chgrp'], flags: { short: 'R', long: ['--recursive'] }, operand: ['system_tree'] }],
+    match: ['sudo chown -R nobody:nogroup /usr', 'chown -R me /', 'chgrp --recursive staff /etc/'],
+    notMatch: ['sudo chown -R $USER /usr/local', 'chown -R me src', 'chown nobody /etc'],
+  },
+  {
     id: 'recursive_permissions',
     group: 'destroy_files',
     reason: 'recursive ownership change',
