@@ -26,6 +26,9 @@ const MAX_DEPTH = 6;
 /** Longer command lines are read only up to here; the rest makes the command dangerous. */
 const MAX_CHARS = 200_000;
 
+/** A command substitution that runs a decoder (`$(… | base64 -d)`, `` `xxd -r -p <<< …` ``). */
+const DECODED_SUBSTITUTION = /(?:\$\(|`)[^)`]*\b(?:base64|basenc|base32|xxd|openssl|rev|tr)\b/;
+
 let examplesChecked = false;
 
 /**
@@ -104,6 +107,15 @@ class Classifier implements RuleContext {
       });
       return;
     }
+    // `eval "$(echo cm0g… | base64 -d)"`: the script is read as what it decodes to, and decoding
+    // text into a shell asks by itself, as when it is piped in.
+    if (DECODED_SUBSTITUTION.test(text.raw))
+      this.add(inv, {
+        group: 'indirection',
+        rule: 'decoded_to_shell',
+        reason: `${why}: decoded or transformed text`,
+        at: [inv.word, text],
+      });
     if (inv.depth + 1 > MAX_DEPTH) {
       this.add(inv, {
         group: 'indirection',

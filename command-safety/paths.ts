@@ -119,18 +119,18 @@ function withoutAll(p: string): { path: string; all: boolean } {
 }
 
 /**
- * `/`, or a whole top-level system folder (`/usr`, `/etc`, `/bin`…): a recursive permission or
- * ownership change there breaks the machine (setuid programs, ssh, sudo). Folders below them
- * (`/usr/local`, `/etc/nginx`) are ordinary admin work.
+ * `/`, or a whole top-level system folder (`/usr`, `/etc`, `/bin`…, and `/usr/bin`, `/usr/lib`):
+ * a recursive permission or ownership change there breaks the machine (setuid programs, ssh,
+ * sudo). Folders below them (`/usr/local`, `/etc/nginx`) are ordinary admin work.
  */
+const SYSTEM_TREES =
+  /^\/(?:etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|root|dev|sys|proc|System|Library|private|usr\/(?:bin|sbin|lib|lib32|lib64|libexec))$/;
+
 export function isSystemTree(value: string | null, cwd: string | null, glob = false): boolean {
   const place = placeOf(value, cwd, glob);
   if (place === 'root') return true;
   const path = absolute(value ?? '', cwd)?.replace(/\/+$/, '');
-  return (
-    place === 'system' &&
-    /^\/(?:etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|root|dev|sys|proc|System|Library|private)$/.test(path ?? '')
-  );
+  return place === 'system' && SYSTEM_TREES.test(path ?? '');
 }
 
 /** Where a path argument points (`glob`: it held unquoted glob characters). */

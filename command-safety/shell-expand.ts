@@ -5,6 +5,7 @@
  * makes of a word whose value stays unknown).
  */
 import type { SyntaxNode } from './shell-tree.js';
+import { decodeWith } from './decoders.js';
 import type { Word } from './shell.js';
 
 const GLOB = /[*?[]/;
@@ -209,6 +210,10 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
     }
     case 'simple_expansion':
     case 'expansion': {
+      // `"${a[@]}"`: each element of an array assigned literal words, one word each.
+      const all = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}$/.exec(node.text);
+      const elements = all ? variableValue(`${all[1]}[@]`, scope) : null;
+      if (all && elements !== null) return expanded(elements, quoted && all[2] === '*', out);
       const name = expansionName(node);
       let value = name === undefined ? null : variableValue(name, scope);
       // `${x:-y}` with x empty is y: not known here.
@@ -261,14 +266,33 @@ function expanded(value: string, quoted: boolean, out: Piece[]): void {
  */
 function printedText(node: SyntaxNode, scope: Scope): string | null {
   const body = node.namedChildren;
-  const cmd = body.length === 1 && body[0]!.type === 'command' ? body[0]! : undefined;
-  if (!cmd || cmd.namedChildren.some((c) => c.type !== 'command_name' && !WORD_NODES.has(c.type))) return null;
-  const [name, ...args] = cmd.namedChildren.map((c) => {
+  if (body.length !== 1) return null;
+  const only = body[0]!;
+  // `$(echo cm0g… | base64 -d)`, `$(base64 -d <<< cm0g…)`: literal text through decoders.
+  const here = only.type === 'command' ? only.namedChildren.find((c) => c.type === 'herestring_redirect') : undefined;
+  if (only.type === 'pipeline' || here) {
+    const text = decodedText(only, scope);
+    return text === null ? null : text.replace(/\n+$/, '');
+  }
+  return only.type === 'command' ? printedBy(only, scope) : null;
+}
+
+/** A command's name and arguments when each is one literal word after expansion; null otherwise. */
+function literalArgv(cmd: SyntaxNode, scope: Scope): string[] | null {
+  const parts = cmd.namedChildren.filter((c) => c.type !== 'herestring_redirect');
+  if (parts.some((c) => c.type !== 'command_name' && !WORD_NODES.has(c.type))) return null;
+  const argv = parts.map((c) => {
     const words = expandWord(c.type === 'command_name' ? (c.namedChildren[0] ?? c) : c, scope);
     return words.length === 1 ? words[0]!.value : null;
   });
-  if (name === null || args.includes(null) || args.some((a) => a!.includes('\\'))) return null;
-  const words = args as string[];
+  return argv.includes(null) || !argv.length ? null : (argv as string[]);
+}
+
+/** What `echo` or `printf` of literal words prints (no trailing newline); null for anything else. */
+function printedBy(cmd: SyntaxNode, scope: Scope): string | null {
+  const argv = literalArgv(cmd, scope);
+  if (!argv || argv.slice(1).some((a) => a.includes('\\'))) return null;
+  const [name, ...words] = argv;
   if (name === 'echo') {
     const text = words[0] === '-n' ? words.slice(1) : words;
     return text.some((w) => w.startsWith('-')) ? null : text.join(' ');
@@ -279,6 +303,28 @@ function printedText(node: SyntaxNode, scope: Scope): string | null {
     return format!.includes('%') || rest.length ? null : format!;
   }
   return null;
+}
+
+/** What a pipeline of `echo`/`printf` into decoders, or a decoder fed a literal here-string, prints. */
+function decodedText(node: SyntaxNode, scope: Scope): string | null {
+  if (node.type === 'command') {
+    const here = node.namedChildren.filter((c) => c.type === 'herestring_redirect');
+    const word = here.length === 1 ? here[0]!.namedChildren[0] : undefined;
+    const input = word ? expandWord(word, scope) : [];
+    if (input.length !== 1 || input[0]!.value === null) return null;
+    const argv = literalArgv(node, scope);
+    return argv ? decodeWith(argv[0]!, argv.slice(1), `${input[0]!.value}\n`) : null;
+  }
+  const [first, ...rest] = node.namedChildren;
+  if (first?.type !== 'command' || !rest.length || rest.some((c) => c.type !== 'command')) return null;
+  let text = printedBy(first, scope);
+  if (text !== null && literalArgv(first, scope)?.[1] !== '-n' && literalArgv(first, scope)?.[0] === 'echo')
+    text += '\n';
+  for (const cmd of rest) {
+    const argv = text === null ? null : literalArgv(cmd, scope);
+    text = argv ? decodeWith(argv[0]!, argv.slice(1), text!) : null;
+  }
+  return text;
 }
 
 /** Nodes that are words: a word expansion can know their value. */

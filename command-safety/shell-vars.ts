@@ -37,8 +37,12 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
         const op = n.children.find((c) => !c.isNamed)?.text;
         if (value && FETCHED.test(value.text)) (scope.fetched ??= new Set()).add(name);
         if (!value) add(name, '');
-        else if (op === '+=' || value.type === 'array') add(name, null);
-        else {
+        else if (op === '+=' || value.type === 'array') {
+          add(name, null);
+          // `a=(rm -rf /boot)`: `"${a[@]}"` is those words, one each.
+          const items = value.type === 'array' && op !== '+=' ? arrayWords(value, scope) : null;
+          add(`${name}[@]`, items === null ? null : items.join(' '));
+        } else {
           const words = expandWord(value, { vars: new Map(), source: scope.source });
           add(name, words.length === 1 && words[0]!.value !== null ? words[0]!.value : null);
         }
@@ -66,6 +70,14 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
     for (const c of n.namedChildren) if (!LEAVES.has(c.type)) visit(c);
   };
   visit(root);
+}
+
+/** The words of an array literal, when each is known. */
+function arrayWords(array: SyntaxNode, scope: Scope): string[] | null {
+  const words = array.namedChildren.flatMap((c) =>
+    expandWord(c, { vars: new Map(), source: scope.source }).map((w) => w.value),
+  );
+  return words.every((w): w is string => w !== null) ? words : null;
 }
 
 /**

@@ -349,6 +349,31 @@ function runWrittenScript(inv: Invocation, ctx: RuleContext, file: Word): void {
   else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
 }
 
+/** Interpreters a `#!` line may name, by the language `inlineCode` reads. */
+const SHEBANG_LANGS: ReadonlyArray<[RegExp, string]> = [
+  [/^python[\d.]*$/, 'Python'],
+  [/^(?:node|nodejs|bun|deno)$/, 'JavaScript'],
+  [/^perl[\d.]*$/, 'Perl'],
+  [/^ruby[\d.]*$/, 'Ruby'],
+  [/^php[\d.]*$/, 'PHP'],
+];
+
+/**
+ * `printf '…' > /tmp/w.sh && chmod +x /tmp/w.sh && /tmp/w.sh`: a program this command line wrote,
+ * run by its path. Its text is read as the script it is (in the language its `#!` line names).
+ */
+export const runsWrittenProgram: Rule = (inv, ctx) => {
+  if (!ctx.written.size || !inv.path.includes('/')) return;
+  const file = { ...inv.word, value: inv.path };
+  const text = writtenText(ctx, inv.path, inv.cmd.cwd);
+  if (text === undefined) return;
+  if (text === null) return writtenUnknown(inv, ctx, file);
+  const interpreter = /^#!\s*(?:\S*\/)?(?:env\s+(?:-\S+\s+)*)?(?:\S*\/)?([\w.-]+)/.exec(text)?.[1] ?? 'sh';
+  const lang = SHEBANG_LANGS.find(([re]) => re.test(interpreter))?.[1];
+  if (lang) inlineCode(inv, ctx, lang, { ...file, value: text });
+  else ctx.script(inv, { ...file, value: text }, `runs ${inv.path}, which this command line wrote`);
+};
+
 const trap: Rule = (inv, ctx) => {
   const a = inv.args.filter((w) => !/^-[lp]$/.test(w.value ?? ''));
   const handler = a[0];
@@ -473,6 +498,8 @@ export function processFloods(loops: NonNullable<ParsedScript['endlessLoops']>):
   );
 }
 
+/** Commands that add a file or folder on each pass of a loop (`while :; do mkdir x && cd x; done`). */
+const FILLS = /^(?:mkdir|touch|fallocate|mktemp)$/;
 /** Where a write keeps what it is given: not /dev/null, a standard stream or a terminal. */
 const KEEPS = (target: string | null) =>
   target === null || !/^\/dev\/(null|stdout|stderr|fd\/\d+|tty\w*|pts\/\d+)$/.test(target);
@@ -486,10 +513,12 @@ export function diskFloods(loops: NonNullable<ParsedScript['endlessLoops']>): Ar
   return loops.filter(
     (l) =>
       !l.commands.some((c) => PACES.test(c.words[0]?.value ?? '')) &&
-      l.commands.some((c) =>
-        c.redirects.some(
-          (r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === null || r.fd === 1) && KEEPS(r.target?.value ?? null),
-        ),
+      l.commands.some(
+        (c) =>
+          FILLS.test(c.words[0]?.value ?? '') ||
+          c.redirects.some(
+            (r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === null || r.fd === 1) && KEEPS(r.target?.value ?? null),
+          ),
       ),
   );
 }

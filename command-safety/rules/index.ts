@@ -7,7 +7,7 @@
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption } from '../options.js';
 import { unwrapRunner } from '../runners.js';
-import { CODE_RULES, codeRuleFor, runsWrittenFile } from './code.js';
+import { CODE_RULES, codeRuleFor, runsWrittenFile, runsWrittenProgram } from './code.js';
 import { noteDownload, runsDownloaded } from './downloads.js';
 import { DATA_RULES, httpDelete } from './data.js';
 import { EXECUTOR_RULES } from './executors.js';
@@ -116,6 +116,7 @@ export const GENERIC_RULES: Rule[] = [
   },
   runsDownloaded,
   runsWrittenFile,
+  runsWrittenProgram,
   (inv, ctx) => {
     if (SUBCOMMAND_TOOLS.has(inv.name)) {
       dynamicSubcommand(inv, ctx);

@@ -58,8 +58,9 @@ const GENERATED_NAMES =
 
 /**
  * `find ROOTS -name GEN [-type f|d] [-prune] -delete` or `… -exec rm -rf {} +` over generated names
- * only, with roots inside the workspace. Anything else in the expression (`-o`, `-path`, `-mtime`, …)
- * falls back to the usual rules.
+ * only, with roots inside the workspace; negated tests (`-not -path './.venv/*'`) and depth limits
+ * only leave files out. Anything else in the expression (`-o`, `-path`, `-mtime`, …) falls back to
+ * the usual rules.
  */
 export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
   if (!roots.every((r) => r.value !== null && !r.glob && /^(\.|\.\/[\w./@+-]*|[\w@+-][\w./@+-]*)$/.test(r.value)))
@@ -76,6 +77,11 @@ export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
       named = true;
     } else if (v === '-type') {
       if (!/^[fd]$/.test(args[++i]?.value ?? '')) return false;
+    } else if (v === '-not' || v === '!') {
+      // `-not -path './.venv/*'`: a negated test only leaves files out.
+      if (!/^-(i?path|i?name|wholename)$/.test(args[++i]?.value ?? '') || args[++i]?.value == null) return false;
+    } else if (v === '-maxdepth' || v === '-mindepth') {
+      if (!/^\d+$/.test(args[++i]?.value ?? '')) return false;
     } else if (v === '-exec') {
       // Only `-exec rm -rf {} +` / `\;`.
       const cmd = args.slice(i + 1, i + 5).map((w) => w.value);
