@@ -70,6 +70,8 @@ class Classifier implements RuleContext {
   private readonly spans: Array<{ start: number; end: number } | undefined> = [];
   /** What the commands of a nested script inherit (root, started by a program, elsewhere), by depth. */
   private readonly context: Array<Inherited | undefined> = [];
+  /** The variables each level's script assigns (what a trap or `eval` at that level sees). */
+  private readonly vars: Array<ReadonlyMap<string, Array<string | null>> | undefined> = [];
   /** Aliases being expanded (an alias naming itself is expanded once, as bash does). */
   private readonly expanding = new Set<string>();
 
@@ -125,11 +127,17 @@ class Classifier implements RuleContext {
       });
       return;
     }
-    this.runWithin(text.value, inv.depth + 1, text, {
-      asRoot: inv.asRoot === true,
-      spawned: inv.spawned === true,
-      elsewhere: inv.elsewhere === true || o.elsewhere === true,
-    });
+    this.runWithin(
+      text.value,
+      inv.depth + 1,
+      text,
+      {
+        asRoot: inv.asRoot === true,
+        spawned: inv.spawned === true,
+        elsewhere: inv.elsewhere === true || o.elsewhere === true,
+      },
+      o.sameShell ? this.vars[inv.depth] : undefined,
+    );
   }
 
   /**
@@ -141,12 +149,15 @@ class Classifier implements RuleContext {
     depth: number,
     span: { start: number; end: number },
     context: Inherited | undefined,
+    vars?: ReadonlyMap<string, Array<string | null>>,
   ): void {
     this.spans[depth] = this.spans[depth - 1] ?? { start: span.start, end: span.end };
     const saved = this.context[depth];
+    const savedVars = this.vars[depth];
     this.context[depth] = context;
-    this.run(text, depth);
+    this.run(text, depth, vars);
     this.context[depth] = saved;
+    this.vars[depth] = savedVars;
   }
 
   nested(inv: Invocation, argv: Word[], o: NestedOptions = {}): void {
@@ -176,14 +187,15 @@ class Classifier implements RuleContext {
     });
   }
 
-  run(text: string, depth: number): void {
+  run(text: string, depth: number, vars?: ReadonlyMap<string, Array<string | null>>): void {
     let parsed: ParsedScript;
     const cut = text.length > MAX_CHARS;
     try {
-      parsed = parseShell(cut ? text.slice(0, MAX_CHARS) : text);
+      parsed = parseShell(cut ? text.slice(0, MAX_CHARS) : text, vars ? { vars } : {});
     } catch {
       parsed = { source: text, commands: [], errors: [{ start: 0, end: text.length }], functions: new Map() };
     }
+    this.vars[depth] = parsed.vars;
     const here = (start: number, end: number): Invocation => ({
       name: '',
       path: '',

@@ -34,6 +34,8 @@ export interface NestedOptions {
   operandsFromStdin?: boolean;
   /** It runs in a container or on another machine, not here. */
   elsewhere?: boolean;
+  /** The same shell runs it (a trap, `eval`, `source`): the variables set before it are its own. */
+  sameShell?: boolean;
 }
 
 export interface Report {

@@ -226,3 +226,34 @@ export function isGitHookOrConfig(value: string | null): boolean {
 /** A disk or partition (writing it raw destroys the filesystem on it). */
 export const BLOCK_DEVICE =
   /^\/dev\/(sd[a-z]+\d*|nvme\d+n\d+(p\d+)?|hd[a-z]\d*|vd[a-z]+\d*|xvd[a-z]+\d*|mmcblk\d+(p\d+)?|disk\d+(s\d+)?|rdisk\d+|dm-\d+|md\d+|mapper\/.+|loop\d+|sr\d+|nbd\d+|zd\d+)$/;
+
+/** Disk names a glob under /dev may stand for (`/dev/sd?`, `/dev/nvme*`). */
+const SAMPLE_DISKS = [
+  'sda',
+  'sdb1',
+  'nvme0n1',
+  'nvme0n1p1',
+  'vda',
+  'hda',
+  'xvda',
+  'mmcblk0',
+  'disk0',
+  'disk2s1',
+  'md0',
+  'dm-0',
+  'loop0',
+];
+
+/** A disk: a block device's path, or a glob under /dev that matches one (`/dev/sd?`, `/dev/nvme*n1`). */
+export function isBlockDevice(path: string): boolean {
+  if (BLOCK_DEVICE.test(path)) return true;
+  const glob = /^\/dev\/([^/]*[*?[][^/]*)$/.exec(path)?.[1];
+  if (!glob) return false;
+  const re = new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+  return SAMPLE_DISKS.some((d) => re.test(d) && BLOCK_DEVICE.test(`/dev/${d}`));
+}

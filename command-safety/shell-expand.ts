@@ -302,8 +302,39 @@ function printedBy(cmd: SyntaxNode, scope: Scope): string | null {
     if (format === '%s') return rest.join('');
     return format!.includes('%') || rest.length ? null : format!;
   }
+  if (name === 'mktemp') return mktempPath(words);
   return null;
 }
+
+/**
+ * Where `mktemp` makes its file or folder, with the random letters left as the template's `X`s:
+ * `mktemp /tmp/cov.XXXXXX` is under /tmp, `mktemp -d` and `mktemp -t x.XXXX` are under /tmp (the
+ * gate reads TMPDIR as /tmp), `mktemp -p DIR` under DIR, and a bare template beside the cwd.
+ */
+function mktempPath(words: readonly string[]): string | null {
+  let dir: string | undefined;
+  let template: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '-p' || w === '--tmpdir') dir = words[++i] ?? '/tmp';
+    else if (w.startsWith('--tmpdir=')) dir = w.slice(9);
+    else if (w === '-t') dir ??= '/tmp';
+    else if (/^-[dqu]+$|^--(directory|quiet|dry-run)$/.test(w)) continue;
+    else if (w.startsWith('-') || template !== undefined) return null;
+    else template = w;
+  }
+  const path =
+    template === undefined
+      ? `${dir ?? '/tmp'}/tmp.XXXXXXXXXX`
+      : dir === undefined || template.startsWith('/')
+        ? template
+        : `${dir.replace(/\/+$/, '')}/${template}`;
+  // The random letters are marked, so a rule can tell the fresh name this line made (rules/files.ts).
+  return path.replace(/X{3,}$/, (xs) => MKTEMP_MARK.repeat(xs.length));
+}
+
+/** Stands for each random letter of a name `mktemp` made on this line (a private-use character). */
+export const MKTEMP_MARK = '\uE000';
 
 /** What a pipeline of `echo`/`printf` into decoders, or a decoder fed a literal here-string, prints. */
 function decodedText(node: SyntaxNode, scope: Scope): string | null {

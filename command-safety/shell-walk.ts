@@ -54,8 +54,13 @@ const ENDLESS_LOOP =
 /** Text that may hold a command or process substitution. */
 const SUBSTITUTION = /\$\(|`|[<>]\(/;
 
-export function walk(root: SyntaxNode, source: string): ParsedScript {
-  const scope: Scope = { vars: new Map(), source };
+export function walk(
+  root: SyntaxNode,
+  source: string,
+  inherited?: ReadonlyMap<string, Array<string | null>>,
+): ParsedScript {
+  // A script run by the same shell (a trap, `eval`, `source`) sees the variables set before it.
+  const scope: Scope = { vars: new Map([...(inherited ?? [])].map(([k, v]) => [k, [...v]])), source };
   collectAssignments(root, scope);
   const commands: SimpleCommand[] = [];
   const errors: Array<{ start: number; end: number }> = [];

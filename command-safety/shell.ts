@@ -124,7 +124,10 @@ export function shellParserReady(): boolean {
 }
 
 /** `asWritten`: parse the text as it is, without reading chains as sequences (for the test that they read the same). */
-export function parseShell(source: string, o: { asWritten?: boolean } = {}): ParsedScript {
+export function parseShell(
+  source: string,
+  o: { asWritten?: boolean; vars?: ReadonlyMap<string, Array<string | null>> } = {},
+): ParsedScript {
   if (!parser) throw new Error('the shell parser is not loaded: await loadShellParser() first');
   const spaced = source.includes('IFS') ? spaceOutIfs(source) : source;
   const text = MAY_PREFIX.test(spaced) ? blankCompoundPrefixes(spaced) : spaced;
@@ -132,7 +135,7 @@ export function parseShell(source: string, o: { asWritten?: boolean } = {}): Par
   try {
     const root = parseFast(parser, text, trees, o.asWritten === true);
     return root
-      ? walk(root, text)
+      ? walk(root, text, o.vars)
       : { source, commands: [], errors: [{ start: 0, end: source.length }], functions: new Map() };
   } finally {
     for (const t of trees) t.delete();

@@ -299,6 +299,7 @@ const evalRule: Rule = (inv, ctx) => {
       glob: false,
     },
     'eval',
+    { sameShell: true },
   );
 };
 
@@ -346,7 +347,11 @@ const writtenUnknown = (inv: Invocation, ctx: RuleContext, file: Word) =>
 function runWrittenScript(inv: Invocation, ctx: RuleContext, file: Word): void {
   const written = writtenText(ctx, file.value, inv.cmd.cwd);
   if (written === null) writtenUnknown(inv, ctx, file);
-  else if (written !== undefined) ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`);
+  else if (written !== undefined)
+    // `.` and `source` run the file in this shell; `sh x.sh` in a new one (runWrittenScript serves both).
+    ctx.script(inv, { ...file, value: written }, `${inv.name} runs ${file.value}`, {
+      sameShell: inv.name === '.' || inv.name === 'source',
+    });
 }
 
 /** Interpreters a `#!` line may name, by the language `inlineCode` reads. */
@@ -378,7 +383,7 @@ const trap: Rule = (inv, ctx) => {
   const a = inv.args.filter((w) => !/^-[lp]$/.test(w.value ?? ''));
   const handler = a[0];
   if (a.length >= 2 && handler && handler.value !== '-' && handler.value !== '')
-    ctx.script(inv, handler, 'trap sets a handler');
+    ctx.script(inv, handler, 'trap sets a handler', { sameShell: true });
 };
 
 const alias: Rule = (inv, ctx) => {

@@ -17,7 +17,7 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, operands, optionWords } from '../options.js';
-import { BLOCK_DEVICE } from '../paths.js';
+import { isBlockDevice } from '../paths.js';
 import { RUNNERS } from '../runners.js';
 import type { Word } from '../shell.js';
 
@@ -38,7 +38,7 @@ function diskIn(w: Word): boolean {
   const v = w.value;
   if (v === null) return false;
   const path = v.startsWith('/') ? v : v.includes('=') ? v.slice(v.indexOf('=') + 1) : '';
-  return BLOCK_DEVICE.test(path);
+  return isBlockDevice(path);
 }
 
 /**

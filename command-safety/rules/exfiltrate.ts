@@ -120,6 +120,9 @@ const secretOperands: Rule = (inv, ctx) => {
     if (/^(if|of)=/.test(v)) v = v.slice(3);
     const eq = /^--[\w-]+=(.*)$/.exec(v);
     if (eq) v = eq[1]!;
+    // socat's addresses name files as `FILE:path[,options]` (`OPEN:`, `GOPEN:`, `CREATE:`).
+    const address = inv.name === 'socat' ? /^(?:file|open|gopen|create|creat):([^,]+)/i.exec(v) : null;
+    if (address) v = address[1]!;
     const up = uploadedPath(v);
     const path = up ?? v;
     if (isProcEnviron(path) || mentionsProcEnviron(path))

@@ -7,7 +7,7 @@
 import { findsOnlyGenerated, isGeneratedPath } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, longMatches, operands, optionWords } from '../options.js';
-import { BLOCK_DEVICE, isCredentialPath, isStartupPath, isSystemTree, placeOf } from '../paths.js';
+import { BLOCK_DEVICE, absolute, isCredentialPath, isStartupPath, isSystemTree, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
 import type { Group } from '../verdict.js';
 
@@ -25,7 +25,18 @@ function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous
   return null;
 }
 
-function reportDelete(ctx: RuleContext, inv: Invocation, targets: Word[], what: string, recursive: boolean): void {
+/**
+ * `tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT`: a name under /tmp that `mktemp` made on this line
+ * (its random letters marked by the expansion), not a folder someone else keeps there.
+ */
+function madeByMktemp(t: Word): boolean {
+  const path = t.value === null ? undefined : absolute(t.value, null);
+  return !t.glob && !!path && /^\/(?:var\/)?tmp\/[^/]*\uE000{3,}$/.test(path);
+}
+
+function reportDelete(ctx: RuleContext, inv: Invocation, all: Word[], what: string, recursive: boolean): void {
+  const targets = all.filter((t) => !madeByMktemp(t));
+  if (all.length && !targets.length) return;
   for (const t of targets) {
     const level = deleteTargetLevel(t, inv.cmd.cwd);
     if (level === 'hardline') {
@@ -133,7 +144,17 @@ const find: Rule = (inv, ctx) => {
     const argv = a.slice(i + 1, end < 0 ? undefined : end);
     if (!argv.length || generatedOnly) continue;
     // `{}` stands for each path found: the command runs on the search roots' contents, many of them.
-    const placed = argv.map((w) => (w.value === '{}' ? { ...w, value: roots[0]!.value } : w));
+    // As an option's value (`of={}`), each path is the root joined to the name searched for (`/dev/sd?`).
+    const name = a.findIndex((w) => w.value === '-name');
+    const each =
+      name >= 0 && /^[^/]+$/.test(a[name + 1]?.value ?? '') ? `${roots[0]!.value}/${a[name + 1]!.value}` : null;
+    const placed = argv.map((w) =>
+      w.value === '{}'
+        ? { ...w, value: roots[0]!.value }
+        : /^[\w-]+=\{\}$/.test(w.value ?? '')
+          ? { ...w, value: each === null ? null : w.value!.replace('{}', each) }
+          : w,
+    );
     ctx.nested(inv, placed, { operandsFromStdin: true });
   }
   for (const flag of ['-fprint', '-fprint0', '-fprintf', '-fls']) {
@@ -217,7 +238,8 @@ const chmod: Rule = (inv, ctx) => {
         at: [inv.word, t],
       });
     const place = placeOf(t.value, inv.cmd.cwd, t.glob);
-    if (recursive && isSystemTree(t.value, inv.cmd.cwd, t.glob))
+    // `find / -exec chmod 000 {} +` reaches every file below the root as -R does.
+    if ((recursive || inv.operandsFromStdin) && isSystemTree(t.value, inv.cmd.cwd, t.glob))
       return ctx.add(inv, {
         level: 'hardline',
         group: 'system',

@@ -6,8 +6,8 @@
  * it may be any absolute path.
  */
 import {
-  BLOCK_DEVICE,
   absolute,
+  isBlockDevice,
   isCredentialPath,
   isGitHookOrConfig,
   isSecretFile,
@@ -43,7 +43,7 @@ export type OperandClass = (typeof OPERAND_CLASSES)[number];
 const pathIn = (v: string) => (v.startsWith('/') || !v.includes('=') ? v : v.slice(v.indexOf('=') + 1));
 
 const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boolean> = {
-  block_device: (v) => BLOCK_DEVICE.test(pathIn(v)),
+  block_device: (v) => isBlockDevice(pathIn(v)),
   secret_location: (v, cwd) => isSecretFile(v, cwd),
   credential: (v, cwd) => isCredentialPath(pathIn(v), cwd),
   system_folder: (v, cwd, w) => /^(root|system)$/.test(placeOf(v, cwd, w.glob)),

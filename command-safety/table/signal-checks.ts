@@ -70,6 +70,26 @@ export const SIGNAL_CHECKS = {
     return holds(a.some((v, i) => (/^(-P|--parent)$/.test(v) && /^(1|0)$/.test(a[i + 1] ?? '')) || v === '--parent=1'));
   },
   /** `pkill -f .`: a pattern every command line matches. */
+  /** `pkill -u "$USER"`, `killall -u me`: a user, group or session chosen, and no name: all of its processes. */
+  'pkill.everyProcessOfOwner': (inv) => {
+    const a = inv.args.map((w) => w.value);
+    let selected = false;
+    let named = false;
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (v === null) {
+        named = true;
+        continue;
+      }
+      if (/^-[uUgGs]$|^--(euid|uid|group|pgroup|session|user)$/.test(v!)) {
+        selected = true;
+        i++;
+      } else if (/^-[uUgGs].|^--(euid|uid|group|pgroup|session|user)=/.test(v!)) selected = true;
+      else if (/^-(t|P|F|-terminal|-parent|-pidfile|-signal|-ns|-nslist)$/.test(v!)) i++;
+      else if (!v!.startsWith('-')) named = true;
+    }
+    return holds(selected && !named);
+  },
   'pkill.everyProcessPattern': (inv) => {
     const pattern = operands(inv.args).pop()?.value;
     return holds(typeof pattern === 'string' && /^(\.|\.\*|\^|\$|\^\.\*\$?|\.\+|\[\^\]\*|)$/.test(pattern));

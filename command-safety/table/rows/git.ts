@@ -310,7 +310,8 @@ export const GIT_ROWS: RowInput[] = [
       },
       {
         program: GIT,
-        subcommand: [['replace'], ['*'], ['*']],
+        subcommand: [['replace'], ['*']],
+        notFlags: { short: 'ld', long: ['--list', '--delete'] },
         reason: 'git replace changes what history every command sees',
       },
       {
@@ -325,10 +326,11 @@ export const GIT_ROWS: RowInput[] = [
       'git fast-import --force',
       'git replace --graft HEAD~1',
       'git replace a b',
+      'git replace -f HEAD~1 "$(git commit-tree HEAD^{tree} -m x)"',
       'git lfs migrate import --include=x.bin',
       'bfg --delete-files id_rsa',
     ],
-    notMatch: ['git replace -l', 'git lfs migrate info', 'bfg --help'],
+    notMatch: ['git replace -l', 'git replace -d abc123', 'git lfs migrate info', 'bfg --help'],
   },
   {
     id: 'git_stash_drop',
