@@ -69,7 +69,7 @@ const DECODERS: Record<string, Decoder> = {
 };
 
 /** Longest input decoded (a bigger one is not read, and decoding into a shell asks anyway). */
-export const MAX_DECODED_INPUT = 20_000;
+const MAX_DECODED_INPUT = 20_000;
 
 /** What `name args…` prints given `input`, when it is one of the decoders above; else null. */
 export function decodeWith(name: string, args: readonly string[], input: string): string | null {

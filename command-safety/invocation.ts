@@ -69,3 +69,11 @@ export type Rule = (inv: Invocation, ctx: RuleContext) => void;
 
 /** Values of the arguments (unknown ones as null). */
 export const values = (inv: Invocation): Array<string | null> => inv.args.map((a) => a.value);
+
+/** The files a command's standard output is redirected into (`>`, `>>`, `>|`, `&>`, `&>>`). */
+export function stdoutTargets(cmd: SimpleCommand): Word[] {
+  const out: Word[] = [];
+  for (const r of cmd.redirects)
+    if (r.target && (r.fd === null || r.fd === 1) && /^(>|>>|>\||&>|&>>)$/.test(r.op)) out.push(r.target);
+  return out;
+}

@@ -133,6 +133,11 @@ export function isSystemTree(value: string | null, cwd: string | null, glob = fa
   return place === 'system' && SYSTEM_TREES.test(path ?? '');
 }
 
+/** Somewhere that keeps what is written: not /dev/null, a standard stream or a terminal. */
+export function keepsWrites(value: string, cwd: string | null): boolean {
+  return !/^\/dev\/(null|stdout|stderr|fd\/\d+|tty\w*|pts\/\d+)$/.test(absolute(value, cwd) ?? value);
+}
+
 /** Where a path argument points (`glob`: it held unquoted glob characters). */
 export function placeOf(value: string | null, cwd: string | null, glob = false): Place {
   if (value === null) return 'unknown';

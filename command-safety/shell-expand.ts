@@ -349,8 +349,9 @@ function decodedText(node: SyntaxNode, scope: Scope): string | null {
   const [first, ...rest] = node.namedChildren;
   if (first?.type !== 'command' || !rest.length || rest.some((c) => c.type !== 'command')) return null;
   let text = printedBy(first, scope);
-  if (text !== null && literalArgv(first, scope)?.[1] !== '-n' && literalArgv(first, scope)?.[0] === 'echo')
-    text += '\n';
+  // `echo` ends what it prints with a newline (printedBy leaves it out, as a substitution drops it).
+  const argv = literalArgv(first, scope);
+  if (text !== null && argv![0] === 'echo' && argv![1] !== '-n') text += '\n';
   for (const cmd of rest) {
     const argv = text === null ? null : literalArgv(cmd, scope);
     text = argv ? decodeWith(argv[0]!, argv.slice(1), text!) : null;

@@ -9,6 +9,8 @@
  */
 import { isInitLine, printsOnly, substitutesOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { stdoutTargets } from '../invocation.js';
+import { keepsWrites } from '../paths.js';
 import { operands, optionValue } from '../options.js';
 import type { ParsedScript, SimpleCommand, Word } from '../shell.js';
 import { DOWNLOADERS, ranDownloaded } from './downloads.js';
@@ -505,9 +507,6 @@ export function processFloods(loops: NonNullable<ParsedScript['endlessLoops']>):
 
 /** Commands that add a file or folder on each pass of a loop (`while :; do mkdir x && cd x; done`). */
 const FILLS = /^(?:mkdir|touch|fallocate|mktemp)$/;
-/** Where a write keeps what it is given: not /dev/null, a standard stream or a terminal. */
-const KEEPS = (target: string | null) =>
-  target === null || !/^\/dev\/(null|stdout|stderr|fd\/\d+|tty\w*|pts\/\d+)$/.test(target);
 
 /**
  * Endless loops that write files as fast as they can (`while true; do head -c 1G /dev/urandom >
@@ -521,9 +520,7 @@ export function diskFloods(loops: NonNullable<ParsedScript['endlessLoops']>): Ar
       l.commands.some(
         (c) =>
           FILLS.test(c.words[0]?.value ?? '') ||
-          c.redirects.some(
-            (r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === null || r.fd === 1) && KEEPS(r.target?.value ?? null),
-          ),
+          stdoutTargets(c).some((t) => t.value === null || keepsWrites(t.value, c.cwd)),
       ),
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { SimpleCommand } from '../shell.js';
 import { decodeWith } from '../decoders.js';
-import { literalStdout, nameOf } from './literal-text.js';
+import { literalInput, literalStdout, nameOf } from './literal-text.js';
 
 const MAX_DEPTH = 8;
 
@@ -17,15 +17,6 @@ export function decodedStdout(c: SimpleCommand, depth = 0): string | null {
   if (depth > MAX_DEPTH) return null;
   const args = c.words.slice(1).map((w) => w.value);
   if (args.some((a) => a === null)) return null;
-  const input = stdinText(c, depth);
+  const input = literalInput(c, (p) => decodedStdout(p, depth + 1));
   return input === null ? null : decodeWith(nameOf(c), args as string[], input);
-}
-
-/** What the command reads on standard input, shown or decoded on the command line. */
-function stdinText(c: SimpleCommand, depth: number): string | null {
-  const s = c.stdin;
-  if (s?.kind === 'text') return s.text;
-  if (s?.kind !== 'pipe' || !s.from.length) return null;
-  const texts = s.from.map((p) => decodedStdout(p, depth + 1));
-  return texts.every((t): t is string => t !== null) ? texts.join('') : null;
 }

@@ -8,6 +8,7 @@
  */
 import { onlyLoopback } from '../loopback.js';
 import type { Rule } from '../invocation.js';
+import { stdoutTargets } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import { isProcEnviron, isSecretFile, mentionsProcEnviron, placeOf } from '../paths.js';
 import type { SimpleCommand, Word } from '../shell.js';
@@ -359,7 +360,6 @@ export const EXFILTRATE_RULES: Record<string, Rule> = {
   sftp: ssh,
 };
 
-/** Rules every command goes through. */
 /** Variable names that hold a secret's value (not `GITHUB_SHA` or `AWS_REGION`: those only name things). */
 const SECRET_VALUE_NAME =
   /^(?:[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?|_PAT)[A-Za-z0-9_]*|DATABASE_URL)$/i;
@@ -373,7 +373,7 @@ const VALUE_EXPANSION = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=?][^}]*)?\}|([A-
  */
 const printsSecret: Rule = (inv, ctx) => {
   if (!/^(echo|printf|printenv)$/.test(inv.name) || inv.cmd.pipedOut) return;
-  if (inv.cmd.redirects.some((r) => /^(>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === null || r.fd === 1))) return;
+  if (stdoutTargets(inv.cmd).length) return;
   const shown = inv.args.find((w) =>
     inv.name === 'printenv'
       ? SECRET_VALUE_NAME.test(w.value ?? '')
@@ -388,6 +388,7 @@ const printsSecret: Rule = (inv, ctx) => {
     });
 };
 
+/** Rules every command goes through. */
 export const EXFILTRATE_GENERIC: Rule[] = [
   secretOperands,
   printsSecret,

@@ -9,6 +9,7 @@ import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, longMatches, operands, optionWords } from '../options.js';
 import { BLOCK_DEVICE, absolute, isCredentialPath, isStartupPath, isSystemTree, placeOf } from '../paths.js';
 import type { Word } from '../shell.js';
+import { MKTEMP_MARK } from '../shell-expand.js';
 import type { Group } from '../verdict.js';
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
@@ -31,8 +32,10 @@ function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous
  */
 function madeByMktemp(t: Word): boolean {
   const path = t.value === null ? undefined : absolute(t.value, null);
-  return !t.glob && !!path && /^\/(?:var\/)?tmp\/[^/]*\uE000{3,}$/.test(path);
+  return !t.glob && !!path && MADE_BY_MKTEMP.test(path);
 }
+
+const MADE_BY_MKTEMP = new RegExp(`^/(?:var/)?tmp/[^/]*${MKTEMP_MARK}{3,}$`);
 
 function reportDelete(ctx: RuleContext, inv: Invocation, all: Word[], what: string, recursive: boolean): void {
   const targets = all.filter((t) => !madeByMktemp(t));

@@ -50,12 +50,18 @@ export function literalStdout(c: SimpleCommand): string | null {
   return literalOutput(c);
 }
 
-/** The text a command reads on standard input, when the command line shows it literally. */
-export function literalInput(c: SimpleCommand): string | null {
+/**
+ * The text a command reads on standard input, when the command line shows it literally; `stdout`
+ * says what each command piping into it prints (decoded-text.ts also works decoders out).
+ */
+export function literalInput(
+  c: SimpleCommand,
+  stdout: (from: SimpleCommand) => string | null = literalStdout,
+): string | null {
   const s = c.stdin;
   if (!s) return null;
   if (s.kind === 'text') return s.text;
   if (s.kind !== 'pipe' || !s.from.length) return null;
-  const texts = s.from.map(literalStdout);
+  const texts = s.from.map(stdout);
   return texts.every((t): t is string => t !== null) ? texts.join('') : null;
 }

@@ -4,6 +4,7 @@
  * every field of a pattern must hold. What fired, on which words, goes into the finding.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import { stdoutTargets } from '../invocation.js';
 import { hasOption, operands } from '../options.js';
 import type { Word } from '../shell.js';
 import { CHECKS } from './checks.js';
@@ -62,14 +63,6 @@ export interface Hit {
 /** The first operands of an invocation, read once for all the patterns tried on it. */
 type PathCache = Map<string, Word[]>;
 
-/** The files a command's standard output is redirected into (`>`, `>>`, `>|`, `&>`, `&>>`). */
-function stdoutTargets(inv: Invocation): Word[] {
-  const out: Word[] = [];
-  for (const r of inv.cmd.redirects)
-    if (r.target && (r.fd === null || r.fd === 1) && /^(>|>>|>\||&>|&>>)$/.test(r.op)) out.push(r.target);
-  return out;
-}
-
 /** Whether the pattern's subcommand path holds from `words[start]` on. */
 function pathFits(c: Compiled, words: readonly Word[], start: number): boolean {
   return c.path.every((alts, i) => {
@@ -123,7 +116,7 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
     // any-program rows get redirections from the redirection check (`writes`).
     if (!writes && !c.pattern.program.includes('*')) {
       let withStdout = cache.get('writes+stdout');
-      if (!withStdout) cache.set('writes+stdout', (withStdout = [...dests, ...stdoutTargets(inv)]));
+      if (!withStdout) cache.set('writes+stdout', (withStdout = [...dests, ...stdoutTargets(inv.cmd)]));
       dests = withStdout;
     }
     const o = dests.find((w) => p.writes!.some((cls) => isOfClass(w, cls, inv.cmd.cwd)));

@@ -13,6 +13,7 @@ import {
   isSecretFile,
   isStartupPath,
   isSystemTree,
+  keepsWrites,
   placeOf,
 } from '../paths.js';
 import type { Word } from '../shell.js';
@@ -63,7 +64,7 @@ const IS: Record<OperandClass, (v: string, cwd: string | null, w: Word) => boole
   url: (v) => /^[a-z][\w+.-]*:\/\/|^git@[\w.-]+:/i.test(v),
   glob: (_v, _cwd, w) => !!w.glob,
   // Somewhere that keeps what is written: not /dev/null, a standard stream or a terminal.
-  file: (v, cwd) => !/^\/dev\/(null|stdout|stderr|fd\/\d+|tty\w*|pts\/\d+)$/.test(absolute(v, cwd) ?? v),
+  file: (v, cwd) => keepsWrites(v, cwd),
   unknown: () => false,
   unknown_place: () => false,
 };
