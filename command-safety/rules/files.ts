@@ -12,10 +12,10 @@ import type { Word } from '../shell.js';
 import { MKTEMP_MARK } from '../shell-expand.js';
 import type { Group } from '../verdict.js';
 
-/** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 /** Places whose deletion is never allowed: /, a system folder, a home. */
 const GRAVE = new Set(['root', 'system', 'home']);
 
+/** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
   // `/home/$USER`, `/Users/${USER}/`: some user's whole home, whoever runs it.
   if (w.value === null && w.shape !== undefined && /^\/(home|Users)\/\uFFFC+\/?(\*|\.\*)?$/.test(w.shape))
@@ -119,6 +119,37 @@ const rimraf: Rule = (inv, ctx) => reportDelete(ctx, inv, operands(inv.args), 'r
 
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
+/** Tests of find that take a value and only ever leave matches out. */
+const FIND_VALUED = /^-(type|xtype|maxdepth|mindepth|[amc](time|min)|size|newer|user|group|perm|regextype)$/;
+const FIND_ALONE = /^-(delete|prune|print0?|depth|xdev|mount|empty|daystart|noleaf|ignore_readdir_race)$/;
+
+/**
+ * The one name a find expression narrows its matches to (`find ~ -name '*.pyc' -delete`): a `-name`
+ * pattern with a literal part, and nothing that widens the match (`-o`, a group). A find over a
+ * home that deletes only such files deletes some files of the home, not the home; `-name '*'`,
+ * `-name '.*'` or no name at all still reach everything.
+ */
+function narrowingName(a: Word[], from: number): string | null {
+  let name: string | null = null;
+  for (let i = from; i < a.length; i++) {
+    const v = a[i]!.value;
+    if (v === null) return null;
+    if (v === '-name' || v === '-iname') {
+      const pat = a[++i]?.value;
+      if (!pat || name !== null || !/[^*?./]/.test(pat.replace(/\[[^\]]*\]/g, ''))) return null;
+      name = pat;
+    } else if (v === '-not' || v === '!') {
+      if (!/^-(i?path|i?name|wholename)$/.test(a[++i]?.value ?? '') || a[++i]?.value == null) return null;
+    } else if (FIND_EXEC.has(v)) {
+      const end = a.findIndex((w, j) => j > i && (w.value === ';' || w.value === '+'));
+      if (end < 0) return null;
+      i = end;
+    } else if (FIND_VALUED.test(v)) i++;
+    else if (!FIND_ALONE.test(v)) return null;
+  }
+  return name;
+}
+
 const find: Rule = (inv, ctx) => {
   const a = inv.args;
   const exprAt = a.findIndex((w) => w.value === null || /^[-(!]/.test(w.value) || w.value === '(');
@@ -127,7 +158,13 @@ const find: Rule = (inv, ctx) => {
   const deletes = a.some((w) => w.value === '-delete');
   // `find . -name '*.pyc' -delete`, `find . -name node_modules -prune -exec rm -rf {} +`: generated files only.
   const generatedOnly = findsOnlyGenerated(a, roots.length === a.slice(0, Math.max(exprAt, 0)).length ? roots : []);
-  if (deletes && !generatedOnly) reportDelete(ctx, inv, roots, 'find -delete', true);
+  // `find ~ -name '*.pyc' -delete` reaches the files of that name below a home, not the home.
+  const name = exprAt < 0 ? null : narrowingName(a, exprAt);
+  const reached = (r: Word): Word =>
+    name === null || r.value === null || deleteTargetLevel(r, inv.cmd.cwd) !== 'hardline'
+      ? r
+      : { ...r, value: `${r.value.replace(/\/+$/, '')}/${name}`, glob: false, maybe: undefined };
+  if (deletes && !generatedOnly) reportDelete(ctx, inv, roots.map(reached), 'find -delete', true);
   // Reading every match under a home or the root (`find ~ -name '*.pem' -exec cat {} +`): a search for secrets.
   const wide = roots.some((r) => ['home', 'root'].includes(placeOf(r.value, inv.cmd.cwd, r.glob)));
   const reads = a.some(
@@ -148,12 +185,13 @@ const find: Rule = (inv, ctx) => {
     if (!argv.length || generatedOnly) continue;
     // `{}` stands for each path found: the command runs on the search roots' contents, many of them.
     // As an option's value (`of={}`), each path is the root joined to the name searched for (`/dev/sd?`).
-    const name = a.findIndex((w) => w.value === '-name');
+    const named = a.findIndex((w) => w.value === '-name');
     const each =
-      name >= 0 && /^[^/]+$/.test(a[name + 1]?.value ?? '') ? `${roots[0]!.value}/${a[name + 1]!.value}` : null;
+      named >= 0 && /^[^/]+$/.test(a[named + 1]?.value ?? '') ? `${roots[0]!.value}/${a[named + 1]!.value}` : null;
+    const root = reached(roots[0]!);
     const placed = argv.map((w) =>
       w.value === '{}'
-        ? { ...w, value: roots[0]!.value }
+        ? { ...w, value: root.value, glob: root.glob }
         : /^[\w-]+=\{\}$/.test(w.value ?? '')
           ? { ...w, value: each === null ? null : w.value!.replace('{}', each) }
           : w,
