@@ -163,7 +163,7 @@ const find: Rule = (inv, ctx) => {
   const reached = (r: Word): Word =>
     name === null || r.value === null || deleteTargetLevel(r, inv.cmd.cwd) !== 'hardline'
       ? r
-      : { ...r, value: `${r.value.replace(/\/+$/, '')}/${name}`, glob: false, maybe: undefined };
+      : { raw: r.raw, start: r.start, end: r.end, value: `${r.value.replace(/\/+$/, '')}/${name}`, glob: false };
   if (deletes && !generatedOnly) reportDelete(ctx, inv, roots.map(reached), 'find -delete', true);
   // Reading every match under a home or the root (`find ~ -name '*.pem' -exec cat {} +`): a search for secrets.
   const wide = roots.some((r) => ['home', 'root'].includes(placeOf(r.value, inv.cmd.cwd, r.glob)));
