@@ -318,8 +318,22 @@ class Classifier implements RuleContext {
       return;
     }
     // A function the script defines runs its own body (already read); a call is not a command.
-    if (parsed.functions.has(first.value)) return;
+    if (parsed.functions.has(first.value)) return this.call(base, parsed.functionTexts?.get(first.value));
     this.dispatch(base);
+  }
+
+  /**
+   * `wipe(){ rm -rf "$1"; }; wipe /`: a call with literal arguments runs the body with them as its
+   * positional parameters, so the body is read again as `set -- '/'` followed by it (the first
+   * reading only knew `$1` as unknown).
+   */
+  private call(inv: Invocation, body: string | undefined): void {
+    const last = inv.args[inv.args.length - 1];
+    if (body === undefined || !last || inv.args.some((w) => w.value === null)) return;
+    const text = `set -- ${inv.args.map((w) => quote(w.value!)).join(' ')}\n${body}`;
+    this.script(inv, { value: text, raw: text, start: inv.word.start, end: last.end, glob: false }, 'a function', {
+      sameShell: true,
+    });
   }
 
   dispatch(inv: Invocation): void {

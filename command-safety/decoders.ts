@@ -76,3 +76,34 @@ export function decodeWith(name: string, args: readonly string[], input: string)
   const decode = Object.hasOwn(DECODERS, name) ? DECODERS[name] : undefined;
   return decode && input.length <= MAX_DECODED_INPUT ? decode(args, input) : null;
 }
+
+const ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+  '?': '?',
+};
+
+/**
+ * What printf's format, its `%b` and `echo -e` make of backslash escapes (`\x72\x6d` is `rm`,
+ * `\162` too); null for `\c` (stop printing) and escapes it does not read.
+ */
+export function unescaped(text: string): string | null {
+  let known = true;
+  const out = text.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|0?[0-7]{1,3}|[\s\S]?)/g, (_, e: string) => {
+    if (/^[xu]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCodePoint(parseInt(e, 8));
+    const c = ESCAPES[e];
+    if (c === undefined) known = false;
+    return c ?? '';
+  });
+  return known ? out : null;
+}

@@ -5,7 +5,7 @@
  * makes of a word whose value stays unknown).
  */
 import type { SyntaxNode } from './shell-tree.js';
-import { decodeWith } from './decoders.js';
+import { decodeWith, unescaped } from './decoders.js';
 import type { Word } from './shell.js';
 
 const GLOB = /[*?[]/;
@@ -134,11 +134,13 @@ export interface Scope {
 
 /** The value a variable expands to, when the script gives it exactly one literal value. */
 function variableValue(name: string, scope: Scope): string | null {
-  // With IFS changed, how any unquoted expansion splits is a guess: nothing is known.
-  if (scope.vars.has('IFS')) return null;
+  // With IFS given several values or one only known at run time, how any unquoted expansion
+  // splits is a guess: nothing is known.
+  const ifs = separators(scope);
+  if (ifs === null) return null;
   if (name === 'HOME') return '~';
   if (name === 'PWD') return '.';
-  if (name === 'IFS') return ' ';
+  if (name === 'IFS') return ifs;
   const values = scope.vars.get(name);
   if (!values || values.length === 0) return null;
   const distinct = new Set(values);
@@ -213,7 +215,7 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
       // `"${a[@]}"`: each element of an array assigned literal words, one word each.
       const all = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}$/.exec(node.text);
       const elements = all ? variableValue(`${all[1]}[@]`, scope) : null;
-      if (all && elements !== null) return expanded(elements, quoted && all[2] === '*', out);
+      if (all && elements !== null) return expanded(elements, quoted && all[2] === '*', out, scope);
       const name = expansionName(node);
       let value = name === undefined ? null : variableValue(name, scope);
       // `${x:-y}` with x empty is y: not known here.
@@ -224,14 +226,14 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
         out.push(maybe.length ? { unknown: true, maybe: maybe.slice(0, 8) } : { unknown: true });
       } else if (name === 'IFS' && !quoted) out.push({ split: true });
       // `"$@"` is one word per positional parameter, quoted or not.
-      else expanded(value, quoted && name !== '@', out);
+      else expanded(value, quoted && name !== '@', out, scope);
       return;
     }
     case 'command_substitution': {
       // `$(echo ~)`, `` `printf %s /` ``: a substitution that only prints literal words is those words.
       const value = printedText(node, scope);
       if (value === null) out.push({ unknown: true });
-      else expanded(value, quoted, out);
+      else expanded(value, quoted, out, scope);
       return;
     }
     case 'concatenation':
@@ -244,14 +246,27 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
   }
 }
 
-/** A known value as an expansion yields it: split at whitespace unless quoted (no globbing: it is read literally). */
-function expanded(value: string, quoted: boolean, out: Piece[]): void {
-  if (quoted || !/\s/.test(value)) {
+/** The characters unquoted expansions split at: IFS as the script sets it (one literal value), or blanks; null when unknown. */
+function separators(scope: Scope): string | null {
+  const values = scope.vars.get('IFS');
+  if (!values) return ' \t\n';
+  return new Set(values).size === 1 ? values[0]! : null;
+}
+
+/**
+ * A known value as an expansion yields it: split at IFS's characters unless quoted (`IFS=,;
+ * c=rm,-rf,/; $c` runs `rm -rf /`); no globbing: it is read literally. Empty fields are dropped,
+ * which only matters to arguments that are empty strings.
+ */
+function expanded(value: string, quoted: boolean, out: Piece[], scope: Scope): void {
+  const ifs = separators(scope) ?? ' \t\n';
+  const at = ifs === '' ? null : new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`);
+  if (quoted || !at || !at.test(value)) {
     out.push({ text: value, quoted: true });
     return;
   }
   value
-    .split(/\s+/)
+    .split(at)
     .filter(Boolean)
     .forEach((part, i) => {
       if (i > 0) out.push({ split: true });
@@ -288,19 +303,28 @@ function literalArgv(cmd: SyntaxNode, scope: Scope): string[] | null {
   return argv.includes(null) || !argv.length ? null : (argv as string[]);
 }
 
-/** What `echo` or `printf` of literal words prints (no trailing newline); null for anything else. */
+/**
+ * What `echo` or `printf` of literal words prints (no trailing newline), backslash escapes read
+ * where they print as something else (`printf '\x72\x6d'`, `echo -e`, `%b`); null for anything else.
+ */
 function printedBy(cmd: SyntaxNode, scope: Scope): string | null {
   const argv = literalArgv(cmd, scope);
-  if (!argv || argv.slice(1).some((a) => a.includes('\\'))) return null;
+  if (!argv) return null;
   const [name, ...words] = argv;
   if (name === 'echo') {
-    const text = words[0] === '-n' ? words.slice(1) : words;
-    return text.some((w) => w.startsWith('-')) ? null : text.join(' ');
+    let escapes = false;
+    let i = 0;
+    for (; /^-[neE]+$/.test(words[i] ?? ''); i++) escapes = /e[^E]*$/.test(words[i]!);
+    const text = words.slice(i);
+    if (text.some((w) => w.startsWith('-'))) return null;
+    // Without -e, bash prints a backslash as it is and sh's echo reads it: which one runs is unknown.
+    return escapes ? unescaped(text.join(' ')) : text.some((w) => w.includes('\\')) ? null : text.join(' ');
   }
   if (name === 'printf' && words.length) {
     const [format, ...rest] = words;
     if (format === '%s') return rest.join('');
-    return format!.includes('%') || rest.length ? null : format!;
+    if (format === '%b') return rest.length ? unescaped(rest.join('')) : '';
+    return format!.replace(/%%/g, '').includes('%') || rest.length ? null : unescaped(format!.replace(/%%/g, '%'));
   }
   if (name === 'mktemp') return mktempPath(words);
   return null;

@@ -65,6 +65,7 @@ export function walk(
   const commands: SimpleCommand[] = [];
   const errors: Array<{ start: number; end: number }> = [];
   const functions = new Map<string, SimpleCommand[]>();
+  const functionTexts = new Map<string, string>();
   const endlessLoops: NonNullable<ParsedScript['endlessLoops']> = [];
   const rereads: Array<{ text: string; start: number; end: number }> = [];
   /** A span tree-sitter-bash misread: reported, and its substitutions read again from the text. */
@@ -408,6 +409,7 @@ export function walk(
         const body = n.childForFieldName('body');
         const inner = body ? statement(body, { ...ctx, inFunction: name, cwd: { value: ctx.cwd.value } }) : [];
         functions.set(name, inner);
+        if (body) functionTexts.set(name, body.text);
         return inner;
       }
       case 'if_statement':
@@ -508,6 +510,7 @@ export function walk(
     commands,
     errors,
     functions,
+    ...(functionTexts.size ? { functionTexts } : {}),
     vars: scope.vars,
     evaluated,
     ...(scope.fetched ? { fetched: scope.fetched } : {}),

@@ -84,6 +84,8 @@ export interface ParsedScript {
   errors: Array<{ start: number; end: number }>;
   /** Functions defined in the script: name → the commands of their bodies. */
   functions: Map<string, SimpleCommand[]>;
+  /** The text of each function's body, read again with the arguments of a call (classify.ts). */
+  functionTexts?: Map<string, string>;
   /** Every literal value each variable is assigned (null: a value only known at run time). */
   vars?: Map<string, Array<string | null>>;
   /**

@@ -181,8 +181,30 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
   for (const m of code.value.matchAll(EMBEDDED)) {
     const text = m[2] ?? m[3] ?? m[4] ?? m[6] ?? m[8];
     if (text && /[a-z]/.test(text))
-      ctx.script(inv, { ...code, value: text.replace(/\\(["'\\])/g, '$1') }, `${lang} code runs a shell command`);
+      ctx.script(
+        inv,
+        { ...code, value: asShellText(text.replace(/\\(["'\\])/g, '$1')) },
+        `${lang} code runs a shell command`,
+      );
   }
+}
+
+/**
+ * A command string as the interpreter hands it to the shell: the language's own spelling of an
+ * environment variable or the home, interpolated into the string, read as the shell's
+ * (`system("rm -rf $ENV{HOME}")` in Perl, `#{ENV['HOME']}` and `#{Dir.home}` in Ruby,
+ * `${process.env.HOME}` and `${os.homedir()}` in a JavaScript template).
+ */
+function asShellText(text: string): string {
+  return text
+    .replace(/\$ENV\{\s*(["']?)(\w+)\1\s*\}/g, '$${$2}')
+    .replace(
+      /#\{\s*ENV(?:\[\s*(["'])(\w+)\1\s*\]|\.fetch\(\s*(["'])(\w+)\3\s*\))\s*\}/g,
+      (_, _q, a, _r, b) => `\${${a ?? b}}`,
+    )
+    .replace(/#\{\s*Dir\.home\s*\}/g, '~')
+    .replace(/\$\{\s*process\.env\.(\w+)\s*\}/g, '$${$1}')
+    .replace(/\$\{\s*(?:require\(\s*["'](?:node:)?os["']\s*\)|os)\.homedir\(\s*\)\s*\}/g, '~');
 }
 
 const shell: Rule = (inv, ctx) => {

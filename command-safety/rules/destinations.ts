@@ -7,6 +7,8 @@
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands } from '../options.js';
+import { placeOf } from '../paths.js';
+import type { Word } from '../shell.js';
 import { editorWords } from '../table/destinations.js';
 import { writtenText } from './written.js';
 
@@ -149,8 +151,13 @@ export const codeFromElsewhere: Rule = (inv, ctx) => {
       for (const c of s.from)
         if (c.words[0]?.value?.replace(/^.*\//, '') === 'cat')
           for (const w of operands(c.words.slice(1))) if (w.value !== '-') stdin.push({ word: w, cwd: c.cwd });
+    // `sqlite3 test.db < schema.sql`: a database file of the workspace, built from a file of the
+    // workspace, holds no more than the workspace does (as a write to one workspace file).
+    const db = /^sqlite3?$/.test(inv.name) ? operands(a)[0] : undefined;
+    const local = (w: Word, cwd: string | null) => placeOf(w.value, cwd) === 'workspace' && !w.glob;
+    const ownDb = !!db && !inv.asRoot && !inv.elsewhere && local(db, inv.cmd.cwd);
     for (const { word: f, cwd } of [...(file ? [{ word: file, cwd: inv.cmd.cwd }] : []), ...stdin]) {
-      if (f.value === '/dev/null') continue;
+      if (f.value === '/dev/null' || (ownDb && local(f, cwd))) continue;
       if (writtenText(ctx, f.value, cwd) !== undefined) continue; // read by the SQL rules
       ctx.add(inv, {
         group: 'destroy_data',

@@ -133,7 +133,8 @@ const secretOperands: Rule = (inv, ctx) => {
         reason: 'reads the environment of a process (where secrets live)',
         at: [inv.word, w],
       });
-    if (isSecretFile(path, inv.cmd.cwd))
+    // `ssh-keygen -lf ~/.ssh/id_ed25519.pub`, `cat ~/.ssh/id_rsa.pub`: a public key is made to be shown.
+    if (isSecretFile(path, inv.cmd.cwd) && !/\.pub$/.test(path))
       return ctx.add(inv, {
         group: X,
         rule: up ? 'credential_upload' : 'credential_read',

@@ -206,7 +206,8 @@ function readsWorkspaceOnly(lang: string, code: string, cwd: string | null): boo
 export function printsOnly(lang: string, code: string, cwd: string | null = '.'): boolean {
   const names = PURE_NAMES[lang];
   if (!names || code.length > 2000) return false;
-  if (/[`\\]/.test(code)) return false;
+  // Backslashes only as `\n` and `\t` (`join('\n')`): any other escape can spell a name the lists refuse.
+  if (/`|\\(?![nt])/.test(code)) return false;
   if (lang === 'JavaScript') {
     // `require('path')['constructor']['constructor']('…')()`: in JavaScript a member named by a
     // string is a member like any other, so it must be a pure name too.

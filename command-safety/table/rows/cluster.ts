@@ -226,8 +226,28 @@ export const CLUSTER_ROWS: RowInput[] = [
     reason: '{program} {subcommand} listens on every interface (the cluster API or a pod, open to the network)',
     when: [
       { program: KUBECTL, subcommand: [['proxy', 'port-forward']], check: 'kubectl.exposedAddress', notWord: DRY_RUN },
+      {
+        program: ['redis-server', 'valkey-server'],
+        word: ['/^--protected-mode$/', '/^no$/'],
+        reason: '{program} with protected mode off answers anyone who reaches it, without a password',
+      },
+      {
+        program: ['jupyter', 'jupyter-lab', 'jupyter-notebook'],
+        word: ['/^--ip=(0\\.0\\.0\\.0|\\*|::)$/', '/^--(ServerApp|NotebookApp)\\.(token|password)=(\'\'|"")?$/'],
+        reason: '{program} on every interface without a token runs code for anyone who reaches it',
+      },
     ],
-    match: ['kubectl proxy --address=0.0.0.0', 'kubectl port-forward svc/db 5432 --address 0.0.0.0'],
-    notMatch: ['kubectl proxy', 'kubectl port-forward svc/db 5432 --address=127.0.0.1'],
+    match: [
+      'kubectl proxy --address=0.0.0.0',
+      'kubectl port-forward svc/db 5432 --address 0.0.0.0',
+      'docker run -d -p 0.0.0.0:6379:6379 redis redis-server --protected-mode no',
+      "jupyter lab --ip=0.0.0.0 --ServerApp.token=''",
+    ],
+    notMatch: [
+      'kubectl proxy',
+      'kubectl port-forward svc/db 5432 --address=127.0.0.1',
+      'redis-server --port 6380',
+      'jupyter lab --ip=0.0.0.0',
+    ],
   },
 ];

@@ -5,6 +5,9 @@
  */
 import type { RowInput } from '../schema.js';
 
+/** A rehearsal that packs and checks but uploads nothing (`npm publish --dry-run`, `cargo publish --dry-run`). */
+const DRY_RUN = '/^--dry-run$/';
+
 export const PUBLISH_ROWS: RowInput[] = [
   {
     id: 'package_publish',
@@ -25,11 +28,13 @@ export const PUBLISH_ROWS: RowInput[] = [
         program: ['npm', 'pnpm', 'cnpm'],
         subcommand: [['/^(pub|publ|publi|unpub|unpubl|unpubli|unpublis|depr|depre|deprec|depreca|deprecat)$/']],
         skip: 2,
+        notWord: DRY_RUN,
       },
       {
         program: ['npm', 'pnpm', 'yarn', 'bun', 'cnpm'],
         subcommand: [['/^(publish|unpublish|deprecate)$/']],
         skip: 2,
+        notWord: DRY_RUN,
         reason: 'publishes or withdraws a package on the registry',
       },
       {
@@ -51,9 +56,16 @@ export const PUBLISH_ROWS: RowInput[] = [
         program: ['poetry', 'flit', 'hatch', 'uv', 'pdm', 'rye'],
         subcommand: [['publish']],
         skip: 2,
+        notWord: DRY_RUN,
         reason: 'publishes a package to PyPI',
       },
-      { program: ['cargo'], subcommand: [['/^(publish|yank|owner)$/']], skip: 2, reason: 'publishes or yanks a crate' },
+      {
+        program: ['cargo'],
+        subcommand: [['/^(publish|yank|owner)$/']],
+        skip: 2,
+        notWord: DRY_RUN,
+        reason: 'publishes or yanks a crate',
+      },
       { program: ['gem'], subcommand: [['/^(push|yank|owner)$/']], skip: 2, reason: 'publishes or yanks a gem' },
       { program: ['dotnet'], subcommand: [['nuget'], ['push']], skip: 2, reason: 'publishes a NuGet package' },
       { program: ['nuget'], subcommand: [['push']], skip: 2, reason: 'publishes a NuGet package' },
@@ -79,7 +91,7 @@ export const PUBLISH_ROWS: RowInput[] = [
         reason: 'cargo release --execute tags, pushes and publishes',
       },
       { program: ['mix'], subcommand: [['/^hex\\.(publish|retire)$/']], skip: 2, reason: 'publishes to Hex' },
-      { program: ['jsr', 'deno'], subcommand: [['publish']], skip: 2, reason: 'publishes to JSR' },
+      { program: ['jsr', 'deno'], subcommand: [['publish']], skip: 2, notWord: DRY_RUN, reason: 'publishes to JSR' },
       { program: ['dart', 'flutter'], subcommand: [['pub'], ['publish']], skip: 2, reason: 'publishes to pub.dev' },
       { program: ['conda', 'anaconda'], subcommand: [['upload']], skip: 2, reason: 'uploads a conda package' },
       {
@@ -88,7 +100,7 @@ export const PUBLISH_ROWS: RowInput[] = [
         skip: 2,
         reason: 'publishes packages',
       },
-      { program: ['np', 'semantic-release', 'release-it'], reason: 'publishes a release' },
+      { program: ['np', 'semantic-release', 'release-it'], notWord: DRY_RUN, reason: 'publishes a release' },
       { program: ['goreleaser'], subcommand: [['release']], skip: 2, reason: 'publishes a release' },
       {
         program: ['vsce', 'ovsx'],
@@ -108,7 +120,7 @@ export const PUBLISH_ROWS: RowInput[] = [
       'mvn deploy',
       'yarn npm publish',
     ],
-    notMatch: ['npm pack', 'cargo build', 'gem list'],
+    notMatch: ['npm pack', 'cargo build', 'gem list', 'cargo publish --dry-run', 'npm publish --dry-run'],
   },
   {
     id: 'image_push',

@@ -137,7 +137,13 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
     when: [
       { program: ['ssh-import-id', 'ssh-import-id-gh', 'ssh-import-id-lp'] },
       { program: ['ssh-copy-id'], reason: 'installs an SSH key for login' },
+      {
+        program: ['gh', 'glab'],
+        subcommand: [['ssh-key', 'gpg-key'], ['add']],
+        reason: '{program} {subcommand} adds a key to the account',
+      },
     ],
-    match: ['ssh-import-id gh:someone'],
+    match: ['ssh-import-id gh:someone', 'gh ssh-key add ~/.ssh/backup.pub --title backup'],
+    notMatch: ['gh ssh-key list'],
   },
 ];
