@@ -10,6 +10,7 @@ import type { Invocation, NestedOptions, Report, RuleContext } from './invocatio
 import { RUNNERS, SUBCOMMAND_RUNNERS, unwrapRunner } from './runners.js';
 import type { ParsedScript, SimpleCommand, Word } from './shell.js';
 import { loadShellParser, parseShell, shellParserReady } from './shell.js';
+import { globSource } from './shell-expand.js';
 import type { CommandVerdict, Finding } from './verdict.js';
 import { verdictOf } from './verdict.js';
 import { checkAssignments, checkRedirects } from './rules/environment.js';
@@ -161,6 +162,13 @@ class Classifier implements RuleContext {
     this.vars[depth] = savedVars;
   }
 
+  /** `/???/r? -rf /etc`: a glob command word is read as each program of the gate's short list it may name. */
+  private globbed(inv: Invocation): void {
+    if (!inv.word.glob || inv.word.value === null) return;
+    const name = new RegExp(`^${globSource(basename(inv.word.value))}$`);
+    for (const program of GLOBBED_PROGRAMS) if (name.test(program)) this.dispatch({ ...inv, name: program });
+  }
+
   nested(inv: Invocation, argv: Word[], o: NestedOptions = {}): void {
     const first = argv[0];
     if (!first) return;
@@ -171,6 +179,18 @@ class Classifier implements RuleContext {
         reason: 'the command to run is only known at run time',
         at: [first],
       });
+      if (first.value !== null)
+        this.globbed({
+          ...inv,
+          name: '',
+          path: first.value,
+          word: first,
+          args: argv.slice(1),
+          operandsFromStdin: o.operandsFromStdin ?? false,
+          env: [],
+          spawned: true,
+          elsewhere: inv.elsewhere === true || o.elsewhere === true,
+        });
       return;
     }
     this.dispatch({
@@ -315,6 +335,7 @@ class Classifier implements RuleContext {
           : 'the command word is only known at run time: cannot tell what runs',
         at: [first],
       });
+      this.globbed(base);
       return;
     }
     // A function the script defines runs its own body (already read); a call is not a command.
@@ -367,6 +388,16 @@ class Classifier implements RuleContext {
         });
       else if (u.argv?.length) {
         const first = u.argv[0]!;
+        const next: Invocation = {
+          ...inv,
+          ...child,
+          name: first.value === null ? '' : basename(first.value),
+          path: first.value ?? '',
+          word: first,
+          args: u.argv.slice(1),
+          operandsFromStdin: inv.operandsFromStdin || (u.operandsFromStdin ?? false),
+          env: [...inv.env, ...(u.assignments ?? [])],
+        };
         if (first.value === null || first.glob) {
           this.add(inv, {
             group: 'indirection',
@@ -374,18 +405,9 @@ class Classifier implements RuleContext {
             reason: `${inv.name} runs a command only known at run time`,
             at: [first],
           });
+          this.globbed(next);
           return;
         }
-        const next: Invocation = {
-          ...inv,
-          ...child,
-          name: basename(first.value),
-          path: first.value,
-          word: first,
-          args: u.argv.slice(1),
-          operandsFromStdin: inv.operandsFromStdin || (u.operandsFromStdin ?? false),
-          env: [...inv.env, ...(u.assignments ?? [])],
-        };
         if (u.operandsFromStdin) {
           // `echo 'reset --hard' | xargs git`: literal input becomes the arguments, as xargs splits it.
           const runs = xargsLiteralInput(inv, this);
@@ -463,6 +485,30 @@ function obfuscatedWord(raw: string): boolean {
   if (/^'[^']*[/ ][^']*'$/.test(raw) || /^"[^"$`\\]*[/ ][^"$`\\]*"$/.test(raw)) return false;
   return /['"\\$`]/.test(raw);
 }
+
+/** Programs a glob command word is tried as: those whose misuse is never allowed or hard to undo. */
+const GLOBBED_PROGRAMS = [
+  'rm',
+  'dd',
+  'mkfs',
+  'shred',
+  'wipefs',
+  'shutdown',
+  'reboot',
+  'halt',
+  'poweroff',
+  'telinit',
+  'kill',
+  'killall',
+  'chmod',
+  'chown',
+  'mv',
+  'sh',
+  'bash',
+  'curl',
+  'wget',
+  'nc',
+];
 
 /** A word quoted for a shell (single quotes). */
 const quote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);

@@ -163,6 +163,51 @@ function expansionName(node: SyntaxNode): string | undefined {
   return undefined;
 }
 
+/**
+ * `${x:2}`, `${x:0:4}`, `${x#prefix}`, `${x%.*}`, `${x/a/b}` of a variable with one known value, worked
+ * out as bash does; null when the value or the operand is not known; undefined for other forms.
+ */
+function operatedValue(text: string, scope: Scope): string | null | undefined {
+  const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(:(?![-=?+])|##?|%%?|\/\/?)(.*)\}$/s.exec(text);
+  if (!m) return undefined;
+  const value = variableValue(m[1]!, scope);
+  const [op, arg] = [m[2]!, m[3]!];
+  if (value === null || value.length > 1000 || /[$`\\'"]/.test(arg)) return null;
+  if (op === ':') {
+    const n = /^\s*\(?\s*(-?\d+)\s*\)?\s*(?::\s*\(?\s*(-?\d+)\s*\)?\s*)?$/.exec(arg);
+    if (!n) return null;
+    const from = Number(n[1]) < 0 ? Math.max(0, value.length + Number(n[1])) : Number(n[1]);
+    const len = n[2] === undefined ? undefined : Number(n[2]);
+    const to = len === undefined ? value.length : len < 0 ? value.length + len : from + len;
+    return to < from ? null : value.slice(from, to);
+  }
+  if (op.startsWith('/')) {
+    const slash = arg.indexOf('/');
+    const [pat, rep] = slash < 0 ? [arg, ''] : [arg.slice(0, slash), arg.slice(slash + 1)];
+    const anchor = pat.startsWith('#') ? '^' : pat.startsWith('%') ? '$' : '';
+    const body = globSource(anchor ? pat.slice(1) : pat);
+    if (!body) return value;
+    const re = new RegExp(anchor === '^' ? `^${body}` : anchor === '$' ? `${body}$` : body, op === '//' ? 'g' : '');
+    return value.replace(re, () => rep);
+  }
+  // `#`/`##` strip the shortest/longest matching prefix, `%`/`%%` the shortest/longest suffix.
+  const whole = new RegExp(`^${globSource(arg)}$`);
+  const longest = op.length === 2;
+  for (let k = 0; k <= value.length; k++) {
+    const i = longest ? value.length - k : k;
+    if (op[0] === '#' && whole.test(value.slice(0, i))) return value.slice(i);
+    if (op[0] === '%' && whole.test(value.slice(value.length - i))) return value.slice(0, value.length - i);
+  }
+  return value;
+}
+
+/** A glob pattern as a regular expression's source: `*` any text, `?` one character, `[…]` a class. */
+export function globSource(pattern: string): string {
+  return pattern.replace(/\[!?[^\]]+\]|[*?]|[\\^$.|+(){}[\]]/g, (c) =>
+    c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.length > 1 ? c.replace(/^\[!/, '[^') : `\\${c}`,
+  );
+}
+
 /** Remove backslashes of an unquoted word (`\r\m` → `rm`; a backslash-newline disappears). */
 function unescapeUnquoted(text: string): string {
   if (!text.includes('\\')) return text;
@@ -217,12 +262,15 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
       const elements = all ? variableValue(`${all[1]}[@]`, scope) : null;
       if (all && elements !== null) return expanded(elements, quoted && all[2] === '*', out, scope);
       const name = expansionName(node);
-      let value = name === undefined ? null : variableValue(name, scope);
-      // `${x:-y}` with x empty is y: not known here.
-      if (value === '' && /^\$\{[A-Za-z_][A-Za-z0-9_]*:?-/.test(node.text)) value = null;
+      const operated = operatedValue(node.text, scope);
+      let value = operated !== undefined ? operated : name === undefined ? null : variableValue(name, scope);
+      // `${x:-y}`: y when x is empty or unset (from the environment, so it may be): one of what runs.
+      const fallback = /^\$\{[A-Za-z_][A-Za-z0-9_]*(:?)[-=]([^$`\\'"]*)\}$/.exec(node.text);
+      if (value === '' && fallback) value = fallback[2]!;
       if (value === null) {
         // Assigned several values (`x=$(…)` and `x=/`): any literal one may be what runs.
         const maybe = name === undefined ? [] : (scope.vars.get(name) ?? []).filter((v): v is string => v !== null);
+        if (fallback?.[2]) maybe.push(fallback[2]);
         out.push(maybe.length ? { unknown: true, maybe: maybe.slice(0, 8) } : { unknown: true });
       } else if (name === 'IFS' && !quoted) out.push({ split: true });
       // `"$@"` is one word per positional parameter, quoted or not.

@@ -354,6 +354,9 @@ export function unknownScriptFile(inv: Invocation, ctx: RuleContext, file: Word,
       at: [inv.word, file],
     });
   unreadableCode(inv, ctx, file, `${inv.name} runs ${what} only known at run time`);
+  // `source <(echo 'rm -rf /lib')`: what the substitution prints, when it prints literal text, is the script.
+  const printer = /^<\(([\s\S]*)\)$/.exec(file.raw);
+  if (printer) ctx.script(inv, { ...file, value: `eval "$(${printer[1]})"` }, `${inv.name} runs what a command prints`);
 }
 
 /** A file this line wrote with text only known at run time, run as code. */

@@ -51,6 +51,9 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
       const text = literalStdout(inv.cmd);
       noteWritten(ctx, v, inv.cmd.cwd, text, r.op === '>>' || r.op === '&>>');
       installHookWrite(ctx, inv, t, text);
+      // `printf 'rm -rf ~' >> ~/.bashrc`, `… > .git/hooks/pre-commit`: the next shell or commit runs it.
+      if (text !== null && RUNS_LATER.test(v))
+        ctx.script(inv, { ...t, value: text }, `${v} runs what this line writes into it`);
     } else if (r.op === '<' || r.op === '<&') {
       if (isProcEnviron(v))
         ctx.add(inv, {
@@ -64,6 +67,9 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
     }
   }
 }
+
+/** Files a shell or git runs as shell code later: shell start-up files and git hooks. */
+const RUNS_LATER = /(^|\/)(\.(bash|zsh)rc|\.(bash_|z)?profile|\.bash_login|\.zshenv|\.zlogin|\.git\/hooks\/[\w.-]+)$/;
 
 /** Variables whose value is a shell command line (read like `sh -c`). */
 const SCRIPT_VARS = new Set([

@@ -43,6 +43,12 @@ export const packageConfig: Rule = (inv, ctx) => {
       'package_source',
       `${inv.name} config ${key}: changes where packages come from, what is trusted, or how scripts run`,
     );
+  // `npm pkg set scripts.clean='rm -rf ~'`: the script npm will run is read as the shell reads it.
+  if (o[0] === 'pkg' && o[1] === 'set')
+    for (const w of inv.args) {
+      const script = /^scripts\.[^=]+=([\s\S]+)$/.exec(w.value ?? '');
+      if (script) ctx.script(inv, { ...w, value: script[1]! }, `${inv.name} pkg set writes a package script`);
+    }
   // `npm --script-shell=/tmp/x.sh run build`: every script through another program.
   const shell = inv.args.find((w) => /^--script-shell(=|$)/.test(w.value ?? ''));
   if (shell)

@@ -18,8 +18,34 @@ const pipInstall = (word: string, reason: string): PatternInput[] => [
 const REMOTE_SPEC =
   '/^(--(package|from|spec)=)?(git\\+|hg\\+|https?:|ftp:|github:|gitlab:|bitbucket:|git:|file:\\/\\/)|@\\s*(git\\+|https?:)/';
 const NPM_INSTALL = [['i', 'in', 'install', 'add', 'isntall', 'link', 'ln']];
+/**
+ * Names and releases registries removed as malware: npm's typosquats of 2017 (`crossenv` for
+ * `cross-env`) and hijacked releases (`event-stream@3.3.6`, `ua-parser-js@0.7.29`); PyPI's
+ * typosquats (`colourama`, `jeIlyfish` with a capital I, `python3-dateutil`).
+ */
+const MALICIOUS_NPM =
+  '/^(crossenv|cross-env\\.js|d3\\.js|fabric-js|ffmepg|gruntcli|http-proxy\\.js|jquery\\.js|mongose|mssql\\.js|mssql-node|mysqljs|node-fabric|node-opencv|node-opensl|node-openssl|node-sqlite|node-tkinter|nodecaffe|nodefabric|nodeffmpeg|nodemailer-js|nodemailer\\.js|nodemssql|noderequest|nodesass|nodesqlite|opencv\\.js|openssl\\.js|proxy\\.js|shadowsock|sqliter|sqlserver|flatmap-stream)(@.*)?$|^(event-stream@3\\.3\\.6|eslint-scope@3\\.7\\.2|ua-parser-js@(0\\.7\\.29|0\\.8\\.0|1\\.0\\.0)|coa@2\\.0\\.3|rc@(1\\.2\\.9|1\\.3\\.9|2\\.3\\.9))$/';
+const MALICIOUS_PYPI =
+  '/^(colourama|jeIlyfish|python3-dateutil|acqusition|apidev-coop|bzip|crypt|django-server|pwd|setup-tools|telnet|urlib3|urllib)([=<>~!].*)?$/';
 
 export const INSTALL_ROWS: RowInput[] = [
+  {
+    id: 'known_malicious_package',
+    group: 'persist',
+    reason: 'installs {word}, a package name or release known to be malicious (a typosquat or a hijacked version)',
+    when: [
+      { program: ['npm', 'pnpm', 'yarn', 'bun'], subcommand: NPM_INSTALL, word: [MALICIOUS_NPM] },
+      ...pipInstall(MALICIOUS_PYPI, 'installs {word}, a PyPI name known to be malicious (a typosquat)'),
+      {
+        program: ['uv', 'poetry', 'pdm', 'pipx'],
+        subcommand: [['add', 'install']],
+        word: [MALICIOUS_PYPI],
+        reason: 'installs {word}, a PyPI name known to be malicious (a typosquat)',
+      },
+    ],
+    match: ['npm install crossenv', 'npm i event-stream@3.3.6', 'pip install colourama', 'poetry add jeIlyfish'],
+    notMatch: ['npm install cross-env', 'npm i event-stream', 'pip install colorama', 'pip install jellyfish'],
+  },
   {
     id: 'install_outside',
     group: 'persist',

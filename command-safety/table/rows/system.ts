@@ -10,6 +10,37 @@ import { SIGNAL_SHUTDOWN } from './signals.js';
 
 export const SYSTEM_ROWS: RowInput[] = [
   {
+    id: 'crypto_mining',
+    group: 'system',
+    reason: '{program} mines cryptocurrency: the machine works for someone else',
+    when: [
+      {
+        program: [
+          'xmrig',
+          'xmr-stak',
+          'cpuminer',
+          'cpuminer-opt',
+          'minerd',
+          'cgminer',
+          'bfgminer',
+          'ccminer',
+          'ethminer',
+          't-rex',
+          'nbminer',
+          'lolminer',
+          'phoenixminer',
+          'nanominer',
+          'gminer',
+          'teamredminer',
+          'srbminer-multi',
+        ],
+      },
+      { program: ['*'], word: ['/^stratum(\\+(tcp|ssl|tls))?:\\/\\//'], reason: '{program} connects to a mining pool' },
+    ],
+    match: ['xmrig -o pool.example:4444 -u wallet', './cpuminer -a sha256d -o stratum+tcp://pool.example:3333'],
+    notMatch: ['echo stratum', 'grep -r miner src/'],
+  },
+  {
     id: 'service_stop',
     group: 'system',
     reason: '{program} {word} stops or restarts supervised services',
