@@ -17,6 +17,7 @@ import { checkAssignments, checkRedirects } from './rules/environment.js';
 import { interactiveShell } from './rules/code.js';
 import { diskFloods, forkBombs, processFloods } from './rules/floods.js';
 import { GENERIC_RULES, ROOT_RUNNERS, knowsTool, ruleFor, runnerFindings, unknownRunner } from './rules/index.js';
+import { RUN_TARGETS } from './rules/unknown-runner.js';
 import { evaluatedVariables } from './rules/environment.js';
 import { xargsLiteralInput, xargsWithoutSubcommand } from './rules/xargs.js';
 import { unknownTool } from './rules/unknown-tools.js';
@@ -162,11 +163,11 @@ class Classifier implements RuleContext {
     this.vars[depth] = savedVars;
   }
 
-  /** `/???/r? -rf /etc`: a glob command word is read as each program of the gate's short list it may name. */
+  /** `/???/r? -rf /etc`: a glob command word is read as each program an unknown wrapper may run that it may name. */
   private globbed(inv: Invocation): void {
     if (!inv.word.glob || inv.word.value === null) return;
     const name = new RegExp(`^${globSource(basename(inv.word.value))}$`);
-    for (const program of GLOBBED_PROGRAMS) if (name.test(program)) this.dispatch({ ...inv, name: program });
+    for (const program of RUN_TARGETS) if (name.test(program)) this.dispatch({ ...inv, name: program });
   }
 
   nested(inv: Invocation, argv: Word[], o: NestedOptions = {}): void {
@@ -485,30 +486,6 @@ function obfuscatedWord(raw: string): boolean {
   if (/^'[^']*[/ ][^']*'$/.test(raw) || /^"[^"$`\\]*[/ ][^"$`\\]*"$/.test(raw)) return false;
   return /['"\\$`]/.test(raw);
 }
-
-/** Programs a glob command word is tried as: those whose misuse is never allowed or hard to undo. */
-const GLOBBED_PROGRAMS = [
-  'rm',
-  'dd',
-  'mkfs',
-  'shred',
-  'wipefs',
-  'shutdown',
-  'reboot',
-  'halt',
-  'poweroff',
-  'telinit',
-  'kill',
-  'killall',
-  'chmod',
-  'chown',
-  'mv',
-  'sh',
-  'bash',
-  'curl',
-  'wget',
-  'nc',
-];
 
 /** A word quoted for a shell (single quotes). */
 const quote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);

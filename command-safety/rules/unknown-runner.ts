@@ -128,8 +128,11 @@ export const DATA_LIKE = new Set([
   'apk',
 ]);
 
-/** Commands an unknown wrapper may be running (`firejail rm -rf /`, `myrunner sh -c …`). */
-const RUN_TARGETS = new Set([
+/**
+ * Commands an unknown wrapper may be running (`firejail rm -rf /`, `myrunner sh -c …`), and a glob
+ * command word may name (`/???/r? -rf /etc`, classify.ts).
+ */
+export const RUN_TARGETS = new Set([
   'rm',
   'dd',
   'shred',
