@@ -44,6 +44,7 @@ import en from './rules/en.json' with { type: 'json' };
 import es from './rules/es.json' with { type: 'json' };
 import fr from './rules/fr.json' with { type: 'json' };
 import ja from './rules/ja.json' with { type: 'json' };
+import mul from './rules/mul.json' with { type: 'json' };
 import ru from './rules/ru.json' with { type: 'json' };
 import zh from './rules/zh.json' with { type: 'json' };
 
@@ -71,9 +72,12 @@ export const INJECTION_FAMILIES: ReadonlyArray<{ family: string; description: st
   { family: 'approval_bypass', description: "text saying the user's approval is not needed or was already given" },
 ];
 
-/** The phrase rules kept as data, one file per language (rule-data.ts; docs/untrusted-text.md). */
+/**
+ * The phrase rules kept as data, one file per language, and `mul` for rows that read many
+ * languages at once (rule-data.ts; docs/untrusted-text.md).
+ */
 const DATA_RULES = loadRuleFiles(
-  Object.entries({ en, es, fr, de, zh, ru, ja }).map(([lang, data]) => ({ source: `rules/${lang}.json`, data })),
+  Object.entries({ en, es, fr, de, zh, ru, ja, mul }).map(([lang, data]) => ({ source: `rules/${lang}.json`, data })),
 );
 
 /** In INJECTION_FAMILIES order, English first within a family, so findings come out in that order. */
