@@ -484,6 +484,8 @@ function subscriptCode(text: string): { index: number; length: number } | undefi
 function obfuscatedWord(raw: string): boolean {
   // `"./my tool"`, `'/opt/App Name/bin/x'`: a quoted path is plain; a quoted bare name (`"rm"`) is not.
   if (/^'[^']*[/ ][^']*'$/.test(raw) || /^"[^"$`\\]*[/ ][^"$`\\]*"$/.test(raw)) return false;
+  // `\ls`, `\rm`: one leading backslash is the idiom that skips an alias (the command is still judged).
+  if (/^\\[\w.-]+$/.test(raw)) return false;
   return /['"\\$`]/.test(raw);
 }
 

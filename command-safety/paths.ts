@@ -168,6 +168,15 @@ function place(value: string, cwd: string | null, glob: boolean): Place {
   return 'outside';
 }
 
+/**
+ * A tool's cache folder in the home (`~/.cache/pip`): what is in it is downloaded or built again on
+ * demand. Not with a trailing slash, which follows a planted `~/.cache/x -> ~` link.
+ */
+export function isUserCache(value: string | null, cwd: string | null): boolean {
+  const abs = value === null || value.includes('..') || value.endsWith('/') ? undefined : absolute(value, cwd);
+  return abs !== undefined && abs.startsWith(`${HOME}/.cache/`) && abs.length > `${HOME}/.cache/`.length;
+}
+
 /** The workspace-or-not test for writes and deletes: `cd /` or an absolute path leaves the workspace. */
 export function insideWorkspace(value: string | null, cwd: string | null): boolean {
   return placeOf(value, cwd) === 'workspace';

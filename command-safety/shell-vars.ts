@@ -6,6 +6,7 @@
 import type { SyntaxNode } from './shell-tree.js';
 import type { ParsedScript } from './shell.js';
 import type { Scope } from './shell-expand.js';
+import { unescaped } from './decoders.js';
 import { expandWord } from './shell-expand.js';
 
 /** A value that is the output of a network client: `$(curl -s …)`, `` `wget -qO- …` ``. */
@@ -58,7 +59,8 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
     } else if (n.type === 'command' && readers) {
       // `read x`, `mapfile`, `printf -v x`, `getopts`: a value the script cannot show.
       const name = n.childForFieldName('name')?.text;
-      if (name === 'read' || name === 'mapfile' || name === 'readarray' || name === 'getopts' || name === 'printf') {
+      if (name === 'printf') printfAssignment(n, scope, add);
+      else if (name === 'read' || name === 'mapfile' || name === 'readarray' || name === 'getopts') {
         for (const a of n.childrenForFieldName('argument'))
           if (a && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) add(a.text, null);
       } else if (name === 'set') positionals(n, scope, add);
@@ -70,6 +72,37 @@ export function collectAssignments(root: SyntaxNode, scope: Scope): void {
     for (const c of n.namedChildren) if (!LEAVES.has(c.type)) visit(c);
   };
   visit(root);
+}
+
+/**
+ * `printf -v c '%s' shut down`: c is what printf would print, when the format holds only `%s`
+ * (used again for each group of arguments, as printf does) and every word is known.
+ */
+function printfAssignment(n: SyntaxNode, scope: Scope, add: (name: string, value: string | null) => void): void {
+  const args = n.childrenForFieldName('argument');
+  const at = args.findIndex((a) => a.text === '-v');
+  const name = args[at + 1]?.text;
+  if (at < 0 || !name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return;
+  const words = args
+    .slice(at + 2)
+    .flatMap((a) => expandWord(a, { vars: new Map(), source: scope.source }).map((w) => w.value));
+  const [format, ...rest] = words;
+  add(name, format == null || rest.includes(null) ? null : printed(format, rest as string[]));
+}
+
+function printed(format: string, args: string[]): string | null {
+  const parts = format.split('%s');
+  if (parts.some((p) => p.replace(/%%/g, '').includes('%'))) return null;
+  const text = parts.map((p) => unescaped(p.replace(/%%/g, '%')));
+  if (text.includes(null)) return null;
+  const slots = parts.length - 1;
+  let out = '';
+  let i = 0;
+  do {
+    out += text[0];
+    for (let k = 1; k <= slots; k++) out += (args[i++] ?? '') + text[k];
+  } while (slots > 0 && i < args.length);
+  return out;
 }
 
 /** The words of an array literal, when each is known. */

@@ -163,12 +163,14 @@ export const commandOption: Rule = (inv, ctx) => {
       if (!hook) continue;
       value = hook[2]!;
     }
-    ctx.add(inv, {
-      group: 'indirection',
-      rule: 'inline_interpreter',
-      reason: `${inv.name} runs a command from its options`,
-      at: [inv.word, text],
-    });
+    // `rsync -e 'ssh -p 2222'`: the usual remote shell with its options is read, not asked about.
+    if (!(inv.name === 'rsync' && value !== null && /^ssh(\s|$)/.test(value)))
+      ctx.add(inv, {
+        group: 'indirection',
+        rule: 'inline_interpreter',
+        reason: `${inv.name} runs a command from its options`,
+        at: [inv.word, text],
+      });
     ctx.script(inv, { ...text, value }, `${inv.name} runs a command`);
   }
 };

@@ -286,6 +286,9 @@ export function checkAssignments(inv: Invocation, ctx: RuleContext): void {
       at: [a.value],
     });
     if (SCRIPT_VARS.has(a.name)) ctx.script(inv, a.value, `${a.name}`);
+    // `LESSOPEN='| cmd %s'`: less runs the command after the pipe marks, the file name for `%s`.
+    const filter = /^LESS(OPEN|CLOSE)$/.test(a.name) ? /^\s*\|{0,2}-?\s*([\s\S]*)$/.exec(a.value.value ?? '') : null;
+    if (filter) ctx.script(inv, { ...a.value, value: filter[1]!.replace(/%s/g, 'file') }, `${a.name}`);
   }
 }
 

@@ -57,6 +57,8 @@ const NOT_A_READ = new Set([
   'cksum',
   'wc',
   'ssh-add',
+  // ssh-keygen makes, fingerprints or converts keys; it never prints a private key.
+  'ssh-keygen',
   'mosh',
   'autossh',
   'rm',

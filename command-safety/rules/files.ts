@@ -7,7 +7,15 @@
 import { findsOnlyGenerated, isGeneratedPath } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption, longMatches, operands, optionWords } from '../options.js';
-import { BLOCK_DEVICE, absolute, isCredentialPath, isStartupPath, isSystemTree, placeOf } from '../paths.js';
+import {
+  BLOCK_DEVICE,
+  absolute,
+  isCredentialPath,
+  isStartupPath,
+  isSystemTree,
+  isUserCache,
+  placeOf,
+} from '../paths.js';
 import type { Word } from '../shell.js';
 import { MKTEMP_MARK } from '../shell-expand.js';
 import type { Group } from '../verdict.js';
@@ -57,6 +65,14 @@ function reportDelete(ctx: RuleContext, inv: Invocation, all: Word[], what: stri
     ctx.add(inv, { group: 'destroy_files', rule: 'mass_delete', reason: `${what} of paths only known at run time` });
     return;
   }
+  // `rm -rf ~/.cache/pip`: caches come back on demand (not as root, not after a link in the line).
+  if (
+    !inv.asRoot &&
+    !inv.elsewhere &&
+    !ctx.facts.has('linked') &&
+    targets.every((t) => isUserCache(t.value, inv.cmd.cwd))
+  )
+    return;
   const outside = targets.find((t) => placeOf(t.value, inv.cmd.cwd, t.glob) === 'outside');
   if (outside) {
     ctx.add(inv, {
@@ -214,7 +230,8 @@ const rsync: Rule = (inv, ctx) => {
   const o = optionWords(inv.args);
   const deletes = o.some((x) => x.startsWith('--del') || longMatches(x, '--remove-source-files'));
   // Without a delete, rsync copies: its destination is judged as every write is (table/rows/writes.ts).
-  if (!deletes) return;
+  // `rsync -avn --delete`: a dry run lists what it would delete.
+  if (!deletes || hasOption(inv.args, { short: 'n', long: ['--dry-run'] })) return;
   const ops = operands(inv.args);
   const dest = ops[ops.length - 1];
   if (!dest) return;
@@ -295,6 +312,8 @@ const chmod: Rule = (inv, ctx) => {
         reason: 'recursive permission change of /, a system folder or a home',
         at: [inv.word, t],
       });
+    // `chmod 600 ~/.ssh/id_ed25519`: closing a credential to everyone but its owner, as ssh demands.
+    if (!recursive && isCredentialPath(t.value, inv.cmd.cwd) && /^0?[4-7]00$|^(go|og)(-r?w?x?|=)$/.test(mode)) continue;
     if (place === 'root' || place === 'system' || (place === 'outside' && !/^\/(tmp|var\/tmp)\//.test(t.value ?? '')))
       return ctx.add(inv, {
         group: 'system',

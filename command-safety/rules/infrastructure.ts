@@ -73,7 +73,12 @@ const CLOUD_CLIS = [
   'influx',
 ];
 
+/** Throwaway Kubernetes clusters on this machine: deleting one is how they are used. */
+const LOCAL_CLUSTERS = /^(kind|k3d|minikube)$/;
+
 const cloud: Rule = (inv, ctx) => {
+  // `aws s3 sync … --delete --dryrun`, `rclone sync --dry-run`: a rehearsal changes nothing.
+  if (LOCAL_CLUSTERS.test(inv.name) || hasOption(inv.args, { long: ['--dryrun', '--dry-run'] })) return;
   const words = subcommandWords(inv).slice(0, 4);
   const verb = words.find((w) => CLOUD_VERB.test(w));
   if (verb)

@@ -26,7 +26,7 @@ const GRANT =
 /** Everyday operations that are not reads by name (`eks update-kubeconfig`, `cloudformation package`). */
 const LOCAL_OPS = 'update-kubeconfig|start-live-tail|package|help';
 
-export const NOT_A_PREVIEW = { long: ['--dry-run', '--generate-cli-skeleton'] };
+export const NOT_A_PREVIEW = { long: ['--dry-run', '--dryrun', '--generate-cli-skeleton'] };
 
 export const CLOUD_ROWS: RowInput[] = [
   {

