@@ -2,7 +2,7 @@
  * The exposures a table row cannot say (group exfiltrate; password managers, tunnels and backups of
  * a home are rows in table/rows/exposure.ts, socat serving a file in network.ts): a file server over the home, a
  * symlink to a credential read under another name, curl configured from standard input, lftp
- * scripts, and the cloud metadata service in its other spellings (`http://2852039166/`,
+ * scripts, a link that gives a system program another name, and the cloud metadata service in its other spellings (`http://2852039166/`,
  * `0xa9fea9fe`, IPv6).
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
@@ -106,8 +106,23 @@ const lftp: Rule = (inv, ctx) => {
   }
 };
 
+/**
+ * `ln -s /bin/rm ./cleanup && ./cleanup -rf ~`: a link to a system program runs that program under
+ * another name, so later commands of that name are read as it (as an alias is).
+ */
+function noteProgramLink(inv: Invocation, ctx: RuleContext): void {
+  const ops = operands(inv.args);
+  const [target, link] = [ops[0], ops[ops.length - 1]];
+  if (ops.length !== 2 || !target?.value || !link?.value || !/^\/(usr\/)?(local\/)?s?bin\/[\w.+-]+$/.test(target.value))
+    return;
+  ctx.aliases.set(link.value.slice(link.value.lastIndexOf('/') + 1), target);
+}
+
 export const EXPOSURE_RULES: Record<string, Rule> = {
   caddy,
   lftp,
-  ln: (inv, ctx) => noteSecretLink(inv, ctx),
+  ln: (inv, ctx) => {
+    noteSecretLink(inv, ctx);
+    noteProgramLink(inv, ctx);
+  },
 };

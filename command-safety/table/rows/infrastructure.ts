@@ -28,9 +28,23 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
       },
       {
         program: ['docker', 'podman', 'nerdctl'],
-        subcommand: [['/^(system|volume|image|container|builder|buildx|network)$/'], ['/^(prune|rm|remove)$/']],
+        subcommand: [['/^(system|volume|container|network)$/'], ['/^(prune|rm|remove)$/']],
         skip: 2,
         reason: 'prunes or removes containers, images, volumes or networks',
+      },
+      // Pruning dangling images or the dangling build cache loses nothing a build cannot make again.
+      {
+        program: ['docker', 'podman', 'nerdctl'],
+        subcommand: [['/^(image|builder|buildx)$/'], ['/^(rm|remove)$/']],
+        skip: 2,
+        reason: 'removes images',
+      },
+      {
+        program: ['docker', 'podman', 'nerdctl'],
+        subcommand: [['/^(image|builder|buildx)$/'], ['prune']],
+        skip: 2,
+        flags: { short: 'a', long: ['--all'] },
+        reason: 'removes every unused image or the whole build cache',
       },
       {
         program: ['docker', 'podman', 'nerdctl'],
@@ -55,7 +69,7 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
       { program: ['docker', 'podman'], subcommand: [['volume'], ['rm']], skip: 2, reason: 'removes volumes' },
     ],
     match: ['docker rm -f x', 'docker system prune -a', 'docker compose down -v', 'docker volume rm data'],
-    notMatch: ['docker ps', 'docker compose down'],
+    notMatch: ['docker ps', 'docker compose down', 'docker image prune -f', 'docker builder prune -f'],
   },
   {
     id: 'cluster_delete',

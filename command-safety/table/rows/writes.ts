@@ -51,9 +51,28 @@ export const WRITE_ROWS: RowInput[] = [
     group: 'persist',
     reason: '{program} writes over credentials ({word})',
     // A project's `.env` too: writing it over loses the secrets it held.
-    when: [{ program: ['*'], writes: ['secret_location'] }],
-    match: ['cp key ~/.ssh/authorized_keys', 'echo k >> ~/.ssh/id_rsa', 'wget -O ~/.aws/credentials https://x.example'],
-    notMatch: ['cp ~/.ssh/id_rsa.pub pub.txt', 'cp env.example config.txt'],
+    when: [
+      { program: ['*'], writes: ['secret_location'] },
+      {
+        // Making a key under a default name replaces the one every ssh login uses.
+        program: ['ssh-keygen'],
+        word: ['/(^|\\/)id_(rsa|dsa|ecdsa|ed25519)$/'],
+        notFlags: { short: 'lyBFRpceiDKQ' },
+        reason: 'ssh-keygen makes a key over the default SSH key {word}',
+      },
+    ],
+    match: [
+      'cp key ~/.ssh/authorized_keys',
+      'echo k >> ~/.ssh/id_rsa',
+      'wget -O ~/.aws/credentials https://x.example',
+      "ssh-keygen -t rsa -b 4096 -f ~/.ssh/id_rsa -N '' <<< y",
+    ],
+    notMatch: [
+      'cp ~/.ssh/id_rsa.pub pub.txt',
+      'cp env.example config.txt',
+      "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519_work -N ''",
+      'ssh-keygen -lf ~/.ssh/id_ed25519',
+    ],
   },
   {
     id: 'write_outside',
