@@ -69,6 +69,8 @@ class Classifier implements RuleContext {
   facts = new Map<string, Set<string>>();
   written = new Map<string, string | null>();
   aliases = new Map<string, Word>();
+  /** How many calls of each function of the line were read with their arguments. */
+  private calls = new Map<string, number>();
   /** Where nested text sits in the top-level command, so every finding points into what the user sees. */
   private readonly spans: Array<{ start: number; end: number } | undefined> = [];
   /** What the commands of a nested script inherit (root, started by a program, elsewhere), by depth. */
@@ -166,7 +168,10 @@ class Classifier implements RuleContext {
   /** `/???/r? -rf /etc`: a glob command word is read as each program an unknown wrapper may run that it may name. */
   private globbed(inv: Invocation): void {
     if (!inv.word.glob || inv.word.value === null) return;
-    const name = new RegExp(`^${globSource(basename(inv.word.value))}$`);
+    // A pattern with no letter of its own (`*`, `/???/??`, a crontab's `* * * * *`) names anything: asking is all.
+    const pattern = basename(inv.word.value);
+    if (!/[^*?]/.test(pattern.replace(/\[[^\]]*\]/g, ''))) return;
+    const name = new RegExp(`^${globSource(pattern)}$`);
     for (const program of RUN_TARGETS) if (name.test(program)) this.dispatch({ ...inv, name: program });
   }
 
@@ -352,6 +357,10 @@ class Classifier implements RuleContext {
   private call(inv: Invocation, body: string | undefined): void {
     const last = inv.args[inv.args.length - 1];
     if (body === undefined || !last || inv.args.some((w) => w.value === null)) return;
+    // Bounded: a line of many calls re-reads a body a few times, not once per call.
+    const calls = (this.calls.get(inv.name) ?? 0) + 1;
+    this.calls.set(inv.name, calls);
+    if (calls > MAX_CALLS_READ) return;
     const text = `set -- ${inv.args.map((w) => quote(w.value!)).join(' ')}\n${body}`;
     this.script(inv, { value: text, raw: text, start: inv.word.start, end: last.end, glob: false }, 'a function', {
       sameShell: true,
@@ -488,6 +497,9 @@ function obfuscatedWord(raw: string): boolean {
   if (/^\\[\w.-]+$/.test(raw)) return false;
   return /['"\\$`]/.test(raw);
 }
+
+/** Calls of one function read again with their arguments (`f /; f ~; …`); later ones were read with `$1` unknown. */
+const MAX_CALLS_READ = 8;
 
 /** A word quoted for a shell (single quotes). */
 const quote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
