@@ -76,7 +76,7 @@ async function drive(stack: TestStack, ws: string): Promise<string> {
 
   // Left waiting: the list finds it with HeraldStatus="awaiting_approval", its page shows why.
   stack.fake.script([
-    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf ~/.cache/build && echo cleaned' } }] },
+    { toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf ~/.cache && echo cleaned' } }] },
     { text: 'Cleaned the build cache.' },
   ]);
   const waiting = stack.herald.conversation('demo-cleanup');
