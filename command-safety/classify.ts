@@ -10,7 +10,7 @@ import type { Invocation, NestedOptions, Report, RuleContext } from './invocatio
 import { RUNNERS, SUBCOMMAND_RUNNERS, unwrapRunner } from './runners.js';
 import type { ParsedScript, SimpleCommand, Word } from './shell.js';
 import { loadShellParser, parseShell, shellParserReady } from './shell.js';
-import { globSource } from './shell-expand.js';
+import { globSource } from './paths.js';
 import type { CommandVerdict, Finding } from './verdict.js';
 import { verdictOf } from './verdict.js';
 import { checkAssignments, checkRedirects } from './rules/environment.js';
@@ -178,30 +178,9 @@ class Classifier implements RuleContext {
   nested(inv: Invocation, argv: Word[], o: NestedOptions = {}): void {
     const first = argv[0];
     if (!first) return;
-    if (first.value === null || first.glob) {
-      this.add(inv, {
-        group: 'indirection',
-        rule: 'dynamic_command',
-        reason: 'the command to run is only known at run time',
-        at: [first],
-      });
-      if (first.value !== null)
-        this.globbed({
-          ...inv,
-          name: '',
-          path: first.value,
-          word: first,
-          args: argv.slice(1),
-          operandsFromStdin: o.operandsFromStdin ?? false,
-          env: [],
-          spawned: true,
-          elsewhere: inv.elsewhere === true || o.elsewhere === true,
-        });
-      return;
-    }
-    this.dispatch({
-      name: basename(first.value),
-      path: first.value,
+    const next: Invocation = {
+      name: first.value === null ? '' : basename(first.value),
+      path: first.value ?? '',
       word: first,
       args: argv.slice(1),
       cmd: inv.cmd,
@@ -211,7 +190,18 @@ class Classifier implements RuleContext {
       asRoot: inv.asRoot === true,
       spawned: true,
       elsewhere: inv.elsewhere === true || o.elsewhere === true,
-    });
+    };
+    if (first.value === null || first.glob) {
+      this.add(inv, {
+        group: 'indirection',
+        rule: 'dynamic_command',
+        reason: 'the command to run is only known at run time',
+        at: [first],
+      });
+      this.globbed(next);
+      return;
+    }
+    this.dispatch(next);
   }
 
   run(text: string, depth: number, vars?: ReadonlyMap<string, Array<string | null>>): void {

@@ -107,3 +107,22 @@ export function unescaped(text: string): string | null {
   });
   return known ? out : null;
 }
+
+/**
+ * What `printf FORMAT ARGS…` prints when the format holds only `%s` and `%%` (the format is used
+ * again for each group of arguments, as printf does) and its escapes are read; null otherwise.
+ */
+export function printfText(format: string, args: readonly string[]): string | null {
+  const parts = format.split('%s');
+  if (parts.some((p) => p.replace(/%%/g, '').includes('%'))) return null;
+  const text = parts.map((p) => unescaped(p.replace(/%%/g, '%')));
+  if (text.includes(null)) return null;
+  const slots = parts.length - 1;
+  let out = '';
+  let i = 0;
+  do {
+    out += text[0];
+    for (let k = 1; k <= slots; k++) out += (args[i++] ?? '') + text[k];
+  } while (slots > 0 && i < args.length);
+  return out;
+}

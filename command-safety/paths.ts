@@ -247,10 +247,14 @@ export const BLOCK_DEVICE =
 /** Disk names a glob under /dev may stand for (`/dev/sd?`, `/dev/nvme*`). */
 const SAMPLE_DISKS = [
   'sda',
+  'sdb',
+  'sdc',
   'sdb1',
   'nvme0n1',
   'nvme0n1p1',
   'vda',
+  'vdb',
+  'nvme1n1',
   'hda',
   'xvda',
   'mmcblk0',
@@ -266,11 +270,13 @@ export function isBlockDevice(path: string): boolean {
   if (BLOCK_DEVICE.test(path)) return true;
   const glob = /^\/dev\/([^/]*[*?[][^/]*)$/.exec(path)?.[1];
   if (!glob) return false;
-  const re = new RegExp(
-    `^${glob
-      .replace(/[.+^${}()|\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-  );
+  const re = new RegExp(`^${globSource(glob)}$`);
   return SAMPLE_DISKS.some((d) => re.test(d) && BLOCK_DEVICE.test(`/dev/${d}`));
+}
+
+/** A glob pattern as a regular expression's source: `*` any text, `?` one character, `[…]` a class. */
+export function globSource(pattern: string): string {
+  return pattern.replace(/\[!?[^\]]+\]|[*?]|[\\^$.|+(){}[\]]/g, (c) =>
+    c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.length > 1 ? c.replace(/^\[!/, '[^') : `\\${c}`,
+  );
 }

@@ -5,7 +5,8 @@
  * makes of a word whose value stays unknown).
  */
 import type { SyntaxNode } from './shell-tree.js';
-import { decodeWith, unescaped } from './decoders.js';
+import { decodeWith, printfText, unescaped } from './decoders.js';
+import { globSource } from './paths.js';
 import type { Word } from './shell.js';
 
 const GLOB = /[*?[]/;
@@ -201,13 +202,6 @@ function operatedValue(text: string, scope: Scope): string | null | undefined {
   return value;
 }
 
-/** A glob pattern as a regular expression's source: `*` any text, `?` one character, `[…]` a class. */
-export function globSource(pattern: string): string {
-  return pattern.replace(/\[!?[^\]]+\]|[*?]|[\\^$.|+(){}[\]]/g, (c) =>
-    c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.length > 1 ? c.replace(/^\[!/, '[^') : `\\${c}`,
-  );
-}
-
 /** Remove backslashes of an unquoted word (`\r\m` → `rm`; a backslash-newline disappears). */
 function unescapeUnquoted(text: string): string {
   if (!text.includes('\\')) return text;
@@ -294,10 +288,14 @@ function piecesOf(node: SyntaxNode, scope: Scope, quoted: boolean, out: Piece[])
   }
 }
 
+/** What IFS holds when nothing sets it, and the split it makes. */
+const BLANKS = ' \t\n';
+const SPLIT_AT_BLANKS = /[ \t\n]+/;
+
 /** The characters unquoted expansions split at: IFS as the script sets it (one literal value), or blanks; null when unknown. */
 function separators(scope: Scope): string | null {
   const values = scope.vars.get('IFS');
-  if (!values) return ' \t\n';
+  if (!values) return BLANKS;
   return new Set(values).size === 1 ? values[0]! : null;
 }
 
@@ -307,8 +305,10 @@ function separators(scope: Scope): string | null {
  * which only matters to arguments that are empty strings.
  */
 function expanded(value: string, quoted: boolean, out: Piece[], scope: Scope): void {
-  const ifs = separators(scope) ?? ' \t\n';
-  const at = ifs === '' ? null : new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`);
+  const ifs = separators(scope) ?? BLANKS;
+  // Every known expansion comes here: the usual blanks need no pattern of their own.
+  const at =
+    ifs === BLANKS ? SPLIT_AT_BLANKS : ifs === '' ? null : new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`);
   if (quoted || !at || !at.test(value)) {
     out.push({ text: value, quoted: true });
     return;
@@ -370,9 +370,10 @@ function printedBy(cmd: SyntaxNode, scope: Scope): string | null {
   }
   if (name === 'printf' && words.length) {
     const [format, ...rest] = words;
-    if (format === '%s') return rest.join('');
     if (format === '%b') return rest.length ? unescaped(rest.join('')) : '';
-    return format!.replace(/%%/g, '').includes('%') || rest.length ? null : unescaped(format!.replace(/%%/g, '%'));
+    // `%s` with any words, or a format without directives and without words.
+    const plain = !rest.length && !format!.replace(/%%/g, '').includes('%');
+    return format === '%s' || plain ? printfText(format!, rest) : null;
   }
   if (name === 'mktemp') return mktempPath(words);
   return null;

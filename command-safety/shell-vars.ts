@@ -6,7 +6,7 @@
 import type { SyntaxNode } from './shell-tree.js';
 import type { ParsedScript } from './shell.js';
 import type { Scope } from './shell-expand.js';
-import { unescaped } from './decoders.js';
+import { printfText } from './decoders.js';
 import { expandWord } from './shell-expand.js';
 
 /** A value that is the output of a network client: `$(curl -s …)`, `` `wget -qO- …` ``. */
@@ -87,22 +87,7 @@ function printfAssignment(n: SyntaxNode, scope: Scope, add: (name: string, value
     .slice(at + 2)
     .flatMap((a) => expandWord(a, { vars: new Map(), source: scope.source }).map((w) => w.value));
   const [format, ...rest] = words;
-  add(name, format == null || rest.includes(null) ? null : printed(format, rest as string[]));
-}
-
-function printed(format: string, args: string[]): string | null {
-  const parts = format.split('%s');
-  if (parts.some((p) => p.replace(/%%/g, '').includes('%'))) return null;
-  const text = parts.map((p) => unescaped(p.replace(/%%/g, '%')));
-  if (text.includes(null)) return null;
-  const slots = parts.length - 1;
-  let out = '';
-  let i = 0;
-  do {
-    out += text[0];
-    for (let k = 1; k <= slots; k++) out += (args[i++] ?? '') + text[k];
-  } while (slots > 0 && i < args.length);
-  return out;
+  add(name, format == null || rest.includes(null) ? null : printfText(format, rest as string[]));
 }
 
 /** The words of an array literal, when each is known. */
