@@ -185,7 +185,8 @@ class Classifier implements RuleContext {
       args: argv.slice(1),
       cmd: inv.cmd,
       operandsFromStdin: o.operandsFromStdin ?? false,
-      env: [],
+      // A child process inherits the environment (`RAILS_ENV=test bundle exec rake …`), unless it runs elsewhere.
+      env: o.elsewhere || inv.elsewhere ? [] : inv.env,
       depth: inv.depth,
       asRoot: inv.asRoot === true,
       spawned: true,

@@ -10,6 +10,11 @@
  * list the file defines, or `<class>` for one of the registered classes below (URLs, host names,
  * secret variables, secret files) that a phrase list cannot spell. A row that needs a shape no
  * phrase list can say gives `regex` instead (matched on the normalised text).
+ *
+ * A row with `scope: "passage"` reads its slots in any order within `gap` characters, across
+ * sentences and lines: the concepts an injection is made of (someone it addresses, an act it asks
+ * for, a claim of authority) rarely share one sentence. Every slot after the first must not follow
+ * a negation closely (`agents must never push to main` asks for nothing).
  */
 import { z } from 'zod';
 import { HOST, SECRET_FILE, SECRET_NAME, SECRET_VAR } from './families/lexicon.js';
@@ -55,6 +60,7 @@ const ruleRow = z
     regex: z.string().min(3).max(4000).optional(),
     gap: z.number().int().min(0).max(300).default(40),
     eitherOrder: z.boolean().default(false),
+    scope: z.enum(['sentence', 'passage']).default('sentence'),
     guards: z.array(z.enum(GUARD_NAMES)).default(['negation', 'mention']),
     unless: z.array(phrase).max(200).default([]),
     match: z.array(example).min(1).max(40),
@@ -62,7 +68,13 @@ const ruleRow = z
   })
   .strict()
   .refine((r) => (r.seq === undefined) !== (r.regex === undefined), { message: 'give exactly one of seq and regex' })
-  .refine((r) => !r.eitherOrder || r.seq?.length === 2, { message: 'eitherOrder needs exactly two slots' });
+  .refine((r) => !r.eitherOrder || r.seq?.length === 2, { message: 'eitherOrder needs exactly two slots' })
+  .refine((r) => r.scope === 'sentence' || (r.seq?.length ?? 0) >= 2, {
+    message: 'a passage row needs two or three slots',
+  })
+  .refine((r) => r.scope === 'sentence' || (r.seq?.length ?? 0) <= 3, {
+    message: 'a passage row needs two or three slots',
+  });
 
 export const ruleFileSchema = z
   .object({
@@ -84,6 +96,18 @@ export interface DataRule extends Rule {
 
 /** Within one sentence: a dot inside `~/.aws` or `evil.io` does not end it. */
 const gap = (n: number) => String.raw`(?:[^\n.!?。！？]|[.!?](?=\S)){0,${n}}?`;
+
+/** Within a passage: any characters, lines included. */
+const passageGap = (n: number) => `[^]{0,${n}}?`;
+
+/** Not right after a negation, in the languages the rule files cover. */
+const NOT_NEGATED = String.raw`(?<!(?:(?<![\p{L}\p{N}])(?:never|not|n't|no|don't|avoid|without|refuse|nie|nicht|kein\w*|niemals|jamais|ne|pas|sans|nunca|nao|sin|sem|mai|non|senza|niet|никогда|не|без)(?![\p{L}\p{N}])|不要|不得|禁止|しない|하지)[^.\n]{0,25})`;
+
+/** Every order of the slots (at most three). */
+function orders<T>(xs: readonly T[]): T[][] {
+  if (xs.length <= 1) return [[...xs]];
+  return xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
+}
 
 /** A slot with its `@list`s spelled out. */
 function expand(slot: readonly string[], file: RuleFile, where: string): string[] {
@@ -146,8 +170,14 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
           words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
           'u',
         );
-      re = slots.join(gap(row.gap));
-      if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
+      if (row.scope === 'passage')
+        re = orders(slots)
+          .map((o) => o.map((slot, i) => (i === 0 ? slot : NOT_NEGATED + slot)).join(passageGap(row.gap)))
+          .join('|');
+      else {
+        re = slots.join(gap(row.gap));
+        if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
+      }
     }
     let compiled: RegExp;
     try {

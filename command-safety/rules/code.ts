@@ -7,7 +7,7 @@
  * only known at run time, downloaded or decoded, cannot be read and is dangerous. Fork bombs, in
  * any of their spellings the gate can see, are hardline.
  */
-import { isInitLine, printsOnly, substitutesOnly } from './workspace-work.js';
+import { isInitLine, isInitSubstitution, printsOnly, substitutesOnly } from './workspace-work.js';
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import type { Word } from '../shell.js';
@@ -330,7 +330,10 @@ const source: Rule = (inv, ctx) => {
   if (!file) return;
   if (file.value === '/dev/stdin' || file.value === '/proc/self/fd/0' || file.value === '-')
     return stdinCode(inv, ctx, 'shell');
-  if (file.value === null) return unknownScriptFile(inv, ctx, file, 'a file');
+  if (file.value === null) {
+    if (isInitSubstitution(file.raw)) return;
+    return unknownScriptFile(inv, ctx, file, 'a file');
+  }
   // `echo 'rm -rf ~' > x.sh; . x.sh`, `curl -o x.sh URL; source x.sh`: a file this line wrote or fetched.
   ranDownloaded(inv, ctx, file.value);
   runWrittenScript(inv, ctx, file);

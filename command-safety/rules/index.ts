@@ -8,7 +8,7 @@ import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { hasOption } from '../options.js';
 import { unwrapRunner } from '../runners.js';
 import { CODE_RULES, codeRuleFor, runsWrittenFile, runsWrittenProgram } from './code.js';
-import { noteDownload, runsDownloaded } from './downloads.js';
+import { noteClone, noteDownload, noteUnpacked, runsDownloaded } from './downloads.js';
 import { DATA_RULES, httpDelete } from './data.js';
 import { EXECUTOR_RULES } from './executors.js';
 import { EXFILTRATE_GENERIC, EXFILTRATE_RULES } from './exfiltrate.js';
@@ -113,6 +113,8 @@ export const GENERIC_RULES: Rule[] = [
   },
   (inv, ctx) => {
     if (inv.name === 'curl' || inv.name === 'wget') noteDownload(inv, ctx);
+    else if (inv.name === 'git' || inv.name === 'gh') noteClone(inv, ctx);
+    else noteUnpacked(inv, ctx);
   },
   runsDownloaded,
   runsWrittenFile,

@@ -54,13 +54,13 @@ export function isGeneratedPath(w: Word): boolean {
 
 /** File names that compilers and interpreters leave behind (`find . -name '*.pyc' -delete`). */
 const GENERATED_NAMES =
-  /^(\*\.(pyc|pyo|o|obj|class|tsbuildinfo|log)|__pycache__|\.DS_Store|\.pytest_cache|\.mypy_cache|node_modules|dist|build|coverage|\*~|Thumbs\.db)$/;
+  /^(\*\.(pyc|pyo|o|obj|class|tsbuildinfo|log|tmp|gcda|gcno)|\*\.egg-info|__pycache__|\.DS_Store|\.pytest_cache|\.mypy_cache|\.ruff_cache|node_modules|dist|build|coverage|\*~|Thumbs\.db)$/;
 
 /**
  * `find ROOTS -name GEN [-type f|d] [-prune] -delete` or `… -exec rm -rf {} +` over generated names
- * only, with roots inside the workspace; negated tests (`-not -path './.venv/*'`) and depth limits
- * only leave files out. Anything else in the expression (`-o`, `-path`, `-mtime`, …) falls back to
- * the usual rules.
+ * only, with roots inside the workspace; more tests joined by the implicit "and" (`-path
+ * './logs/*'`, `-mtime +7`, `-not -path './.venv/*'`) and depth limits only leave files out.
+ * Anything else in the expression (`-o`, a group, another action) falls back to the usual rules.
  */
 export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
   if (!roots.every((r) => r.value !== null && !r.glob && /^(\.|\.\/[\w./@+-]*|[\w@+-][\w./@+-]*)$/.test(r.value)))
@@ -82,17 +82,14 @@ export function findsOnlyGenerated(args: Word[], roots: Word[]): boolean {
       if (!/^-(i?path|i?name|wholename)$/.test(args[++i]?.value ?? '') || args[++i]?.value == null) return false;
     } else if (v === '-maxdepth' || v === '-mindepth') {
       if (!/^\d+$/.test(args[++i]?.value ?? '')) return false;
+    } else if (/^-(i?path|wholename|[amc](time|min)|size|newer|empty)$/.test(v)) {
+      if (v !== '-empty' && args[++i]?.value == null) return false;
     } else if (v === '-exec') {
-      // Only `-exec rm -rf {} +` / `\;`.
+      // Only `-exec rm [-rf] {} +` / `\;`.
       const cmd = args.slice(i + 1, i + 5).map((w) => w.value);
-      if (
-        cmd[0] !== 'rm' ||
-        !/^-(rf|fr|r|Rf|fR)$/.test(cmd[1] ?? '') ||
-        cmd[2] !== '{}' ||
-        !['+', ';'].includes(cmd[3] ?? '')
-      )
-        return false;
-      i += 4;
+      const flags = /^-[rRf]+$/.test(cmd[1] ?? '') ? 1 : 0;
+      if (cmd[0] !== 'rm' || cmd[1 + flags] !== '{}' || !['+', ';'].includes(cmd[2 + flags] ?? '')) return false;
+      i += 3 + flags;
     } else if (!['-delete', '-prune', '-print', '-depth'].includes(v)) return false;
   }
   return named;
@@ -137,12 +134,21 @@ const INIT_LINE = new RegExp(
       String.raw`opam env`,
       String.raw`dircolors(?: -b)?`,
       String.raw`luarocks path(?: --bin)?`,
+      String.raw`(?:kubectl|helm|npm|pnpm|gh|docker|minikube|kind|k3d|poetry|pipx|uv|deno|bun|terraform|flux|argocd|eksctl|oc|kustomize|just|ng|yarn|rustup|cargo) completions? (?:bash|zsh)`,
+      String.raw`(?:npm|pnpm|yarn|ng) completion`,
+      String.raw`pip3? completion --(?:bash|zsh)`,
     ].join('|') +
     String.raw`)\)\1$`,
 );
 
 export function isInitLine(args: Word[]): boolean {
   return args.length === 1 && INIT_LINE.test(args[0]!.raw);
+}
+
+/** `source <(kubectl completion bash)`: the same lines, read through a process substitution. */
+export function isInitSubstitution(raw: string): boolean {
+  const m = /^<\(([^()]*)\)$/.exec(raw);
+  return !!m && INIT_LINE.test(`$(${m[1]!.trim()})`);
 }
 
 /**
@@ -170,7 +176,14 @@ const PURE_NAMES: Record<string, Set<string>> = {
       'values entries length typeof const let var true false null undefined map filter reduce toString toFixed split trim ' +
       'toUpperCase toLowerCase includes Array from isArray of if else return node name ' +
       'dependencies devDependencies scripts main engines cpus hostname totalmem freemem type release EOL ' +
-      'fs readFileSync readdirSync existsSync'
+      'fs readFileSync readdirSync existsSync v8 uv zlib openssl modules napi icu unicode'
+    ).split(' '),
+  ),
+  PHP: new Set(
+    (
+      'echo print print_r var_dump PHP_VERSION PHP_EOL PHP_OS PHP_OS_FAMILY PHP_INT_MAX PHP_INT_SIZE PHP_BINARY ' +
+      'phpversion php_uname php_sapi_name php_ini_loaded_file extension_loaded get_loaded_extensions implode ' +
+      'json_encode ini_get count sort'
     ).split(' '),
   ),
 };
@@ -203,9 +216,35 @@ function readsWorkspaceOnly(lang: string, code: string, cwd: string | null): boo
   return reads.every((m) => placeOf(m[3]!, cwd) === 'workspace' && !isSecretFile(m[3]!, cwd));
 }
 
+/**
+ * `python -c 'import torch; print(torch.__version__)'`: a module imported only to print what it
+ * says of itself. Importing runs the module's own code, as `python -m` would; nothing of it is
+ * called. Returns the code with those imports and reads taken out (null when a module is also
+ * used otherwise, so the code is judged as written).
+ */
+const VERSION_READ = String.raw`\.(?:__version__|__file__|__path__|VERSION|version|get_version\(\))`;
+function withoutVersionImports(code: string): string {
+  let out = code;
+  for (const m of code.matchAll(/^\s*import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*(?:;|$)/gm)) {
+    const module = m[1]!;
+    if (PURE_MODULES.test(module)) continue;
+    const name = (m[2] ?? module).replace(/\./g, '\\.');
+    const uses = new RegExp(String.raw`(?<![\w.])${name}(?![\w])`, 'g');
+    const reads = new RegExp(String.raw`(?<![\w.])${name}${VERSION_READ}`, 'g');
+    const rest = code.replace(m[0], '');
+    const read = (rest.match(reads) ?? []).length;
+    if (read === 0 || (rest.match(uses) ?? []).length !== read) continue;
+    out = out.replace(m[0], m[0].endsWith(';') ? ';' : '').replace(reads, '0');
+  }
+  return out;
+}
+
 export function printsOnly(lang: string, code: string, cwd: string | null = '.'): boolean {
   const names = PURE_NAMES[lang];
   if (!names || code.length > 2000) return false;
+  if (lang === 'Python') code = withoutVersionImports(code);
+  // PHP calls a string as a function (`"system"("id")`) and a variable holding one (`$f()`).
+  if (lang === 'PHP' && /["']\s*\(|\$/.test(code)) return false;
   // Backslashes only as `\n` and `\t` (`join('\n')`): any other escape can spell a name the lists refuse.
   if (/`|\\(?![nt])/.test(code)) return false;
   if (lang === 'JavaScript') {

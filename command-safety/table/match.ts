@@ -31,6 +31,7 @@ interface Compiled {
   path: Array<Array<(v: string) => boolean>>;
   word?: RegExp[];
   notWord?: RegExp;
+  notEnv?: RegExp;
 }
 
 const toRe = (t: string) => {
@@ -71,9 +72,18 @@ function pathFits(c: Compiled, words: readonly Word[], start: number): boolean {
   });
 }
 
+/**
+ * A dry run (`helm uninstall web --dry-run`, `kubectl delete ns x --dry-run=client`, `aws s3 rm
+ * --dryrun`): the tool reports what it would do. A tool without the option refuses it and does
+ * nothing; hardline rows still fire (a tool that ignores unknown options would go on).
+ */
+const DRY_RUN = /^--(?:dry-?run|what-?if|simulate|noop)(?:=(?!false$|none$|0$)\S*)?$/i;
+
 function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCache, writes?: Word[]): Hit | undefined {
   const p = c.pattern;
   if (writes && !p.writes) return undefined;
+  if (c.row.level !== 'hardline' && c.row.group !== 'exfiltrate' && inv.args.some((w) => DRY_RUN.test(w.value ?? '')))
+    return undefined;
   if (p.asRoot && !inv.asRoot) return undefined;
   const at: Word[] = [inv.word];
   let path: Word[] = [];
@@ -102,6 +112,12 @@ function tryPattern(c: Compiled, inv: Invocation, line: CheckLine, cache: PathCa
     at.push(w);
   }
   if (c.notWord && inv.args.some((w) => w.value !== null && c.notWord!.test(w.value))) return undefined;
+  if (
+    c.notEnv &&
+    (inv.env.some((e) => e.value.value !== null && c.notEnv!.test(`${e.name}=${e.value.value}`)) ||
+      inv.args.some((w) => w.value !== null && c.notEnv!.test(w.value)))
+  )
+    return undefined;
   if (p.operand) {
     const rest = operands(inv.args).filter((w) => !path.includes(w));
     const o = rest.find((w) => p.operand!.some((cls) => isOfClass(w, cls, inv.cmd.cwd)));
@@ -162,6 +178,7 @@ export class RuleTable {
           path: (pattern.subcommand ?? []).map((alts) => alts.map(textMatcher)),
           ...(pattern.word ? { word: pattern.word.map(toRe) } : {}),
           ...(pattern.notWord ? { notWord: toRe(pattern.notWord) } : {}),
+          ...(pattern.notEnv ? { notEnv: toRe(pattern.notEnv) } : {}),
         };
         for (const name of pattern.program) {
           if (name === '*') this.anyProgram.push(c);

@@ -48,6 +48,11 @@ export const PatternSchema = z
     word: z.array(Text).min(1).optional(),
     /** No argument word matches this expression. */
     notWord: Text.optional(),
+    /**
+     * No variable set for the command (`MIX_ENV=test mix …`, `env RAILS_ENV=test …`) or passed as a
+     * `NAME=value` argument (`rake db:reset RAILS_ENV=test`), read as `NAME=value`, matches this.
+     */
+    notEnv: Text.optional(),
     /** Some operand after the subcommand path is of one of these classes. */
     operand: z.array(z.enum(OPERAND_CLASSES)).min(1).optional(),
     /**

@@ -9,6 +9,8 @@ const PYTHON = '/^python[\\d.]*$/';
 const PHP = '/^php[\\d.]*$/';
 const MANAGE = '/(^|\\/)manage\\.py$/';
 const ARTISAN_RESET = '/^(migrate:(fresh|reset|refresh|rollback)|db:wipe)\\b/';
+/** The test database: tests recreate it, so resetting it is everyday work. */
+const TEST_ENV = '/^(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|NODE_ENV)=test(ing)?$/';
 const DJANGO_RESET = '/^(flush|reset_db|sqlflush|reset_schema|drop_test_database)$/';
 
 export const MIGRATION_ROWS: RowInput[] = [
@@ -22,6 +24,7 @@ export const MIGRATION_ROWS: RowInput[] = [
         word: [
           '/^db:(drop|reset|schema:load|migrate:reset|purge|truncate_all|setup|structure:load|seed:replant|migrate:redo)\\b/',
         ],
+        notEnv: TEST_ENV,
         reason: 'a Rails database reset ({word})',
       },
       {
@@ -82,10 +85,18 @@ export const MIGRATION_ROWS: RowInput[] = [
         word: ['/^(dropAll|drop-all|rollback-count|rollbackCount)$/'],
         reason: 'a Liquibase drop or rollback',
       },
-      { program: ['artisan'], subcommand: [[ARTISAN_RESET]], reason: 'a Laravel migrate:fresh/reset or db:wipe' },
+      {
+        program: ['artisan'],
+        subcommand: [[ARTISAN_RESET]],
+        notWord: '/^--env=test(ing)?$/',
+        notEnv: TEST_ENV,
+        reason: 'a Laravel migrate:fresh/reset or db:wipe',
+      },
       {
         program: [PHP],
         subcommand: [['/(^|\\/)artisan$/'], [ARTISAN_RESET]],
+        notWord: '/^--env=test(ing)?$/',
+        notEnv: TEST_ENV,
         reason: 'a Laravel migrate:fresh/reset or db:wipe',
       },
       { program: ['supabase'], subcommand: [['db'], ['reset']], reason: 'a Supabase database reset' },
@@ -121,7 +132,7 @@ export const MIGRATION_ROWS: RowInput[] = [
         reason: 'deleting ZooKeeper nodes',
       },
       { program: ['cypher-shell'], word: ['/\\bdelete\\b|\\bdrop\\b/i'], reason: 'deleting graph data' },
-      { program: ['mix'], word: ['/^ecto\\.(drop|reset)$/'], reason: 'an Ecto drop or reset' },
+      { program: ['mix'], word: ['/^ecto\\.(drop|reset)$/'], notEnv: TEST_ENV, reason: 'an Ecto drop or reset' },
       { program: ['mix'], word: ['/^ecto\\.rollback$/'], flags: { long: ['--all'] }, reason: 'an Ecto full rollback' },
       { program: ['heroku'], word: ['/^pg:(reset|killall)$/'], reason: 'a Heroku Postgres reset' },
       {
@@ -154,8 +165,13 @@ export const MIGRATION_ROWS: RowInput[] = [
       'mix ecto.rollback --all',
       'dotnet ef database update 0',
       'supabase db reset --linked',
+      'MIX_ENV=prod mix ecto.reset',
+      'RAILS_ENV=production bin/rails db:reset',
     ],
     notMatch: [
+      'MIX_ENV=test mix ecto.reset',
+      'bin/rails db:reset RAILS_ENV=test',
+      'php artisan migrate:fresh --env=testing',
       'python manage.py migrate',
       'bin/rails db:migrate',
       'npx prisma migrate deploy',

@@ -10,6 +10,7 @@ export const NETWORK_ROWS: RowInput[] = [
   {
     id: 'reverse_shell',
     group: 'exfiltrate',
+    level: 'hardline',
     reason: '{program} runs a program for whoever connects (a reverse shell)',
     when: [
       { program: ['nc', 'ncat', 'netcat'], flags: { short: 'ec', long: ['--exec', '--sh-exec', '--lua-exec'] } },

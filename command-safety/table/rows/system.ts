@@ -12,6 +12,7 @@ export const SYSTEM_ROWS: RowInput[] = [
   {
     id: 'crypto_mining',
     group: 'system',
+    level: 'hardline',
     reason: '{program} mines cryptocurrency: the machine works for someone else',
     when: [
       {
@@ -35,9 +36,24 @@ export const SYSTEM_ROWS: RowInput[] = [
           'srbminer-multi',
         ],
       },
-      { program: ['*'], word: ['/^stratum(\\+(tcp|ssl|tls))?:\\/\\//'], reason: '{program} connects to a mining pool' },
+      {
+        program: ['*'],
+        word: ['/^stratum\\d?(\\+(tcp|ssl|tls))?:\\/\\//'],
+        reason: '{program} connects to a mining pool',
+      },
+      {
+        program: ['docker', 'podman', 'nerdctl', 'kubectl'],
+        word: [
+          '/(^|\\/)(xmrig|xmr-stak|cpuminer|minerd|ethminer|t-rex|nbminer|lolminer|srbminer)[\\w.-]*(:[\\w.-]+)?$/i',
+        ],
+        reason: '{program} runs a mining image ({word})',
+      },
     ],
-    match: ['xmrig -o pool.example:4444 -u wallet', './cpuminer -a sha256d -o stratum+tcp://pool.example:3333'],
+    match: [
+      'xmrig -o pool.example:4444 -u wallet',
+      './cpuminer -a sha256d -o stratum+tcp://pool.example:3333',
+      'docker run -d --restart always metal3d/xmrig',
+    ],
     notMatch: ['echo stratum', 'grep -r miner src/'],
   },
   {
