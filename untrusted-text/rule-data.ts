@@ -13,8 +13,8 @@
  *
  * A row with `scope: "passage"` reads its slots in any order within `gap` characters, across
  * sentences and lines: the concepts an injection is made of (someone it addresses, an act it asks
- * for, a claim of authority) rarely share one sentence. Every slot after the first must not follow
- * a negation closely (`agents must never push to main` asks for nothing).
+ * for, a claim of authority) rarely share one sentence. No slot may follow a negation closely
+ * (`agents must never push to main` asks for nothing).
  */
 import { z } from 'zod';
 import { HOST, SECRET_FILE, SECRET_NAME, SECRET_VAR } from './families/lexicon.js';
@@ -97,16 +97,29 @@ export interface DataRule extends Rule {
 /** Within one sentence: a dot inside `~/.aws` or `evil.io` does not end it. */
 const gap = (n: number) => String.raw`(?:[^\n.!?。！？]|[.!?](?=\S)){0,${n}}?`;
 
-/** Within a passage: any characters, lines included. */
-const passageGap = (n: number) => `[^]{0,${n}}?`;
+/** A negation closely before a slot's phrase (`agents must never push to main`), in the languages the files cover. */
+const NEGATED_BEFORE = new RegExp(
+  String.raw`(?:(?<![\p{L}\p{N}])(?:never|not|n't|no|don't|avoid|without|refuse|nie|nicht|kein\w*|niemals|jamais|ne|pas|sans|nunca|nao|sin|sem|mai|non|senza|niet|никогда|не|без)(?![\p{L}\p{N}])|不要|不得|禁止|しない|하지)[^.\n]{0,25}$`,
+  'u',
+);
+const negatedAt = (text: string, at: number) => NEGATED_BEFORE.test(text.slice(Math.max(0, at - 60), at));
 
-/** Not right after a negation, in the languages the rule files cover. */
-const NOT_NEGATED = String.raw`(?<!(?:(?<![\p{L}\p{N}])(?:never|not|n't|no|don't|avoid|without|refuse|nie|nicht|kein\w*|niemals|jamais|ne|pas|sans|nunca|nao|sin|sem|mai|non|senza|niet|никогда|не|без)(?![\p{L}\p{N}])|不要|不得|禁止|しない|하지)[^.\n]{0,25})`;
-
-/** Every order of the slots (at most three). */
-function orders<T>(xs: readonly T[]): T[][] {
-  if (xs.length <= 1) return [[...xs]];
-  return xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
+/**
+ * A passage row, read as: its rarest slot (the regex the scanner runs over the whole text), then
+ * each other slot within `gap` characters either side of it, none of them right after a negation.
+ * One pass per slot keeps a long text linear, where one regex of every order of the slots is not.
+ */
+function passageAccept(others: readonly RegExp[], gap: number) {
+  return (m: RegExpExecArray, text: string): boolean => {
+    if (negatedAt(text, m.index)) return false;
+    const from = Math.max(0, m.index - gap);
+    const window = text.slice(from, m.index + m[0].length + gap);
+    return others.every((re) => {
+      re.lastIndex = 0;
+      for (let h = re.exec(window); h; h = re.exec(window)) if (!negatedAt(text, from + h.index)) return true;
+      return false;
+    });
+  };
 }
 
 /** A slot with its `@list`s spelled out. */
@@ -159,6 +172,7 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
     ids.add(row.id);
     let re: string;
     let needs: RegExp | undefined;
+    let passage: ((m: RegExpExecArray, text: string) => boolean) | undefined;
     if (row.regex !== undefined) re = row.regex;
     else {
       const slots = row.seq!.map((s, i) => slotSource(s, file, `${where} slot ${i + 1}`));
@@ -170,11 +184,14 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
           words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
           'u',
         );
-      if (row.scope === 'passage')
-        re = orders(slots)
-          .map((o) => o.map((slot, i) => (i === 0 ? slot : NOT_NEGATED + slot)).join(passageGap(row.gap)))
-          .join('|');
-      else {
+      if (row.scope === 'passage') {
+        const anchor = rarestSlot(row.seq!);
+        re = slots[anchor]!;
+        passage = passageAccept(
+          slots.filter((_, i) => i !== anchor).map((src) => new RegExp(src, 'gu')),
+          row.gap,
+        );
+      } else {
         re = slots.join(gap(row.gap));
         if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
       }
@@ -194,10 +211,11 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
       re: compiled,
       ...(needs ? { needs } : {}),
       ...(row.guards.length ? { guards } : {}),
-      ...(unless
+      ...(unless || passage
         ? {
             accept: (m: RegExpExecArray, text: string) =>
-              !unless.test(sentenceAround(text, m.index, m.index + m[0].length)),
+              (!unless || !unless.test(sentenceAround(text, m.index, m.index + m[0].length))) &&
+              (!passage || passage(m, text)),
           }
         : {}),
       language: file.language,
