@@ -48,11 +48,16 @@ const MADE_BY_MKTEMP = new RegExp(`^/(?:var/)?tmp/[^/]*${MKTEMP_MARK}{3,}$`);
 /**
  * `rm -rf /tmp/myapp-test-cache`: a named scratch path under /tmp, not /tmp itself, not a glob
  * over it, not the hidden sockets of the desktop and of tmux (`/tmp/.X11-unix`, `/tmp/tmux-1000`).
- * One name, no trailing slash: a deeper path or `name/` could pass through a link someone left there.
+ * One name, no trailing slash: a deeper path or `name/` could pass through a link someone left there;
+ * a glob only as the end of a name with a literal start (`/tmp/myapp-test-*`).
  */
 function scratchPath(t: Word): boolean {
-  const path = t.value === null || t.glob ? undefined : absolute(t.value, null);
-  return !!path && /^\/(?:var\/)?tmp\/(?![.]|tmux-|systemd-)[\w@+-][\w.@+-]*$/.test(path) && !t.value!.endsWith('/');
+  const path = t.value === null ? undefined : absolute(t.value, null);
+  // A glob only after a literal start of three characters (`/tmp/myapp-test-*`): names of one kind.
+  const name = t.glob ? /^\/(?:var\/)?tmp\/[\w@+-][\w.@+-]{2,}\*$/.test(path ?? '') : true;
+  return (
+    !!path && name && /^\/(?:var\/)?tmp\/(?![.]|tmux-|systemd-)[\w@+-][\w.@*+-]*$/.test(path) && !t.value!.endsWith('/')
+  );
 }
 
 function reportDelete(ctx: RuleContext, inv: Invocation, all: Word[], what: string, recursive: boolean): void {

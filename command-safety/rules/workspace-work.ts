@@ -165,7 +165,7 @@ const PURE_NAMES: Record<string, Set<string>> = {
       'python_version machine system_alias release len str int float bool repr sorted range list dict set tuple sum min max ' +
       'abs round enumerate zip hex oct bin chr ord upper lower split join strip replace startswith endswith keys values items ' +
       'format math sqrt pi floor ceil datetime date now today isoformat time re match search findall sub group pprint string ' +
-      'load stdin read open with ' +
+      'load stdin read open with csv DictReader reader writer ' +
       'True False None for in if else elif and or not is import from as'
     ).split(' '),
   ),
@@ -187,7 +187,7 @@ const PURE_NAMES: Record<string, Set<string>> = {
     ).split(' '),
   ),
 };
-const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string)$/;
+const PURE_MODULES = /^(json|sys|platform|math|datetime|re|pprint|string|csv)$/;
 // Only the manifest: a planted `x.json` symlink to a `.js` file would be run by require.
 const PURE_REQUIRE = /^(path|util|os|fs|\.\/package\.json)$/;
 /** The file reads a printing script may make: each names a literal path (checked where it is). */

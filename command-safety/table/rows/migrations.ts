@@ -68,7 +68,8 @@ export const MIGRATION_ROWS: RowInput[] = [
         reason: 'a Knex full rollback',
       },
       { program: ['alembic'], word: ['/^downgrade$/', '/^(base|-\\d+)/'], reason: 'an Alembic downgrade' },
-      { program: ['dropdb', 'mysqladmin'], reason: 'dropping a database' },
+      // A database named as a test one (`dropdb app_test && createdb app_test`): tests recreate it.
+      { program: ['dropdb', 'mysqladmin'], notWord: '/^[\\w-]+[_-]test$/', reason: 'dropping a database' },
       { program: ['goose'], word: ['/^reset$/'], reason: 'a goose reset' },
       { program: ['goose'], word: ['/^down-to$/', '/^0$/'], reason: 'a goose reset' },
       { program: ['typeorm'], word: ['/^(schema:drop|migration:revert)/'], reason: 'a TypeORM schema drop' },
@@ -170,6 +171,7 @@ export const MIGRATION_ROWS: RowInput[] = [
     ],
     notMatch: [
       'MIX_ENV=test mix ecto.reset',
+      'dropdb --if-exists -h localhost app_test',
       'bin/rails db:reset RAILS_ENV=test',
       'php artisan migrate:fresh --env=testing',
       'python manage.py migrate',
