@@ -132,6 +132,13 @@ const FORK_LOOP = new RegExp(
 /** `-Mmodule`, `-I dir`, `-d`: Perl loads code (a module from the workspace, a debugger) beside the inline text. */
 const loadsPerlCode = (inv: Invocation) => inv.args.some((w) => w.value === null || /^-[a-zA-Z]*[MmId]/.test(w.value));
 
+/** Code that opens a connection to a numbered port (`connect(4444,'203.0.113.66')`, `TCPSocket.new(h,4444)`). */
+const REVERSE_SHELL_SOCKET =
+  /\b(?:connect|createConnection|TCPSocket|fsockopen|IO::Socket::INET|socket\.create_connection|tcp\(\)|Socket\.new|net\.Dial)\b[^;]{0,120}?\b\d{2,5}\b/;
+/** Code that starts a shell or runs what it receives. */
+const REVERSE_SHELL_SPAWN =
+  /\/bin\/(?:ba|z|da|k)?sh\b|\bcmd\.exe\b|\bpty\.spawn\b|\bio\.popen\b|\bos\.dup2\b|\bspawn\(\s*["'](?:sh|bash)["']|\bexec\s+["']?(?:\/bin\/)?(?:ba)?sh\b/;
+
 export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code: Word): void {
   if (code.value === null)
     return ctx.add(inv, {
@@ -146,6 +153,15 @@ export function inlineCode(inv: Invocation, ctx: RuleContext, lang: string, code
       group: 'system',
       rule: 'fork_bomb',
       reason: 'a fork bomb (processes forking in an endless loop)',
+      at: [inv.word, code],
+    });
+  // A socket to an address and a shell or process spawn in one piece of code: a reverse shell.
+  if (REVERSE_SHELL_SOCKET.test(code.value) && REVERSE_SHELL_SPAWN.test(code.value))
+    ctx.add(inv, {
+      level: 'hardline',
+      group: 'exfiltrate',
+      rule: 'reverse_shell',
+      reason: `${lang} code connects a shell to a network socket (a reverse shell)`,
       at: [inv.word, code],
     });
   const deletes = codeDeletesRoot(code.value, inv.cmd.cwd);

@@ -36,6 +36,22 @@ export const DOWNLOADERS = new Set([
 
 /** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
 export function noteDownload(inv: Invocation, ctx: RuleContext): void {
+  // `aria2c -d DIR -o NAME URL`: saved as DIR/NAME (or the URL's last part).
+  if (inv.name === 'aria2c') {
+    const dir = optionValue(inv.args, 'd', ['--dir']);
+    const name =
+      optionValue(inv.args, 'o', ['--out']) ??
+      operands(inv.args)
+        .find((w) => /^(https?|ftp):\/\//.test(w.value ?? ''))
+        ?.value?.replace(/[?#].*$/, '')
+        .split('/')
+        .pop();
+    if (!name) return ctx.facts.set('downloaded-tree', new Set(['*']));
+    const seen = ctx.facts.get('downloaded') ?? new Set<string>();
+    seen.add(dir ? `${dir.replace(/\/+$/, '')}/${name}` : name);
+    ctx.facts.set('downloaded', seen);
+    return;
+  }
   // `wget -r URL`, `wget -P dir URL`: files land under names the gate cannot know in advance.
   if (
     inv.name === 'wget' &&

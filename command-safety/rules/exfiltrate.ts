@@ -231,6 +231,9 @@ const sender: Rule = (inv, ctx) => {
   const dump = from.find(
     (p) =>
       ENV_DUMPS.has(basename(p.words[0]?.value ?? '')) ||
+      // `jq -n '$ENV'`, `jq -n env`: jq prints the whole environment.
+      (/^(jq|gojq|jaq)$/.test(basename(p.words[0]?.value ?? '')) &&
+        p.words.slice(1).some((w) => /^\s*(\$ENV|env)\s*$/.test(w.value ?? ''))) ||
       p.words.some((w) => isProcEnviron(w.value) || mentionsProcEnviron(w.raw)),
   );
   if (dump) return say('env_to_network', `sends the environment (${dump.words[0]?.raw}) over the network`);

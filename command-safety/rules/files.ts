@@ -22,6 +22,7 @@ import type { Group } from '../verdict.js';
 
 /** Places whose deletion is never allowed: /, a system folder, a home. */
 const GRAVE = new Set(['root', 'system', 'home']);
+const BOOT = /^\/boot\/(?:efi|EFI|grub2?|loader)(?:\/|$)/;
 
 /** A delete target's verdict: hardline for the root, a system folder or a home; null when not alarming by itself. */
 function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous' | null {
@@ -29,6 +30,8 @@ function deleteTargetLevel(w: Word, cwd: string | null): 'hardline' | 'dangerous
   if (w.value === null && w.shape !== undefined && /^\/(home|Users)\/\uFFFC+\/?(\*|\.\*)?$/.test(w.shape))
     return 'hardline';
   const place = placeOf(w.value, cwd, w.glob);
+  // The boot loader and its files (`/boot/efi/EFI`, `/boot/grub`): the machine no longer starts.
+  if (BOOT.test(absolute(w.value ?? '', cwd) ?? '')) return 'hardline';
   if (GRAVE.has(place) || w.maybe?.some((v) => GRAVE.has(placeOf(v, cwd)))) return 'hardline';
   if (place === 'unknown' || place === 'outside') return 'dangerous';
   return null;

@@ -112,7 +112,7 @@ export const GENERIC_RULES: Rule[] = [
     if (httpDelete(inv)) ctx.add(inv, { group: 'destroy_data', rule: 'http_delete', reason: 'sends an HTTP DELETE' });
   },
   (inv, ctx) => {
-    if (inv.name === 'curl' || inv.name === 'wget') noteDownload(inv, ctx);
+    if (inv.name === 'curl' || inv.name === 'wget' || inv.name === 'aria2c') noteDownload(inv, ctx);
     else if (inv.name === 'git' || inv.name === 'gh') noteClone(inv, ctx);
     else noteUnpacked(inv, ctx);
   },

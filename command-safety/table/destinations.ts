@@ -16,6 +16,8 @@ const COPIERS = new Set(['cp', 'install', 'ln', 'mv', 'rsync', 'ginstall', 'gcp'
 const EVERY_OPERAND = new Set(['tee', 'ed', 'red']);
 /** Tools that rewrite every operand when told to edit in place (`sed -i`, `perl -pi`). */
 const IN_PLACE = new Set(['sed', 'gsed', 'perl']);
+/** Editors driven by a script (`ex -sc 'call append(…)|x' FILE`, `vim -es +'…' FILE`): they write what they open. */
+const SCRIPTED_EDITORS = new Set(['ex', 'vim', 'vi', 'nvim', 'view', 'vimdiff']);
 /** Tools known by where they write: their other words are not read as an unknown tool's verbs. */
 export const WRITERS: ReadonlySet<string> = new Set([
   'sort',
@@ -103,6 +105,8 @@ export function writtenWords(inv: Invocation): Word[] {
     if (w && w.value !== '-') out.push(w);
   }
   if (EVERY_OPERAND.has(inv.name)) out.push(...operands(a));
+  else if (SCRIPTED_EDITORS.has(inv.name) && a.some((w) => /^-[a-zA-Z]*[cse]|^\+/.test(w.value ?? '')))
+    out.push(...operands(a).filter((w) => !/^\+/.test(w.value ?? '') && !/^-/.test(w.value ?? '')));
   else if (IN_PLACE.has(inv.name) && a.some((w) => /^-[a-zA-Z]*i|^--in-place/.test(w.value ?? '')))
     out.push(...editorWords(a).files);
   return out;

@@ -236,14 +236,22 @@ export const CLUSTER_ROWS: RowInput[] = [
         word: ['/^--ip=(0\\.0\\.0\\.0|\\*|::)$/', '/^--(ServerApp|NotebookApp)\\.(token|password)=(\'\'|"")?$/'],
         reason: '{program} on every interface without a token runs code for anyone who reaches it',
       },
+      {
+        program: ['dockerd', 'containerd', 'podman'],
+        word: ['/^(-H|--host|--host=tcp:.*|tcp:.*)$/', '/^(--host=)?tcp:\\/\\/(?!127\\.|localhost|\\[::1\\])/'],
+        notWord: '/^--tls(verify)?$/',
+        reason: '{program} serves its API over TCP without TLS: root on this machine for anyone who reaches it',
+      },
     ],
     match: [
       'kubectl proxy --address=0.0.0.0',
       'kubectl port-forward svc/db 5432 --address 0.0.0.0',
       'docker run -d -p 0.0.0.0:6379:6379 redis redis-server --protected-mode no',
       "jupyter lab --ip=0.0.0.0 --ServerApp.token=''",
+      'sudo dockerd -H tcp://0.0.0.0:2375',
     ],
     notMatch: [
+      'dockerd -H unix:///var/run/docker.sock',
       'kubectl proxy',
       'kubectl port-forward svc/db 5432 --address=127.0.0.1',
       'redis-server --port 6380',

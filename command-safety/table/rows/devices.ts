@@ -45,6 +45,14 @@ export const DEVICE_ROWS: RowInput[] = [
         word: ['/^(create|destroy|labelclear|add|attach|replace|split|initialize|trim)$/'],
       },
       {
+        // A whole pool's datasets, recursively (`zfs destroy -r rpool`): not a dataset path or a snapshot.
+        program: ['zfs'],
+        subcommand: [['destroy']],
+        flags: { short: 'rR' },
+        notWord: '/[\\/@]/',
+        reason: 'zfs destroy -r of a whole pool destroys every dataset on it',
+      },
+      {
         program: ['nvme'],
         notFlags: { long: ['--help', '--version', '--dry-run'] },
         word: [
@@ -81,6 +89,7 @@ export const DEVICE_ROWS: RowInput[] = [
     match: [
       'gpart destroy -F ada0',
       'zpool labelclear -f /dev/sdb',
+      'sudo zfs destroy -r rpool',
       'diskutil eraseDisk APFS X disk2',
       'nwipe',
       'badblocks -wsv /dev/sdb',
@@ -96,6 +105,7 @@ export const DEVICE_ROWS: RowInput[] = [
       'mkfs.ext4 -F test.img',
       'mkfs.vfat /tmp/fat.img',
       'zpool status',
+      'zfs destroy -r tank/scratch@2024-01-01',
       'diskutil list',
       'nwipe --help',
       'badblocks -sv /dev/sdb',

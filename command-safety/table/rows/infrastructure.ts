@@ -22,9 +22,25 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
       },
       {
         program: ['docker', 'podman', 'nerdctl'],
-        subcommand: [['/^(rm|rmi|kill)$/']],
+        subcommand: [['/^(rmi|kill)$/']],
         skip: 2,
         reason: 'removes or kills containers or images',
+      },
+      // `docker rm app-test` removes a stopped container by name (routine cleanup); forcing a
+      // running one down, its volumes, all of them, or containers only known at run time still ask.
+      {
+        program: ['docker', 'podman', 'nerdctl'],
+        subcommand: [['rm']],
+        skip: 2,
+        flags: { short: 'fva', long: ['--force', '--volumes', '--all'] },
+        reason: 'removes running containers, their volumes or every container',
+      },
+      {
+        program: ['docker', 'podman', 'nerdctl'],
+        subcommand: [['rm']],
+        skip: 2,
+        operand: ['unknown'],
+        reason: 'removes containers only known at run time',
       },
       {
         program: ['docker', 'podman', 'nerdctl'],
@@ -68,8 +84,20 @@ export const INFRASTRUCTURE_ROWS: RowInput[] = [
       },
       { program: ['docker', 'podman'], subcommand: [['volume'], ['rm']], skip: 2, reason: 'removes volumes' },
     ],
-    match: ['docker rm -f x', 'docker system prune -a', 'docker compose down -v', 'docker volume rm data'],
-    notMatch: ['docker ps', 'docker compose down', 'docker image prune -f', 'docker builder prune -f'],
+    match: [
+      'docker rm -f x',
+      'docker rm $(docker ps -aq)',
+      'docker system prune -a',
+      'docker compose down -v',
+      'docker volume rm data',
+    ],
+    notMatch: [
+      'docker ps',
+      'docker rm app-test',
+      'docker compose down',
+      'docker image prune -f',
+      'docker builder prune -f',
+    ],
   },
   {
     id: 'cluster_delete',
