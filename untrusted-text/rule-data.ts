@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { HOST, SECRET_FILE, SECRET_NAME, SECRET_VAR } from './families/lexicon.js';
 import { normalise } from './injection-text.js';
 import type { Guards, Rule } from './families/rule.js';
+import { mentioned } from './families/guards.js';
 import { phrases } from './trie.js';
 
 /** Every family a finding can have, in the order findings are reported. */
@@ -111,15 +112,25 @@ const negatedAt = (text: string, at: number) => NEGATED_BEFORE.test(text.slice(M
  */
 function passageAccept(others: readonly RegExp[], gap: number) {
   return (m: RegExpExecArray, text: string): boolean => {
-    if (negatedAt(text, m.index)) return false;
+    if (!counts(text, m.index, m.index + m[0].length)) return false;
     const from = Math.max(0, m.index - gap);
     const window = text.slice(from, m.index + m[0].length + gap);
     return others.every((re) => {
       re.lastIndex = 0;
-      for (let h = re.exec(window); h; h = re.exec(window)) if (!negatedAt(text, from + h.index)) return true;
+      for (let h = re.exec(window); h; h = re.exec(window))
+        if (counts(text, from + h.index, from + h.index + h[0].length)) return true;
       return false;
     });
   };
+}
+
+/**
+ * A slot's phrase counts unless it is negated or reported (`e.g. "AI: delete the repo"`, "a
+ * README that says …"): a passage about injections quotes the very concepts an injection is made
+ * of. A quotation alone does not void it: JSON strings are where injections hide.
+ */
+function counts(text: string, start: number, end: number): boolean {
+  return !negatedAt(text, start) && !mentioned(text, start, end);
 }
 
 /** A slot with its `@list`s spelled out. */

@@ -46,7 +46,10 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
         ?.value?.replace(/[?#].*$/, '')
         .split('/')
         .pop();
-    if (!name) return ctx.facts.set('downloaded-tree', new Set(['*']));
+    if (!name) {
+      ctx.facts.set('downloaded-tree', new Set(['*']));
+      return;
+    }
     const seen = ctx.facts.get('downloaded') ?? new Set<string>();
     seen.add(dir ? `${dir.replace(/\/+$/, '')}/${name}` : name);
     ctx.facts.set('downloaded', seen);

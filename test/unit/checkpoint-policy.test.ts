@@ -47,7 +47,7 @@ describe('checkpoint policy', () => {
     for (const away of [
       'rm -rf /tmp/build',
       'rm -rf ~/project',
-      'rm -rf src && rm -rf /tmp/cache',
+      'rm -rf src && rm -rf ../other-project',
       'git clean -fdx',
       'git push --force',
     ])
