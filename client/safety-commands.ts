@@ -15,7 +15,6 @@ import { GROUPS } from '../command-safety/verdict.js';
 import type { Level } from '../command-safety/verdict.js';
 import { visibleCommand } from '../shared/command-display.js';
 import type { InjectionFinding } from '../untrusted-text/injection-scan.js';
-import { scanForInjection } from '../untrusted-text/injection-scan.js';
 
 export interface CommandReport {
   level: Level;
@@ -65,8 +64,13 @@ export function renderCommandReport(command: string, r: CommandReport): string {
   return lines.join('\n');
 }
 
-export function scanTextReport(text: string): { findings: InjectionFinding[] } {
-  return { findings: scanForInjection(text) };
+/**
+ * The scanner behind `herald scan-text`, loaded on demand: its rule tables are proved when it
+ * loads, a cost `herald check-command` (which shares this module) should not pay.
+ */
+export async function loadScanTextReport(): Promise<(text: string) => { findings: InjectionFinding[] }> {
+  const { scanForInjection } = await import('../untrusted-text/injection-scan.js');
+  return (text) => ({ findings: scanForInjection(text) });
 }
 
 export function renderScanReport(r: { findings: InjectionFinding[] }): string {

@@ -171,7 +171,7 @@ function compactHit(re: RegExp, letters: string, at: number[], text: string): Hi
 function fires(rule: Rule, text: string): boolean {
   const n = normalise(text);
   return [n, ...hiddenViews(text, n)].some(
-    (view) => (!rule.needs || rule.needs.test(view)) && firstHit(rule, view, []) !== undefined,
+    (view) => (!rule.needs || rule.needs.test(view)) && !rule.skip?.(view) && firstHit(rule, view, []) !== undefined,
   );
 }
 
@@ -199,7 +199,7 @@ export function scanForInjection(text: string): InjectionFinding[] {
     if (seen.has(rule.pattern)) continue;
     let hit: Hit | undefined;
     for (const [i, view] of views.entries()) {
-      if (rule.needs && !rule.needs.test(view)) continue;
+      if ((rule.needs && !rule.needs.test(view)) || rule.skip?.(view)) continue;
       hit = firstHit(rule, view, i === 0 ? skipped : []);
       if (hit) break;
     }

@@ -14,7 +14,8 @@
  * A row with `scope: "passage"` reads its slots in any order within `gap` characters, across
  * sentences and lines: the concepts an injection is made of (someone it addresses, an act it asks
  * for, a claim of authority) rarely share one sentence. No slot may follow a negation closely
- * (`agents must never push to main` asks for nothing).
+ * (`agents must never push to main` asks for nothing) or be reported (`e.g. "…"`); the row's
+ * `guards` do not apply, the slots' own checks do.
  */
 import { z } from 'zod';
 import { HOST, SECRET_FILE, SECRET_NAME, SECRET_VAR } from './families/lexicon.js';
@@ -62,6 +63,11 @@ const ruleRow = z
     gap: z.number().int().min(0).max(300).default(40),
     eitherOrder: z.boolean().default(false),
     scope: z.enum(['sentence', 'passage']).default('sentence'),
+    /**
+     * A passage row's first slot (its reader) must be addressed, not mentioned: a cue before it
+     * (`note for`, `dear`, `if you are an`, `to all`) or a colon, comma or order after it.
+     */
+    addressed: z.boolean().default(false),
     guards: z.array(z.enum(GUARD_NAMES)).default(['negation', 'mention']),
     unless: z.array(phrase).max(200).default([]),
     match: z.array(example).min(1).max(40),
@@ -110,18 +116,81 @@ const negatedAt = (text: string, at: number) => NEGATED_BEFORE.test(text.slice(M
  * each other slot within `gap` characters either side of it, none of them right after a negation.
  * One pass per slot keeps a long text linear, where one regex of every order of the slots is not.
  */
-function passageAccept(others: readonly RegExp[], gap: number) {
+function passageAccept(anchorSrc: string, others: readonly string[], gap: number, reader?: string) {
+  const ok = (src: string, text: string, start: number, end: number) =>
+    counts(text, start, end) && (src !== reader || addressed(text, start, end));
   return (m: RegExpExecArray, text: string): boolean => {
-    if (!counts(text, m.index, m.index + m[0].length)) return false;
-    const from = Math.max(0, m.index - gap);
-    const window = text.slice(from, m.index + m[0].length + gap);
-    return others.every((re) => {
-      re.lastIndex = 0;
-      for (let h = re.exec(window); h; h = re.exec(window))
-        if (counts(text, from + h.index, from + h.index + h[0].length)) return true;
+    const hits = others.map((src) => slotHits(src, text));
+    const lo = m.index - gap;
+    const hi = m.index + m[0].length + gap;
+    // Cheap first: every other slot has a hit near this one at all.
+    if (!hits.every((list) => firstFrom(list, lo) < list.length && list[firstFrom(list, lo)]![1] <= hi)) return false;
+    if (!ok(anchorSrc, text, m.index, m.index + m[0].length)) return false;
+    // Each slot needs words of its own (`emails` is not both a verb and a thing).
+    const used: Array<[number, number]> = [[m.index, m.index + m[0].length]];
+    return hits.every((list, k) => {
+      for (let i = firstFrom(list, lo); i < list.length && list[i]![1] <= hi; i++) {
+        const [start, end] = list[i]!;
+        if (used.some(([s, e]) => start < e && end > s) || !ok(others[k]!, text, start, end)) continue;
+        used.push([start, end]);
+        return true;
+      }
       return false;
     });
   };
+}
+
+/** Cues that put a reader in the second person: before it, and after it. */
+const ADDRESS_BEFORE =
+  /(?:^|[\s([<>*#"'-])(?:dear|hey|hi|hello|attention|attn|note|notice|message|instructions?|reminder|request|to|for|if you are|if you're|as|any|all|every|whichever|@)(?: (?:to|for|the|an?|any|all|every))* ?$/;
+const ADDRESS_AFTER =
+  /^(?:s?\s*[:,]|s? (?:reading|processing|parsing|reviewing|summari[sz]ing|working on) (?:this|these)|s? (?:must|should|shall|are required|is required|need to|needs to|are instructed|is instructed|have to|has to|are expected|is expected|can now|may now))/;
+
+/** A reader addressed, not mentioned (`Note for the AI:`, `AI agents must …`, not `instructions aimed at AI assistants`). */
+function addressed(text: string, start: number, end: number): boolean {
+  // Forms of other languages in the list carry their address (`wenn du eine KI bist`, `AIエージェントの方へ`).
+  if (!/^[a-z .'-]+$/.test(text.slice(start, end))) return true;
+  return (
+    ADDRESS_BEFORE.test(text.slice(Math.max(0, start - 40), start)) || ADDRESS_AFTER.test(text.slice(end, end + 40))
+  );
+}
+
+/** The first hit starting at or after `at` (hits are in text order). */
+function firstFrom(list: ReadonlyArray<[number, number]>, at: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]![0] < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * One compiled regex per distinct slot (rows share their concept lists), with its hits on the last
+ * text it read: the scanner reads one text with every rule before the next, so each list is read
+ * once per text however many rows pair it.
+ */
+const slots = new Map<string, { re: RegExp; text?: string; hits: Array<[number, number]> }>();
+
+function slotEntry(src: string) {
+  let e = slots.get(src);
+  if (!e) slots.set(src, (e = { re: new RegExp(src, 'gu'), hits: [] }));
+  return e;
+}
+
+/** The regex a rule runs as its own (`firstHit` moves its `lastIndex`): a copy of the shared one. */
+const slotRegex = (src: string): RegExp => new RegExp(slotEntry(src).re);
+
+function slotHits(src: string, text: string): ReadonlyArray<[number, number]> {
+  const e = slotEntry(src);
+  if (e.text !== text) {
+    e.text = text;
+    e.re.lastIndex = 0;
+    e.hits = [...text.matchAll(e.re)].map((h): [number, number] => [h.index, h.index + h[0].length]);
+  }
+  return e.hits;
 }
 
 /**
@@ -143,7 +212,19 @@ function expand(slot: readonly string[], file: RuleFile, where: string): string[
   });
 }
 
+/** Slots several rows share (a list of two thousand phrases), compiled once. */
+const slotCache = new Map<string, string>();
+
 function slotSource(slot: readonly string[], file: RuleFile, where: string): string {
+  const key = `${file.language}\u0000${slot.join('\u0000')}`;
+  const cached = slotCache.get(key);
+  if (cached !== undefined) return cached;
+  const source = slotSourceOf(slot, file, where);
+  slotCache.set(key, source);
+  return source;
+}
+
+function slotSourceOf(slot: readonly string[], file: RuleFile, where: string): string {
   const words: string[] = [];
   const classes: string[] = [];
   for (const p of expand(slot, file, where)) {
@@ -184,24 +265,31 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
     let re: string;
     let needs: RegExp | undefined;
     let passage: ((m: RegExpExecArray, text: string) => boolean) | undefined;
+    let skip: ((text: string) => boolean) | undefined;
     if (row.regex !== undefined) re = row.regex;
     else {
       const slots = row.seq!.map((s, i) => slotSource(s, file, `${where} slot ${i + 1}`));
       const words = expand(row.seq![rarestSlot(row.seq!)]!, file, where);
       // A plain alternation of literals, without the word boundaries: looser than the slot, and
       // an order of magnitude faster to rule a large text out (no lookbehind at every position).
-      if (!words.some((w) => /^<[a-z_]+>$/.test(w)))
+      if (!words.some((w) => /^<[a-z_]+>$/.test(w)) && row.scope !== 'passage')
         needs = new RegExp(
           words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
           'u',
         );
       if (row.scope === 'passage') {
-        const anchor = rarestSlot(row.seq!);
+        // The anchor the scanner runs is the shortest list (the others are read once per text anyway).
+        const sizes = row.seq!.map((slot) => expand(slot, file, where).length);
+        const anchor = sizes.indexOf(Math.min(...sizes));
         re = slots[anchor]!;
         passage = passageAccept(
-          slots.filter((_, i) => i !== anchor).map((src) => new RegExp(src, 'gu')),
+          re,
+          slots.filter((_, i) => i !== anchor),
           row.gap,
+          row.addressed ? slots[0] : undefined,
         );
+        // A text without every slot somewhere is passed over (each list read once per text, for all rows).
+        skip = (text) => slots.some((src) => slotHits(src, text).length === 0);
       } else {
         re = slots.join(gap(row.gap));
         if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
@@ -209,7 +297,7 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
     }
     let compiled: RegExp;
     try {
-      compiled = new RegExp(re, 'gu');
+      compiled = row.scope === 'passage' ? slotRegex(re) : new RegExp(re, 'gu');
     } catch (e) {
       throw new Error(`${where}: ${(e as Error).message}`);
     }
@@ -221,7 +309,10 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
       description: row.description,
       re: compiled,
       ...(needs ? { needs } : {}),
-      ...(row.guards.length ? { guards } : {}),
+      ...(skip ? { skip } : {}),
+      // A passage row judges each of its slots itself (negation and report), after the cheap test
+      // that they are near at all: the anchor alone is common words.
+      ...(row.guards.length && row.scope !== 'passage' ? { guards } : {}),
       ...(unless || passage
         ? {
             accept: (m: RegExpExecArray, text: string) =>

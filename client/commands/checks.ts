@@ -45,7 +45,8 @@ export function registerScanText(program: Command): void {
     .option('--json', 'print JSON')
     .option('--jsonl', 'read one JSON string per stdin line, write one JSON object per line')
     .action(async (words: string[], o: { json?: boolean; jsonl?: boolean }) => {
-      const { jsonLines, readStdin, renderScanReport, scanTextReport } = await import('../safety-commands.js');
+      const { jsonLines, readStdin, renderScanReport, loadScanTextReport } = await import('../safety-commands.js');
+      const scanTextReport = await loadScanTextReport();
       if (o.jsonl) return await jsonLines(scanTextReport);
       const report = scanTextReport(words.length ? words.join(' ') : await readStdin());
       print(Boolean(o.json), report, renderScanReport(report));

@@ -43,6 +43,8 @@ export interface Rule {
   accept?: (m: RegExpExecArray, text: string) => boolean;
   /** Something the text must contain for `re` to match at all, tried first because it is far cheaper. */
   needs?: RegExp;
+  /** True when the text cannot hold a match (a passage row missing one of its concepts). */
+  skip?: (text: string) => boolean;
   /** `accept` judges the whole line, so a rejected match settles it (else a long line is re-read per match). */
   perLine?: true;
 }
