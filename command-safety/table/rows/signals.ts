@@ -47,9 +47,12 @@ export const SIGNAL_ROWS: RowInput[] = [
         check: 'pkill.everyProcessOfOwner',
         reason: '{program} kills every process of a user, group or session (this session included)',
       },
+      // `fuser -k 8000/tcp` stops what holds a development port, as `kill $(lsof -t -i:8000)` does;
+      // a file, a mount or a port below 1024 (`22/tcp`: sshd) still asks.
       {
         program: ['fuser'],
         flags: { short: 'k', long: ['--kill'] },
+        word: ['/^(?!-)(?![1-9]\\d{3,4}\\/(tcp|udp)$)/'],
         reason: 'fuser -k kills every process using the files or mounts',
       },
     ],
@@ -59,6 +62,7 @@ export const SIGNAL_ROWS: RowInput[] = [
       "pkill -f '.*'",
       'pkill -P 1',
       'fuser -km /mnt/data',
+      'fuser -k 22/tcp',
       'pkill -u "$USER"',
       'killall -u me',
     ],
@@ -67,6 +71,7 @@ export const SIGNAL_ROWS: RowInput[] = [
       'pkill -f vite',
       'pkill -P 4242',
       'fuser -v /mnt/data',
+      'fuser -k 8000/tcp',
       'pkill -u me node',
       'killall -u me vite',
     ],
