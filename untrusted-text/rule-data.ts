@@ -124,7 +124,7 @@ function passageAccept(anchorSrc: string, others: readonly string[], gap: number
     const lo = m.index - gap;
     const hi = m.index + m[0].length + gap;
     // Cheap first: every other slot has a hit near this one at all.
-    if (!hits.every((list) => firstFrom(list, lo) < list.length && list[firstFrom(list, lo)]![1] <= hi)) return false;
+    if (!hits.every((list) => (list[firstFrom(list, lo)]?.[1] ?? Infinity) <= hi)) return false;
     if (!ok(anchorSrc, text, m.index, m.index + m[0].length)) return false;
     // Each slot needs words of its own (`emails` is not both a verb and a thing).
     const used: Array<[number, number]> = [[m.index, m.index + m[0].length]];
@@ -269,14 +269,6 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
     if (row.regex !== undefined) re = row.regex;
     else {
       const slots = row.seq!.map((s, i) => slotSource(s, file, `${where} slot ${i + 1}`));
-      const words = expand(row.seq![rarestSlot(row.seq!)]!, file, where);
-      // A plain alternation of literals, without the word boundaries: looser than the slot, and
-      // an order of magnitude faster to rule a large text out (no lookbehind at every position).
-      if (!words.some((w) => /^<[a-z_]+>$/.test(w)) && row.scope !== 'passage')
-        needs = new RegExp(
-          words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
-          'u',
-        );
       if (row.scope === 'passage') {
         // The anchor the scanner runs is the shortest list (the others are read once per text anyway).
         const sizes = row.seq!.map((slot) => expand(slot, file, where).length);
@@ -291,6 +283,14 @@ export function compileRuleFile(file: RuleFile, source: string): DataRule[] {
         // A text without every slot somewhere is passed over (each list read once per text, for all rows).
         skip = (text) => slots.some((src) => slotHits(src, text).length === 0);
       } else {
+        const words = expand(row.seq![rarestSlot(row.seq!)]!, file, where);
+        // A plain alternation of literals, without the word boundaries: looser than the slot, and
+        // an order of magnitude faster to rule a large text out (no lookbehind at every position).
+        if (!words.some((w) => /^<[a-z_]+>$/.test(w)))
+          needs = new RegExp(
+            words.map((w) => normalise(w.replace(/\*$/, '')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+            'u',
+          );
         re = slots.join(gap(row.gap));
         if (row.eitherOrder) re = `${re}|${[...slots].reverse().join(gap(row.gap))}`;
       }

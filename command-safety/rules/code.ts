@@ -11,7 +11,7 @@ import { isInitLine, isInitSubstitution, printsOnly, substitutesOnly } from './w
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
 import { operands, optionValue } from '../options.js';
 import type { Word } from '../shell.js';
-import { DOWNLOADERS, ranDownloaded } from './downloads.js';
+import { DOWNLOADERS, ranDownloaded, stdinProducers } from './downloads.js';
 import { COMMAND_OPTIONS, awk, commandOption, coproc, make, parallel, sed } from './command-languages.js';
 import { literalOutput, nameOf } from './literal-text.js';
 import { decodedStdout } from './decoded-text.js';
@@ -86,7 +86,7 @@ export function stdinCode(inv: Invocation, ctx: RuleContext, lang: string): void
     return inlineCode(inv, ctx, lang, { ...inv.word, value: s.text });
   }
   if (s.kind === 'file') return;
-  const producers = s.kind === 'pipe' ? s.from : s.commands;
+  const producers = stdinProducers(inv.cmd);
   if (producers.some((c) => DOWNLOADERS.has(nameOf(c)) && nameOf(c) !== 'git'))
     return ctx.add(inv, {
       group: 'indirection',

@@ -3,6 +3,7 @@
  * in the same line: running downloaded code (group indirection), as a pipe into a shell would.
  */
 import type { Invocation, Rule, RuleContext } from '../invocation.js';
+import type { SimpleCommand } from '../shell.js';
 import { operands, optionValue } from '../options.js';
 import { absolute } from '../paths.js';
 import { nameOf } from './literal-text.js';
@@ -34,26 +35,27 @@ export const DOWNLOADERS = new Set([
   'dig',
 ]);
 
-/** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
-export function noteDownload(inv: Invocation, ctx: RuleContext): void {
+/**
+ * The last path component of the command's first URL (`https://x.io/a.sh` → `a.sh`), without its
+ * query when the tool saves it so (curl, aria2c; wget keeps it in the name).
+ */
+function urlName(inv: Invocation, o: { schemes?: RegExp; dropQuery?: boolean } = {}): string | undefined {
+  const url = inv.args.find((w) => (o.schemes ?? /^https?:\/\//).test(w.value ?? ''))?.value;
+  return (o.dropQuery ? url?.replace(/[?#].*$/, '') : url)?.split('/').pop();
+}
+
+/** Where a downloader saves (undefined: stdout or a name it cannot know, then noted as a tree). */
+function downloadedFile(inv: Invocation, ctx: RuleContext): string | undefined {
   // `aria2c -d DIR -o NAME URL`: saved as DIR/NAME (or the URL's last part).
   if (inv.name === 'aria2c') {
-    const dir = optionValue(inv.args, 'd', ['--dir']);
     const name =
-      optionValue(inv.args, 'o', ['--out']) ??
-      operands(inv.args)
-        .find((w) => /^(https?|ftp):\/\//.test(w.value ?? ''))
-        ?.value?.replace(/[?#].*$/, '')
-        .split('/')
-        .pop();
+      optionValue(inv.args, 'o', ['--out']) ?? urlName(inv, { schemes: /^(https?|ftp):\/\//, dropQuery: true });
     if (!name) {
       ctx.facts.set('downloaded-tree', new Set(['*']));
-      return;
+      return undefined;
     }
-    const seen = ctx.facts.get('downloaded') ?? new Set<string>();
-    seen.add(dir ? `${dir.replace(/\/+$/, '')}/${name}` : name);
-    ctx.facts.set('downloaded', seen);
-    return;
+    const dir = optionValue(inv.args, 'd', ['--dir']);
+    return dir ? `${dir.replace(/\/+$/, '')}/${name}` : name;
   }
   // `wget -r URL`, `wget -P dir URL`: files land under names the gate cannot know in advance.
   if (
@@ -65,29 +67,28 @@ export function noteDownload(inv: Invocation, ctx: RuleContext): void {
   const bundled = inv.args.findIndex((w) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(w.value ?? ''));
   const out =
     bundled >= 0 ? inv.args[bundled + 1]?.value : optionValue(inv.args, letter, ['--output', '--output-document']);
-  const named =
-    inv.name === 'wget' && out === undefined
-      ? inv.args
-          .find((w) => /^https?:\/\//.test(w.value ?? ''))
-          ?.value?.split('/')
-          .pop()
-      : undefined;
+  if (out !== undefined) return out ?? undefined;
+  if (inv.name === 'wget') return urlName(inv);
   // curl's `-O` / `--remote-name` (also bundled, `-sLO`): saved under the URL's last path component.
-  const remote =
-    inv.name === 'curl' &&
-    out === undefined &&
-    inv.args.some((w) => /^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$/.test(w.value ?? ''))
-      ? inv.args
-          .find((w) => /^https?:\/\//.test(w.value ?? ''))
-          ?.value?.replace(/[?#].*$/, '')
-          .split('/')
-          .pop()
-      : undefined;
-  const file = out ?? named ?? remote;
+  if (inv.args.some((w) => /^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$/.test(w.value ?? '')))
+    return urlName(inv, { dropQuery: true });
+  return undefined;
+}
+
+/** Files the command line downloaded (`curl -o x`, `wget -O x`): running one later runs downloaded code. */
+export function noteDownload(inv: Invocation, ctx: RuleContext): void {
+  const file = downloadedFile(inv, ctx);
   if (!file || file === '-') return;
   const seen = ctx.facts.get('downloaded') ?? new Set<string>();
   seen.add(file.replace(/^\.\//, ''));
   ctx.facts.set('downloaded', seen);
+}
+
+/** The commands whose output is this one's standard input: a pipe's left side, a `< <(…)`. */
+export function stdinProducers(cmd: SimpleCommand): readonly SimpleCommand[] {
+  const s = cmd.stdin;
+  if (!s || s.kind === 'text' || s.kind === 'file') return [];
+  return s.kind === 'pipe' ? s.from : s.commands;
 }
 
 /**
@@ -129,9 +130,7 @@ export function noteUnpacked(inv: Invocation, ctx: RuleContext): void {
     )
       return;
   }
-  const s = inv.cmd.stdin;
-  const producers = s && s.kind !== 'text' && s.kind !== 'file' ? (s.kind === 'pipe' ? s.from : s.commands) : [];
-  const fromNetwork = producers.some((c) => DOWNLOADERS.has(nameOf(c)));
+  const fromNetwork = stdinProducers(inv.cmd).some((c) => DOWNLOADERS.has(nameOf(c)));
   const downloaded = ctx.facts.get('downloaded');
   const fromFile = operands(inv.args).some((w) => w.value === null || downloaded?.has(w.value.replace(/^\.\//, '')));
   if (fromNetwork || fromFile) ctx.facts.set('downloaded-tree', new Set(['*']));

@@ -219,8 +219,8 @@ function readsWorkspaceOnly(lang: string, code: string, cwd: string | null): boo
 /**
  * `python -c 'import torch; print(torch.__version__)'`: a module imported only to print what it
  * says of itself. Importing runs the module's own code, as `python -m` would; nothing of it is
- * called. Returns the code with those imports and reads taken out (null when a module is also
- * used otherwise, so the code is judged as written).
+ * called. Returns the code with those imports and reads taken out; a module also used otherwise
+ * stays, so the code is judged as written.
  */
 const VERSION_READ = String.raw`\.(?:__version__|__file__|__path__|VERSION|version|get_version\(\))`;
 function withoutVersionImports(code: string): string {
